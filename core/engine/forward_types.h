@@ -1,0 +1,39 @@
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace kvw {
+
+// What the engine consumes: a token id, or an embedding vector (a gist) given directly.
+struct Item {
+    int32_t token = -1;
+    std::span<const float> embedding;  // used when token < 0; n_embd floats owned by the caller
+
+    static Item of_token(int32_t id) { return Item{id, {}}; }
+};
+
+// Read-only view of one layer's cached rows, token-major: row r of K starts at k + r * kv_dim.
+// K rows are stored with RoPE already applied at their rope position.
+struct LayerContext {
+    int rows = 0;
+    const float* k = nullptr;
+    const float* v = nullptr;
+};
+
+struct ForwardOptions {
+    bool logits = true;          // logits of the last item
+    bool attention_mass = false; // per layer, per attended row
+};
+
+struct ForwardOutput {
+    // [layer] -> [n_items][kv_dim]: K (rotated at the item's position) and V of the new items.
+    std::vector<std::vector<float>> k;
+    std::vector<std::vector<float>> v;
+    std::vector<float> logits;  // [vocab] of the last item, when asked for
+    // [layer] -> [context rows + n_items]: softmax weight each row received, summed over heads
+    // and over the new items (queries), when asked for.
+    std::vector<std::vector<float>> attention_mass;
+};
+
+}  // namespace kvw

@@ -1,0 +1,25 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kvw {
+
+// Read-only bytes of a model file: a memory map of a file on disk, or a buffer made in memory
+// (the synthetic models). Loaders hold it through a shared_ptr and weights that point into it
+// keep it alive via WeightTensor::owner.
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    virtual std::span<const uint8_t> bytes() const = 0;
+    virtual const std::string& name() const = 0;  // the path, or a label like "synthetic:tiny"
+};
+
+// Throws ModelError(CannotOpen) when the file cannot be opened or mapped.
+std::shared_ptr<const ByteSource> map_file(const std::string& path);
+std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name);
+
+}  // namespace kvw
