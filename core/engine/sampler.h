@@ -13,6 +13,12 @@ struct SamplingParams {
 
 // Seeded, platform-independent sampling: its own PRNG and its own uniform draw, so a seed
 // gives the same tokens on every machine.
+//
+// Order of operations: temperature 0 returns the argmax without drawing. Otherwise the
+// candidates are the top_k highest logits (all when 0), then, when top_p < 1, the smallest set
+// of the most probable ones whose probability reaches top_p; the token is drawn from the
+// softmax of logit / temperature restricted to the candidates. Ties order by lower id.
+// Logits must be finite; sample throws std::invalid_argument for an empty span.
 class Sampler {
 public:
     explicit Sampler(SamplingParams params);
@@ -20,6 +26,9 @@ public:
     const SamplingParams& params() const { return params_; }
 
 private:
+    uint64_t next_u64();  // splitmix64
+    double uniform();     // [0, 1) with 53 random bits
+
     SamplingParams params_;
     uint64_t state_;
 };

@@ -1,8 +1,10 @@
 #pragma once
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "core/backend/backend.h"
+#include "core/backend/thread_pool.h"
 #include "core/engine/forward_types.h"
 #include "core/model/model.h"
 
@@ -11,20 +13,38 @@ namespace kvw {
 // The single forward primitive (ARCHITECTURE §5): new items at given positions attend to each
 // layer's context rows and then causally to each other. It serves prefill (empty context),
 // decode, K/V for insertions, rebuilds and suffix recomputes.
+//
+// The matrix products go through the Backend; the row maths (core/math) and attention run on
+// the host, attention spread over heads with the transformer's own thread pool. Every step has
+// a fixed summation order and the backend's matmul does not depend on how many items are
+// multiplied together, so prefill followed by decode gives the same numbers as one pass.
 class Transformer {
 public:
-    Transformer(std::shared_ptr<const Model> model, Backend& backend);
+    // threads: size of the pool used for attention and the row maths; 0 = every core.
+    Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads = 0);
 
-    // positions.size() == items.size(); context.size() == n_layers (rows may be 0).
+    // positions.size() == items.size() > 0; context.size() == n_layers (rows may be 0).
+    // Token ids must lie inside the vocabulary and embeddings hold n_embd floats; otherwise
+    // std::invalid_argument says which item is wrong.
     ForwardOutput forward(std::span<const Item> items, std::span<const int32_t> positions,
                           std::span<const LayerContext> context,
                           const ForwardOptions& options = {}) const;
 
     const Model& model() const { return *model_; }
+    Backend& backend() const { return backend_; }
 
 private:
+    void embed(std::span<const Item> items, float* x) const;
+    void attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
+                   const float* v_new, float* out, float* mass) const;
+
     std::shared_ptr<const Model> model_;
     Backend& backend_;
+    std::unique_ptr<ThreadPool> pool_;
+    // Norm weights widened to float once, whatever their storage dtype.
+    std::vector<std::vector<float>> attn_norm_;
+    std::vector<std::vector<float>> ffn_norm_;
+    std::vector<float> output_norm_;
 };
 
 }  // namespace kvw

@@ -47,7 +47,8 @@ KVW_HD float fp16_to_float(uint16_t h) {
         float v = float(mant) * 5.9604644775390625e-8f;
         return sign ? -v : v;
     }
-    if (exp == 31) return bits_float(sign | 0x7f800000u | (mant << 13));
+    // Infinity, or NaN made quiet with its payload kept, as the F16C instruction does.
+    if (exp == 31) return bits_float(sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0u));
     return bits_float(sign | ((exp + 112u) << 23) | (mant << 13));
 }
 
@@ -55,7 +56,7 @@ KVW_HD uint16_t float_to_fp16(float f) {
     const uint32_t u = float_bits(f);
     const uint32_t sign = (u >> 16) & 0x8000u;
     const uint32_t abs = u & 0x7fffffffu;
-    if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00u);           // NaN
+    if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // qNaN
     if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);          // overflow -> inf
     if (abs < 0x38800000u) {                                          // subnormal or zero
         if (abs < 0x33000000u) return uint16_t(sign);                 // < half of min subnormal

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -18,6 +20,36 @@ enum class GgufType : uint32_t {
     BF16 = 30,
 };
 
+// Storage geometry of a tensor type: `block_elems` consecutive elements of a row are stored
+// in `block_bytes` bytes (1 and the element size for the plain float types).
+struct GgufBlockLayout {
+    uint32_t block_elems;
+    uint32_t block_bytes;
+};
+
+// The named type for a raw ggml_type number, or nothing when the loader cannot read it.
+std::optional<GgufType> gguf_type_from_number(uint32_t number);
+GgufBlockLayout gguf_block_layout(GgufType type);
+std::string_view gguf_type_name(GgufType type);  // "F32", "Q4_K", ...
+
+// Metadata value types as numbered in the file (gguf_metadata_value_type). Note that these
+// numbers are not the GgufValue variant indices (ARRAY is 9 in the file, last in the variant).
+enum class GgufValueType : uint32_t {
+    UInt8 = 0,
+    Int8 = 1,
+    UInt16 = 2,
+    Int16 = 3,
+    UInt32 = 4,
+    Int32 = 5,
+    Float32 = 6,
+    Bool = 7,
+    String = 8,
+    Array = 9,
+    UInt64 = 10,
+    Int64 = 11,
+    Float64 = 12,
+};
+
 // A metadata value. Arrays hold one element type each; nested arrays are allowed by the format.
 struct GgufArray;
 using GgufValue = std::variant<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float,
@@ -26,5 +58,9 @@ struct GgufArray {
     uint32_t element_type = 0;  // gguf_metadata_value_type of the elements
     std::vector<GgufValue> values;
 };
+
+// The file's type number of the alternative a value holds.
+GgufValueType gguf_value_type(const GgufValue& value);
+std::string_view gguf_value_type_name(GgufValueType type);  // "uint32", "array", ...
 
 }  // namespace kvw

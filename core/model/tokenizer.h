@@ -54,7 +54,8 @@ public:
 
 private:
     Vocabulary vocab_;
-    std::unordered_map<std::string, int32_t> piece_to_id_;
+    std::unordered_map<std::string, int32_t> piece_to_id_;  // pieces the merge may produce
+    std::vector<std::string> user_defined_;  // matched whole before merging, never merged
     int32_t byte_to_id_[256] = {};
 };
 

@@ -1,0 +1,69 @@
+#include "cli_args.h"
+
+#include <cctype>
+#include <charconv>
+
+namespace kvw::cli {
+
+CliArgs::CliArgs(const std::vector<std::string>& words, const std::set<std::string>& value_options,
+                 const std::set<std::string>& flag_options) {
+    for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& word = words[i];
+        // "--name" and the one-letter short form "-n"; anything else (e.g. "-3") is a word.
+        const bool long_option = word.rfind("--", 0) == 0 && word.size() > 2;
+        const bool short_option = word.size() == 2 && word[0] == '-' && std::isalpha(word[1]);
+        if (!long_option && !short_option) {
+            positional_.push_back(word);
+            continue;
+        }
+        const std::string name = word.substr(long_option ? 2 : 1);
+        if (flag_options.count(name)) {
+            flags_.insert(name);
+        } else if (value_options.count(name)) {
+            if (i + 1 >= words.size()) throw UsageError("option --" + name + " needs a value");
+            values_[name] = words[++i];
+        } else {
+            throw UsageError("unknown option --" + name);
+        }
+    }
+}
+
+bool CliArgs::has(const std::string& name) const {
+    return values_.count(name) > 0 || flags_.count(name) > 0;
+}
+
+std::string CliArgs::get(const std::string& name, const std::string& fallback) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? fallback : it->second;
+}
+
+std::string CliArgs::require(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) throw UsageError("missing required option --" + name);
+    return it->second;
+}
+
+long CliArgs::get_int(const std::string& name, long fallback) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return fallback;
+    long value = 0;
+    const std::string& s = it->second;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size())
+        throw UsageError("option --" + name + " expects an integer, got '" + s + "'");
+    return value;
+}
+
+double CliArgs::get_double(const std::string& name, double fallback) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return fallback;
+    try {
+        size_t used = 0;
+        const double value = std::stod(it->second, &used);
+        if (used == it->second.size()) return value;
+    } catch (const std::exception&) {
+    }
+    throw UsageError("option --" + name + " expects a number, got '" + it->second + "'");
+}
+
+}  // namespace kvw::cli

@@ -1,0 +1,83 @@
+#include "core/backend/backend_registry.h"
+
+#include <mutex>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+namespace kvw {
+
+namespace {
+
+std::mutex registry_mutex;
+
+std::vector<BackendEntry>& registry() {
+    static std::vector<BackendEntry> entries;
+    return entries;
+}
+
+const BackendEntry* find_entry(std::string_view name) {
+    for (const BackendEntry& e : registry())
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+}  // namespace
+
+void register_backend(BackendEntry entry) {
+    std::lock_guard lock(registry_mutex);
+    if (entry.name == "cpu" || entry.name == "auto" || find_entry(entry.name))
+        throw std::invalid_argument("backend name already taken: " + entry.name);
+    registry().push_back(std::move(entry));
+}
+
+std::vector<std::string> backend_names() {
+    std::lock_guard lock(registry_mutex);
+    std::vector<std::string> names{"cpu"};
+    for (const BackendEntry& e : registry()) names.push_back(e.name);
+    return names;
+}
+
+bool backend_available(std::string_view name, std::string& why) {
+    if (name == "cpu") return true;
+    std::lock_guard lock(registry_mutex);
+    const BackendEntry* entry = find_entry(name);
+    if (!entry) {
+        why = "unknown backend '" + std::string(name) + "'";
+        return false;
+    }
+    return entry->available(why);
+}
+
+std::unique_ptr<Backend> create_backend(std::string_view name) {
+    if (name == "cpu") return make_cpu_backend();
+    if (name == "auto") {
+        std::vector<BackendEntry> entries;
+        {
+            std::lock_guard lock(registry_mutex);
+            entries = registry();
+        }
+        if (entries.empty()) {
+            spdlog::info("backend auto: cpu (no accelerator backend was compiled in)");
+            return make_cpu_backend();
+        }
+        std::string reasons;
+        for (const BackendEntry& e : entries) {
+            std::string why;
+            if (e.available(why)) {
+                spdlog::info("backend auto: {}", e.name);
+                return e.create();
+            }
+            reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + why;
+        }
+        spdlog::info("backend auto: cpu ({})", reasons);
+        return make_cpu_backend();
+    }
+    std::string why;
+    if (!backend_available(name, why))
+        throw std::invalid_argument("backend '" + std::string(name) + "' unavailable: " + why);
+    std::lock_guard lock(registry_mutex);
+    return find_entry(name)->create();
+}
+
+}  // namespace kvw

@@ -1,0 +1,47 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kvw {
+
+// A small persistent pool. parallel_for splits [0, n) statically into one contiguous chunk per
+// thread (chunk i = [n·i/T, n·(i+1)/T)), so which thread computes which index never depends on
+// timing. The calling thread runs chunk 0 and the call returns when every chunk is done.
+// Calls from inside a chunk (nested) run serially on the calling thread.
+class ThreadPool {
+public:
+    using RangeFn = std::function<void(int64_t begin, int64_t end)>;
+
+    // threads == 0: one per hardware thread. threads == 1: no worker threads at all.
+    explicit ThreadPool(int threads = 0);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    int size() const { return int(workers_.size()) + 1; }
+
+    // Rethrows the first exception a chunk threw, after every chunk has finished.
+    void parallel_for(int64_t n, const RangeFn& fn);
+
+private:
+    void worker_loop(int index);
+    void run_chunk(int index);
+
+    std::vector<std::thread> workers_;
+    std::mutex call_mutex_;  // one parallel_for at a time from different caller threads
+    const RangeFn* fn_ = nullptr;
+    int64_t n_ = 0;
+    int chunks_ = 0;
+    std::atomic<uint64_t> generation_{0};  // bumped per call; workers wait on it
+    std::atomic<int> pending_{0};          // chunks still running
+    std::atomic<bool> stop_{false};
+    std::mutex error_mutex_;
+    std::exception_ptr error_;
+};
+
+}  // namespace kvw

@@ -1,0 +1,229 @@
+#include "core/engine/transformer.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/math/half.h"
+#include "core/math/rmsnorm.h"
+#include "core/math/rope.h"
+#include "core/math/softmax.h"
+#include "core/math/swiglu.h"
+
+namespace kvw {
+
+namespace {
+
+// Row `row` of a weight in its storage dtype, widened to float.
+void weight_row_to_float(const WeightTensor& w, int64_t row, float* out) {
+    const uint8_t* p = w.row_ptr(row);
+    const auto* f32 = reinterpret_cast<const float*>(p);
+    const auto* h16 = reinterpret_cast<const uint16_t*>(p);
+    for (int64_t c = 0; c < w.cols; ++c) {
+        switch (w.dtype) {
+            case DType::F32: out[c] = f32[c]; break;
+            case DType::F16: out[c] = fp16_to_float(h16[c]); break;
+            case DType::BF16: out[c] = bf16_to_float(h16[c]); break;
+        }
+    }
+}
+
+std::vector<float> norm_to_float(const WeightTensor& w) {
+    std::vector<float> out(static_cast<size_t>(w.rows * w.cols));
+    weight_row_to_float(w, 0, out.data());
+    return out;
+}
+
+float dot(const float* a, const float* b, int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+}
+
+}  // namespace
+
+Transformer::Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads)
+    : model_(std::move(model)), backend_(backend), pool_(std::make_unique<ThreadPool>(threads)) {
+    const ModelWeights& w = model_->weights;
+    for (const LayerWeights& l : w.layers) {
+        attn_norm_.push_back(norm_to_float(l.attn_norm));
+        ffn_norm_.push_back(norm_to_float(l.ffn_norm));
+    }
+    output_norm_ = norm_to_float(w.output_norm);
+}
+
+void Transformer::embed(std::span<const Item> items, float* x) const {
+    const ModelConfig& cfg = model_->config;
+    for (size_t i = 0; i < items.size(); ++i) {
+        const Item& item = items[i];
+        float* row = x + i * size_t(cfg.n_embd);
+        if (item.token >= 0) {
+            weight_row_to_float(model_->weights.token_embd, item.token, row);
+        } else {
+            std::copy(item.embedding.begin(), item.embedding.end(), row);
+        }
+    }
+}
+
+// Grouped-query attention of the n new items over the layer's context rows and, causally, over
+// each other. q is [n][q_dim]; k_new, v_new are [n][kv_dim]; out is [n][q_dim]. mass, when not
+// null, is [n_heads][ctx.rows + n] and receives each head's softmax weights summed over queries.
+void Transformer::attention(const LayerContext& ctx, int n, const float* q,
+                            const float* k_new, const float* v_new, float* out,
+                            float* mass) const {
+    const ModelConfig& cfg = model_->config;
+    const int hd = cfg.head_dim;
+    const int q_dim = cfg.q_dim();
+    const int kv_dim = cfg.kv_dim();
+    const int group = cfg.n_heads / cfg.n_kv_heads;
+    const int total = ctx.rows + n;
+    const float scale = 1.0f / std::sqrt(float(hd));
+
+    pool_->parallel_for(cfg.n_heads, [&](int64_t h_begin, int64_t h_end) {
+        std::vector<float> p(static_cast<size_t>(total));
+        for (int64_t h = h_begin; h < h_end; ++h) {
+            const int kv_off = int(h / group) * hd;
+            auto k_row = [&](int j) {
+                return j < ctx.rows ? ctx.k + size_t(j) * kv_dim + kv_off
+                                    : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+            };
+            auto v_row = [&](int j) {
+                return j < ctx.rows ? ctx.v + size_t(j) * kv_dim + kv_off
+                                    : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+            };
+            for (int i = 0; i < n; ++i) {
+                const float* qi = q + size_t(i) * q_dim + h * hd;
+                const int len = ctx.rows + i + 1;  // the context, earlier new items, itself
+                for (int j = 0; j < len; ++j) p[j] = dot(qi, k_row(j), hd) * scale;
+                softmax(p.data(), len);
+                float* o = out + size_t(i) * q_dim + h * hd;
+                std::fill(o, o + hd, 0.0f);
+                for (int j = 0; j < len; ++j) {
+                    const float* vj = v_row(j);
+                    const float pj = p[j];
+                    for (int d = 0; d < hd; ++d) o[d] += pj * vj[d];
+                }
+                if (mass) {
+                    float* m = mass + size_t(h) * total;
+                    for (int j = 0; j < len; ++j) m[j] += p[j];
+                }
+            }
+        }
+    });
+}
+
+ForwardOutput Transformer::forward(std::span<const Item> items,
+                                   std::span<const int32_t> positions,
+                                   std::span<const LayerContext> context,
+                                   const ForwardOptions& options) const {
+    const ModelConfig& cfg = model_->config;
+    const ModelWeights& weights = model_->weights;
+    const int n = int(items.size());
+    if (n == 0) throw std::invalid_argument("forward: no items");
+    if (positions.size() != items.size())
+        throw std::invalid_argument("forward: " + std::to_string(positions.size()) +
+                                    " positions for " + std::to_string(n) + " items");
+    if (int(context.size()) != cfg.n_layers)
+        throw std::invalid_argument("forward: context for " + std::to_string(context.size()) +
+                                    " layers, the model has " + std::to_string(cfg.n_layers));
+    for (int i = 0; i < n; ++i) {
+        const Item& item = items[i];
+        if (item.token >= int64_t(weights.token_embd.rows))
+            throw std::invalid_argument("forward: item " + std::to_string(i) + " token " +
+                                        std::to_string(item.token) + " outside the vocabulary");
+        if (item.token < 0 && int(item.embedding.size()) != cfg.n_embd)
+            throw std::invalid_argument("forward: item " + std::to_string(i) + " embedding has " +
+                                        std::to_string(item.embedding.size()) + " floats, not " +
+                                        std::to_string(cfg.n_embd));
+    }
+    for (int l = 0; l < cfg.n_layers; ++l) {
+        if (context[l].rows < 0 || (context[l].rows > 0 && (!context[l].k || !context[l].v)))
+            throw std::invalid_argument("forward: bad context view for layer " +
+                                        std::to_string(l));
+    }
+
+    const int D = cfg.n_embd, hd = cfg.head_dim, q_dim = cfg.q_dim(), kv_dim = cfg.kv_dim();
+    const int n_ff = cfg.n_ff, half = hd / 2;
+    const size_t N = size_t(n);
+
+    // RoPE rotations for each item's position, shared by every head of every layer.
+    std::vector<float> rope_cos(N * half), rope_sin(N * half);
+    for (int i = 0; i < n; ++i)
+        rope_cos_sin(positions[i], hd, cfg.rope_theta, &rope_cos[i * half], &rope_sin[i * half]);
+
+    std::vector<float> x(N * D), xn(N * D), q(N * q_dim), att(N * q_dim), proj(N * D);
+    std::vector<float> gate(N * n_ff), up(N * n_ff);
+    embed(items, x.data());
+
+    ForwardOutput result;
+    result.k.resize(cfg.n_layers);
+    result.v.resize(cfg.n_layers);
+    if (options.attention_mass) result.attention_mass.resize(cfg.n_layers);
+
+    auto for_items = [&](auto&& fn) {
+        pool_->parallel_for(n, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) fn(size_t(i));
+        });
+    };
+
+    for (int l = 0; l < cfg.n_layers; ++l) {
+        const LayerWeights& lw = weights.layers[l];
+        const LayerContext& ctx = context[l];
+        std::vector<float> k(N * kv_dim), v(N * kv_dim);
+
+        for_items([&](size_t i) {
+            rmsnorm(&x[i * D], attn_norm_[l].data(), D, cfg.rms_eps, &xn[i * D]);
+        });
+        backend_.matmul(lw.wq, xn.data(), n, q.data());
+        backend_.matmul(lw.wk, xn.data(), n, k.data());
+        backend_.matmul(lw.wv, xn.data(), n, v.data());
+        for_items([&](size_t i) {
+            const float* c = &rope_cos[i * half];
+            const float* s = &rope_sin[i * half];
+            for (int h = 0; h < cfg.n_heads; ++h)
+                rope_apply(&q[i * q_dim + h * hd], hd, c, s, cfg.rope_layout);
+            for (int h = 0; h < cfg.n_kv_heads; ++h)
+                rope_apply(&k[i * kv_dim + h * hd], hd, c, s, cfg.rope_layout);
+        });
+
+        const int total = ctx.rows + n;
+        std::vector<float> head_mass(options.attention_mass ? size_t(cfg.n_heads) * total : 0);
+        attention(ctx, n, q.data(), k.data(), v.data(), att.data(),
+                  options.attention_mass ? head_mass.data() : nullptr);
+        if (options.attention_mass) {
+            std::vector<float>& mass = result.attention_mass[l];
+            mass.assign(size_t(total), 0.0f);
+            for (int h = 0; h < cfg.n_heads; ++h)  // heads in order: a fixed summation order
+                for (int j = 0; j < total; ++j) mass[j] += head_mass[size_t(h) * total + j];
+        }
+
+        backend_.matmul(lw.wo, att.data(), n, proj.data());
+        for_items([&](size_t i) {
+            for (int d = 0; d < D; ++d) x[i * D + d] += proj[i * D + d];
+            rmsnorm(&x[i * D], ffn_norm_[l].data(), D, cfg.rms_eps, &xn[i * D]);
+        });
+        backend_.matmul(lw.w_gate, xn.data(), n, gate.data());
+        backend_.matmul(lw.w_up, xn.data(), n, up.data());
+        for_items([&](size_t i) {
+            swiglu(&gate[i * n_ff], &up[i * n_ff], n_ff, &gate[i * n_ff]);
+        });
+        backend_.matmul(lw.w_down, gate.data(), n, proj.data());
+        for_items([&](size_t i) {
+            for (int d = 0; d < D; ++d) x[i * D + d] += proj[i * D + d];
+        });
+
+        result.k[l] = std::move(k);
+        result.v[l] = std::move(v);
+    }
+
+    if (options.logits) {
+        const float* last = &x[(N - 1) * D];
+        std::vector<float> normed(D);
+        rmsnorm(last, output_norm_.data(), D, cfg.rms_eps, normed.data());
+        result.logits.resize(size_t(weights.output.rows));
+        backend_.matmul(weights.output, normed.data(), 1, result.logits.data());
+    }
+    return result;
+}
+
+}  // namespace kvw

@@ -1,0 +1,84 @@
+#pragma once
+// Block dequantisers for the ggml quantisation formats a Llama GGUF file uses. Each function
+// reads one block (little-endian, as stored in the file) and writes its elements in order.
+// The arithmetic is float32 in the same order as ggml's reference dequantisers, so results
+// are bit-identical to them (and to the gguf Python package).
+#include <cstdint>
+
+#include "core/math/half.h"
+#include "core/math/hd.h"
+
+namespace kvw {
+
+inline constexpr int kQ8_0BlockElems = 32, kQ8_0BlockBytes = 34;
+inline constexpr int kQ4_0BlockElems = 32, kQ4_0BlockBytes = 18;
+inline constexpr int kQ4_KBlockElems = 256, kQ4_KBlockBytes = 144;
+inline constexpr int kQ6_KBlockElems = 256, kQ6_KBlockBytes = 210;
+
+KVW_HD float load_fp16_le(const uint8_t* p) { return fp16_to_float(uint16_t(p[0] | (p[1] << 8))); }
+
+// Q8_0: f16 scale d, then 32 int8 quants; x = q * d.
+KVW_HD void dequant_block_q8_0(const uint8_t* block, float* out) {
+    const float d = load_fp16_le(block);
+    for (int i = 0; i < 32; ++i) out[i] = float(int8_t(block[2 + i])) * d;
+}
+
+// Q4_0: f16 scale d, then 16 bytes whose low nibbles are elements 0..15 and high nibbles
+// elements 16..31; x = (q - 8) * d.
+KVW_HD void dequant_block_q4_0(const uint8_t* block, float* out) {
+    const float d = load_fp16_le(block);
+    const uint8_t* qs = block + 2;
+    for (int i = 0; i < 16; ++i) {
+        out[i] = float(int(qs[i] & 0x0f) - 8) * d;
+        out[i + 16] = float(int(qs[i] >> 4) - 8) * d;
+    }
+}
+
+// Q4_K: f16 d, f16 dmin, 12 bytes holding eight 6-bit scales and eight 6-bit mins, then 128
+// bytes of nibbles. The 256 elements are 8 sub-blocks of 32; sub-blocks 2j and 2j+1 share the
+// 32 bytes qs[32j..32j+31] (low nibbles, then high nibbles). x = d*scale*q - dmin*min.
+KVW_HD void q4_k_scale_min(const uint8_t* packed, int j, uint8_t* scale, uint8_t* min) {
+    if (j < 4) {
+        *scale = packed[j] & 63;
+        *min = packed[j + 4] & 63;
+    } else {  // low 4 bits in bytes 8..11, high 2 bits in the top of bytes 0..7
+        *scale = uint8_t((packed[j + 4] & 0x0f) | ((packed[j - 4] >> 6) << 4));
+        *min = uint8_t((packed[j + 4] >> 4) | ((packed[j] >> 6) << 4));
+    }
+}
+
+KVW_HD void dequant_block_q4_k(const uint8_t* block, float* out) {
+    const float d = load_fp16_le(block);
+    const float dmin = load_fp16_le(block + 2);
+    const uint8_t* packed = block + 4;
+    const uint8_t* qs = block + 16;
+    for (int j = 0; j < 8; ++j) {
+        uint8_t scale, min;
+        q4_k_scale_min(packed, j, &scale, &min);
+        const float dl = d * float(scale);
+        const float ml = dmin * float(min);
+        const uint8_t* q = qs + 32 * (j / 2);
+        const int shift = 4 * (j % 2);
+        for (int l = 0; l < 32; ++l) out[32 * j + l] = dl * float((q[l] >> shift) & 0x0f) - ml;
+    }
+}
+
+// Q6_K: 128 bytes ql (low 4 bits), 64 bytes qh (high 2 bits), 16 int8 scales (one per 16
+// elements), f16 d. In each 128-element half h, element r takes its low bits from nibble
+// r/64 of ql[64h + r%64] and its high bits from bit pair r/32 of qh[32h + r%32];
+// x = d*scale*(q - 32).
+KVW_HD void dequant_block_q6_k(const uint8_t* block, float* out) {
+    const uint8_t* ql = block;
+    const uint8_t* qh = block + 128;
+    const int8_t* scales = reinterpret_cast<const int8_t*>(block + 192);
+    const float d = load_fp16_le(block + 208);
+    for (int e = 0; e < 256; ++e) {
+        const int h = e / 128, r = e % 128;
+        const int low = (ql[64 * h + r % 64] >> (4 * (r / 64))) & 0x0f;
+        const int high = (qh[32 * h + r % 32] >> (2 * (r / 32))) & 0x03;
+        const float dl = d * float(scales[e / 16]);
+        out[e] = dl * float((low | (high << 4)) - 32);
+    }
+}
+
+}  // namespace kvw

@@ -1,0 +1,29 @@
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/model/tokenizer.h"
+
+namespace kvw {
+
+// Reads a Llama tokenizer in the Hugging Face "tokenizers" format (tokenizer.json: a BPE model
+// with vocab {piece: id}, merges, byte_fallback, added_tokens, and either the legacy
+// Prepend("▁") + Replace(" ", "▁") normalizer or the Metaspace pre-tokenizer) into the
+// SentencePiece-style Vocabulary our Tokenizer merges by score.
+//
+// Scores: HF BPE merges the adjacent pair of lowest merge rank; SentencePiece merges the pair
+// whose joined piece has the highest score. A piece made by merge rank r gets score -r, so the
+// two orders agree. Pieces no merge produces (single characters) score below every merge;
+// byte pieces ("<0xAB>") and added tokens score 0 with their own TokenType.
+//
+// BOS/EOS come from tokenizer_config.json when given (bos_token, eos_token, add_bos_token),
+// otherwise from the added tokens "<s>" and "</s>". Throws ModelError(BadTokenizer) naming the
+// file for anything it cannot represent.
+Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::string& file,
+                                   std::string_view tokenizer_config_json = {},
+                                   const std::string& config_file = {});
+
+// Reads FOLDER/tokenizer.json and, when present, FOLDER/tokenizer_config.json.
+Vocabulary load_hf_tokenizer(const std::string& folder);
+
+}  // namespace kvw

@@ -1,0 +1,26 @@
+#include "core/model/model_loader.h"
+
+#include <filesystem>
+
+#include "core/model/gguf_model_loader.h"
+#include "core/model/hf_model_loader.h"
+#include "core/model/mapped_file.h"
+#include "core/model/model_error.h"
+#include "core/model/synthetic_model.h"
+
+namespace kvw {
+
+std::shared_ptr<const Model> load_model(const std::string& spec) {
+    constexpr std::string_view kSynthetic = "synthetic:";
+    if (spec.rfind(kSynthetic, 0) == 0)
+        return load_gguf_model(synthetic_source(std::string_view(spec).substr(kSynthetic.size())));
+    std::error_code ec;
+    if (std::filesystem::is_directory(spec, ec)) return load_hf_model(spec);
+    if (!std::filesystem::exists(spec, ec))
+        throw ModelError(ModelErrorKind::CannotOpen, spec,
+                         "no such file or folder (expected a .gguf file, a Hugging Face folder or "
+                         "synthetic:tiny)");
+    return load_gguf_model(map_file(spec));
+}
+
+}  // namespace kvw

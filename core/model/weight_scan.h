@@ -1,0 +1,13 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/model/dtype.h"
+
+namespace kvw {
+
+// Index of the first NaN or Inf among `count` elements of `dtype` at `data`, or -1. Streams
+// at memory speed over all hardware threads: loaders run it over every weight at load.
+int64_t find_non_finite(DType dtype, const void* data, size_t count);
+
+}  // namespace kvw

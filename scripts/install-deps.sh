@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need and is not there yet: Debian packages (Qt 6,
+# QCustomPlot, spdlog, nlohmann-json, Ninja, Xvfb, DejaVu fonts) and, for the tests, a Python
+# virtual environment with the pinned independent writers/tokenizers.
+#   scripts/install-deps.sh            build + run dependencies
+#   scripts/install-deps.sh --tests    also the Python test environment (in build/pyenv)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
+          libspdlog-dev nlohmann-json3-dev xvfb xauth fonts-dejavu-core)
+# A python3 that can make virtual environments may come from elsewhere (pyenv); ask apt for
+# Debian's only when there is none.
+if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  packages+=(python3 python3-venv)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "[install-deps] installing: ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [[ "${1:-}" == "--tests" ]]; then
+  venv=build/pyenv
+  pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3)
+  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy' 2>/dev/null; then
+    echo "[install-deps] creating $venv with ${pins[*]}"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"
+  fi
+fi
