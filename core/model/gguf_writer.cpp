@@ -28,6 +28,8 @@ public:
     void raw(const std::vector<uint8_t>& bytes) {
         out_.insert(out_.end(), bytes.begin(), bytes.end());
     }
+    void reserve_total(size_t bytes) { out_.reserve(bytes); }
+    size_t size() const { return out_.size(); }
     std::vector<uint8_t> take() { return std::move(out_); }
 
 private:
@@ -106,6 +108,9 @@ std::vector<uint8_t> GgufWriter::to_bytes() const {
         offset += (t.data.size() + kAlignment - 1) / kAlignment * kAlignment;
     }
     sink.pad_to(kAlignment);
+    // One allocation of the final size: for a multi-GB model, growing by doubling would hold
+    // up to three copies of the weights at once.
+    sink.reserve_total(sink.size() + offset);
     for (const PendingTensor& t : tensors_) {
         sink.raw(t.data);
         sink.pad_to(kAlignment);

@@ -179,8 +179,10 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos) cons
         add_bigram(top.left, left.next);
     }
 
-    const bool has_all_bytes = std::all_of(std::begin(byte_to_id_), std::end(byte_to_id_),
-                                           [&](int32_t id) { return id >= 0; });
+    const bool has_all_bytes =
+        std::all_of(std::begin(byte_to_id_), std::end(byte_to_id_), [&](int32_t id) {
+            return id >= 0 && id < size() && vocab_.types[size_t(id)] == TokenType::Byte;
+        });
     auto emit = [&](auto&& self, std::string_view piece) -> void {
         const int32_t id = find_piece(piece);
         if (id >= 0 && vocab_.types[size_t(id)] == TokenType::Unused) {

@@ -220,7 +220,8 @@ private slots:
                 for (int r = 0; r < rows; ++r) {
                     double exact = 0.0, magnitude = 0.0;
                     for (int c = 0; c < cols; ++c) {
-                        const double prod = w.values[size_t(r) * cols + c] * x[size_t(t) * cols + c];
+                        const double prod =
+                            w.values[size_t(r) * cols + c] * x[size_t(t) * cols + c];
                         exact += prod;
                         magnitude += std::fabs(prod);
                     }
