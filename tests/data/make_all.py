@@ -13,6 +13,7 @@ def main() -> int:
     out = pathlib.Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     here = pathlib.Path(__file__).parent
+    sys.path.insert(0, str(here))  # the generators share helpers such as llama_spm.py
     for script in sorted(here.glob("make_*.py")):
         if script.name == "make_all.py":
             continue

@@ -17,9 +17,7 @@ Layout under OUTDIR (each model folder holds config.json + tokenizer.json + weig
   tiny.gguf               the f32 model as convert_hf_to_gguf.py writes a llama
   rope_reference.txt      line 1: token ids; line 2: float64 logits of the last token
 """
-import io
 import json
-import os
 import pathlib
 import random
 import shutil
@@ -29,6 +27,8 @@ import numpy as np
 import safetensors
 import safetensors.numpy
 import sentencepiece as spm
+
+from llama_spm import train_llama_bpe
 
 SEED = 20240611
 N_LAYERS, HIDDEN, N_HEADS, N_KV_HEADS, FFN = 2, 64, 4, 2, 128
@@ -56,24 +56,8 @@ def corpus(rng: random.Random):
 
 
 def train_sentencepiece() -> spm.SentencePieceProcessor:
-    model = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        logstream=open(os.devnull, "w"),
-        sentence_iterator=corpus(random.Random(SEED)),
-        model_writer=model,
-        model_type="bpe",
-        vocab_size=700,
-        byte_fallback=True,
-        normalization_rule_name="identity",
-        remove_extra_whitespaces=False,
-        allow_whitespace_only_pieces=True,
-        split_digits=True,
-        character_coverage=1.0,
-        num_threads=1,
-        shuffle_input_sentence=False,
-        unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
-    )
-    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+    return train_llama_bpe(corpus(random.Random(SEED)), 700, character_coverage=1.0,
+                           unk_id=0, bos_id=1, eos_id=2, pad_id=-1)
 
 
 def hf_merges(sp: spm.SentencePieceProcessor):

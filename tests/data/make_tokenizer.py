@@ -12,13 +12,14 @@ normalisation (no NFKC), a dummy "▁" prefix, extra whitespace kept, whitespace
 allowed and digits split. split_digits only shapes which pieces are learnt; the encoder is the
 same greedy merge either way, so it is kept as Llama has it.
 """
-import io
 import json
 import pathlib
 import random
 
 import gguf
 import sentencepiece as spm
+
+from llama_spm import train_llama_bpe
 
 SEED = 1234
 USER_DEFINED = ["<sep>"]
@@ -71,25 +72,8 @@ def corpus(rng: random.Random, n: int) -> list[str]:
 
 
 def train(lines: list[str]) -> spm.SentencePieceProcessor:
-    model = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines),
-        model_writer=model,
-        model_type="bpe",
-        vocab_size=800,
-        byte_fallback=True,
-        normalization_rule_name="identity",
-        add_dummy_prefix=True,
-        remove_extra_whitespaces=False,
-        allow_whitespace_only_pieces=True,
-        split_digits=True,
-        character_coverage=0.9995,
-        user_defined_symbols=USER_DEFINED,
-        num_threads=1,
-        shuffle_input_sentence=False,
-        minloglevel=2,
-    )
-    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+    return train_llama_bpe(lines, 800, character_coverage=0.9995,
+                           user_defined_symbols=USER_DEFINED)
 
 
 def token_type(sp: spm.SentencePieceProcessor, i: int) -> int:
