@@ -13,17 +13,21 @@ struct ReplacePairAction {
     int original_pos1 = 0;
     int original_pos2 = 0;  // pos1 < pos2
     std::vector<int32_t> new_token_ids;
+    bool operator==(const ReplacePairAction&) const = default;
 };
 struct AddAction {
     int32_t token_id = 0;
+    bool operator==(const AddAction&) const = default;
 };
 struct DeleteAction {
     int pos = 0;
+    bool operator==(const DeleteAction&) const = default;
 };
 
 struct Action {
     std::variant<ReplacePairAction, AddAction, DeleteAction> op;
     std::vector<int> layers;  // empty: every layer
+    bool operator==(const Action&) const = default;
 };
 
 using ActionList = std::vector<Action>;

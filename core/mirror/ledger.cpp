@@ -1,0 +1,89 @@
+#include "core/mirror/ledger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kvw {
+
+const char* entry_kind_name(EntryKind kind) {
+    switch (kind) {
+        case EntryKind::Prompt: return "prompt";
+        case EntryKind::Generated: return "generated";
+        case EntryKind::Replacement: return "replacement";
+        case EntryKind::Gist: return "gist";
+    }
+    return "?";
+}
+
+bool LedgerEntry::live_anywhere() const {
+    return std::find(status.begin(), status.end(), RowStatus::Live) != status.end();
+}
+
+Ledger::Ledger(int n_layers) : n_layers_(n_layers) {}
+
+int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t tick) {
+    LedgerEntry e;
+    e.id = size();
+    e.kind = kind;
+    e.token_id = token_id;
+    e.piece = std::move(piece);
+    e.born_tick = tick;
+    e.brightness.assign(size_t(n_layers_), 0.0f);
+    e.status.assign(size_t(n_layers_), RowStatus::NeverHeld);
+    entries_.push_back(std::move(e));
+    return entries_.back().id;
+}
+
+const LedgerEntry& Ledger::at(int64_t id) const {
+    if (!contains(id))
+        throw std::out_of_range("ledger: no record " + std::to_string(id) + " (size " +
+                                std::to_string(size()) + ")");
+    return entries_[size_t(id)];
+}
+
+LedgerEntry& Ledger::entry(int64_t id) { return const_cast<LedgerEntry&>(at(id)); }
+
+void Ledger::mark_live(int64_t id, int layer) {
+    LedgerEntry& e = entry(id);
+    e.status.at(size_t(layer)) = RowStatus::Live;
+    e.died_tick = -1;
+}
+
+void Ledger::mark_removed(int64_t id, int layer, int64_t tick) {
+    LedgerEntry& e = entry(id);
+    e.status.at(size_t(layer)) = RowStatus::Removed;
+    if (!e.live_anywhere()) e.died_tick = tick;
+}
+
+void Ledger::set_brightness(int64_t id, int layer, float value) {
+    entry(id).brightness.at(size_t(layer)) = value;
+}
+
+Ledger::Liveness Ledger::liveness() const {
+    Liveness saved;
+    saved.status.reserve(entries_.size() * size_t(n_layers_));
+    saved.died.reserve(entries_.size());
+    for (const LedgerEntry& e : entries_) {
+        saved.status.insert(saved.status.end(), e.status.begin(), e.status.end());
+        saved.died.push_back(e.died_tick);
+    }
+    return saved;
+}
+
+void Ledger::restore_liveness(const Liveness& saved, int64_t tick) {
+    const size_t kept = saved.died.size();
+    for (size_t i = 0; i < entries_.size(); ++i) {
+        LedgerEntry& e = entries_[i];
+        if (i < kept) {
+            std::copy_n(saved.status.begin() + ptrdiff_t(i * size_t(n_layers_)), n_layers_,
+                        e.status.begin());
+            e.died_tick = saved.died[i];
+        } else {
+            for (RowStatus& s : e.status)
+                if (s == RowStatus::Live) s = RowStatus::Removed;
+            if (e.died_tick < 0) e.died_tick = tick;
+        }
+    }
+}
+
+}  // namespace kvw

@@ -1,0 +1,68 @@
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace kvw {
+
+// Where a ledger record came from.
+enum class EntryKind : uint8_t { Prompt, Generated, Replacement, Gist };
+const char* entry_kind_name(EntryKind kind);
+
+// A record's standing in one layer: never written there, held by a cache row, or dropped.
+enum class RowStatus : uint8_t { NeverHeld, Live, Removed };
+
+// One token ever seen by the session (ARCHITECTURE §4). Records are never reordered or deleted;
+// only their per-layer status, brightness and died_tick change.
+struct LedgerEntry {
+    int64_t id = 0;  // its index in the ledger
+    EntryKind kind = EntryKind::Prompt;
+    int32_t token_id = -1;
+    std::string piece;
+    int64_t born_tick = 0;
+    int64_t died_tick = -1;  // -1 while live in any layer
+    std::vector<float> brightness;  // [layer]
+    std::vector<RowStatus> status;  // [layer]
+
+    bool live_anywhere() const;
+};
+
+// The append-only history of the mirror. There is deliberately no way to remove a record.
+class Ledger {
+public:
+    explicit Ledger(int n_layers);
+
+    // A new record, NeverHeld in every layer until a row takes it. Returns its id.
+    int64_t add(EntryKind kind, int32_t token_id, std::string piece, int64_t tick);
+
+    // Throws std::out_of_range for an unknown id.
+    const LedgerEntry& at(int64_t id) const;
+    bool contains(int64_t id) const { return id >= 0 && id < int64_t(entries_.size()); }
+    int64_t size() const { return int64_t(entries_.size()); }
+    int n_layers() const { return n_layers_; }
+    std::span<const LedgerEntry> entries() const { return entries_; }
+
+    void mark_live(int64_t id, int layer);
+    // Sets died_tick once the record is live in no layer.
+    void mark_removed(int64_t id, int layer, int64_t tick);
+    void set_brightness(int64_t id, int layer, float value);
+
+    // The per-layer status and died_tick of every record, so that an aborted tick can put the
+    // mirror back without touching history: records born after the snapshot are kept, marked
+    // Removed where they were live, and die at `tick`.
+    struct Liveness {
+        std::vector<RowStatus> status;  // [record][layer]
+        std::vector<int64_t> died;      // [record]
+    };
+    Liveness liveness() const;
+    void restore_liveness(const Liveness& saved, int64_t tick);
+
+private:
+    LedgerEntry& entry(int64_t id);
+
+    int n_layers_;
+    std::vector<LedgerEntry> entries_;
+};
+
+}  // namespace kvw

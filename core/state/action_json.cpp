@@ -1,0 +1,344 @@
+#include "core/state/action_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace kvw {
+namespace {
+
+using nlohmann::json;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+size_t skip_space(std::string_view text, size_t pos) {
+    while (pos < text.size() && is_space(text[pos])) ++pos;
+    return pos;
+}
+
+// End (one past) of the JSON value that starts at `begin`, found by bracket depth outside
+// strings, so that concatenated values (NDJSON) can be told apart and every value and array
+// element located in the text. Unbalanced or malformed input yields some end; nlohmann then
+// reports the precise syntax error.
+size_t end_of_value(std::string_view text, size_t begin) {
+    size_t pos = begin;
+    int depth = 0;
+    bool in_string = false;
+    for (; pos < text.size(); ++pos) {
+        const char c = text[pos];
+        if (in_string) {
+            if (c == '\\')
+                ++pos;
+            else if (c == '"')
+                in_string = false;
+            if (!in_string && depth == 0) return pos + 1;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0) return pos + 1;
+        } else if (depth == 0 && (is_space(c) || c == ',')) {
+            return pos;  // end of a scalar
+        }
+    }
+    return pos;
+}
+
+struct TextPosition {
+    int line = 0;
+    int column = 0;
+};
+
+TextPosition position_of(std::string_view text, size_t offset) {
+    offset = std::min(offset, text.size());
+    const std::string_view before = text.substr(0, offset);
+    const size_t last_newline = before.rfind('\n');
+    const size_t line_start = last_newline == std::string_view::npos ? 0 : last_newline + 1;
+    return {int(std::count(before.begin(), before.end(), '\n')) + 1,
+            int(offset - line_start) + 1};
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
+// prefix, whose position is relative to the parsed piece rather than to the whole text.
+std::string syntax_detail(const json::parse_error& e) {
+    const std::string what = e.what();
+    const size_t column = what.find("column");
+    const size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
+    return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+json parse_value(std::string_view text, size_t begin, size_t end) {
+    try {
+        return json::parse(text.substr(begin, end - begin));
+    } catch (const json::parse_error& e) {
+        // e.byte counts the characters read, so the fault is at the last one read.
+        const size_t offset = begin + (e.byte > 0 ? e.byte - 1 : 0);
+        const TextPosition at = position_of(text, offset);
+        throw ActionParseError(ActionParseErrorKind::Syntax, syntax_detail(e), at.line,
+                               at.column);
+    }
+}
+
+// Where an action sits in the text, for its error messages.
+struct ActionSite {
+    int index = 0;
+    TextPosition at;
+};
+
+[[noreturn]] void fail(ActionParseErrorKind kind, const ActionSite& site, std::string field,
+                       std::string detail) {
+    throw ActionParseError(kind, std::move(detail), site.at.line, site.at.column, site.index,
+                           std::move(field));
+}
+
+std::string describe(const json& v) {
+    if (v.is_number_float()) return "number " + v.dump();
+    return v.type_name();
+}
+
+int32_t read_non_negative_int(const json& v, const ActionSite& site, const std::string& field) {
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    if (!v.is_number_integer())
+        fail(ActionParseErrorKind::WrongType, site, field,
+             "field '" + field + "' must be an integer, got " + describe(v));
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(kMax) : v.get<int64_t>() > kMax)
+        fail(ActionParseErrorKind::NumberOutOfRange, site, field,
+             "field '" + field + "' is " + v.dump() + ", beyond " + std::to_string(kMax));
+    if (!v.is_number_unsigned() && v.get<int64_t>() < 0)
+        fail(ActionParseErrorKind::NegativeNumber, site, field,
+             "field '" + field + "' must not be negative, got " + v.dump());
+    return int32_t(v.get<int64_t>());
+}
+
+std::vector<int32_t> read_int_array(const json& v, const ActionSite& site,
+                                    const std::string& field) {
+    if (!v.is_array())
+        fail(ActionParseErrorKind::WrongType, site, field,
+             "field '" + field + "' must be an array of integers, got " + describe(v));
+    std::vector<int32_t> out;
+    out.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+        out.push_back(read_non_negative_int(v[i], site, field + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+struct ActionSchema {
+    const char* name;
+    std::vector<std::string> required;  // besides "action"
+};
+
+const std::vector<ActionSchema>& schemas() {
+    static const std::vector<ActionSchema> s = {
+        {"replace_pair", {"original_pos1", "original_pos2", "new_token_ids"}},
+        {"add", {"token_id"}},
+        {"delete", {"pos"}},
+    };
+    return s;
+}
+
+Action parse_action(const json& obj, const ActionSite& site) {
+    if (!obj.is_object())
+        fail(ActionParseErrorKind::NotAnObject, site, {},
+             std::string("must be a JSON object, got ") + describe(obj));
+    const auto name_it = obj.find("action");
+    if (name_it == obj.end())
+        fail(ActionParseErrorKind::MissingField, site, "action", "missing field 'action'");
+    if (!name_it->is_string())
+        fail(ActionParseErrorKind::WrongType, site, "action",
+             "field 'action' must be a string, got " + describe(*name_it));
+    const std::string name = name_it->get<std::string>();
+    const auto schema = std::find_if(schemas().begin(), schemas().end(),
+                                     [&](const ActionSchema& s) { return name == s.name; });
+    if (schema == schemas().end())
+        fail(ActionParseErrorKind::UnknownAction, site, "action",
+             "unknown action '" + name + "' (expected replace_pair, add or delete)");
+
+    for (const auto& [key, value] : obj.items()) {
+        const bool known = key == "action" || key == "layers" ||
+                           std::find(schema->required.begin(), schema->required.end(), key) !=
+                               schema->required.end();
+        if (!known)
+            fail(ActionParseErrorKind::UnknownField, site, key,
+                 "unknown field '" + key + "' for action '" + name + "'");
+    }
+    for (const std::string& field : schema->required)
+        if (!obj.contains(field))
+            fail(ActionParseErrorKind::MissingField, site, field,
+                 "missing field '" + field + "' for action '" + name + "'");
+
+    Action action;
+    if (name == "replace_pair") {
+        action.op = ReplacePairAction{read_non_negative_int(obj["original_pos1"], site,
+                                                            "original_pos1"),
+                                      read_non_negative_int(obj["original_pos2"], site,
+                                                            "original_pos2"),
+                                      read_int_array(obj["new_token_ids"], site,
+                                                     "new_token_ids")};
+    } else if (name == "add") {
+        action.op = AddAction{read_non_negative_int(obj["token_id"], site, "token_id")};
+    } else {
+        action.op = DeleteAction{read_non_negative_int(obj["pos"], site, "pos")};
+    }
+    if (const auto layers = obj.find("layers"); layers != obj.end()) {
+        action.layers = read_int_array(*layers, site, "layers");
+        if (action.layers.empty())
+            fail(ActionParseErrorKind::EmptyLayers, site, "layers",
+                 "field 'layers' must list at least one layer (omit it for every layer)");
+    }
+    return action;
+}
+
+// Offsets of the elements of the (syntactically valid) array that starts at `begin`.
+std::vector<size_t> array_element_starts(std::string_view text, size_t begin) {
+    std::vector<size_t> starts;
+    size_t pos = skip_space(text, begin + 1);
+    while (pos < text.size() && text[pos] != ']') {
+        starts.push_back(pos);
+        pos = skip_space(text, end_of_value(text, pos));
+        if (pos < text.size() && text[pos] == ',') pos = skip_space(text, pos + 1);
+    }
+    return starts;
+}
+
+}  // namespace
+
+const char* action_parse_error_kind_name(ActionParseErrorKind kind) {
+    switch (kind) {
+        case ActionParseErrorKind::CannotRead: return "CannotRead";
+        case ActionParseErrorKind::Syntax: return "Syntax";
+        case ActionParseErrorKind::NotAnObject: return "NotAnObject";
+        case ActionParseErrorKind::MissingField: return "MissingField";
+        case ActionParseErrorKind::UnknownField: return "UnknownField";
+        case ActionParseErrorKind::UnknownAction: return "UnknownAction";
+        case ActionParseErrorKind::WrongType: return "WrongType";
+        case ActionParseErrorKind::NegativeNumber: return "NegativeNumber";
+        case ActionParseErrorKind::NumberOutOfRange: return "NumberOutOfRange";
+        case ActionParseErrorKind::EmptyLayers: return "EmptyLayers";
+    }
+    return "?";
+}
+
+namespace {
+
+std::string full_message(const std::string& detail, int line, int column, int action_index,
+                         const std::string& file) {
+    std::string where;
+    if (action_index >= 0) where = "action " + std::to_string(action_index);
+    if (line > 0) {
+        const std::string at =
+            "line " + std::to_string(line) + ", column " + std::to_string(column);
+        where = where.empty() ? at : where + " (" + at + ")";
+    }
+    if (!file.empty()) where = where.empty() ? file : file + ": " + where;
+    return where.empty() ? detail : where + ": " + detail;
+}
+
+}  // namespace
+
+ActionParseError::ActionParseError(ActionParseErrorKind kind, std::string detail, int line,
+                                   int column, int action_index, std::string field,
+                                   std::string file)
+    : std::runtime_error(full_message(detail, line, column, action_index, file)),
+      kind_(kind),
+      detail_(std::move(detail)),
+      line_(line),
+      column_(column),
+      action_index_(action_index),
+      field_(std::move(field)),
+      file_(std::move(file)) {}
+
+ActionList parse_action_list(std::string_view text) {
+    struct Span {
+        size_t begin, end;
+    };
+    std::vector<Span> values;
+    for (size_t pos = skip_space(text, 0); pos < text.size(); pos = skip_space(text, pos)) {
+        const size_t end = end_of_value(text, pos);
+        values.push_back({pos, std::max(end, pos + 1)});
+        pos = values.back().end;
+    }
+
+    ActionList list;
+    auto site_at = [&](int index, size_t offset) {
+        return ActionSite{index, position_of(text, offset)};
+    };
+    if (!values.empty() && text[values[0].begin] == '[') {
+        const json array = parse_value(text, values[0].begin, values[0].end);
+        if (values.size() > 1) {
+            const TextPosition at = position_of(text, values[1].begin);
+            throw ActionParseError(ActionParseErrorKind::Syntax,
+                                   "unexpected text after the action array", at.line,
+                                   at.column);
+        }
+        const std::vector<size_t> starts = array_element_starts(text, values[0].begin);
+        for (size_t i = 0; i < array.size(); ++i)
+            list.push_back(parse_action(array[i], site_at(int(i), starts.at(i))));
+        return list;
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+        const json value = parse_value(text, values[i].begin, values[i].end);
+        list.push_back(parse_action(value, site_at(int(i), values[i].begin)));
+    }
+    return list;
+}
+
+ActionList read_action_list_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot open the file", 0, 0,
+                               -1, {}, path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad())
+        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot read the file", 0, 0,
+                               -1, {}, path.string());
+    try {
+        return parse_action_list(text.str());
+    } catch (const ActionParseError& e) {
+        throw ActionParseError(e.kind(), e.detail(), e.line(), e.column(), e.action_index(),
+                               e.field(), path.string());
+    }
+}
+
+namespace {
+
+json action_object(const Action& action) {
+    json obj = std::visit(
+        [](const auto& op) -> json {
+            using T = std::decay_t<decltype(op)>;
+            if constexpr (std::is_same_v<T, ReplacePairAction>)
+                return {{"action", "replace_pair"},
+                        {"original_pos1", op.original_pos1},
+                        {"original_pos2", op.original_pos2},
+                        {"new_token_ids", op.new_token_ids}};
+            else if constexpr (std::is_same_v<T, AddAction>)
+                return {{"action", "add"}, {"token_id", op.token_id}};
+            else
+                return {{"action", "delete"}, {"pos", op.pos}};
+        },
+        action.op);
+    if (!action.layers.empty()) obj["layers"] = action.layers;
+    return obj;
+}
+
+}  // namespace
+
+std::string to_json(const ActionList& list) {
+    json array = json::array();
+    for (const Action& action : list) array.push_back(action_object(action));
+    return array.dump();
+}
+
+std::string to_json(const Action& action) { return action_object(action).dump(); }
+
+}  // namespace kvw

@@ -1,0 +1,244 @@
+#include "core/state/action_validation.h"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace kvw {
+namespace {
+
+struct Span {
+    int first = 0;
+    int last = 0;
+};
+
+// Rows an action touches (see actions_overlap); none for add.
+std::optional<Span> span_of(const Action& action) {
+    if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
+        return Span{std::min(r->original_pos1, r->original_pos2),
+                    std::max(r->original_pos1, r->original_pos2)};
+    if (const auto* d = std::get_if<DeleteAction>(&action.op)) return Span{d->pos, d->pos};
+    return std::nullopt;
+}
+
+bool share_a_layer(const std::vector<int>& a, const std::vector<int>& b) {
+    if (a.empty() || b.empty()) return true;
+    return std::any_of(a.begin(), a.end(),
+                       [&](int l) { return std::find(b.begin(), b.end(), l) != b.end(); });
+}
+
+std::string action_name(const Action& action) {
+    return std::visit(
+        [](const auto& op) -> std::string {
+            using T = std::decay_t<decltype(op)>;
+            if constexpr (std::is_same_v<T, ReplacePairAction>)
+                return "replace_pair " + std::to_string(op.original_pos1) + "," +
+                       std::to_string(op.original_pos2);
+            else if constexpr (std::is_same_v<T, AddAction>)
+                return "add " + std::to_string(op.token_id);
+            else
+                return "delete " + std::to_string(op.pos);
+        },
+        action.op);
+}
+
+// Accumulates the errors of one list, each prefixed with the action it belongs to.
+class Report {
+public:
+    explicit Report(const ActionList& list) : list_(list) {}
+
+    void add(ValidationRule rule, int index, std::string field, const std::string& detail) {
+        std::string message = "action " + std::to_string(index) + " (" +
+                              action_name(list_[size_t(index)]) + "): " + detail;
+        errors_.push_back({rule, index, std::move(field), std::move(message)});
+    }
+    std::vector<ValidationError> take() { return std::move(errors_); }
+
+private:
+    const ActionList& list_;
+    std::vector<ValidationError> errors_;
+};
+
+// The layers an action affects that exist; reports the ones that do not and duplicates.
+std::vector<int> affected_layers(const Action& action, int index, int n_layers, Report& report) {
+    std::vector<int> layers;
+    if (action.layers.empty()) {
+        layers.resize(size_t(n_layers));
+        std::iota(layers.begin(), layers.end(), 0);
+        return layers;
+    }
+    for (size_t i = 0; i < action.layers.size(); ++i) {
+        const int l = action.layers[i];
+        const std::string field = "layers[" + std::to_string(i) + "]";
+        if (l < 0 || l >= n_layers) {
+            report.add(ValidationRule::LayerOutOfRange, index, field,
+                       field + " = " + std::to_string(l) + " is outside the " +
+                           std::to_string(n_layers) + " layers");
+        } else if (std::find(layers.begin(), layers.end(), l) != layers.end()) {
+            report.add(ValidationRule::DuplicateLayer, index, field,
+                       field + " = " + std::to_string(l) + " is listed twice");
+        } else {
+            layers.push_back(l);
+        }
+    }
+    return layers;
+}
+
+void check_position(int pos, const char* field, int index, const std::vector<int>& layers,
+                    const SequenceShape& shape, Report& report) {
+    // The affected layer with the fewest rows decides; naming it makes the fault findable.
+    const auto fewest = std::min_element(layers.begin(), layers.end(), [&](int a, int b) {
+        return shape.rows_per_layer[size_t(a)] < shape.rows_per_layer[size_t(b)];
+    });
+    if (pos >= 0 && (fewest == layers.end() || pos < shape.rows_per_layer[size_t(*fewest)]))
+        return;
+    const std::string where =
+        fewest == layers.end()
+            ? std::string("no layer")
+            : "layer " + std::to_string(*fewest) + " with " +
+                  std::to_string(shape.rows_per_layer[size_t(*fewest)]) + " rows";
+    report.add(ValidationRule::PositionOutOfRange, index, field,
+               std::string(field) + " = " + std::to_string(pos) + " is outside " + where);
+}
+
+void check_token(int32_t id, const std::string& field, int index, const SequenceShape& shape,
+                 Report& report) {
+    if (id >= 0 && id < shape.vocab_size) return;
+    report.add(ValidationRule::TokenOutOfVocabulary, index, field,
+               field + " = " + std::to_string(id) + " is outside the vocabulary of " +
+                   std::to_string(shape.vocab_size) + " tokens");
+}
+
+void check_fields(const Action& action, int index, const std::vector<int>& layers,
+                  const SequenceShape& shape, Report& report) {
+    if (const auto* r = std::get_if<ReplacePairAction>(&action.op)) {
+        check_position(r->original_pos1, "original_pos1", index, layers, shape, report);
+        check_position(r->original_pos2, "original_pos2", index, layers, shape, report);
+        if (r->original_pos1 >= r->original_pos2)
+            report.add(ValidationRule::PairOrder, index, "original_pos2",
+                       "original_pos1 = " + std::to_string(r->original_pos1) +
+                           " must be below original_pos2 = " +
+                           std::to_string(r->original_pos2));
+        if (r->new_token_ids.empty())
+            report.add(ValidationRule::EmptyReplacement, index, "new_token_ids",
+                       "new_token_ids is empty (use delete to remove rows)");
+        for (size_t i = 0; i < r->new_token_ids.size(); ++i)
+            check_token(r->new_token_ids[i], "new_token_ids[" + std::to_string(i) + "]", index,
+                        shape, report);
+    } else if (const auto* a = std::get_if<AddAction>(&action.op)) {
+        check_token(a->token_id, "token_id", index, shape, report);
+    } else if (const auto* d = std::get_if<DeleteAction>(&action.op)) {
+        check_position(d->pos, "pos", index, layers, shape, report);
+    }
+}
+
+void check_overlaps(const ActionList& list, Report& report) {
+    for (size_t j = 0; j < list.size(); ++j) {
+        for (size_t i = 0; i < j; ++i) {
+            if (!actions_overlap(list[i], list[j])) continue;
+            const Span a = *span_of(list[i]);
+            const Span b = *span_of(list[j]);
+            const bool same = a.first == b.first && a.last == b.last;
+            const char* field =
+                std::holds_alternative<DeleteAction>(list[j].op) ? "pos" : "original_pos1";
+            report.add(ValidationRule::Overlap, int(j), field,
+                       std::string(same ? "duplicates" : "overlaps") + " action " +
+                           std::to_string(i) + " (" + action_name(list[i]) +
+                           ") on a common layer: rows " + std::to_string(b.first) + ".." +
+                           std::to_string(b.last) + " against " + std::to_string(a.first) +
+                           ".." + std::to_string(a.last));
+        }
+    }
+}
+
+int row_delta(const Action& action) {
+    if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
+        return int(r->new_token_ids.size()) - 2;
+    return std::holds_alternative<AddAction>(action.op) ? 1 : -1;
+}
+
+void check_capacity(const ActionList& list, const std::vector<std::vector<int>>& layers_of,
+                    const SequenceShape& shape, Report& report) {
+    std::vector<int> rows = shape.rows_per_layer;
+    std::vector<bool> reported(rows.size(), false);
+    for (const int index : application_order(list)) {
+        const int delta = row_delta(list[size_t(index)]);
+        std::string overflows;  // each layer is reported once, at the action that overfills it
+        for (const int l : layers_of[size_t(index)]) {
+            const int before = rows[size_t(l)];
+            rows[size_t(l)] += delta;
+            if (delta <= 0 || rows[size_t(l)] <= shape.capacity || before > shape.capacity ||
+                reported[size_t(l)])
+                continue;
+            reported[size_t(l)] = true;
+            overflows += (overflows.empty() ? "" : ", ") + std::string("layer ") +
+                         std::to_string(l) + " would hold " + std::to_string(rows[size_t(l)]) +
+                         " rows";
+        }
+        if (overflows.empty()) continue;
+        const bool add = std::holds_alternative<AddAction>(list[size_t(index)].op);
+        report.add(ValidationRule::CapacityExceeded, index, add ? "token_id" : "new_token_ids",
+                   overflows + ", beyond the capacity of " + std::to_string(shape.capacity));
+    }
+}
+
+}  // namespace
+
+const char* validation_rule_name(ValidationRule rule) {
+    switch (rule) {
+        case ValidationRule::LayerOutOfRange: return "LayerOutOfRange";
+        case ValidationRule::DuplicateLayer: return "DuplicateLayer";
+        case ValidationRule::PositionOutOfRange: return "PositionOutOfRange";
+        case ValidationRule::PairOrder: return "PairOrder";
+        case ValidationRule::EmptyReplacement: return "EmptyReplacement";
+        case ValidationRule::TokenOutOfVocabulary: return "TokenOutOfVocabulary";
+        case ValidationRule::Overlap: return "Overlap";
+        case ValidationRule::CapacityExceeded: return "CapacityExceeded";
+    }
+    return "?";
+}
+
+bool actions_overlap(const Action& a, const Action& b) {
+    const std::optional<Span> sa = span_of(a);
+    const std::optional<Span> sb = span_of(b);
+    return sa && sb && sa->first <= sb->last && sb->first <= sa->last &&
+           share_a_layer(a.layers, b.layers);
+}
+
+std::vector<ValidationError> validate_action_list(const ActionList& list,
+                                                  const SequenceShape& shape) {
+    Report report(list);
+    const int n_layers = int(shape.rows_per_layer.size());
+    std::vector<std::vector<int>> layers_of;
+    layers_of.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+        layers_of.push_back(affected_layers(list[i], int(i), n_layers, report));
+        check_fields(list[i], int(i), layers_of.back(), shape, report);
+    }
+    check_overlaps(list, report);
+    check_capacity(list, layers_of, shape, report);
+    return report.take();
+}
+
+std::vector<int> application_order(const ActionList& list) {
+    std::vector<int> positional;
+    std::vector<int> adds;
+    for (size_t i = 0; i < list.size(); ++i)
+        (span_of(list[i]) ? positional : adds).push_back(int(i));
+    std::stable_sort(positional.begin(), positional.end(), [&](int a, int b) {
+        return span_of(list[size_t(a)])->first > span_of(list[size_t(b)])->first;
+    });
+    positional.insert(positional.end(), adds.begin(), adds.end());
+    return positional;
+}
+
+ActionList order_for_application(const ActionList& list) {
+    ActionList ordered;
+    ordered.reserve(list.size());
+    for (const int index : application_order(list)) ordered.push_back(list[size_t(index)]);
+    return ordered;
+}
+
+}  // namespace kvw

@@ -1,0 +1,64 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/state/action.h"
+
+namespace kvw {
+
+// What pre-flight validation needs to know about the sequence an action list will edit.
+struct SequenceShape {
+    std::vector<int> rows_per_layer;  // live rows of each layer before the list
+    int capacity = 0;                 // rows each layer can hold
+    int vocab_size = 0;
+};
+
+enum class ValidationRule {
+    LayerOutOfRange,       // a "layers" entry outside [0, layer count)
+    DuplicateLayer,        // a layer listed twice in one action
+    PositionOutOfRange,    // a position outside [0, rows) of an affected layer
+    PairOrder,             // replace_pair with original_pos1 >= original_pos2
+    EmptyReplacement,      // replace_pair with no new_token_ids
+    TokenOutOfVocabulary,  // a token id outside [0, vocab_size)
+    Overlap,               // two actions touch the same rows on a common layer
+    CapacityExceeded,      // a layer would hold more than `capacity` rows
+};
+
+const char* validation_rule_name(ValidationRule rule);
+
+struct ValidationError {
+    ValidationRule rule;
+    int action_index = -1;  // index in the list as given
+    std::string field;      // "original_pos2", "new_token_ids[1]", "layers[0]", ...
+    std::string message;    // one line naming the action, the field and the values
+};
+
+// The rows an action touches in each of its layers: [pos, pos] for delete, [pos1, pos2] for
+// replace_pair (the rows between are included, because the replacement closes the gap at pos1
+// and so moves them), none for add. Two actions overlap when their spans intersect and they
+// share a layer (an empty `layers` shares every layer). The same test serves validation and
+// conflict resolution, so a merged list never fails pre-flight for an overlap it could have
+// dropped.
+bool actions_overlap(const Action& a, const Action& b);
+
+// Pre-flight check of a whole list against the sequence it will edit; empty when the list can
+// be applied. Positions are those of the sequence before the list (ARCHITECTURE §2.1). Rules:
+// layers in range and unique; positions inside every affected layer; pos1 < pos2; non-empty
+// replacements; token ids in the vocabulary; no two actions overlapping (actions_overlap); and
+// capacity: applying the list in order_for_application() order, no affected layer ever holds
+// more than `capacity` rows (replace_pair counted as one step: -2 then +n, so only its result
+// counts). Checking the peak, not just the end, matters because a growing replace may be
+// applied before a shrinking delete below it. Every fault is reported, not just the first.
+std::vector<ValidationError> validate_action_list(const ActionList& list,
+                                                  const SequenceShape& shape);
+
+// The order in which to apply a valid list so that no action shifts a row that a later one
+// still refers to: positional actions (replace_pair, delete) by descending first position
+// (original_pos1 or pos), ties kept in list order, then every add in list order. Why this is
+// safe: on each layer, overlap-free spans are disjoint, so an action applied first lies wholly
+// above every later one that shares its layer, and edits only move rows above their first
+// position. Returns indices into `list`.
+std::vector<int> application_order(const ActionList& list);
+ActionList order_for_application(const ActionList& list);
+
+}  // namespace kvw

@@ -1,0 +1,135 @@
+// Numeric alignment: reference passes over the mirror, rebuild, suffix recompute and drift.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/state/state_error.h"
+#include "core/state/state_manager.h"
+
+namespace kvw {
+
+namespace {
+
+bool same_prefix(const std::vector<int32_t>& a_tokens, const std::vector<int32_t>& a_phases,
+                 const std::vector<int32_t>& b_tokens, const std::vector<int32_t>& b_phases,
+                 int n) {
+    return int(a_tokens.size()) >= n && int(b_tokens.size()) >= n &&
+           std::equal(a_tokens.begin(), a_tokens.begin() + n, b_tokens.begin()) &&
+           std::equal(a_phases.begin(), a_phases.begin() + n, b_phases.begin());
+}
+
+// max |a - b| / ||b|| over one row (absolute when the reference row is zero).
+float relative_row_error(const float* cached, const float* ref, int n) {
+    double max_diff = 0.0, norm = 0.0;
+    for (int i = 0; i < n; ++i) {
+        max_diff = std::max(max_diff, std::fabs(double(cached[i]) - double(ref[i])));
+        norm += double(ref[i]) * double(ref[i]);
+    }
+    norm = std::sqrt(norm);
+    return float(norm > 0.0 ? max_diff / norm : max_diff);
+}
+
+}  // namespace
+
+// Layers holding the same (tokens, phases) list share one forward pass. A layer's K/V depend on
+// every layer below it, so the pass runs the list through the whole model and each layer of the
+// group keeps its own K/V. Rows before from_row are reused as context only when every layer
+// holds that same prefix in both mirror and cache; otherwise the group is recomputed from row 0.
+StateManager::Recompute StateManager::reference(int from_row) const {
+    const int L = n_layers();
+    std::vector<std::vector<int32_t>> toks(static_cast<size_t>(L)), phases(toks.size());
+    for (int l = 0; l < L; ++l) {
+        toks[size_t(l)] = tokens(l);
+        phases[size_t(l)] = layer_map(l).rope_pos;
+    }
+    Recompute rec;
+    rec.first_row.assign(size_t(L), 0);
+    rec.k.resize(size_t(L));
+    rec.v.resize(size_t(L));
+    std::vector<bool> done(size_t(L), false);
+    for (int rep = 0; rep < L; ++rep) {
+        if (done[size_t(rep)]) continue;
+        const auto& T = toks[size_t(rep)];
+        const auto& P = phases[size_t(rep)];
+        const int n = int(T.size());
+        std::vector<int> group;
+        for (int l = rep; l < L; ++l)
+            if (!done[size_t(l)] && toks[size_t(l)] == T && phases[size_t(l)] == P) {
+                group.push_back(l);
+                done[size_t(l)] = true;
+            }
+        int start = std::min(from_row, n);
+        for (int m = 0; m < L && start > 0; ++m)
+            if (cache_.rows(m) != rows(m) ||
+                !same_prefix(toks[size_t(m)], phases[size_t(m)], T, P, start))
+                start = 0;
+        for (int l : group) rec.first_row[size_t(l)] = start;
+        if (start == n) continue;
+
+        std::vector<Item> items;
+        for (int i = start; i < n; ++i) items.push_back(Item::of_token(T[size_t(i)]));
+        std::vector<LayerContext> context;
+        for (int m = 0; m < L; ++m) context.push_back(start > 0 ? cache_.view(m, start)
+                                                                : LayerContext{});
+        const bool has_layer0 = group.front() == 0;
+        ForwardOutput out = engine_.forward(
+            items, std::span<const int32_t>(P).subspan(size_t(start)), context,
+            ForwardOptions{has_layer0, false});
+        for (int l : group) {
+            rec.k[size_t(l)] = std::move(out.k[size_t(l)]);
+            rec.v[size_t(l)] = std::move(out.v[size_t(l)]);
+        }
+        if (has_layer0) rec.logits = std::move(out.logits);
+    }
+    return rec;
+}
+
+void StateManager::rebuild_from_mirror() { recompute_suffix(0); }
+
+void StateManager::recompute_suffix(int from_row) {
+    if (from_row < 0)
+        throw StateError(StateErrorKind::RowOutOfRange, "recompute_suffix",
+                         "from_row " + std::to_string(from_row) + " is negative");
+    Recompute rec = reference(from_row);
+    last_attention_mass_.clear();
+    for (int l = 0; l < n_layers(); ++l) {
+        const int first = rec.first_row[size_t(l)];
+        const int n = rows(l) - first;
+        if (n == 0 && cache_.rows(l) == rows(l)) continue;
+        cache_.truncate(l, std::min(first, cache_.rows(l)));
+        cache_.append(l, rec.k[size_t(l)].data(), rec.v[size_t(l)].data(), n);
+    }
+    if (!rec.logits.empty()) last_logits_ = std::move(rec.logits);
+}
+
+DriftReport StateManager::measure_drift(float tolerance) const {
+    const Recompute rec = reference(0);
+    const int kv_dim = cache_.kv_dim();
+    DriftReport report;
+    report.tolerance = tolerance;
+    for (int l = 0; l < n_layers(); ++l) {
+        LayerDrift d;
+        d.tolerance = tolerance;
+        const int ref_rows = rows(l);
+        const int cached_rows = cache_.rows(l);
+        const int n = std::max(ref_rows, cached_rows);
+        for (int r = 0; r < n; ++r) {
+            float dk = std::numeric_limits<float>::infinity(), dv = dk;
+            if (r < ref_rows && r < cached_rows) {
+                const size_t at = size_t(r) * size_t(kv_dim);
+                dk = relative_row_error(cache_.k_row(l, r), rec.k[size_t(l)].data() + at, kv_dim);
+                dv = relative_row_error(cache_.v_row(l, r), rec.v[size_t(l)].data() + at, kv_dim);
+            }
+            d.k.push_back(dk);
+            d.v.push_back(dv);
+            if (d.first_stale_row < 0 && d.stale(r)) d.first_stale_row = r;
+        }
+        if (report.first_diverging_layer < 0 && d.first_stale_row >= 0)
+            report.first_diverging_layer = l;
+        report.layers.push_back(std::move(d));
+    }
+    return report;
+}
+
+}  // namespace kvw

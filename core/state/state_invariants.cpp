@@ -1,0 +1,135 @@
+// Structural alignment: the cheap invariants, the state hash and the test hooks that break them.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/state/state_error.h"
+#include "core/state/state_manager.h"
+
+namespace kvw {
+
+namespace {
+
+InvariantResult failed(std::string name, int layer, int row, std::string detail) {
+    return InvariantResult{std::move(name), false, layer, row, std::move(detail)};
+}
+
+InvariantResult passed(std::string name, int layer) {
+    return InvariantResult{std::move(name), true, layer, -1, {}};
+}
+
+// FNV-1a, 64 bit.
+struct Fnv {
+    uint64_t h = 0xcbf29ce484222325ull;
+    void bytes(const void* p, size_t n) {
+        const auto* b = static_cast<const unsigned char*>(p);
+        for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+    }
+    template <class T> void value(const T& v) { bytes(&v, sizeof v); }
+};
+
+}  // namespace
+
+std::vector<InvariantResult> StateManager::check_invariants() const {
+    std::vector<InvariantResult> out;
+    for (int l = 0; l < n_layers(); ++l) {
+        const LayerMap& map = maps_[size_t(l)];
+        const int n = map.rows();
+
+        if (cache_.rows(l) != n || int(map.rope_pos.size()) != n)
+            out.push_back(failed("rows_aligned", l, -1,
+                                 "cache " + std::to_string(cache_.rows(l)) + " rows, pos2ledger " +
+                                     std::to_string(n) + ", rope_pos " +
+                                     std::to_string(map.rope_pos.size())));
+        else
+            out.push_back(passed("rows_aligned", l));
+
+        // Every row names a record live in this layer, and the ledger has no other such record.
+        InvariantResult live = passed("ids_live", l);
+        for (int r = 0; r < n && live.passed; ++r) {
+            const int64_t id = map.pos2ledger[size_t(r)];
+            if (!ledger_.contains(id))
+                live = failed("ids_live", l, r, "no ledger record " + std::to_string(id));
+            else if (ledger_.at(id).status[size_t(l)] != RowStatus::Live)
+                live = failed("ids_live", l, r,
+                              "record " + std::to_string(id) + " is not live in this layer");
+        }
+        if (live.passed) {
+            const auto entries = ledger_.entries();
+            const auto held = std::count_if(entries.begin(), entries.end(), [&](const auto& e) {
+                return e.status[size_t(l)] == RowStatus::Live;
+            });
+            if (held != n)
+                live = failed("ids_live", l, -1,
+                              "ledger has " + std::to_string(held) +
+                                  " records live in this layer, pos2ledger " +
+                                  std::to_string(n) + " rows");
+        }
+        out.push_back(live);
+
+        InvariantResult unique = passed("ids_unique", l);
+        std::vector<std::pair<int64_t, int>> sorted;
+        for (int r = 0; r < n; ++r) sorted.emplace_back(map.pos2ledger[size_t(r)], r);
+        std::sort(sorted.begin(), sorted.end());
+        for (size_t i = 1; i < sorted.size() && unique.passed; ++i)
+            if (sorted[i].first == sorted[i - 1].first)
+                unique = failed("ids_unique", l, std::max(sorted[i].second, sorted[i - 1].second),
+                                "record " + std::to_string(sorted[i].first) + " held twice");
+        out.push_back(unique);
+
+        InvariantResult rope = passed("rope_policy", l);
+        for (int r = 0; r < std::min(n, int(map.rope_pos.size())) && rope.passed; ++r) {
+            const int32_t phase = map.rope_pos[size_t(r)];
+            const bool ok = policy_ == RopePolicy::Reindex    ? phase == r
+                            : policy_ == RopePolicy::Original ? phase == map.pos2ledger[size_t(r)]
+                                                              : phase >= 0 && phase < cache_.capacity();
+            if (!ok)
+                rope = failed("rope_policy", l, r,
+                              std::string(rope_policy_name(policy_)) + ": phase " +
+                                  std::to_string(phase) + " at row " + std::to_string(r));
+        }
+        out.push_back(rope);
+    }
+    return out;
+}
+
+uint64_t StateManager::state_hash() const {
+    Fnv f;
+    f.value(policy_);
+    for (const LedgerEntry& e : ledger_.entries()) {
+        f.value(e.id);
+        f.value(e.kind);
+        f.value(e.token_id);
+        f.bytes(e.piece.data(), e.piece.size());
+        f.value(e.born_tick);
+        f.value(e.died_tick);
+        f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
+        f.bytes(e.status.data(), e.status.size());
+    }
+    const size_t row_bytes = size_t(cache_.kv_dim()) * sizeof(float);
+    for (int l = 0; l < n_layers(); ++l) {
+        const LayerMap& map = maps_[size_t(l)];
+        f.value(map.rows());
+        f.bytes(map.pos2ledger.data(), map.pos2ledger.size() * sizeof(int64_t));
+        f.bytes(map.rope_pos.data(), map.rope_pos.size() * sizeof(int32_t));
+        const LayerContext view = cache_.view(l);
+        f.value(view.rows);
+        f.bytes(view.k, size_t(view.rows) * row_bytes);
+        f.bytes(view.v, size_t(view.rows) * row_bytes);
+    }
+    return f.h;
+}
+
+void StateManager::debug_desync_row(int layer, int row) {
+    if (layer < 0 || layer >= n_layers())
+        throw StateError(StateErrorKind::LayerOutOfRange, "debug_desync_row",
+                         "layer " + std::to_string(layer));
+    LayerMap& map = maps_[size_t(layer)];
+    if (row < 0 || row >= map.rows())
+        throw StateError(StateErrorKind::RowOutOfRange, "debug_desync_row",
+                         "row " + std::to_string(row));
+    int64_t& id = map.pos2ledger[size_t(row)];
+    id = ledger_.size() > 1 ? (id + 1) % ledger_.size() : -1;
+}
+
+}  // namespace kvw

@@ -1,0 +1,248 @@
+#include "core/state/state_manager.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/math/rope.h"
+#include "core/state/state_error.h"
+
+namespace kvw {
+
+namespace {
+
+std::vector<Item> items_of(std::span<const int32_t> tokens) {
+    std::vector<Item> items;
+    items.reserve(tokens.size());
+    for (int32_t t : tokens) items.push_back(Item::of_token(t));
+    return items;
+}
+
+}  // namespace
+
+StateManager::StateManager(const Transformer& engine, StateOptions options)
+    : engine_(engine),
+      policy_(options.policy),
+      guard_(options.guard),
+      ledger_(engine.model().config.n_layers),
+      maps_(size_t(engine.model().config.n_layers)),
+      cache_(engine.model().config.n_layers, engine.model().config.kv_dim(),
+             options.capacity > 0 ? options.capacity : engine.model().config.max_context) {}
+
+std::vector<int32_t> StateManager::tokens(int layer) const {
+    std::vector<int32_t> out;
+    for (int64_t id : layer_map(layer).pos2ledger) out.push_back(ledger_.at(id).token_id);
+    return out;
+}
+
+// ---- validation -------------------------------------------------------------------------------
+
+std::vector<int> StateManager::resolve_layers(const LayerSet& layers,
+                                              const char* primitive) const {
+    std::vector<int> out;
+    if (layers.empty()) {
+        for (int l = 0; l < n_layers(); ++l) out.push_back(l);
+        return out;
+    }
+    for (int l : layers)
+        if (l < 0 || l >= n_layers())
+            throw StateError(StateErrorKind::LayerOutOfRange, primitive,
+                             "layer " + std::to_string(l) + " of " + std::to_string(n_layers()));
+    out = layers;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+void StateManager::validate_tokens(std::span<const int32_t> tokens, const char* primitive) const {
+    if (tokens.empty()) throw StateError(StateErrorKind::NoItems, primitive, "no tokens given");
+    const int vocab = engine_.model().config.vocab_size;
+    for (size_t i = 0; i < tokens.size(); ++i)
+        if (tokens[i] < 0 || tokens[i] >= vocab)
+            throw StateError(StateErrorKind::TokenOutOfVocabulary, primitive,
+                             "token " + std::to_string(i) + " is " + std::to_string(tokens[i]) +
+                                 ", vocabulary size " + std::to_string(vocab));
+}
+
+namespace {
+
+void check_row(const char* primitive, int layer, int row, int limit) {
+    if (row < 0 || row > limit)
+        throw StateError(StateErrorKind::RowOutOfRange, primitive,
+                         "row " + std::to_string(row) + " outside [0, " + std::to_string(limit) +
+                             "] in layer " + std::to_string(layer));
+}
+
+}  // namespace
+
+// ---- shared steps -----------------------------------------------------------------------------
+
+std::vector<int64_t> StateManager::add_records(std::span<const int32_t> tokens, EntryKind kind,
+                                               int64_t tick) {
+    std::vector<int64_t> ids;
+    for (int32_t t : tokens)
+        ids.push_back(ledger_.add(kind, t, engine_.model().tokenizer.piece_text(t), tick));
+    return ids;
+}
+
+std::vector<int32_t> StateManager::new_phases(int row, std::span<const int64_t> ids) const {
+    std::vector<int32_t> phases;
+    for (size_t i = 0; i < ids.size(); ++i)
+        phases.push_back(policy_ == RopePolicy::Original ? int32_t(ids[i]) : int32_t(row + i));
+    return phases;
+}
+
+// Every primitive passes here exactly once, after the cache blade and before the mirror blade:
+// the one place where a failure leaves the two apart.
+void StateManager::between_blades(const char* primitive) {
+    if (fault_countdown_ > 0 && --fault_countdown_ == 0)
+        throw StateError(StateErrorKind::InjectedFault, primitive,
+                         "fault injected after the cache changed, before the mirror did");
+}
+
+void StateManager::end_primitive(const std::vector<int>& layers, const char* primitive) {
+    if (policy_ == RopePolicy::Reindex)
+        for (int l : layers) reindex_layer(l);
+    if (!guard_) return;
+    for (const InvariantResult& r : check_invariants())
+        if (!r.passed)
+            throw StateError(StateErrorKind::InvariantViolated, primitive,
+                             r.name + " in layer " + std::to_string(r.layer) + " row " +
+                                 std::to_string(r.row) + ": " + r.detail);
+}
+
+// The K-shift: a row whose phase is not its index is rotated by the difference.
+void StateManager::reindex_layer(int layer) {
+    const ModelConfig& c = engine_.model().config;
+    LayerMap& map = maps_[size_t(layer)];
+    for (int r = 0; r < map.rows(); ++r) {
+        const int delta = r - map.rope_pos[size_t(r)];
+        if (delta == 0) continue;
+        float* k = cache_.k_row(layer, r);
+        for (int h = 0; h < c.n_kv_heads; ++h)
+            rope_rerotate(k + size_t(h) * size_t(c.head_dim), c.head_dim, double(delta),
+                          c.rope_theta, c.rope_layout);
+        map.rope_pos[size_t(r)] = r;
+    }
+}
+
+void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t tick) {
+    last_attention_mass_.clear();
+    for (int l : layers) cache_.remove(l, row);
+    between_blades("remove");
+    for (int l : layers) {
+        const int64_t id = maps_[size_t(l)].pos2ledger[size_t(row)];
+        maps_[size_t(l)].remove(row);
+        ledger_.mark_removed(id, l, tick);
+    }
+}
+
+void StateManager::do_insert(const std::vector<int>& layers, int row,
+                             std::span<const int32_t> tokens, EntryKind kind, int64_t tick) {
+    last_attention_mass_.clear();
+    const std::vector<int64_t> ids = add_records(tokens, kind, tick);
+    const std::vector<int32_t> phases = new_phases(row, ids);
+    std::vector<LayerContext> context;
+    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_.view(l, std::min(row, rows(l))));
+    const std::vector<Item> items = items_of(tokens);
+    ForwardOutput out = engine_.forward(items, phases, context, ForwardOptions{false, false});
+    const int n = int(tokens.size());
+    for (int l : layers) cache_.insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+    between_blades("insert");
+    for (int l : layers) {
+        maps_[size_t(l)].insert(row, ids, phases);
+        for (int64_t id : ids) ledger_.mark_live(id, l);
+    }
+}
+
+// ---- primitives -------------------------------------------------------------------------------
+
+const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, EntryKind kind,
+                                               int64_t tick) {
+    validate_tokens(tokens, "append");
+    const int n = int(tokens.size());
+    for (int l = 0; l < n_layers(); ++l) cache_.check_room(l, n);
+
+    const std::vector<int64_t> ids = add_records(tokens, kind, tick);
+    const std::vector<int32_t> phases = new_phases(rows(0), ids);
+    std::vector<LayerContext> context;
+    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_.view(l, rows(l)));
+    const std::vector<Item> items = items_of(tokens);
+    ForwardOutput out = engine_.forward(items, phases, context, ForwardOptions{true, true});
+    for (int l = 0; l < n_layers(); ++l)
+        cache_.append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+    between_blades("append");
+    std::vector<int> all;
+    for (int l = 0; l < n_layers(); ++l) {
+        maps_[size_t(l)].insert(rows(l), ids, phases);
+        for (int64_t id : ids) ledger_.mark_live(id, l);
+        all.push_back(l);
+    }
+    last_logits_ = std::move(out.logits);
+    last_attention_mass_ = std::move(out.attention_mass);
+    end_primitive(all, "append");
+    return last_logits_;
+}
+
+void StateManager::remove(const LayerSet& layer_set, int row, int64_t tick) {
+    const std::vector<int> layers = resolve_layers(layer_set, "remove");
+    for (int l : layers) check_row("remove", l, row, rows(l) - 1);
+    do_remove(layers, row, tick);
+    end_primitive(layers, "remove");
+}
+
+void StateManager::insert(const LayerSet& layer_set, int row, std::span<const int32_t> tokens,
+                          EntryKind kind, int64_t tick) {
+    const std::vector<int> layers = resolve_layers(layer_set, "insert");
+    validate_tokens(tokens, "insert");
+    for (int l : layers) {
+        check_row("insert", l, row, rows(l));
+        cache_.check_room(l, int(tokens.size()));
+    }
+    do_insert(layers, row, tokens, kind, tick);
+    end_primitive(layers, "insert");
+}
+
+void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
+                                std::span<const int32_t> tokens, int64_t tick) {
+    const std::vector<int> layers = resolve_layers(layer_set, "replace_pair");
+    validate_tokens(tokens, "replace_pair");
+    if (p1 >= p2)
+        throw StateError(StateErrorKind::PairOrder, "replace_pair",
+                         "pos1 " + std::to_string(p1) + " is not before pos2 " +
+                             std::to_string(p2));
+    const int grow = int(tokens.size()) - 2;
+    for (int l : layers) {
+        check_row("replace_pair", l, p1, rows(l) - 1);
+        check_row("replace_pair", l, p2, rows(l) - 1);
+        if (grow > 0) cache_.check_room(l, grow);
+    }
+    do_remove(layers, p2, tick);
+    end_primitive(layers, "remove");
+    do_remove(layers, p1, tick);
+    end_primitive(layers, "remove");
+    do_insert(layers, p1, tokens, EntryKind::Replacement, tick);
+    end_primitive(layers, "insert");
+}
+
+void StateManager::reset(int64_t tick) {
+    cache_.reset();
+    for (int l = 0; l < n_layers(); ++l) {
+        for (int64_t id : maps_[size_t(l)].pos2ledger) ledger_.mark_removed(id, l, tick);
+        maps_[size_t(l)].clear();
+    }
+    last_logits_.clear();
+    last_attention_mass_.clear();
+}
+
+// ---- tick support -----------------------------------------------------------------------------
+
+MirrorSnapshot StateManager::snapshot_mirror() const { return {maps_, ledger_.liveness()}; }
+
+void StateManager::restore_mirror(const MirrorSnapshot& snapshot, int64_t tick) {
+    maps_ = snapshot.maps;
+    ledger_.restore_liveness(snapshot.liveness, tick);
+}
+
+void StateManager::inject_fault_at(int k) { fault_countdown_ = std::max(k, 0); }
+
+}  // namespace kvw

@@ -1,0 +1,139 @@
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/cache/kv_store.h"
+#include "core/engine/transformer.h"
+#include "core/mirror/layer_map.h"
+#include "core/mirror/ledger.h"
+#include "core/state/drift_report.h"
+#include "core/state/invariant_result.h"
+#include "core/state/rope_policy.h"
+
+namespace kvw {
+
+// Layers an edit applies to; empty means every layer (as in Action::layers).
+using LayerSet = std::vector<int>;
+
+struct StateOptions {
+    int capacity = 0;  // rows per layer; 0: the model's max_context
+    RopePolicy policy = RopePolicy::FinalIndex;
+    bool guard = true;  // re-check the cheap invariants after every primitive
+};
+
+// The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
+struct MirrorSnapshot {
+    std::vector<LayerMap> maps;
+    Ledger::Liveness liveness;
+};
+
+// The coupled cache + mirror ("a knife with two blades"): the only code that mutates a KvStore
+// or a pos2ledger. Every primitive validates its arguments (StateError / CapacityExceeded before
+// anything changes), then changes the tensors, pos2ledger and rope_pos of the same layers at the
+// same rows, then — in guard mode — re-checks the cheap invariants and throws
+// StateError(InvariantViolated) when one fails.
+class StateManager {
+public:
+    StateManager(const Transformer& engine, StateOptions options);
+
+    // ---- primitives -------------------------------------------------------------------------
+    // Writes the tokens after the last row of every layer (prefill and decode alike) and
+    // returns the logits of the last one.
+    const std::vector<float>& append(std::span<const int32_t> tokens, EntryKind kind,
+                                     int64_t tick);
+    void remove(const LayerSet& layers, int row, int64_t tick);
+    // K/V of the new rows come from the engine with each layer's rows [0, row) as context, at
+    // the phases the policy gives (FinalIndex/Reindex: row + i; Original: the new ledger ids).
+    void insert(const LayerSet& layers, int row, std::span<const int32_t> tokens, EntryKind kind,
+                int64_t tick);
+    // remove(p2), remove(p1), insert(p1, tokens) as Replacement; p1 < p2 validated up front.
+    void replace_pair(const LayerSet& layers, int p1, int p2, std::span<const int32_t> tokens,
+                      int64_t tick);
+    // Empties the cache and every pos2ledger; records still live become Removed at `tick`.
+    void reset(int64_t tick);
+
+    // ---- numeric alignment ------------------------------------------------------------------
+    // One forward pass per distinct (tokens, phases) list held by the layers; each layer gets
+    // the K/V of the list it holds. Also refreshes last_logits().
+    void rebuild_from_mirror();
+    // Recomputes rows >= from_row of every layer with rows [0, from_row) as context; gives the
+    // same cache as rebuild_from_mirror() when the rows before from_row are exact.
+    void recompute_suffix(int from_row);
+    // Against a fresh reference pass (no stored state is trusted).
+    DriftReport measure_drift(float tolerance = 1e-5f) const;
+
+    // ---- structural alignment ---------------------------------------------------------------
+    std::vector<InvariantResult> check_invariants() const;
+    // FNV-1a over the ledger, the maps and the live cache bytes: equal states hash equal.
+    uint64_t state_hash() const;
+
+    // ---- tick support -----------------------------------------------------------------------
+    MirrorSnapshot snapshot_mirror() const;
+    // Puts the maps back and restores ledger liveness (see Ledger::restore_liveness); the cache
+    // is not touched: call rebuild_from_mirror() afterwards.
+    void restore_mirror(const MirrorSnapshot& snapshot, int64_t tick);
+
+    // ---- read access ------------------------------------------------------------------------
+    const Transformer& engine() const { return engine_; }
+    const Ledger& ledger() const { return ledger_; }
+    const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
+    const KvStore& cache() const { return cache_; }
+    int n_layers() const { return cache_.n_layers(); }
+    int rows(int layer) const { return layer_map(layer).rows(); }
+    std::vector<int32_t> tokens(int layer) const;  // the mirror's token ids of a layer's rows
+    RopePolicy policy() const { return policy_; }
+    bool guard() const { return guard_; }
+    void set_guard(bool on) { guard_ = on; }
+    const std::vector<float>& last_logits() const { return last_logits_; }
+    // [layer][row]: the attention weight each row received from the last append's queries
+    // (summed over heads and queries); empty once any other primitive moved rows, because the
+    // rows it was measured on are gone.
+    const std::vector<std::vector<float>>& last_attention_mass() const {
+        return last_attention_mass_;
+    }
+    void set_brightness(int64_t id, int layer, float value) {
+        ledger_.set_brightness(id, layer, value);
+    }
+
+    // ---- test hooks -------------------------------------------------------------------------
+    // Points a row of one layer's pos2ledger at another record without touching the cache, so
+    // that the invariants (and the views that show them) go red.
+    void debug_desync_row(int layer, int row);
+    // The k-th primitive started from now (1-based; 0 disables) throws
+    // StateError(InjectedFault) after it changed the cache and before it changed the mirror.
+    void inject_fault_at(int k);
+
+private:
+    std::vector<int> resolve_layers(const LayerSet& layers, const char* primitive) const;
+    void validate_tokens(std::span<const int32_t> tokens, const char* primitive) const;
+    std::vector<int64_t> add_records(std::span<const int32_t> tokens, EntryKind kind,
+                                     int64_t tick);
+    std::vector<int32_t> new_phases(int row, std::span<const int64_t> ids) const;
+    void between_blades(const char* primitive);
+    void end_primitive(const std::vector<int>& layers, const char* primitive);
+    void reindex_layer(int layer);
+    void do_remove(const std::vector<int>& layers, int row, int64_t tick);
+    void do_insert(const std::vector<int>& layers, int row, std::span<const int32_t> tokens,
+                   EntryKind kind, int64_t tick);
+    // The reference K/V of every layer for rows >= from_row (see recompute_suffix).
+    struct Recompute {
+        std::vector<int> first_row;  // [layer]: rows before it were reused as context
+        std::vector<std::vector<float>> k, v;  // [layer][(mirror rows - first_row) * kv_dim]
+        std::vector<float> logits;             // of the last row of layer 0's list, if computed
+    };
+    Recompute reference(int from_row) const;
+
+    const Transformer& engine_;
+    RopePolicy policy_;
+    bool guard_;
+    Ledger ledger_;
+    std::vector<LayerMap> maps_;
+    KvStore cache_;
+    std::vector<float> last_logits_;
+    std::vector<std::vector<float>> last_attention_mass_;
+    int fault_countdown_ = 0;
+};
+
+}  // namespace kvw

@@ -1,0 +1,89 @@
+#include "core/state/tick.h"
+
+#include <exception>
+#include <variant>
+
+#include <spdlog/spdlog.h>
+
+#include "core/cache/cache_error.h"
+#include "core/state/state_error.h"
+
+namespace kvw {
+
+namespace {
+
+const char* action_name(const Action& a) {
+    if (std::holds_alternative<ReplacePairAction>(a.op)) return "replace_pair";
+    if (std::holds_alternative<DeleteAction>(a.op)) return "delete";
+    return "add";
+}
+
+}  // namespace
+
+SequenceShape sequence_shape(const StateManager& state) {
+    SequenceShape shape;
+    for (int l = 0; l < state.n_layers(); ++l) shape.rows_per_layer.push_back(state.rows(l));
+    shape.capacity = state.cache().capacity();
+    shape.vocab_size = state.engine().model().config.vocab_size;
+    return shape;
+}
+
+TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick) {
+    TickResult result;
+    result.tick = tick;
+    result.rejections = validate_action_list(actions, sequence_shape(state));
+    if (!result.rejections.empty()) {
+        result.rejected = true;
+        return result;
+    }
+
+    // application_order() puts the adds last; they go in as one append.
+    std::vector<int> edits;
+    std::vector<int32_t> appended;
+    for (int i : application_order(actions)) {
+        if (const auto* add = std::get_if<AddAction>(&actions[size_t(i)].op))
+            appended.push_back(add->token_id);
+        else
+            edits.push_back(i);
+    }
+
+    const MirrorSnapshot before = state.snapshot_mirror();
+    int current = -1;
+    try {
+        for (int i : edits) {
+            current = i;
+            const Action& a = actions[size_t(i)];
+            if (const auto* r = std::get_if<ReplacePairAction>(&a.op))
+                state.replace_pair(a.layers, r->original_pos1, r->original_pos2,
+                                   r->new_token_ids, tick);
+            else
+                state.remove(a.layers, std::get<DeleteAction>(a.op).pos, tick);
+            ++result.actions_applied;
+        }
+        current = -1;
+        if (!appended.empty()) {
+            state.append(appended, EntryKind::Generated, tick);
+            result.actions_applied += int(appended.size());
+        }
+    } catch (const std::exception& e) {
+        result.aborted = true;
+        result.failed_action = current;
+        if (const auto* se = dynamic_cast<const StateError*>(&e))
+            result.failed_primitive = se->primitive();
+        else if (dynamic_cast<const CapacityExceeded*>(&e))
+            result.failed_primitive = "capacity";
+        else
+            result.failed_primitive = current >= 0 ? action_name(actions[size_t(current)])
+                                                   : "append";
+        result.abort_reason = e.what();
+        spdlog::error("tick {} aborted: action {} ({}), primitive {}: {}; rebuilding from mirror",
+                      tick, current, current >= 0 ? action_name(actions[size_t(current)]) : "add",
+                      result.failed_primitive, result.abort_reason);
+        state.restore_mirror(before, tick);
+        state.rebuild_from_mirror();
+        result.rebuilt = true;
+    }
+    return result;
+}
+
+}  // namespace kvw
