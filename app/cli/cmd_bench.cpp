@@ -1,6 +1,7 @@
 // kvw bench: speed measured side by side in one run and printed as ratios.
 //   decode: prefill and decode tokens/s of tinyllama-shape per weight type, against the memory
 //           read bandwidth of this machine measured in the same run.
+//   edits:  cache layouts compared on one replace_pair (cmd_bench_edits.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -110,9 +111,13 @@ int bench_decode(const CliArgs& args) {
 }  // namespace
 
 int cmd_bench(const Words& words) {
+    if (!words.empty() && words[0] == "edits")  // each benchmark takes its own options
+        return cmd_bench_edits(Words(words.begin() + 1, words.end()));
+    if (!words.empty() && words[0] == "ui")
+        return cmd_bench_ui(Words(words.begin() + 1, words.end()));
     const CliArgs args(words, {"types", "prompt-tokens", "decode-tokens", "backend"});
     if (args.positional().size() != 1 || args.positional()[0] != "decode")
-        throw UsageError("bench takes one benchmark name: decode");
+        throw UsageError("bench takes one benchmark name: decode, edits or ui");
     return bench_decode(args);
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli_args.h"
 #include "commands.h"
+#include "sampling_args.h"
 #include "core/backend/backend_registry.h"
 #include "core/engine/generator.h"
 #include "core/engine/transformer.h"
@@ -27,13 +28,7 @@ int cmd_generate(const Words& words) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const auto model = load_model(args.get("model", "synthetic:tiny"));
-    SamplingParams sampling;
-    sampling.temperature = float(args.get_double("temp", 0.0));
-    sampling.top_k = int(args.get_int("top-k", 0));
-    sampling.top_p = float(args.get_double("top-p", 1.0));
-    sampling.seed = uint64_t(args.get_int("seed", 0));
-    if (sampling.temperature < 0 || sampling.top_k < 0 || sampling.top_p <= 0 || sampling.top_p > 1)
-        throw UsageError("need --temp >= 0, --top-k >= 0 and 0 < --top-p <= 1");
+    const SamplingParams sampling = sampling_from_args(args);
     const long n = args.get_int("n", 32);
     if (n < 0) throw UsageError("-n must be >= 0");
 

@@ -12,5 +12,9 @@ int cmd_tokenize(const Words& words);
 int cmd_info(const Words& words);
 int cmd_make_model(const Words& words);
 int cmd_bench(const Words& words);
+int cmd_bench_edits(const Words& words);  // `kvw bench edits`, dispatched by cmd_bench
+int cmd_bench_ui(const Words& words);     // `kvw bench ui`: runs kvw-bench-ui (Qt)
+int cmd_run(const Words& words);
+int cmd_replay(const Words& words);
 
 }  // namespace kvw::cli

@@ -22,7 +22,15 @@ constexpr const char* kUsage =
     "  tokenize   --model M TEXT            token ids and pieces of TEXT\n"
     "  info       PATH|synthetic:NAME       config, tensor table, vocabulary size\n"
     "  make-model tiny|tinyllama-shape OUT [--type f32|f16|bf16] [--seed S]\n"
+    "  run        --model M --prompt P --ticks N [--policy manual|pair-merge]\n"
+    "             [--rope final_index|reindex|original] [--actions FILE] [--trace OUT]\n"
+    "             [--capacity ROWS] [sampling options as for generate]\n"
+    "             FILE holds an action list, queued for the first tick\n"
+    "  replay     TRACE [--model M]          repeat a trace, check every state hash\n"
     "  bench      decode [--type f32|f16|all] [--prompt-tokens N] [--decode-tokens N]\n"
+    "  bench      edits [--model M] [--rows N] [--capacity N] [--prefill-rows N] [--reps N]\n"
+    "  bench      ui [--quick]             Frame build, layer-map repaint, UI stalls (kvw-bench-ui)\n"
+    "             [--full-reps N]   cache layouts compared on one replace_pair\n"
     "A model is a .gguf file, a Hugging Face folder, or synthetic:tiny / synthetic:tinyllama-shape.\n";
 
 }  // namespace
@@ -39,7 +47,8 @@ int main(int argc, char** argv) {
     const std::map<std::string, int (*)(const kvw::cli::Words&)> commands = {
         {"generate", kvw::cli::cmd_generate}, {"tokenize", kvw::cli::cmd_tokenize},
         {"info", kvw::cli::cmd_info},         {"make-model", kvw::cli::cmd_make_model},
-        {"bench", kvw::cli::cmd_bench},
+        {"bench", kvw::cli::cmd_bench},       {"run", kvw::cli::cmd_run},
+        {"replay", kvw::cli::cmd_replay},
     };
     const auto command = commands.find(argv[1]);
     if (command == commands.end()) {

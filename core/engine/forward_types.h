@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -13,12 +14,16 @@ struct Item {
     static Item of_token(int32_t id) { return Item{id, {}}; }
 };
 
-// Read-only view of one layer's cached rows, token-major: row r of K starts at k + r * kv_dim.
-// K rows are stored with RoPE already applied at their rope position.
+// Read-only view of one layer's cached rows, token-major: row j of K starts at
+// k + physical_row(j) * kv_dim. K rows are stored with RoPE already applied at their rope
+// position. `index` is set by a layout that keeps rows out of logical order (indirection).
 struct LayerContext {
     int rows = 0;
     const float* k = nullptr;
     const float* v = nullptr;
+    const int32_t* index = nullptr;  // [rows]: the physical row of each row; null: row j is j
+
+    size_t physical_row(int j) const { return size_t(index ? index[j] : j); }
 };
 
 struct ForwardOptions {

@@ -84,11 +84,11 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q,
         for (int64_t h = h_begin; h < h_end; ++h) {
             const int kv_off = int(h / group) * hd;
             auto k_row = [&](int j) {
-                return j < ctx.rows ? ctx.k + size_t(j) * kv_dim + kv_off
+                return j < ctx.rows ? ctx.k + ctx.physical_row(j) * kv_dim + kv_off
                                     : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
             };
             auto v_row = [&](int j) {
-                return j < ctx.rows ? ctx.v + size_t(j) * kv_dim + kv_off
+                return j < ctx.rows ? ctx.v + ctx.physical_row(j) * kv_dim + kv_off
                                     : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
             };
             for (int i = 0; i < n; ++i) {

@@ -10,6 +10,7 @@ const char* entry_kind_name(EntryKind kind) {
         case EntryKind::Prompt: return "prompt";
         case EntryKind::Generated: return "generated";
         case EntryKind::Replacement: return "replacement";
+        case EntryKind::Inserted: return "inserted";
         case EntryKind::Gist: return "gist";
     }
     return "?";

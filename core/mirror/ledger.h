@@ -7,7 +7,7 @@
 namespace kvw {
 
 // Where a ledger record came from.
-enum class EntryKind : uint8_t { Prompt, Generated, Replacement, Gist };
+enum class EntryKind : uint8_t { Prompt, Generated, Replacement, Inserted, Gist };
 const char* entry_kind_name(EntryKind kind);
 
 // A record's standing in one layer: never written there, held by a cache row, or dropped.

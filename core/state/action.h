@@ -19,13 +19,21 @@ struct AddAction {
     int32_t token_id = 0;
     bool operator==(const AddAction&) const = default;
 };
+// Not in the original format: new tokens before row `pos` (pos == rows appends after the
+// last row), their K/V computed with rows [0, pos) as context.
+struct InsertAction {
+    int pos = 0;
+    std::vector<int32_t> token_ids;
+    bool operator==(const InsertAction&) const = default;
+};
+
 struct DeleteAction {
     int pos = 0;
     bool operator==(const DeleteAction&) const = default;
 };
 
 struct Action {
-    std::variant<ReplacePairAction, AddAction, DeleteAction> op;
+    std::variant<ReplacePairAction, AddAction, DeleteAction, InsertAction> op;
     std::vector<int> layers;  // empty: every layer
     bool operator==(const Action&) const = default;
 };

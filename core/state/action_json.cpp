@@ -142,6 +142,7 @@ const std::vector<ActionSchema>& schemas() {
         {"replace_pair", {"original_pos1", "original_pos2", "new_token_ids"}},
         {"add", {"token_id"}},
         {"delete", {"pos"}},
+        {"insert", {"pos", "token_ids"}},
     };
     return s;
 }
@@ -161,7 +162,7 @@ Action parse_action(const json& obj, const ActionSite& site) {
                                      [&](const ActionSchema& s) { return name == s.name; });
     if (schema == schemas().end())
         fail(ActionParseErrorKind::UnknownAction, site, "action",
-             "unknown action '" + name + "' (expected replace_pair, add or delete)");
+             "unknown action '" + name + "' (expected replace_pair, add, delete or insert)");
 
     for (const auto& [key, value] : obj.items()) {
         const bool known = key == "action" || key == "layers" ||
@@ -186,6 +187,9 @@ Action parse_action(const json& obj, const ActionSite& site) {
                                                      "new_token_ids")};
     } else if (name == "add") {
         action.op = AddAction{read_non_negative_int(obj["token_id"], site, "token_id")};
+    } else if (name == "insert") {
+        action.op = InsertAction{read_non_negative_int(obj["pos"], site, "pos"),
+                                 read_int_array(obj["token_ids"], site, "token_ids")};
     } else {
         action.op = DeleteAction{read_non_negative_int(obj["pos"], site, "pos")};
     }
@@ -323,6 +327,8 @@ json action_object(const Action& action) {
                         {"new_token_ids", op.new_token_ids}};
             else if constexpr (std::is_same_v<T, AddAction>)
                 return {{"action", "add"}, {"token_id", op.token_id}};
+            else if constexpr (std::is_same_v<T, InsertAction>)
+                return {{"action", "insert"}, {"pos", op.pos}, {"token_ids", op.token_ids}};
             else
                 return {{"action", "delete"}, {"pos", op.pos}};
         },

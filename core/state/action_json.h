@@ -55,6 +55,7 @@ private:
 //   {"action":"replace_pair","original_pos1":45,"original_pos2":46,"new_token_ids":[1234]}
 //   {"action":"add","token_id":42}
 //   {"action":"delete","pos":12}
+//   {"action":"insert","pos":12,"token_ids":[5,6]}   (this tool's addition: before row 12)
 // each optionally with "layers":[...]. The text is one JSON array of such objects, one object,
 // or a sequence of objects (NDJSON, one per line; any whitespace between them is accepted).
 // Empty text (only whitespace) is an empty list. Only the syntax and the schema are checked

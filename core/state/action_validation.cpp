@@ -20,6 +20,7 @@ std::optional<Span> span_of(const Action& action) {
         return Span{std::min(r->original_pos1, r->original_pos2),
                     std::max(r->original_pos1, r->original_pos2)};
     if (const auto* d = std::get_if<DeleteAction>(&action.op)) return Span{d->pos, d->pos};
+    if (const auto* i = std::get_if<InsertAction>(&action.op)) return Span{i->pos, i->pos};
     return std::nullopt;
 }
 
@@ -38,6 +39,8 @@ std::string action_name(const Action& action) {
                        std::to_string(op.original_pos2);
             else if constexpr (std::is_same_v<T, AddAction>)
                 return "add " + std::to_string(op.token_id);
+            else if constexpr (std::is_same_v<T, InsertAction>)
+                return "insert " + std::to_string(op.pos);
             else
                 return "delete " + std::to_string(op.pos);
         },
@@ -86,13 +89,15 @@ std::vector<int> affected_layers(const Action& action, int index, int n_layers, 
     return layers;
 }
 
+// `end_allowed`: pos may equal the row count (an insert after the last row).
 void check_position(int pos, const char* field, int index, const std::vector<int>& layers,
-                    const SequenceShape& shape, Report& report) {
+                    const SequenceShape& shape, Report& report, bool end_allowed = false) {
     // The affected layer with the fewest rows decides; naming it makes the fault findable.
     const auto fewest = std::min_element(layers.begin(), layers.end(), [&](int a, int b) {
         return shape.rows_per_layer[size_t(a)] < shape.rows_per_layer[size_t(b)];
     });
-    if (pos >= 0 && (fewest == layers.end() || pos < shape.rows_per_layer[size_t(*fewest)]))
+    if (pos >= 0 && (fewest == layers.end() ||
+                     pos < shape.rows_per_layer[size_t(*fewest)] + (end_allowed ? 1 : 0)))
         return;
     const std::string where =
         fewest == layers.end()
@@ -131,6 +136,14 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
         check_token(a->token_id, "token_id", index, shape, report);
     } else if (const auto* d = std::get_if<DeleteAction>(&action.op)) {
         check_position(d->pos, "pos", index, layers, shape, report);
+    } else if (const auto* in = std::get_if<InsertAction>(&action.op)) {
+        check_position(in->pos, "pos", index, layers, shape, report, true);
+        if (in->token_ids.empty())
+            report.add(ValidationRule::EmptyReplacement, index, "token_ids",
+                       "token_ids is empty (an insert needs at least one token)");
+        for (size_t i = 0; i < in->token_ids.size(); ++i)
+            check_token(in->token_ids[i], "token_ids[" + std::to_string(i) + "]", index, shape,
+                        report);
     }
 }
 
@@ -142,7 +155,7 @@ void check_overlaps(const ActionList& list, Report& report) {
             const Span b = *span_of(list[j]);
             const bool same = a.first == b.first && a.last == b.last;
             const char* field =
-                std::holds_alternative<DeleteAction>(list[j].op) ? "pos" : "original_pos1";
+                std::holds_alternative<ReplacePairAction>(list[j].op) ? "original_pos1" : "pos";
             report.add(ValidationRule::Overlap, int(j), field,
                        std::string(same ? "duplicates" : "overlaps") + " action " +
                            std::to_string(i) + " (" + action_name(list[i]) +
@@ -156,6 +169,7 @@ void check_overlaps(const ActionList& list, Report& report) {
 int row_delta(const Action& action) {
     if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
         return int(r->new_token_ids.size()) - 2;
+    if (const auto* i = std::get_if<InsertAction>(&action.op)) return int(i->token_ids.size());
     return std::holds_alternative<AddAction>(action.op) ? 1 : -1;
 }
 
@@ -178,8 +192,11 @@ void check_capacity(const ActionList& list, const std::vector<std::vector<int>>&
                          " rows";
         }
         if (overflows.empty()) continue;
-        const bool add = std::holds_alternative<AddAction>(list[size_t(index)].op);
-        report.add(ValidationRule::CapacityExceeded, index, add ? "token_id" : "new_token_ids",
+        const Action& action = list[size_t(index)];
+        const char* field = std::holds_alternative<AddAction>(action.op)      ? "token_id"
+                            : std::holds_alternative<InsertAction>(action.op) ? "token_ids"
+                                                                               : "new_token_ids";
+        report.add(ValidationRule::CapacityExceeded, index, field,
                    overflows + ", beyond the capacity of " + std::to_string(shape.capacity));
     }
 }

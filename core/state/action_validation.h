@@ -18,7 +18,7 @@ enum class ValidationRule {
     DuplicateLayer,        // a layer listed twice in one action
     PositionOutOfRange,    // a position outside [0, rows) of an affected layer
     PairOrder,             // replace_pair with original_pos1 >= original_pos2
-    EmptyReplacement,      // replace_pair with no new_token_ids
+    EmptyReplacement,      // replace_pair with no new_token_ids, insert with no token_ids
     TokenOutOfVocabulary,  // a token id outside [0, vocab_size)
     Overlap,               // two actions touch the same rows on a common layer
     CapacityExceeded,      // a layer would hold more than `capacity` rows
@@ -33,7 +33,7 @@ struct ValidationError {
     std::string message;    // one line naming the action, the field and the values
 };
 
-// The rows an action touches in each of its layers: [pos, pos] for delete, [pos1, pos2] for
+// The rows an action touches in each of its layers: [pos, pos] for delete and insert, [pos1, pos2] for
 // replace_pair (the rows between are included, because the replacement closes the gap at pos1
 // and so moves them), none for add. Two actions overlap when their spans intersect and they
 // share a layer (an empty `layers` shares every layer). The same test serves validation and

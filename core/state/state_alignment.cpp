@@ -61,7 +61,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
             }
         int start = std::min(from_row, n);
         for (int m = 0; m < L && start > 0; ++m)
-            if (cache_.rows(m) != rows(m) ||
+            if (cache_->rows(m) != rows(m) ||
                 !same_prefix(toks[size_t(m)], phases[size_t(m)], T, P, start))
                 start = 0;
         for (int l : group) rec.first_row[size_t(l)] = start;
@@ -70,7 +70,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         std::vector<Item> items;
         for (int i = start; i < n; ++i) items.push_back(Item::of_token(T[size_t(i)]));
         std::vector<LayerContext> context;
-        for (int m = 0; m < L; ++m) context.push_back(start > 0 ? cache_.view(m, start)
+        for (int m = 0; m < L; ++m) context.push_back(start > 0 ? cache_->view(m, start)
                                                                 : LayerContext{});
         const bool has_layer0 = group.front() == 0;
         ForwardOutput out = engine_.forward(
@@ -96,30 +96,30 @@ void StateManager::recompute_suffix(int from_row) {
     for (int l = 0; l < n_layers(); ++l) {
         const int first = rec.first_row[size_t(l)];
         const int n = rows(l) - first;
-        if (n == 0 && cache_.rows(l) == rows(l)) continue;
-        cache_.truncate(l, std::min(first, cache_.rows(l)));
-        cache_.append(l, rec.k[size_t(l)].data(), rec.v[size_t(l)].data(), n);
+        if (n == 0 && cache_->rows(l) == rows(l)) continue;
+        cache_->truncate(l, std::min(first, cache_->rows(l)));
+        cache_->append(l, rec.k[size_t(l)].data(), rec.v[size_t(l)].data(), n);
     }
     if (!rec.logits.empty()) last_logits_ = std::move(rec.logits);
 }
 
 DriftReport StateManager::measure_drift(float tolerance) const {
     const Recompute rec = reference(0);
-    const int kv_dim = cache_.kv_dim();
+    const int kv_dim = cache_->kv_dim();
     DriftReport report;
     report.tolerance = tolerance;
     for (int l = 0; l < n_layers(); ++l) {
         LayerDrift d;
         d.tolerance = tolerance;
         const int ref_rows = rows(l);
-        const int cached_rows = cache_.rows(l);
+        const int cached_rows = cache_->rows(l);
         const int n = std::max(ref_rows, cached_rows);
         for (int r = 0; r < n; ++r) {
             float dk = std::numeric_limits<float>::infinity(), dv = dk;
             if (r < ref_rows && r < cached_rows) {
                 const size_t at = size_t(r) * size_t(kv_dim);
-                dk = relative_row_error(cache_.k_row(l, r), rec.k[size_t(l)].data() + at, kv_dim);
-                dv = relative_row_error(cache_.v_row(l, r), rec.v[size_t(l)].data() + at, kv_dim);
+                dk = relative_row_error(cache_->k_row(l, r), rec.k[size_t(l)].data() + at, kv_dim);
+                dv = relative_row_error(cache_->v_row(l, r), rec.v[size_t(l)].data() + at, kv_dim);
             }
             d.k.push_back(dk);
             d.v.push_back(dv);

@@ -36,9 +36,9 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
         const LayerMap& map = maps_[size_t(l)];
         const int n = map.rows();
 
-        if (cache_.rows(l) != n || int(map.rope_pos.size()) != n)
+        if (cache_->rows(l) != n || int(map.rope_pos.size()) != n)
             out.push_back(failed("rows_aligned", l, -1,
-                                 "cache " + std::to_string(cache_.rows(l)) + " rows, pos2ledger " +
+                                 "cache " + std::to_string(cache_->rows(l)) + " rows, pos2ledger " +
                                      std::to_string(n) + ", rope_pos " +
                                      std::to_string(map.rope_pos.size())));
         else
@@ -82,7 +82,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
             const int32_t phase = map.rope_pos[size_t(r)];
             const bool ok = policy_ == RopePolicy::Reindex    ? phase == r
                             : policy_ == RopePolicy::Original ? phase == map.pos2ledger[size_t(r)]
-                                                              : phase >= 0 && phase < cache_.capacity();
+                                                              : phase >= 0 && phase < cache_->capacity();
             if (!ok)
                 rope = failed("rope_policy", l, r,
                               std::string(rope_policy_name(policy_)) + ": phase " +
@@ -106,16 +106,15 @@ uint64_t StateManager::state_hash() const {
         f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
         f.bytes(e.status.data(), e.status.size());
     }
-    const size_t row_bytes = size_t(cache_.kv_dim()) * sizeof(float);
+    const size_t row_bytes = size_t(cache_->kv_dim()) * sizeof(float);
     for (int l = 0; l < n_layers(); ++l) {
         const LayerMap& map = maps_[size_t(l)];
         f.value(map.rows());
         f.bytes(map.pos2ledger.data(), map.pos2ledger.size() * sizeof(int64_t));
         f.bytes(map.rope_pos.data(), map.rope_pos.size() * sizeof(int32_t));
-        const LayerContext view = cache_.view(l);
-        f.value(view.rows);
-        f.bytes(view.k, size_t(view.rows) * row_bytes);
-        f.bytes(view.v, size_t(view.rows) * row_bytes);
+        f.value(cache_->rows(l));
+        for (int r = 0; r < cache_->rows(l); ++r) f.bytes(cache_->k_row(l, r), row_bytes);
+        for (int r = 0; r < cache_->rows(l); ++r) f.bytes(cache_->v_row(l, r), row_bytes);
     }
     return f.h;
 }

@@ -25,8 +25,9 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
       guard_(options.guard),
       ledger_(engine.model().config.n_layers),
       maps_(size_t(engine.model().config.n_layers)),
-      cache_(engine.model().config.n_layers, engine.model().config.kv_dim(),
-             options.capacity > 0 ? options.capacity : engine.model().config.max_context) {}
+      cache_(make_kv_layout(
+          options.layout, engine.model().config.n_layers, engine.model().config.kv_dim(),
+          options.capacity > 0 ? options.capacity : engine.model().config.max_context)) {}
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
     std::vector<int32_t> out;
@@ -117,7 +118,7 @@ void StateManager::reindex_layer(int layer) {
     for (int r = 0; r < map.rows(); ++r) {
         const int delta = r - map.rope_pos[size_t(r)];
         if (delta == 0) continue;
-        float* k = cache_.k_row(layer, r);
+        float* k = cache_->k_row(layer, r);
         for (int h = 0; h < c.n_kv_heads; ++h)
             rope_rerotate(k + size_t(h) * size_t(c.head_dim), c.head_dim, double(delta),
                           c.rope_theta, c.rope_layout);
@@ -127,7 +128,7 @@ void StateManager::reindex_layer(int layer) {
 
 void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t tick) {
     last_attention_mass_.clear();
-    for (int l : layers) cache_.remove(l, row);
+    for (int l : layers) cache_->remove(l, row);
     between_blades("remove");
     for (int l : layers) {
         const int64_t id = maps_[size_t(l)].pos2ledger[size_t(row)];
@@ -142,11 +143,12 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(row, ids);
     std::vector<LayerContext> context;
-    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_.view(l, std::min(row, rows(l))));
+    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, std::min(row, rows(l))));
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out = engine_.forward(items, phases, context, ForwardOptions{false, false});
     const int n = int(tokens.size());
-    for (int l : layers) cache_.insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+    for (int l : layers)
+        cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
     between_blades("insert");
     for (int l : layers) {
         maps_[size_t(l)].insert(row, ids, phases);
@@ -160,16 +162,16 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
                                                int64_t tick) {
     validate_tokens(tokens, "append");
     const int n = int(tokens.size());
-    for (int l = 0; l < n_layers(); ++l) cache_.check_room(l, n);
+    for (int l = 0; l < n_layers(); ++l) cache_->check_room(l, n);
 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(rows(0), ids);
     std::vector<LayerContext> context;
-    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_.view(l, rows(l)));
+    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, rows(l)));
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out = engine_.forward(items, phases, context, ForwardOptions{true, true});
     for (int l = 0; l < n_layers(); ++l)
-        cache_.append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+        cache_->append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
     between_blades("append");
     std::vector<int> all;
     for (int l = 0; l < n_layers(); ++l) {
@@ -196,7 +198,7 @@ void StateManager::insert(const LayerSet& layer_set, int row, std::span<const in
     validate_tokens(tokens, "insert");
     for (int l : layers) {
         check_row("insert", l, row, rows(l));
-        cache_.check_room(l, int(tokens.size()));
+        cache_->check_room(l, int(tokens.size()));
     }
     do_insert(layers, row, tokens, kind, tick);
     end_primitive(layers, "insert");
@@ -214,7 +216,7 @@ void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
     for (int l : layers) {
         check_row("replace_pair", l, p1, rows(l) - 1);
         check_row("replace_pair", l, p2, rows(l) - 1);
-        if (grow > 0) cache_.check_room(l, grow);
+        if (grow > 0) cache_->check_room(l, grow);
     }
     do_remove(layers, p2, tick);
     end_primitive(layers, "remove");
@@ -225,7 +227,7 @@ void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
 }
 
 void StateManager::reset(int64_t tick) {
-    cache_.reset();
+    cache_->reset();
     for (int l = 0; l < n_layers(); ++l) {
         for (int64_t id : maps_[size_t(l)].pos2ledger) ledger_.mark_removed(id, l, tick);
         maps_[size_t(l)].clear();

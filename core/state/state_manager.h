@@ -1,10 +1,12 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "core/cache/kv_store.h"
+#include "core/cache/cache_layout.h"
+#include "core/cache/kv_layout.h"
 #include "core/engine/transformer.h"
 #include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
@@ -21,6 +23,7 @@ struct StateOptions {
     int capacity = 0;  // rows per layer; 0: the model's max_context
     RopePolicy policy = RopePolicy::FinalIndex;
     bool guard = true;  // re-check the cheap invariants after every primitive
+    CacheLayout layout = CacheLayout::Contiguous;  // where the cache rows live (core/cache)
 };
 
 // The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
@@ -29,11 +32,11 @@ struct MirrorSnapshot {
     Ledger::Liveness liveness;
 };
 
-// The coupled cache + mirror ("a knife with two blades"): the only code that mutates a KvStore
-// or a pos2ledger. Every primitive validates its arguments (StateError / CapacityExceeded before
-// anything changes), then changes the tensors, pos2ledger and rope_pos of the same layers at the
-// same rows, then — in guard mode — re-checks the cheap invariants and throws
-// StateError(InvariantViolated) when one fails.
+// The coupled cache + mirror ("a knife with two blades"): the only code that mutates a cache
+// (KvLayout) or a pos2ledger. Every primitive validates its arguments (StateError /
+// CapacityExceeded before anything changes), then changes the tensors, pos2ledger and rope_pos
+// of the same layers at the same rows, then — in guard mode — re-checks the cheap invariants
+// and throws StateError(InvariantViolated) when one fails.
 class StateManager {
 public:
     StateManager(const Transformer& engine, StateOptions options);
@@ -66,7 +69,8 @@ public:
 
     // ---- structural alignment ---------------------------------------------------------------
     std::vector<InvariantResult> check_invariants() const;
-    // FNV-1a over the ledger, the maps and the live cache bytes: equal states hash equal.
+    // FNV-1a over the ledger, the maps and the cache's logical rows: equal states hash equal,
+    // whatever the layout.
     uint64_t state_hash() const;
 
     // ---- tick support -----------------------------------------------------------------------
@@ -79,13 +83,16 @@ public:
     const Transformer& engine() const { return engine_; }
     const Ledger& ledger() const { return ledger_; }
     const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
-    const KvStore& cache() const { return cache_; }
-    int n_layers() const { return cache_.n_layers(); }
+    const KvLayout& cache() const { return *cache_; }
+    int n_layers() const { return cache_->n_layers(); }
     int rows(int layer) const { return layer_map(layer).rows(); }
     std::vector<int32_t> tokens(int layer) const;  // the mirror's token ids of a layer's rows
     RopePolicy policy() const { return policy_; }
     bool guard() const { return guard_; }
     void set_guard(bool on) { guard_ = on; }
+    // Switches the RoPE position policy: every row gets the phase the new policy gives it
+    // (FinalIndex keeps the phases rows have), then the cache is rebuilt from the mirror.
+    void set_policy(RopePolicy policy);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
     // (summed over heads and queries); empty once any other primitive moved rows, because the
@@ -130,7 +137,7 @@ private:
     bool guard_;
     Ledger ledger_;
     std::vector<LayerMap> maps_;
-    KvStore cache_;
+    std::unique_ptr<KvLayout> cache_;
     std::vector<float> last_logits_;
     std::vector<std::vector<float>> last_attention_mass_;
     int fault_countdown_ = 0;

@@ -15,6 +15,7 @@ namespace {
 const char* action_name(const Action& a) {
     if (std::holds_alternative<ReplacePairAction>(a.op)) return "replace_pair";
     if (std::holds_alternative<DeleteAction>(a.op)) return "delete";
+    if (std::holds_alternative<InsertAction>(a.op)) return "insert";
     return "add";
 }
 
@@ -56,6 +57,8 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
             if (const auto* r = std::get_if<ReplacePairAction>(&a.op))
                 state.replace_pair(a.layers, r->original_pos1, r->original_pos2,
                                    r->new_token_ids, tick);
+            else if (const auto* in = std::get_if<InsertAction>(&a.op))
+                state.insert(a.layers, in->pos, in->token_ids, EntryKind::Inserted, tick);
             else
                 state.remove(a.layers, std::get<DeleteAction>(a.op).pos, tick);
             ++result.actions_applied;

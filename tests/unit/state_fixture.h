@@ -1,6 +1,9 @@
 #pragma once
 // Shared by the test_state_* executables: the synthetic tiny model on a one-thread CPU backend
-// (CI has two cores) and a small-capacity StateManager over it.
+// (CI has two cores) and a small-capacity StateManager over it, in a cache layout a test can
+// sweep.
+#include <QtTest>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -11,6 +14,8 @@
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
 #include "core/state/state_manager.h"
+
+Q_DECLARE_METATYPE(kvw::CacheLayout)
 
 namespace kvw::test {
 
@@ -27,8 +32,29 @@ inline TinyEngine& tiny() {
     return e;
 }
 
+// The cache layout make_state gives. A test class runs each of its tests once per layout with
+//   void initTestCase_data() { add_layout_rows(); }
+//   void init() { use_layout_row(); }
+inline CacheLayout& fixture_layout() {
+    static CacheLayout layout = CacheLayout::Contiguous;
+    return layout;
+}
+
+inline constexpr CacheLayout kAllLayouts[] = {CacheLayout::Contiguous, CacheLayout::BatchSplice,
+                                              CacheLayout::Indirection};
+
+inline void add_layout_rows() {
+    QTest::addColumn<CacheLayout>("layout");
+    for (CacheLayout l : kAllLayouts) QTest::newRow(cache_layout_name(l)) << l;
+}
+
+inline void use_layout_row() {
+    QFETCH_GLOBAL(CacheLayout, layout);
+    fixture_layout() = layout;
+}
+
 inline StateManager make_state(int capacity, RopePolicy policy = RopePolicy::FinalIndex) {
-    return StateManager(tiny().engine, StateOptions{capacity, policy, true});
+    return StateManager(tiny().engine, StateOptions{capacity, policy, true, fixture_layout()});
 }
 
 inline std::vector<int32_t> random_tokens(std::mt19937& rng, int n) {

@@ -40,7 +40,7 @@ std::pair<int, int> line_column(const std::string& text, size_t offset) {
 }
 
 Action random_action(std::mt19937& rng) {
-    std::uniform_int_distribution<int> kind(0, 2);
+    std::uniform_int_distribution<int> kind(0, 3);
     std::uniform_int_distribution<int> pos(0, 5000);
     std::uniform_int_distribution<int32_t> id(0, 32000);
     std::uniform_int_distribution<int> count(1, 4);
@@ -53,6 +53,12 @@ Action random_action(std::mt19937& rng) {
             break;
         }
         case 1: a.op = AddAction{id(rng)}; break;
+        case 2: {
+            InsertAction in{pos(rng), {}};
+            for (int i = count(rng); i > 0; --i) in.token_ids.push_back(id(rng));
+            a.op = in;
+            break;
+        }
         default: a.op = DeleteAction{pos(rng)}; break;
     }
     if (rng() % 2)
@@ -273,6 +279,10 @@ private slots:
                                          R"("original_pos1":45,"original_pos2":46})"));
         QCOMPARE(to_json(Action{AddAction{42}, {1, 2}}),
                  std::string(R"({"action":"add","layers":[1,2],"token_id":42})"));
+        QCOMPARE(parse_action_list(R"({"action":"insert","pos":3,"token_ids":[5,6]})"),
+                 (ActionList{Action{InsertAction{3, {5, 6}}, {}}}));
+        QVERIFY_THROWS_EXCEPTION(ActionParseError,
+                                 parse_action_list(R"({"action":"insert","pos":3})"));
     }
 };
 

@@ -23,6 +23,9 @@ Action add(int32_t id, std::vector<int> layers = {}) {
 Action del(int pos, std::vector<int> layers = {}) {
     return Action{DeleteAction{pos}, std::move(layers)};
 }
+Action insert(int pos, std::vector<int32_t> ids, std::vector<int> layers = {}) {
+    return Action{InsertAction{pos, std::move(ids)}, std::move(layers)};
+}
 
 // Rows {10, 10, 8}, capacity 12, 100 tokens.
 SequenceShape shape() { return SequenceShape{{10, 10, 8}, 12, 100}; }
@@ -347,6 +350,24 @@ private slots:
                    "new_token_ids", {"would hold 13"});
         QVERIFY(valid({del(8), replace(5, 6, {1, 2, 3})}, full));  // delete above: applied first
         QVERIFY(valid({del(8), add(1)}, full));
+    }
+
+    void inserts() {
+        // Rows {10, 10, 8}, capacity 12: before any row, or after the last one of every layer.
+        QVERIFY(valid({insert(0, {1}), insert(8, {2})}, shape()));
+        QVERIFY(valid({insert(10, {4}, {0, 1})}, shape()));
+        expect_one({insert(9, {4})}, shape(), ValidationRule::PositionOutOfRange, 0, "pos",
+                   {"pos = 9", "layer 2 with 8 rows"});
+        expect_one({insert(3, {})}, shape(), ValidationRule::EmptyReplacement, 0, "token_ids",
+                   {});
+        expect_one({insert(3, {7, 100})}, shape(), ValidationRule::TokenOutOfVocabulary, 0,
+                   "token_ids[1]", {"token_ids[1] = 100"});
+        expect_one({del(3), insert(3, {1})}, shape(), ValidationRule::Overlap, 1, "pos",
+                   {"delete 3"});
+        expect_one({insert(3, {1, 2, 3})}, shape(), ValidationRule::CapacityExceeded, 0,
+                   "token_ids", {"layer 0 would hold 13"});
+        // Descending order: the insert above the delete goes first.
+        QCOMPARE(application_order({del(2), insert(6, {1})}), (std::vector<int>{1, 0}));
     }
 
     void reports_every_fault() {

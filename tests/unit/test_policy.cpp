@@ -86,13 +86,21 @@ private slots:
         QCOMPARE(updated_brightness(updated_brightness(b, std::vector<float>(5, 0.0f), p),
                                     std::vector<float>(5, 0.0f), p),
                  (std::vector<float>{25.0f, 5.0f, 0.0f, 22.5f, 7.5f}));
-        // Defaults: 0.95 decay, 255 per unit of mass, ceiling 255.
+        // Defaults: 0.9 decay, 25.5 per unit of share: a uniformly attended row stays at 255.
         const BrightnessParams d;
         const std::vector<float> one = updated_brightness(std::vector<float>{200.0f, 255.0f},
-                                                          std::vector<float>{0.1f, 0.0f}, d);
-        QVERIFY(std::fabs(one[0] - (200.0 * 0.95 + 25.5)) < 1e-4);
-        QVERIFY(std::fabs(one[1] - 255.0 * 0.95) < 1e-4);
+                                                          std::vector<float>{0.5f, 1.0f}, d);
+        QVERIFY(std::fabs(one[0] - (200.0 * 0.9 + 0.5 * 25.5)) < 1e-4);
+        QVERIFY(std::fabs(one[1] - 255.0) < 1e-4);
         QCOMPARE(d.initial, 255.0f);
+    }
+
+    void attention_share_is_relative_to_uniform() {
+        // Two heads, one query, four rows: total mass 2, so a uniform row would get 0.5.
+        QCOMPARE(attention_share(std::vector<float>{1.0f, 0.5f, 0.25f, 0.25f}),
+                 (std::vector<float>{2.0f, 1.0f, 0.5f, 0.5f}));
+        QCOMPARE(attention_share(std::vector<float>{0.0f, 0.0f}),
+                 (std::vector<float>{0.0f, 0.0f}));
     }
 
     void brightness_per_layer() {

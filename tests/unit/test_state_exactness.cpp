@@ -33,6 +33,10 @@ void rope64(double* x, int d, double pos, double theta, RopeLayout layout) {
 class TestStateExactness : public QObject {
     Q_OBJECT
 private slots:
+    // Every test once per cache layout (state_fixture.h).
+    void initTestCase_data() { add_layout_rows(); }
+    void init() { use_layout_row(); }
+
     void edit_then_suffix_recompute_data() {
         QTest::addColumn<RopePolicy>("policy");
         QTest::newRow("final_index") << RopePolicy::FinalIndex;

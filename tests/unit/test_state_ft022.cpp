@@ -15,6 +15,10 @@ using namespace kvw::test;
 class TestStateFt022 : public QObject {
     Q_OBJECT
 private slots:
+    // Every test once per cache layout (state_fixture.h).
+    void initTestCase_data() { add_layout_rows(); }
+    void init() { use_layout_row(); }
+
     void position_tracks_rows_written() {
         KvStore store(2, 4, 8);
         QCOMPARE(store.position(0), 0);

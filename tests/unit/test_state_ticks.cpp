@@ -27,6 +27,7 @@ std::vector<int32_t> apply_reference(std::vector<int32_t> seq, const ActionList&
     }
     auto key = [](const Action* a) {
         if (const auto* r = std::get_if<ReplacePairAction>(&a->op)) return r->original_pos1;
+        if (const auto* in = std::get_if<InsertAction>(&a->op)) return in->pos;
         return std::get<DeleteAction>(a->op).pos;
     };
     std::sort(edits.begin(), edits.end(), [&](auto* a, auto* b) { return key(a) > key(b); });
@@ -36,6 +37,8 @@ std::vector<int32_t> apply_reference(std::vector<int32_t> seq, const ActionList&
             seq.erase(seq.begin() + r->original_pos1);
             seq.insert(seq.begin() + r->original_pos1, r->new_token_ids.begin(),
                        r->new_token_ids.end());
+        } else if (const auto* in = std::get_if<InsertAction>(&a->op)) {
+            seq.insert(seq.begin() + in->pos, in->token_ids.begin(), in->token_ids.end());
         } else {
             seq.erase(seq.begin() + std::get<DeleteAction>(a->op).pos);
         }
@@ -53,12 +56,15 @@ ActionList random_valid_list(std::mt19937& rng, int rows) {
     for (int e = 0; e < edits; ++e) {
         const int a = int(rng() % unsigned(rows));
         const int b = std::min(rows - 1, a + 1 + int(rng() % 3));  // pos2: 1 to 3 after pos1
-        const bool del = rng() % 2 || b == a;
-        const int last = del ? a : b;
+        const int kind = int(rng() % 5);  // 0-1 delete, 2 insert, 3-4 replace_pair
+        const bool single = kind <= 2 || b == a;
+        const int last = single ? a : b;
         if (std::any_of(used.begin() + a, used.begin() + last + 1, [](bool u) { return u; }))
             continue;
         std::fill(used.begin() + a, used.begin() + last + 1, true);
-        if (del)
+        if (kind == 2 && !shrink)
+            list.push_back({InsertAction{a, random_tokens(rng, 1 + int(rng() % 2))}, {}});
+        else if (single)
             list.push_back({DeleteAction{a}, {}});
         else
             list.push_back({ReplacePairAction{a, b, random_tokens(rng, shrink ? 1 : 1 + int(rng() % 3))},
@@ -149,16 +155,17 @@ private slots:
         const std::vector<int32_t> prompt = random_tokens(rng, 10);
         const ActionList list{{ReplacePairAction{6, 7, random_tokens(rng, 2)}, {}},
                               {DeleteAction{3}, {}},
+                              {InsertAction{1, random_tokens(rng, 2)}, {}},
                               {AddAction{11}, {}},
                               {AddAction{12}, {}}};
-        for (int k = 1; k <= 6; ++k) {
+        for (int k = 1; k <= 7; ++k) {
             StateManager s = make_state(kCapacity);
             s.append(prompt, EntryKind::Prompt, 0);
             std::vector<Record> history;
             check_aligned(s, prompt, history);
             s.inject_fault_at(k);
             const TickResult r = apply_action_list(s, list, 1);
-            if (k == 6) {  // past the last primitive: the tick goes through
+            if (k == 7) {  // past the last primitive: the tick goes through
                 QVERIFY(!r.aborted);
                 check_aligned(s, apply_reference(prompt, list), history);
                 continue;
@@ -166,7 +173,7 @@ private slots:
             QVERIFY(r.aborted);
             QVERIFY(r.rebuilt);
             QVERIFY(!r.failed_primitive.empty());
-            QCOMPARE(r.failed_action, k <= 3 ? 0 : k == 4 ? 1 : -1);
+            QCOMPARE(r.failed_action, k <= 3 ? 0 : k == 4 ? 1 : k == 5 ? 2 : -1);
             check_aligned(s, prompt, history);
             QCOMPARE(max_drift(s.measure_drift()), 0.0f);
             // The records born in the aborted tick stay in the ledger, dead at that tick.

@@ -1,0 +1,258 @@
+// kvw-bench-ui (`kvw bench ui` runs it): what the window costs, measured, never asserted.
+//   frame:   Session::frame() for 22 layers x N rows (a narrow 22-layer synthetic model: the
+//            Frame's cost depends on layers x rows, not on the model's width).
+//   repaint: the layer maps view fed those Frames: setFrame (colour map refill) and an
+//            immediate replot (drawn into the widget), per map kind.
+//   stall:   the longest gap between two 1 ms timer ticks on the UI thread while the window
+//            steps a session on the worker thread: tinyllama-shape (the real per-tick work),
+//            and the 22 x 8,192 session (the largest Frames the views take).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+#include <spdlog/spdlog.h>
+
+#include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+#include "core/model/gguf_model_loader.h"
+#include "core/model/synthetic_model.h"
+#include "core/session/session.h"
+#include "widgets/layer_maps_view.h"
+#include "widgets/log_hub.h"
+#include "widgets/view_registry.h"
+#include "widgets/workbench_look.h"
+#ifdef KVW_WITH_CUDA
+#include "kernels/cuda_backend.h"
+#endif
+
+namespace kvw {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double median_ms(int repeats, const std::function<void()>& work) {
+    std::vector<double> ms;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = Clock::now();
+        work();
+        ms.push_back(ms_since(start));
+    }
+    return median(ms);
+}
+
+void drain_events() {
+    for (int i = 0; i < 4; ++i) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+    }
+}
+
+// 22 layers like TinyLlama, but 64 wide, so that prefilling 8,192 rows takes seconds.
+std::shared_ptr<const Model> narrow_22_layer_model() {
+    SyntheticSpec spec = synthetic_spec("tiny");
+    spec.name = "narrow-22";
+    spec.config.name = "narrow-22";
+    spec.config.n_layers = 22;
+    spec.config.n_embd = 64;
+    spec.config.n_heads = 2;
+    spec.config.n_kv_heads = 1;
+    spec.config.head_dim = 32;
+    spec.config.n_ff = 128;
+    spec.config.max_context = 8192;
+    return load_gguf_model(synthetic_source(spec));
+}
+
+SessionOptions options_for(int rows) {
+    SessionOptions o;
+    o.backend = "cpu";
+    o.capacity = rows;
+    return o;
+}
+
+// A prompt, then adds up to `rows - 1` rows in one Step 4 append, so that one more tick fills
+// the capacity.
+ActionList fill_actions(int rows_now, int rows_wanted, int vocab) {
+    ActionList adds;
+    for (int r = rows_now; r < rows_wanted - 1; ++r)
+        adds.push_back(Action{AddAction{int32_t(3 + (uint64_t(r) * 7919u) % uint64_t(vocab - 3))}, {}});
+    return adds;
+}
+
+// The longest gap between timer ticks on the UI thread: how long the window could not react.
+class StallProbe {
+public:
+    StallProbe() {
+        timer_.setTimerType(Qt::PreciseTimer);
+        timer_.setInterval(1);
+        QObject::connect(&timer_, &QTimer::timeout, [this] {
+            max_gap_ms_ = std::max(max_gap_ms_, since_.nsecsElapsed() / 1e6);
+            since_.restart();
+        });
+    }
+    void start() {
+        max_gap_ms_ = 0;
+        since_.start();
+        timer_.start();
+    }
+    double stop() {
+        timer_.stop();
+        return max_gap_ms_;
+    }
+
+private:
+    QTimer timer_;
+    QElapsedTimer since_;
+    double max_gap_ms_ = 0;
+};
+
+void wait_idle(SessionController& controller) {
+    if (controller.isIdle()) return;
+    QEventLoop loop;
+    QObject::connect(&controller, &SessionController::becameIdle, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+// What each view costs the UI thread per Frame: setFrame, then drawing what it queued.
+void bench_views(const FramePtr& a, const FramePtr& b) {
+    for (const ViewInfo& info : registered_views()) {
+        std::unique_ptr<FrameView> view(info.create(nullptr));
+        view->resize(800, 400);
+        view->show();
+        view->setFrame(a);
+        drain_events();
+        const double ms = median_ms(5, [&, i = 0]() mutable {
+            view->setFrame(++i % 2 ? b : a);
+            drain_events();
+            view->repaint();
+        });
+        std::printf("%-8s view %-12s setFrame + draw %7.2f ms\n", "", qPrintable(info.name), ms);
+    }
+}
+
+void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows) {
+    Session session(options_for(rows), model);
+    session.start("The cache remembers");
+    auto start = Clock::now();
+    session.apply_now(fill_actions(session.state().rows(0), rows, model->config.vocab_size));
+    std::fprintf(stderr, "[bench ui] filled 22 x %d rows in %.1f s\n", rows, ms_since(start) / 1e3);
+    const FramePtr before = session.frame();
+    session.step();  // the last row, and brightness that differs from `before`
+    const FramePtr after = session.frame();
+    const double frame_ms = median_ms(7, [&] { (void)session.frame(); });
+
+    LayerMapsView view;
+    view.resize(1400, 560);
+    view.show();
+    view.setFrame(before);
+    drain_events();
+    std::printf("%-8d frame build %7.2f ms  (%d layers x %d rows, %zu ledger records)\n", rows,
+                frame_ms, int(after->layers.size()), after->layers[0].rows(),
+                after->ledger.size());
+    bench_views(before, after);
+    for (const MapSpec& spec : map_specs()) {
+        if (spec.kind == MapKind::Drift) continue;  // needs a measured drift: another prefill
+        view.setMapKind(spec.kind);
+        drain_events();
+        std::vector<double> refill, replot;
+        for (int i = 0; i < 8; ++i) {
+            const auto t0 = Clock::now();
+            view.setFrame(i % 2 ? before : after);
+            refill.push_back(ms_since(t0));
+            const auto t1 = Clock::now();
+            view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+            replot.push_back(ms_since(t1));
+            drain_events();  // the queued replot the view asked for, outside the timing
+        }
+        std::printf("%-8s maps %-22s setFrame %6.2f ms + replot %6.2f ms = %6.2f ms\n", "",
+                    qPrintable(spec.title), median(refill), median(replot),
+                    median(refill) + median(replot));
+    }
+}
+
+// The UI thread's own work per Frame: the window's frame slot runs between these two, because
+// slots run in the order they were connected.
+struct FrameWork {
+    Clock::time_point began;
+    double max_ms = 0;
+};
+
+void bench_stall(SessionController& controller, FrameWork& work, const char* label, int ticks) {
+    StallProbe probe;
+    work.max_ms = 0;
+    const auto start = Clock::now();
+    probe.start();
+    controller.step(ticks);
+    wait_idle(controller);
+    const double stall = probe.stop();
+    const FramePtr f = controller.lastFrame();
+    std::printf("stall    %-34s longest UI gap %6.1f ms over %d ticks (%.0f ms/tick on %s); "
+                "window's work per Frame at most %.1f ms\n",
+                label, stall, ticks, ms_since(start) / ticks, f ? f->backend.c_str() : "?",
+                work.max_ms);
+}
+
+}  // namespace
+}  // namespace kvw
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    const QStringList args = app.arguments();
+    const bool quick = args.contains("--quick");  // skips tinyllama-shape (2.2 GB, slow)
+    if (args.contains("--help")) {
+        std::puts("usage: kvw-bench-ui [--quick]   (--quick: skip the tinyllama-shape stall)");
+        return 0;
+    }
+    spdlog::set_level(spdlog::level::warn);
+    kvw::log_hub();
+#ifdef KVW_WITH_CUDA
+    kvw::register_cuda_backend();
+#endif
+    kvw::apply_workbench_look(app);
+
+    const auto model = kvw::narrow_22_layer_model();
+    for (int rows : {2048, 8192}) kvw::bench_frame_and_repaint(model, rows);
+
+    kvw::SessionController controller;
+    kvw::FrameWork work;
+    QObject::connect(&controller, &kvw::SessionController::frameReady,
+                     [&work] { work.began = kvw::Clock::now(); });
+    kvw::MainWindow window(controller, {true, {1600, 1000}});
+    QObject::connect(&controller, &kvw::SessionController::frameReady, [&work] {
+        work.max_ms = std::max(work.max_ms, kvw::ms_since(work.began));
+    });
+    window.show();
+    kvw::drain_events();
+
+    controller.adoptModel(model, kvw::options_for(8192));
+    controller.startPrompt("The cache remembers");
+    kvw::wait_idle(controller);
+    const int prompt_rows = controller.lastFrame()->layers[0].rows();
+    controller.applyNow(kvw::fill_actions(prompt_rows, 8192 - 16, model->config.vocab_size));
+    kvw::wait_idle(controller);
+    kvw::bench_stall(controller, work, "22 x 8,176 rows (narrow model)", 16);
+
+    if (!quick) {
+        controller.loadModel("synthetic:tinyllama-shape", "auto");
+        controller.startPrompt("The cache remembers the tokens it was given");
+        kvw::wait_idle(controller);
+        kvw::bench_stall(controller, work, "tinyllama-shape f16", 8);
+    }
+    return 0;
+}

@@ -1,0 +1,16 @@
+#include "sampling_args.h"
+
+namespace kvw::cli {
+
+SamplingParams sampling_from_args(const CliArgs& args) {
+    SamplingParams sampling;
+    sampling.temperature = float(args.get_double("temp", 0.0));
+    sampling.top_k = int(args.get_int("top-k", 0));
+    sampling.top_p = float(args.get_double("top-p", 1.0));
+    sampling.seed = uint64_t(args.get_int("seed", 0));
+    if (sampling.temperature < 0 || sampling.top_k < 0 || sampling.top_p <= 0 || sampling.top_p > 1)
+        throw UsageError("need --temp >= 0, --top-k >= 0 and 0 < --top-p <= 1");
+    return sampling;
+}
+
+}  // namespace kvw::cli

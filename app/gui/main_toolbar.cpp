@@ -1,0 +1,181 @@
+#include "app/gui/main_toolbar.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QToolButton>
+
+#include "core/backend/backend_registry.h"
+#include "core/policy/proposer.h"
+
+namespace kvw {
+
+namespace {
+
+// A toolbar button with a drop-down menu of `entries` (text, what to do).
+QToolButton* menu_button(QWidget* parent, const QString& text,
+                         const std::vector<std::pair<QString, std::function<void()>>>& entries) {
+    auto* button = new QToolButton(parent);
+    button->setText(text);
+    button->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(button);
+    for (const auto& [label, run] : entries) QObject::connect(menu->addAction(label), &QAction::triggered, run);
+    button->setMenu(menu);
+    return button;
+}
+
+void select_text(QComboBox* combo, const QString& text) {
+    const QSignalBlocker quiet(combo);
+    const int index = combo->findText(text);
+    if (index >= 0) combo->setCurrentIndex(index);
+}
+
+}  // namespace
+
+MainToolBar::MainToolBar(QWidget* parent) : QToolBar("Session", parent) {
+    setObjectName("session_toolbar");
+    setMovable(false);
+    addModelButtons();
+    addBackendCombo();
+    addSeparator();
+    addRunControls();
+    addSeparator();
+    addPolicyControls();
+    addSeparator();
+    addAction("Screenshot", this, &MainToolBar::screenshotRequested)
+        ->setToolTip("Save a PNG of the window");
+}
+
+void MainToolBar::addModelButtons() {
+    addWidget(menu_button(
+        this, "Open model",
+        {{"GGUF file…",
+          [this] {
+              const QString file = QFileDialog::getOpenFileName(this, "Open a GGUF model", {},
+                                                                "GGUF models (*.gguf)");
+              if (!file.isEmpty()) emit modelChosen(file);
+          }},
+         {"Hugging Face folder…", [this] {
+              const QString dir = QFileDialog::getExistingDirectory(
+                  this, "Open a Hugging Face model folder (config.json, *.safetensors, "
+                        "tokenizer.json)");
+              if (!dir.isEmpty()) emit modelChosen(dir);
+          }}}));
+    addWidget(menu_button(this, "Synthetic",
+                          {{"synthetic:tiny", [this] { emit modelChosen("synthetic:tiny"); }},
+                           {"synthetic:tinyllama-shape (2.2 GB, slow on CPU)",
+                            [this] { emit modelChosen("synthetic:tinyllama-shape"); }}}));
+}
+
+void MainToolBar::addBackendCombo() {
+    backend_ = new QComboBox(this);
+    backend_->setToolTip("Where the model runs; changing it reloads the model");
+    auto* items = qobject_cast<QStandardItemModel*>(backend_->model());
+    std::vector<std::string> names = backend_names();
+    if (std::find(names.begin(), names.end(), "cuda") == names.end()) names.push_back("cuda");
+    for (const std::string& name : names) {
+        backend_->addItem(QString::fromStdString(name));
+        std::string why;
+        if (backend_available(name, why)) continue;
+        // Shown, but greyed out with the reason, so that nobody wonders where CUDA went.
+        QStandardItem* item = items->item(backend_->count() - 1);
+        item->setEnabled(false);
+        item->setToolTip(QString::fromStdString(why.empty() ? "not available here" : why));
+        backend_->setToolTip(backend_->toolTip() + "\n" + QString::fromStdString(name) + ": " +
+                             item->toolTip());
+    }
+    connect(backend_, &QComboBox::currentTextChanged, this, &MainToolBar::backendChosen);
+    addWidget(backend_);
+}
+
+void MainToolBar::addRunControls() {
+    prompt_ = new QLineEdit(this);
+    prompt_->setPlaceholderText("Prompt, then Enter");
+    prompt_->setMinimumWidth(260);
+    connect(prompt_, &QLineEdit::returnPressed, this,
+            [this] { emit promptSubmitted(prompt_->text()); });
+    addWidget(prompt_);
+    addAction("Start", this, [this] { emit promptSubmitted(prompt_->text()); })
+        ->setToolTip("Forget the sequence and prefill the prompt");
+    addAction("Step", this, &MainToolBar::stepRequested)->setToolTip("One tick");
+    run_ticks_ = new QSpinBox(this);
+    run_ticks_->setRange(1, 100000);
+    run_ticks_->setValue(16);
+    run_ticks_->setToolTip("Ticks per run");
+    addWidget(run_ticks_);
+    run_ = addAction("Run", this, [this] {
+        if (running_)
+            emit pauseRequested();
+        else
+            emit runRequested(run_ticks_->value());
+    });
+    addAction("Rebuild", this, &MainToolBar::rebuildRequested)
+        ->setToolTip("Recompute the whole cache from the mirror");
+    addAction("Drift", this, &MainToolBar::driftRequested)
+        ->setToolTip("Compare the cache with a fresh forward pass over the mirror");
+}
+
+void MainToolBar::addPolicyControls() {
+    proposer_ = new QComboBox(this);
+    for (const std::string& name : proposer_names()) proposer_->addItem(QString::fromStdString(name));
+    proposer_->setToolTip("Step 3 proposer: the actions suggested every tick");
+    connect(proposer_, &QComboBox::currentTextChanged, this, &MainToolBar::proposerChosen);
+    addWidget(new QLabel(" Policy ", this));
+    addWidget(proposer_);
+
+    rope_ = new QComboBox(this);
+    for (RopePolicy p : {RopePolicy::FinalIndex, RopePolicy::Reindex, RopePolicy::Original})
+        rope_->addItem(rope_policy_name(p), int(p));
+    rope_->setToolTip("RoPE position policy: which phase a row's K carries after edits");
+    connect(rope_, &QComboBox::currentIndexChanged, this,
+            [this] { emit ropePolicyChosen(RopePolicy(rope_->currentData().toInt())); });
+    addWidget(new QLabel(" RoPE ", this));
+    addWidget(rope_);
+
+    guard_ = addAction("Guard", this, &MainToolBar::guardToggled);
+    guard_->setCheckable(true);
+    guard_->setChecked(true);
+    guard_->setToolTip("Re-check the invariants after every primitive");
+
+    layer_ = new QSpinBox(this);
+    layer_->setRange(0, 0);
+    layer_->setToolTip("The layer the views show");
+    connect(layer_, &QSpinBox::valueChanged, this, &MainToolBar::layerChosen);
+    addWidget(new QLabel(" Layer ", this));
+    addWidget(layer_);
+}
+
+QString MainToolBar::backend() const { return backend_->currentText(); }
+QString MainToolBar::prompt() const { return prompt_->text(); }
+void MainToolBar::setPrompt(const QString& prompt) { prompt_->setText(prompt); }
+void MainToolBar::setBackend(const QString& name) { select_text(backend_, name); }
+
+void MainToolBar::setLayer(int layer) {
+    const QSignalBlocker quiet(layer_);
+    layer_->setValue(layer);
+}
+
+void MainToolBar::setRunning(bool running) {
+    running_ = running;
+    run_->setText(running ? "Pause" : "Run");
+}
+
+void MainToolBar::setFrame(FramePtr frame) {
+    {
+        const QSignalBlocker quiet(layer_);
+        layer_->setMaximum(std::max(0, int(frame->layers.size()) - 1));
+    }
+    select_text(backend_, QString::fromStdString(frame->backend));
+    select_text(proposer_, QString::fromStdString(frame->proposer));
+    select_text(rope_, rope_policy_name(frame->rope_policy));
+    const QSignalBlocker quiet(guard_);
+    guard_->setChecked(frame->guard);
+}
+
+}  // namespace kvw

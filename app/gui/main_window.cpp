@@ -1,0 +1,159 @@
+#include "app/gui/main_window.h"
+
+#include <algorithm>
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "app/gui/main_toolbar.h"
+#include "app/gui/session_controller.h"
+#include "app/gui/status_line.h"
+#include "app/gui/view_docks.h"
+
+namespace kvw {
+
+namespace {
+
+QSettings settings() { return QSettings("KV Workbench", "kv-workbench"); }
+
+}  // namespace
+
+MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWidget* parent)
+    : QMainWindow(parent),
+      controller_(controller),
+      options_(options),
+      toolbar_(new MainToolBar(this)),
+      docks_(nullptr),
+      status_(new StatusLine(statusBar())) {
+    setWindowTitle("KV Workbench");
+    setDockOptions(dockOptions() & ~AnimatedDocks);  // a shot must not catch a dock mid-move
+    addToolBar(Qt::TopToolBarArea, toolbar_);
+    docks_ = new ViewDocks(this);
+    QMenu* views = menuBar()->addMenu("&Views");
+    for (const QString& name : docks_->names()) views->addAction(docks_->dock(name)->toggleViewAction());
+
+    connectToolBar();
+    connectViews();
+    connect(&controller_, &SessionController::frameReady, this, &MainWindow::showFrame);
+    connect(&controller_, &SessionController::busyChanged, status_, &StatusLine::setBusy);
+    connect(&controller_, &SessionController::busyChanged, toolbar_,
+            [this](bool busy) { toolbar_->setRunning(busy); });
+    connect(&controller_, &SessionController::progressChanged, status_, &StatusLine::setProgress);
+    connect(&controller_, &SessionController::errorOccurred, status_, &StatusLine::showError);
+    connect(status_, &StatusLine::cancelRequested, &controller_, &SessionController::cancel);
+
+    if (options_.script_mode) {
+        setFixedSize(options_.size);
+    } else {
+        resize(options_.size);
+        restoreGeometry(settings().value("geometry").toByteArray());
+        layout_pending_ = !restoreState(settings().value("state").toByteArray());
+    }
+}
+
+void MainWindow::connectToolBar() {
+    SessionController* c = &controller_;
+    connect(toolbar_, &MainToolBar::modelChosen, this, &MainWindow::openModel);
+    connect(toolbar_, &MainToolBar::backendChosen, this, [this] {
+        if (!spec_.isEmpty()) openModel(spec_);
+    });
+    connect(toolbar_, &MainToolBar::promptSubmitted, c, &SessionController::startPrompt);
+    connect(toolbar_, &MainToolBar::stepRequested, c, [c] { c->step(1); });
+    connect(toolbar_, &MainToolBar::runRequested, c, &SessionController::step);
+    connect(toolbar_, &MainToolBar::pauseRequested, c, &SessionController::cancel);
+    connect(toolbar_, &MainToolBar::rebuildRequested, c, &SessionController::rebuild);
+    connect(toolbar_, &MainToolBar::driftRequested, c, &SessionController::measureDrift);
+    connect(toolbar_, &MainToolBar::proposerChosen, c, &SessionController::setProposer);
+    connect(toolbar_, &MainToolBar::ropePolicyChosen, c, &SessionController::setRopePolicy);
+    connect(toolbar_, &MainToolBar::guardToggled, c, &SessionController::setGuard);
+    connect(toolbar_, &MainToolBar::layerChosen, this, [this](int layer) { select(layer, row_); });
+    connect(toolbar_, &MainToolBar::screenshotRequested, this, [this] {
+        const QString file = QFileDialog::getSaveFileName(this, "Save a screenshot",
+                                                          "kv-workbench.png", "PNG (*.png)");
+        if (!file.isEmpty()) grabShot({}).save(file);
+    });
+}
+
+void MainWindow::connectViews() {
+    SessionController* c = &controller_;
+    for (FrameView* view : docks_->views()) {
+        connect(view, &FrameView::rowSelected, this, &MainWindow::select);
+        connect(view, &FrameView::layerSelected, this, [this](int layer) { select(layer, row_); });
+        connect(view, &FrameView::actionsRequested, c, [c](const ActionList& list, bool now) {
+            if (now)
+                c->applyNow(list);
+            else
+                c->inject(list);
+        });
+        connect(view, &FrameView::textActionRequested, c, &SessionController::textAction);
+    }
+}
+
+void MainWindow::openModel(const QString& spec) {
+    spec_ = spec;
+    controller_.loadModel(spec, toolbar_->backend());
+    if (!toolbar_->prompt().isEmpty()) controller_.startPrompt(toolbar_->prompt());
+}
+
+void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }
+void MainWindow::setBackend(const QString& backend) { toolbar_->setBackend(backend); }
+
+void MainWindow::select(int layer, int row) {
+    // A row the layer does not hold is no selection (layers may differ in length).
+    const FramePtr frame = controller_.lastFrame();
+    if (frame && (layer < 0 || layer >= int(frame->layers.size()) ||
+                  row >= frame->layers[size_t(layer)].rows()))
+        row = -1;
+    layer_ = layer;
+    row_ = row;
+    toolbar_->setLayer(layer);
+    docks_->setSelection(layer, row);
+}
+
+void MainWindow::showFrame(const FramePtr& frame) {
+    setWindowTitle("KV Workbench — " + QString::fromStdString(frame->model.source));
+    toolbar_->setFrame(frame);
+    status_->setFrame(frame);
+    docks_->setFrame(frame);
+    // A layer or row the new state no longer has is dropped from the selection.
+    const int layers = int(frame->layers.size());
+    const int layer = std::clamp(layer_, 0, std::max(0, layers - 1));
+    const int rows = layer < layers ? frame->layers[size_t(layer)].rows() : 0;
+    const int row = row_ < rows ? row_ : -1;
+    if (layer != layer_ || row != row_) select(layer, row);
+}
+
+bool MainWindow::showView(const QString& name) {
+    QDockWidget* dock = docks_->dock(name);
+    if (!dock) return false;
+    dock->show();
+    dock->raise();
+    return true;
+}
+
+QImage MainWindow::grabShot(const QString& view) {
+    if (view.isEmpty()) return grab().toImage();
+    if (!showView(view)) return {};
+    return docks_->dock(view)->grab().toImage();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (!layout_pending_) return;
+    layout_pending_ = false;
+    docks_->arrange(this);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!options_.script_mode) {
+        settings().setValue("geometry", saveGeometry());
+        settings().setValue("state", saveState());
+    }
+    event->accept();
+}
+
+}  // namespace kvw

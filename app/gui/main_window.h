@@ -1,0 +1,67 @@
+#pragma once
+#include <QImage>
+#include <QMainWindow>
+#include <QSize>
+
+#include "widgets/frame_view.h"
+
+namespace kvw {
+
+class MainToolBar;
+class SessionController;
+class StatusLine;
+class ViewDocks;
+
+struct WindowOptions {
+    // Scripts need the same pixels on every run: a fixed size, and no layout restored from the
+    // user's settings (nor saved back).
+    bool script_mode = false;
+    QSize size{1600, 1000};
+};
+
+// The workbench window: toolbar, one dock per registered view, status bar. Holds the selection
+// (layer and row) and hands it to every view; routes what the views and the toolbar ask for to
+// the SessionController. Never touches the Session.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    MainWindow(SessionController& controller, WindowOptions options, QWidget* parent = nullptr);
+
+    // Loads a model on the toolbar's backend; starts the toolbar's prompt when there is one.
+    void openModel(const QString& spec);
+    void setPrompt(const QString& prompt);
+    void setBackend(const QString& backend);
+
+    int layer() const { return layer_; }
+    int row() const { return row_; }
+    // The selection everywhere; -1 clears the row. Values are taken as they are: callers that
+    // take them from a person (scripts) check them against the last Frame first.
+    void select(int layer, int row);
+
+    const ViewDocks& docks() const { return *docks_; }
+    // Brings a view's dock to the front; false when no view has that name.
+    bool showView(const QString& name);
+    // The window, or one view's dock (brought to the front first); null for an unknown view.
+    QImage grabShot(const QString& view);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void connectToolBar();
+    void connectViews();
+    void showFrame(const FramePtr& frame);
+
+    SessionController& controller_;
+    WindowOptions options_;
+    MainToolBar* toolbar_;
+    ViewDocks* docks_;
+    StatusLine* status_;
+    QString spec_;  // the model last asked for, reloaded when the backend changes
+    int layer_ = 0;
+    int row_ = -1;
+    bool layout_pending_ = true;  // no saved layout was restored: arrange the docks when shown
+};
+
+}  // namespace kvw

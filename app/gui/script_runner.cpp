@@ -1,0 +1,240 @@
+#include "app/gui/script_runner.h"
+
+#include <cstdio>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QEventLoop>
+#include <QTimer>
+#include <spdlog/spdlog.h>
+
+#include "app/gui/image_compare.h"
+#include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+#include "app/gui/view_controls.h"
+#include "app/gui/view_docks.h"
+#include "core/backend/backend_registry.h"
+
+namespace kvw {
+
+namespace {
+
+// Longer than loading and prefilling tinyllama-shape on two cores; a script that waits longer
+// is stuck and should say so rather than hang a CI job.
+constexpr int kIdleLimitMs = 20 * 60 * 1000;
+
+QString invariant_state(const InvariantStatus& s) {
+    if (s.passed) return "pass";
+    return QString("fail at layer %1 row %2: %3")
+        .arg(s.layer)
+        .arg(s.row)
+        .arg(QString::fromStdString(s.detail));
+}
+
+}  // namespace
+
+ScriptRunner::ScriptRunner(SessionController& controller, MainWindow& window, ShotOptions shots)
+    : controller_(controller), window_(window), shots_(std::move(shots)) {
+    QObject::connect(&controller_, &SessionController::errorOccurred, &window_,
+                     [this](const QString& message) { errors_ << message; });
+}
+
+int ScriptRunner::run(const Script& script) {
+    file_ = script.file;
+    mismatches_ = 0;
+    for (const ScriptCommand& c : script.commands) {
+        spdlog::info("script {}:{}: {}", file_, c.line, c.source);
+        execute(c);
+    }
+    return mismatches_;
+}
+
+void ScriptRunner::fail(const ScriptCommand& c, ScriptErrorKind kind, const QString& message) {
+    throw ScriptError(kind, file_, c.line, c.source, message.toStdString());
+}
+
+void ScriptRunner::settle() {
+    // Views replot through queued events (QCustomPlot's rpQueuedReplot); a few rounds let the
+    // events that those events post run too before anything is grabbed.
+    for (int round = 0; round < 4; ++round) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents(QEventLoop::AllEvents);
+    }
+}
+
+void ScriptRunner::waitIdle(const ScriptCommand& c) {
+    if (!controller_.isIdle()) {
+        QEventLoop loop;
+        QObject::connect(&controller_, &SessionController::becameIdle, &loop, &QEventLoop::quit);
+        QTimer limit;
+        limit.setSingleShot(true);
+        QObject::connect(&limit, &QTimer::timeout, &loop, [&loop] { loop.exit(1); });
+        limit.start(kIdleLimitMs);
+        if (loop.exec() != 0) {
+            controller_.cancel();
+            fail(c, ScriptErrorKind::CommandFailed, "the session did not become idle in time");
+        }
+    }
+    settle();
+    if (!errors_.isEmpty()) {
+        const QString message = errors_.join("; ");
+        errors_.clear();
+        fail(c, ScriptErrorKind::CommandFailed, message);
+    }
+}
+
+FrameView* ScriptRunner::view(const ScriptCommand& c, const QString& name) {
+    FrameView* v = window_.docks().view(name);
+    if (!v)
+        fail(c, ScriptErrorKind::CommandFailed,
+             "no view '" + name + "' (views: " + window_.docks().names().join(", ") + ")");
+    return v;
+}
+
+FramePtr ScriptRunner::frame(const ScriptCommand& c) {
+    FramePtr f = controller_.lastFrame();
+    if (!f) fail(c, ScriptErrorKind::CommandFailed, "no session yet: load a model first");
+    return f;
+}
+
+void ScriptRunner::execute(const ScriptCommand& c) {
+    using K = ScriptCommandKind;
+    const QString text = QString::fromStdString(c.text);
+    switch (c.kind) {
+        case K::Load: window_.openModel(text); break;
+        case K::Backend: {
+            std::string why;
+            if (!backend_available(c.text, why))
+                fail(c, ScriptErrorKind::CommandFailed, QString::fromStdString(why));
+            window_.setBackend(text);
+            break;
+        }
+        case K::Prompt:
+            window_.setPrompt(text);
+            controller_.startPrompt(text);
+            break;
+        case K::Step: controller_.step(int(c.count)); break;
+        case K::Inject: controller_.inject(c.actions); break;
+        case K::Apply: controller_.applyNow(c.actions); break;
+        case K::ReplaceText:
+            controller_.textAction("replace_pair", window_.layer(), c.row, c.row2, text, false);
+            break;
+        case K::InsertText:
+            controller_.textAction("insert", window_.layer(), c.row, -1, text, false);
+            break;
+        case K::Rebuild: controller_.rebuild(); break;
+        case K::Drift: controller_.measureDrift(); break;
+        case K::Policy: controller_.setProposer(text); break;
+        case K::Rope: controller_.setRopePolicy(c.rope); break;
+        case K::Guard: controller_.setGuard(c.flag); break;
+        case K::Desync: controller_.desync(c.layer, c.row); break;
+        case K::WaitIdle: break;
+        case K::Layer: {
+            const int layers = int(frame(c)->layers.size());
+            if (c.layer >= layers)
+                fail(c, ScriptErrorKind::CommandFailed,
+                     QString("the model has %1 layers (0..%2)").arg(layers).arg(layers - 1));
+            window_.select(c.layer, window_.row());
+            break;
+        }
+        case K::Select: {
+            const FramePtr f = frame(c);
+            const int rows = window_.layer() < int(f->layers.size())
+                                 ? f->layers[size_t(window_.layer())].rows()
+                                 : 0;
+            if (c.row >= rows)
+                fail(c, ScriptErrorKind::CommandFailed,
+                     QString("layer %1 has %2 rows").arg(window_.layer()).arg(rows));
+            window_.select(window_.layer(), c.row);
+            break;
+        }
+        case K::View:
+            view(c, text);
+            window_.showView(text);
+            break;
+        case K::Set:
+        case K::Click: {
+            FrameView* target = view(c, QString::fromStdString(c.view));
+            const QString problem =
+                c.kind == K::Set ? set_control(target, text, QString::fromStdString(c.value))
+                                 : click_control(target, text);
+            if (!problem.isEmpty()) fail(c, ScriptErrorKind::CommandFailed, problem);
+            break;
+        }
+        case K::ExpectInvariant:
+        case K::ExpectRows:
+        case K::ExpectTick: waitIdle(c); expect(c); return;
+        case K::Shot: waitIdle(c); shot(c); return;
+    }
+    waitIdle(c);
+}
+
+void ScriptRunner::expect(const ScriptCommand& c) {
+    const FramePtr f = frame(c);
+    if (c.kind == ScriptCommandKind::ExpectTick) {
+        if (f->tick != c.count)
+            fail(c, ScriptErrorKind::ExpectationFailed, QString("the tick is %1").arg(f->tick));
+    } else if (c.kind == ScriptCommandKind::ExpectRows) {
+        if (c.layer >= int(f->layers.size()))
+            fail(c, ScriptErrorKind::ExpectationFailed,
+                 QString("there is no layer %1 (%2 layers)").arg(c.layer).arg(f->layers.size()));
+        const int rows = f->layers[size_t(c.layer)].rows();
+        if (rows != c.count)
+            fail(c, ScriptErrorKind::ExpectationFailed,
+                 QString("layer %1 holds %2 rows").arg(c.layer).arg(rows));
+    } else {
+        QStringList known;
+        for (const InvariantStatus& s : f->invariants) {
+            known << QString::fromStdString(s.name);
+            if (s.name != c.text) continue;
+            if (s.passed != c.flag)
+                fail(c, ScriptErrorKind::ExpectationFailed,
+                     QString::fromStdString(s.name) + " is " + invariant_state(s));
+            return;
+        }
+        fail(c, ScriptErrorKind::ExpectationFailed,
+             "no invariant named '" + QString::fromStdString(c.text) + "' (known: " +
+                 known.join(", ") + ")");
+    }
+}
+
+void ScriptRunner::shot(const ScriptCommand& c) {
+    if (shots_.shots_dir.isEmpty())
+        fail(c, ScriptErrorKind::CommandFailed, "shots need --shots DIR");
+    if (!c.view.empty()) view(c, QString::fromStdString(c.view));
+    const QImage image = window_.grabShot(QString::fromStdString(c.view));
+    const QString name = QString::fromStdString(c.text);
+    const QString path = QDir(shots_.shots_dir).filePath(name + ".png");
+    if (!QDir().mkpath(shots_.shots_dir) || !image.save(path))
+        fail(c, ScriptErrorKind::CommandFailed, "cannot write " + path);
+    written_ << path;
+    if (shots_.golden_dir.isEmpty()) return;
+
+    const QString golden_path = QDir(shots_.golden_dir).filePath(name + ".png");
+    if (shots_.update_golden) {
+        if (!QDir().mkpath(shots_.golden_dir) || !image.save(golden_path))
+            fail(c, ScriptErrorKind::CommandFailed, "cannot write " + golden_path);
+        spdlog::info("golden image updated: {}", golden_path.toStdString());
+        return;
+    }
+    const QImage golden(golden_path);
+    QString problem;
+    if (golden.isNull()) {
+        problem = "no golden image " + golden_path + " (KVW_UPDATE_GOLDEN=1 writes it)";
+    } else if (const ImageDiff diff = compare_images(image, golden, shots_.tolerance);
+               !diff.within_tolerance()) {
+        problem = diff.describe(shots_.tolerance) + " against " + golden_path;
+        if (!diff.marked.isNull()) {
+            const QString marked = QDir(shots_.shots_dir).filePath(name + ".diff.png");
+            diff.marked.save(marked);
+            problem += "; differences in red: " + marked;
+        }
+    }
+    if (problem.isEmpty()) return;
+    ++mismatches_;
+    const ScriptError e(ScriptErrorKind::ShotMismatch, file_, c.line, c.source,
+                        problem.toStdString());
+    std::fprintf(stderr, "%s\n", e.what());
+}
+
+}  // namespace kvw

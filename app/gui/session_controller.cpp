@@ -1,0 +1,152 @@
+#include "app/gui/session_controller.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "app/gui/session_worker.h"
+#include "app/gui/text_action.h"
+
+namespace kvw {
+
+namespace {
+
+// Step 4 reports a refused or undone list in its result instead of throwing; the user must see
+// it as an error all the same.
+void report_tick(const TickResult& result) {
+    if (result.rejected) {
+        std::string message = "rejected";
+        for (const ValidationError& e : result.rejections) message += "; " + e.message;
+        throw std::runtime_error(message);
+    }
+    if (result.aborted)
+        throw std::runtime_error("aborted in " + result.failed_primitive + ": " +
+                                 result.abort_reason + " (cache rebuilt from the mirror)");
+}
+
+}  // namespace
+
+SessionController::SessionController(QObject* parent)
+    : QObject(parent), worker_(new SessionWorker(epoch_)) {
+    qRegisterMetaType<kvw::FramePtr>();
+    qRegisterMetaType<kvw::ActionList>();
+    thread_.setObjectName("session");
+    worker_->moveToThread(&thread_);
+    connect(worker_, &SessionWorker::frameReady, this, [this](FramePtr frame) {
+        last_frame_ = frame;
+        emit frameReady(std::move(frame));
+    });
+    connect(worker_, &SessionWorker::started, this,
+            [this](const QString& what) { emit busyChanged(true, what); });
+    connect(worker_, &SessionWorker::progress, this, &SessionController::progressChanged);
+    connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
+    connect(worker_, &SessionWorker::finished, this, &SessionController::jobFinished);
+    thread_.start();
+}
+
+SessionController::~SessionController() {
+    cancel();
+    thread_.quit();
+    thread_.wait();
+    delete worker_;  // the thread has ended: deleting it from here is safe
+}
+
+void SessionController::post(const QString& what, std::function<void(SessionWorker&)> body) {
+    ++pending_;
+    SessionJob job{what, epoch_.load(), std::move(body)};
+    QMetaObject::invokeMethod(
+        worker_, [worker = worker_, job = std::move(job)] { worker->execute(job); },
+        Qt::QueuedConnection);
+}
+
+void SessionController::jobFinished() {
+    if (--pending_ > 0) return;
+    emit busyChanged(false, {});
+    emit becameIdle();
+}
+
+void SessionController::cancel() { ++epoch_; }
+
+void SessionController::loadModel(const QString& spec, const QString& backend) {
+    post("load " + spec, [spec = spec.toStdString(), backend = backend.toStdString()](
+                             SessionWorker& w) {
+        SessionOptions options;
+        options.model = spec;
+        options.backend = backend;
+        auto session = std::make_unique<Session>(options);
+        // A load cannot stop half-way; a cancel during it keeps the previous session.
+        if (!w.cancelled()) w.replaceSession(std::move(session));
+    });
+}
+
+void SessionController::adoptModel(std::shared_ptr<const Model> model,
+                                   const SessionOptions& options) {
+    post("load " + QString::fromStdString(model->source), [model, options](SessionWorker& w) {
+        w.replaceSession(std::make_unique<Session>(options, model));
+    });
+}
+
+void SessionController::startPrompt(const QString& prompt) {
+    post("prompt", [prompt = prompt.toStdString()](SessionWorker& w) { w.session().start(prompt); });
+}
+
+void SessionController::step(int ticks) {
+    post(ticks == 1 ? QString("step") : QString("run %1").arg(ticks), [ticks](SessionWorker& w) {
+        for (int i = 0; i < ticks && !w.cancelled(); ++i) {
+            const TickResult result = w.session().step();
+            w.reportProgress(i + 1, ticks);
+            report_tick(result);
+            if (i + 1 < ticks) w.publish();  // the last one is published when the job ends
+        }
+    });
+}
+
+void SessionController::inject(const ActionList& actions) {
+    post("inject", [actions](SessionWorker& w) { w.session().inject(actions); });
+}
+
+void SessionController::applyNow(const ActionList& actions) {
+    post("apply now", [actions](SessionWorker& w) { report_tick(w.session().apply_now(actions)); });
+}
+
+void SessionController::textAction(const QString& kind, int layer, int row1, int row2,
+                                   const QString& text, bool applyNow) {
+    post(kind + " text", [=, kind = kind.toStdString(), text = text.toStdString()](
+                             SessionWorker& w) {
+        Session& s = w.session();
+        const ActionList actions = text_action(s, kind, layer, row1, row2, text);
+        if (applyNow)
+            report_tick(s.apply_now(actions));
+        else
+            s.inject(actions);
+    });
+}
+
+void SessionController::rebuild() {
+    post("rebuild", [](SessionWorker& w) { w.session().rebuild(); });
+}
+
+void SessionController::measureDrift() {
+    post("drift", [](SessionWorker& w) { w.session().measure_drift(); });
+}
+
+void SessionController::setProposer(const QString& name) {
+    post("policy " + name,
+         [name = name.toStdString()](SessionWorker& w) { w.session().set_proposer(name); });
+}
+
+void SessionController::setRopePolicy(RopePolicy policy) {
+    post(QString("rope ") + rope_policy_name(policy),
+         [policy](SessionWorker& w) { w.session().set_rope_policy(policy); });
+}
+
+void SessionController::setGuard(bool on) {
+    post(on ? "guard on" : "guard off", [on](SessionWorker& w) { w.session().set_guard(on); });
+}
+
+void SessionController::desync(int layer, int row) {
+    post(QString("desync %1 %2").arg(layer).arg(row),
+         [layer, row](SessionWorker& w) { w.session().debug_desync_row(layer, row); });
+}
+
+}  // namespace kvw

@@ -1,0 +1,81 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+
+#include "core/session/session.h"
+#include "widgets/frame_view.h"
+
+namespace kvw {
+
+class SessionWorker;
+
+// The one way the UI reaches the Session (ARCHITECTURE §6, RenderDoc's replay manager in
+// STYLE.md): a worker thread owns it; every public slot posts a command there and returns at
+// once; Frames, progress and errors come back by queued signal. Commands run one at a time in
+// the order they were posted. Errors never throw into the UI: they arrive as errorOccurred and
+// in the next Frame's last_error.
+class SessionController : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionController(QObject* parent = nullptr);
+    // Cancels what runs, then waits for the worker thread to finish its current tick.
+    ~SessionController() override;
+
+    // True when no posted command is queued or running (UI thread).
+    bool isIdle() const { return pending_ == 0; }
+    // The newest Frame received (null before the first).
+    FramePtr lastFrame() const { return last_frame_; }
+
+public slots:
+    // Replaces the session with one on this model and backend ("cpu", "cuda", "auto"). On
+    // failure, or when cancelled while loading, the previous session stays.
+    void loadModel(const QString& spec, const QString& backend);
+    // The same on a model loaded already (tests, benchmarks: shapes no spec names).
+    void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
+    // Forgets the sequence and prefills the prompt.
+    void startPrompt(const QString& prompt);
+    // N ticks, a Frame after each; cancel() (pause) stops after the current tick.
+    void step(int ticks);
+    // Skips the commands not started yet and stops a running step(N) after its current tick.
+    void cancel();
+    void inject(const kvw::ActionList& actions);
+    // Step 4 now, at the current tick (no sampling, no proposer).
+    void applyNow(const kvw::ActionList& actions);
+    // A view's text action: the text is tokenized on the worker, then injected or applied.
+    // "replace_pair" replaces rows row1 and row2 by the text; "insert" puts the text before row1.
+    void textAction(const QString& kind, int layer, int row1, int row2, const QString& text,
+                    bool applyNow);
+    void rebuild();
+    void measureDrift();
+    void setProposer(const QString& name);
+    void setRopePolicy(kvw::RopePolicy policy);
+    void setGuard(bool on);
+    // Test hook: breaks the mirror of one row so the invariants go red.
+    void desync(int layer, int row);
+
+signals:
+    void frameReady(kvw::FramePtr frame);
+    // busy: a command started (what it is) or the queue ran empty (what is empty).
+    void busyChanged(bool busy, const QString& what);
+    void progressChanged(int done, int total);  // total 0: unknown
+    void errorOccurred(const QString& message);
+    void becameIdle();
+
+private:
+    void post(const QString& what, std::function<void(SessionWorker&)> body);
+    void jobFinished();
+
+    QThread thread_;
+    SessionWorker* worker_;
+    std::atomic<uint64_t> epoch_{0};
+    int pending_ = 0;
+    FramePtr last_frame_;
+};
+
+}  // namespace kvw

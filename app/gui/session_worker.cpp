@@ -1,0 +1,55 @@
+#include "app/gui/session_worker.h"
+
+#include <exception>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+namespace kvw {
+
+namespace {
+
+// A command that needs a model came before any model was loaded.
+class SessionNotLoaded : public std::logic_error {
+public:
+    SessionNotLoaded() : std::logic_error("no model loaded yet: load one first") {}
+};
+
+}  // namespace
+
+SessionWorker::SessionWorker(const std::atomic<uint64_t>& epoch) : epoch_(epoch) {}
+
+SessionWorker::~SessionWorker() = default;
+
+Session& SessionWorker::session() {
+    if (!session_) throw SessionNotLoaded();
+    return *session_;
+}
+
+void SessionWorker::replaceSession(std::unique_ptr<Session> session) {
+    session_ = std::move(session);
+}
+
+void SessionWorker::publish() {
+    if (session_) emit frameReady(session_->frame());
+}
+
+void SessionWorker::execute(const SessionJob& job) {
+    job_epoch_ = job.epoch;
+    if (cancelled()) {  // cancelled before it started: nothing to do, nothing to publish
+        emit finished();
+        return;
+    }
+    emit started(job.what);
+    try {
+        job.body(*this);
+    } catch (const std::exception& e) {
+        spdlog::warn("{}: {}", job.what.toStdString(), e.what());
+        emit failed(job.what + ": " + QString::fromStdString(e.what()));
+    }
+    // The frame also carries what went wrong (Frame::last_error) to the views.
+    publish();
+    emit finished();
+}
+
+}  // namespace kvw

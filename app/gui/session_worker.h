@@ -1,0 +1,60 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include <QObject>
+#include <QString>
+
+#include "core/session/session.h"
+#include "widgets/frame_view.h"
+
+namespace kvw {
+
+class SessionWorker;
+
+// One command for the worker thread. `epoch` is the controller's cancel epoch when the command
+// was posted: cancel() bumps the epoch, so a command posted before it is skipped and a running
+// one stops at its next check (Hotspot's job ids, STYLE.md).
+struct SessionJob {
+    QString what;  // for the busy indicator and error messages: "step 8", "load synthetic:tiny"
+    uint64_t epoch = 0;
+    std::function<void(SessionWorker&)> body;
+};
+
+// Lives on the SessionController's worker thread and owns the Session there: nothing else in the
+// program touches the Session (ARCHITECTURE §6). Runs one job at a time, turns every exception
+// into failed(), and publishes a fresh Frame after every job that had a session.
+class SessionWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionWorker(const std::atomic<uint64_t>& epoch);
+    ~SessionWorker() override;
+
+    // Runs on the worker thread: the controller posts it with a queued invocation.
+    void execute(const SessionJob& job);
+
+    // ---- for job bodies (worker thread) ---------------------------------------------------
+    // The session; throws SessionNotLoaded when there is none yet.
+    Session& session();
+    void replaceSession(std::unique_ptr<Session> session);
+    // True once cancel() ran after the current job was posted.
+    bool cancelled() const { return job_epoch_ != epoch_.load(); }
+    void publish();  // a Frame of the session now, to frameReady
+    void reportProgress(int done, int total) { emit progress(done, total); }
+
+signals:
+    void started(QString what);
+    void progress(int done, int total);  // total 0: unknown (a command starts so)
+    void frameReady(kvw::FramePtr frame);
+    void failed(QString message);
+    void finished();
+
+private:
+    const std::atomic<uint64_t>& epoch_;
+    uint64_t job_epoch_ = 0;
+    std::unique_ptr<Session> session_;
+};
+
+}  // namespace kvw

@@ -1,0 +1,91 @@
+#include "app/gui/status_line.h"
+
+#include <algorithm>
+
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTimer>
+
+namespace kvw {
+
+namespace {
+
+constexpr int kShowBusyAfterMs = 200;
+constexpr int kErrorShownMs = 15000;
+
+}  // namespace
+
+QString rows_summary(const Frame& frame) {
+    if (frame.layers.empty()) return "no layers";
+    const auto [lo, hi] = std::minmax_element(
+        frame.layers.begin(), frame.layers.end(),
+        [](const LayerFrame& a, const LayerFrame& b) { return a.rows() < b.rows(); });
+    if (lo->rows() == hi->rows())
+        return QString("rows %1 of %2").arg(lo->rows()).arg(frame.capacity);
+    return QString("rows %1–%2 of %3 per layer (layer %4: %1)")
+        .arg(lo->rows())
+        .arg(hi->rows())
+        .arg(frame.capacity)
+        .arg(lo - frame.layers.begin());
+}
+
+StatusLine::StatusLine(QStatusBar* bar)
+    : QObject(bar),
+      bar_(bar),
+      tick_(new QLabel("no session", bar)),
+      rows_(new QLabel(bar)),
+      backend_(new QLabel(bar)),
+      tick_time_(new QLabel(bar)),
+      busy_what_(new QLabel(bar)),
+      progress_(new QProgressBar(bar)),
+      cancel_(new QPushButton("Cancel", bar)),
+      show_delay_(new QTimer(this)) {
+    for (QLabel* label : {tick_, rows_, backend_, tick_time_}) bar->addPermanentWidget(label);
+    progress_->setMaximumWidth(160);
+    progress_->setTextVisible(false);
+    for (QWidget* w : {static_cast<QWidget*>(busy_what_), static_cast<QWidget*>(progress_),
+                       static_cast<QWidget*>(cancel_)}) {
+        bar->addWidget(w);
+        w->hide();
+    }
+    connect(cancel_, &QPushButton::clicked, this, &StatusLine::cancelRequested);
+    show_delay_->setSingleShot(true);
+    show_delay_->setInterval(kShowBusyAfterMs);
+    connect(show_delay_, &QTimer::timeout, this, [this] {
+        busy_what_->show();
+        progress_->show();
+        cancel_->show();
+    });
+}
+
+void StatusLine::setFrame(FramePtr frame) {
+    tick_->setText(QString("tick %1").arg(frame->tick));
+    rows_->setText(rows_summary(*frame));
+    backend_->setText(QString::fromStdString(frame->backend) + " · " +
+                      QString::fromStdString(frame->model.source));
+    tick_time_->setText(QString("last tick %1 ms").arg(frame->timings.total_ms, 0, 'f', 1));
+}
+
+void StatusLine::setBusy(bool busy, const QString& what) {
+    if (busy) {
+        busy_what_->setText(what + "…");
+        setProgress(0, 0);  // unknown until the command reports
+        if (!show_delay_->isActive() && !progress_->isVisible()) show_delay_->start();
+        return;
+    }
+    show_delay_->stop();
+    busy_what_->hide();
+    progress_->hide();
+    cancel_->hide();
+}
+
+void StatusLine::setProgress(int done, int total) {
+    progress_->setRange(0, total);  // 0..0: Qt's busy animation for unknown totals
+    progress_->setValue(done);
+}
+
+void StatusLine::showError(const QString& message) { bar_->showMessage(message, kErrorShownMs); }
+
+}  // namespace kvw

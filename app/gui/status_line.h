@@ -1,0 +1,47 @@
+#pragma once
+#include <QObject>
+
+#include "widgets/frame_view.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStatusBar;
+class QTimer;
+
+namespace kvw {
+
+// The status bar: tick, rows per layer, backend and last tick time from each Frame; while the
+// session is busy, what it does with a progress bar and a Cancel button. The indicator appears
+// only after a short delay, so that quick commands do not make it flicker.
+class StatusLine : public QObject {
+    Q_OBJECT
+public:
+    explicit StatusLine(QStatusBar* bar);
+
+public slots:
+    void setFrame(kvw::FramePtr frame);
+    void setBusy(bool busy, const QString& what);
+    void setProgress(int done, int total);
+    void showError(const QString& message);
+
+signals:
+    void cancelRequested();
+
+private:
+    QStatusBar* bar_;
+    QLabel* tick_;
+    QLabel* rows_;
+    QLabel* backend_;
+    QLabel* tick_time_;
+    QLabel* busy_what_;
+    QProgressBar* progress_;
+    QPushButton* cancel_;
+    QTimer* show_delay_;
+};
+
+// "rows 12" when every layer holds as many rows, else "rows 9–12 per layer (layer 2: 9)" for the
+// fewest; a plain function so that its text can be tested.
+QString rows_summary(const Frame& frame);
+
+}  // namespace kvw

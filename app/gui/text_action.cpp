@@ -1,0 +1,61 @@
+#include "app/gui/text_action.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kvw {
+
+namespace {
+
+void require_row(const Session& s, int layer, int row) {
+    const int rows = s.state().rows(layer);
+    if (row < 0 || row >= rows)
+        throw std::invalid_argument("row " + std::to_string(row) + " is outside layer " +
+                                    std::to_string(layer) + "'s " + std::to_string(rows) +
+                                    " rows");
+}
+
+// Layers whose rows [p1, p2] hold the records `layer` holds there; empty when that is all.
+std::vector<int> layers_like(const Session& s, int layer, int p1, int p2) {
+    const std::vector<int64_t>& ref = s.state().layer_map(layer).pos2ledger;
+    std::vector<int> same;
+    for (int l = 0; l < s.state().n_layers(); ++l) {
+        const std::vector<int64_t>& ids = s.state().layer_map(l).pos2ledger;
+        if (int(ids.size()) > p2 && std::equal(ids.begin() + p1, ids.begin() + p2 + 1,
+                                               ref.begin() + p1))
+            same.push_back(l);
+    }
+    if (int(same.size()) == s.state().n_layers()) same.clear();
+    return same;
+}
+
+}  // namespace
+
+ActionList text_action(const Session& session, const std::string& kind, int layer, int row1,
+                       int row2, const std::string& text) {
+    if (layer < 0 || layer >= session.state().n_layers())
+        throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist");
+    std::vector<int32_t> ids = session.tokenize(text);
+    if (ids.empty()) throw std::invalid_argument("the text '" + text + "' has no tokens");
+
+    ReplacePairAction replace;
+    if (kind == "replace_pair") {
+        require_row(session, layer, row1);
+        require_row(session, layer, row2);
+        replace = {row1, row2, std::move(ids)};
+    } else if (kind == "insert") {
+        require_row(session, layer, row1);
+        if (row1 < 1) throw std::invalid_argument("nothing can be inserted before row 0 (BOS)");
+        const std::vector<int32_t> tokens = session.state().tokens(layer);
+        ids.insert(ids.begin(), tokens[size_t(row1 - 1)]);
+        ids.push_back(tokens[size_t(row1)]);
+        replace = {row1 - 1, row1, std::move(ids)};
+    } else {
+        throw std::invalid_argument("unknown text action '" + kind + "'");
+    }
+    const int lo = std::min(replace.original_pos1, replace.original_pos2);
+    const int hi = std::max(replace.original_pos1, replace.original_pos2);
+    return {Action{replace, layers_like(session, layer, lo, hi)}};
+}
+
+}  // namespace kvw

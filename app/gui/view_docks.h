@@ -1,0 +1,39 @@
+#pragma once
+#include <vector>
+
+#include <QObject>
+#include <QStringList>
+
+#include "widgets/frame_view.h"
+
+class QDockWidget;
+class QMainWindow;
+
+namespace kvw {
+
+// One dock per registered view (widgets/view_registry.h), made in registry order, so that a new
+// view needs no change here. Hands every Frame and every selection to all of them.
+class ViewDocks : public QObject {
+    Q_OBJECT
+public:
+    explicit ViewDocks(QMainWindow* window);
+
+    QStringList names() const;
+    FrameView* view(const QString& name) const;   // null when there is none by that name
+    QDockWidget* dock(const QString& name) const;
+    const std::vector<FrameView*>& views() const { return views_; }
+
+    // The default layout (no saved one): the side areas share the width, the bottom takes a
+    // quarter of the height, views in one area share it equally. Call once the window is shown.
+    void arrange(QMainWindow* window) const;
+
+    void setFrame(const FramePtr& frame) const;
+    void setSelection(int layer, int row) const;
+
+private:
+    std::vector<FrameView*> views_;
+    std::vector<QDockWidget*> docks_;
+    std::vector<Qt::DockWidgetArea> areas_;
+};
+
+}  // namespace kvw

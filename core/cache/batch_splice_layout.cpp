@@ -1,0 +1,136 @@
+#include "core/cache/batch_splice_layout.h"
+
+namespace kvw {
+
+BatchSpliceLayout::BatchSpliceLayout(int n_layers, int kv_dim, int capacity)
+    : KvLayout(n_layers, kv_dim, capacity), layers_(size_t(n_layers)) {}
+
+int BatchSpliceLayout::physical_rows(int layer) const {
+    rows(layer);  // validates the layer
+    return layers_[size_t(layer)].slab_rows;
+}
+
+size_t BatchSpliceLayout::split_at(Layer& layer, int row) {
+    std::vector<Piece>& pieces = layer.pieces;
+    int at = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        if (row == at) return i;
+        const Piece p = pieces[i];
+        if (row < at + p.count) {
+            const int head = row - at;
+            pieces[i].count = head;
+            pieces.insert(pieces.begin() + std::ptrdiff_t(i + 1),
+                          Piece{p.staged, p.start + head, p.count - head});
+            return i + 1;
+        }
+        at += p.count;
+    }
+    return pieces.size();
+}
+
+void BatchSpliceLayout::begin_edits(Layer& L) {
+    if (L.pending) return;
+    L.pieces.clear();
+    if (L.slab_rows > 0) L.pieces.push_back(Piece{false, 0, L.slab_rows});  // no empty pieces
+    L.pending = true;
+}
+
+void BatchSpliceLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
+    Layer& L = layers_[size_t(layer)];
+    if (!L.pending && row == L.rows) {  // an append with nothing pending moves nothing: write it
+        slab_.write(layer, row, k, v, n);
+        L.rows += n;
+        L.slab_rows += n;
+        return;
+    }
+    begin_edits(L);
+    const size_t d = size_t(kv_dim());
+    const int first = int(L.staged_k.size() / d);
+    L.staged_k.insert(L.staged_k.end(), k, k + size_t(n) * d);
+    L.staged_v.insert(L.staged_v.end(), v, v + size_t(n) * d);
+    const size_t at = split_at(L, row);
+    L.pieces.insert(L.pieces.begin() + std::ptrdiff_t(at), Piece{true, first, n});
+    L.rows += n;
+}
+
+void BatchSpliceLayout::remove_row(int layer, int row) {
+    Layer& L = layers_[size_t(layer)];
+    begin_edits(L);
+    const size_t at = split_at(L, row);
+    Piece& p = L.pieces[at];
+    p.start += 1;
+    p.count -= 1;
+    if (p.count == 0) L.pieces.erase(L.pieces.begin() + std::ptrdiff_t(at));
+    L.rows -= 1;
+}
+
+void BatchSpliceLayout::truncate_rows(int layer, int rows) {
+    Layer& L = layers_[size_t(layer)];
+    if (L.pending) {
+        const size_t cut = split_at(L, rows);  // before begin(): splitting may reallocate
+        L.pieces.erase(L.pieces.begin() + std::ptrdiff_t(cut), L.pieces.end());
+    } else {
+        L.slab_rows = rows;
+    }
+    L.rows = rows;
+}
+
+void BatchSpliceLayout::reset_rows() {
+    for (Layer& L : layers_) {
+        L.rows = L.slab_rows = 0;
+        L.pending = false;
+        L.pieces.clear();
+        L.staged_k.clear();
+        L.staged_v.clear();
+    }
+}
+
+// Each slab row moves at most once, straight to its final place: first the pieces that move
+// towards row 0 (the deletions' gaps closing), in order, then, last first, the pieces that move
+// away from it (the insertions' gaps opening) and the staged rows into those gaps. Why nothing is
+// overwritten before it moved: slab pieces keep their order, so destinations are disjoint and
+// ordered like the sources. A piece going down lands below the sources of the pieces after it,
+// and past the source of any earlier piece still waiting (one going up: its source ends at or
+// below its destination, which ends at or below this one's). Going up, last first, is the mirror
+// image.
+void BatchSpliceLayout::apply_pending(int layer) const {
+    Layer& L = layers_[size_t(layer)];
+    if (!L.pending) return;
+    int at = 0;
+    for (const Piece& p : L.pieces) {
+        if (!p.staged && at < p.start) slab_.move(layer, at, p.start, p.count);
+        at += p.count;
+    }
+    const size_t d = size_t(kv_dim());
+    for (auto p = L.pieces.rbegin(); p != L.pieces.rend(); ++p) {
+        at -= p->count;
+        if (p->staged)
+            slab_.write(layer, at, L.staged_k.data() + size_t(p->start) * d,
+                        L.staged_v.data() + size_t(p->start) * d, p->count);
+        else if (at > p->start)
+            slab_.move(layer, at, p->start, p->count);
+    }
+    L.slab_rows = L.rows;
+    L.pending = false;
+    L.pieces.clear();
+    L.staged_k.clear();  // keeps its allocation for the next tick
+    L.staged_v.clear();
+}
+
+bool BatchSpliceLayout::prefix_untouched(const Layer& L, int rows) const {
+    if (!L.pending || rows == 0) return true;
+    const Piece& first = L.pieces.front();
+    return !first.staged && first.start == 0 && first.count >= rows;
+}
+
+int BatchSpliceLayout::physical_row(int layer, int row) const {
+    apply_pending(layer);
+    return row;
+}
+
+LayerContext BatchSpliceLayout::layer_view(int layer, int rows) const {
+    if (!prefix_untouched(layers_[size_t(layer)], rows)) apply_pending(layer);
+    return LayerContext{rows, slab_.k(layer, 0), slab_.v(layer, 0)};
+}
+
+}  // namespace kvw

@@ -1,0 +1,21 @@
+#include "core/cache/cache_layout.h"
+
+namespace kvw {
+
+const char* cache_layout_name(CacheLayout layout) {
+    switch (layout) {
+        case CacheLayout::Contiguous: return "contiguous";
+        case CacheLayout::BatchSplice: return "batch_splice";
+        case CacheLayout::Indirection: return "indirection";
+    }
+    return "?";
+}
+
+std::optional<CacheLayout> parse_cache_layout(std::string_view name) {
+    for (CacheLayout l :
+         {CacheLayout::Contiguous, CacheLayout::BatchSplice, CacheLayout::Indirection})
+        if (name == cache_layout_name(l)) return l;
+    return std::nullopt;
+}
+
+}  // namespace kvw

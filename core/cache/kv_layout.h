@@ -1,0 +1,91 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "core/cache/cache_layout.h"
+#include "core/cache/row_buffer.h"
+#include "core/engine/forward_types.h"
+
+namespace kvw {
+
+// Per-layer K and V rows (float32, kv_dim floats a row) as the logical sequence the mirror
+// describes; where each logical row lives in the slab is the subclass's business (ARCHITECTURE
+// §4, layouts). The public calls validate and then delegate, so every layout has the same
+// contract:
+//  - FT-022: a layer's position (its next write row) is its logical row count, starts at 0 and
+//    advances by the rows written; prefill and decode both go through append(); no layer ever
+//    holds more than capacity() logical rows, and a write past it throws CapacityExceeded before
+//    anything changes. The slab is allocated once; edits never allocate it again.
+//  - Row and layer arguments out of range throw std::out_of_range; callers (StateManager)
+//    validate first, so these are programming errors.
+//  - Reads (k_row, v_row, view) always see the logical rows as of the last edit.
+class KvLayout {
+public:
+    virtual ~KvLayout() = default;
+    KvLayout(const KvLayout&) = delete;
+    KvLayout& operator=(const KvLayout&) = delete;
+
+    virtual CacheLayout layout() const = 0;
+    int n_layers() const { return slab_.n_layers(); }
+    int kv_dim() const { return slab_.kv_dim(); }
+    int capacity() const { return slab_.capacity(); }
+    int rows(int layer) const;
+    int position(int layer) const { return rows(layer); }
+    int remaining(int layer) const { return capacity() - rows(layer); }
+    bool is_full(int layer) const { return remaining(layer) == 0; }
+    // Slab rows the layer occupies now, live or not: rows() plus the dead rows indirection has
+    // not compacted yet, or the rows batch-splice holds before its pending edits are applied.
+    virtual int physical_rows(int layer) const;
+    // Bytes of existing K/V rows (and index entries) moved by edits so far; see RowBuffer.
+    uint64_t bytes_moved() const { return slab_.bytes_moved(); }
+
+    // Throws CapacityExceeded when `n` more rows do not fit in the layer.
+    void check_room(int layer, int n) const;
+
+    // k, v: [n][kv_dim]. Writes after the layer's last row.
+    void append(int layer, const float* k, const float* v, int n);
+    // The new rows become rows [row, row + n); the rows from `row` on follow them.
+    void insert(int layer, int row, const float* k, const float* v, int n);
+    // Drops row `row`; the rows after it close the gap.
+    void remove(int layer, int row);
+    // Replaces rows [row, row + n) in place; row + n <= rows.
+    void overwrite(int layer, int row, const float* k, const float* v, int n);
+    // Drops rows [rows, old rows) of the layer.
+    void truncate(int layer, int rows);
+    // Every layer back to position 0; the slab stays allocated.
+    void reset();
+
+    float* k_row(int layer, int row);
+    const float* k_row(int layer, int row) const;
+    const float* v_row(int layer, int row) const;
+
+    // The first `rows` logical rows of a layer (all when rows < 0) as the engine reads them:
+    // row j at physical row view.index[j], or j when the view has no index.
+    LayerContext view(int layer, int rows = -1) const;
+
+protected:
+    KvLayout(int n_layers, int kv_dim, int capacity) : slab_(n_layers, kv_dim, capacity) {}
+
+    // Called with validated arguments; rows(), room and ranges are already checked.
+    virtual int logical_rows(int layer) const = 0;
+    virtual void insert_rows(int layer, int row, const float* k, const float* v, int n) = 0;
+    virtual void remove_row(int layer, int row) = 0;
+    virtual void truncate_rows(int layer, int rows) = 0;
+    virtual void reset_rows() = 0;
+    // The slab row holding logical row `row`.
+    virtual int physical_row(int layer, int row) const = 0;
+    virtual LayerContext layer_view(int layer, int rows) const = 0;
+
+    // Mutable because batch-splice applies its pending edits on a read: the logical rows, the
+    // only state a const caller can observe, stay the same.
+    mutable RowBuffer slab_;
+
+private:
+    void check_layer(int layer) const;
+    void check_rows(int layer, int row, int n, int limit) const;
+};
+
+std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim,
+                                         int capacity);
+
+}  // namespace kvw

@@ -1,0 +1,65 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/state/action.h"
+#include "core/state/rope_policy.h"
+
+namespace kvw {
+
+// The commands of the .kvs screenshot-script language (ARCHITECTURE §6): every toolbar and view
+// action of the workbench window, plus expectations and screenshots. README has the reference.
+enum class ScriptCommandKind {
+    Load,             // load SPEC
+    Backend,          // backend cpu|cuda|auto      (for the following loads)
+    Prompt,           // prompt TEXT
+    Step,             // step N
+    Inject,           // inject JSON                (queued for the next tick)
+    Apply,            // apply JSON                 (Step 4 now)
+    ReplaceText,      // replace-text ROW1 ROW2 TEXT (tokenized, queued)
+    InsertText,       // insert-text ROW TEXT        (tokenized, queued)
+    Rebuild,          // rebuild
+    Drift,            // drift
+    Policy,           // policy NAME                (proposer)
+    Rope,             // rope final_index|reindex|original
+    Guard,            // guard on|off
+    Layer,            // layer N
+    Select,           // select ROW
+    View,             // view NAME
+    Set,              // set VIEW CONTROL VALUE     (a named control inside a view)
+    Click,            // click VIEW CONTROL
+    ExpectInvariant,  // expect invariant NAME pass|fail
+    ExpectRows,       // expect rows LAYER N
+    ExpectTick,       // expect tick N
+    Shot,             // shot NAME [VIEW]
+    WaitIdle,         // wait-idle
+    Desync,           // desync LAYER ROW           (test hook: breaks one mirror row)
+};
+
+// The command word as written in scripts ("wait-idle", "expect invariant", ...).
+const char* script_command_name(ScriptCommandKind kind);
+
+// One parsed line. Only the fields its kind names are set.
+struct ScriptCommand {
+    ScriptCommandKind kind = ScriptCommandKind::WaitIdle;
+    int line = 0;         // 1-based line in the script
+    std::string source;   // the line as written, trimmed, for messages
+    std::string text;     // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL)
+    std::string view;     // shot NAME VIEW (empty: the whole window), set/click VIEW
+    std::string value;    // set .. VALUE
+    int layer = -1;       // layer, expect rows, desync
+    int row = -1;         // select, desync, replace-text ROW1, insert-text
+    int row2 = -1;        // replace-text ROW2
+    int64_t count = 0;    // step N, expect rows .. N, expect tick N
+    bool flag = false;    // guard on; expect invariant .. pass
+    RopePolicy rope = RopePolicy::FinalIndex;
+    ActionList actions;   // inject, apply
+};
+
+struct Script {
+    std::string file;  // where it came from ("<text>" when parsed from a string)
+    std::vector<ScriptCommand> commands;
+};
+
+}  // namespace kvw

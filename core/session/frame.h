@@ -1,0 +1,105 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/mirror/ledger.h"
+#include "core/state/action.h"
+#include "core/state/invariant_result.h"
+#include "core/state/rope_policy.h"
+#include "core/state/tick.h"
+
+namespace kvw {
+
+// One layer of the coupled state, row by row, as the views draw it.
+struct LayerFrame {
+    std::vector<int64_t> pos2ledger;  // [row] ledger id held by the row
+    std::vector<int32_t> rope_pos;    // [row] RoPE phase of the row's K
+    std::vector<float> brightness;    // [row] brightness of the row's record in this layer
+    std::vector<float> drift;         // [row] max(K, V) relative drift; empty when not measured
+    int first_stale_row = -1;         // from the last drift measurement; -1: none or unmeasured
+
+    int rows() const { return int(pos2ledger.size()); }
+};
+
+// A ledger record without its per-layer vectors (the layers carry brightness per row).
+struct LedgerRecord {
+    int64_t id = 0;
+    EntryKind kind = EntryKind::Prompt;
+    int32_t token_id = -1;
+    std::string piece;
+    int64_t born_tick = 0;
+    int64_t died_tick = -1;  // -1 while live in some layer
+};
+
+// One named invariant over all layers: the first failing layer decides its row and detail.
+struct InvariantStatus {
+    std::string name;
+    bool passed = true;
+    int64_t last_held_tick = -1;  // last tick (or edit) after which it held; -1: never
+    int layer = -1;
+    int row = -1;
+    std::string detail;
+};
+
+// Milliseconds spent in each step of the last tick (ARCHITECTURE §2.1).
+struct StepTimings {
+    double sample_ms = 0;      // Step 1
+    double brightness_ms = 0;  // Step 2
+    double propose_ms = 0;     // Step 3 (proposer + conflict resolution)
+    double apply_ms = 0;       // Step 4 (pre-flight + edits + append)
+    double total_ms = 0;
+};
+
+struct ModelSummary {
+    std::string source;     // path or "synthetic:tiny"
+    std::string file_type;  // e.g. "gguf F32"
+    int n_layers = 0;
+    int n_embd = 0;
+    int n_heads = 0;
+    int n_kv_heads = 0;
+    int vocab_size = 0;
+};
+
+// An immutable snapshot of a Session for the UI (ARCHITECTURE §6): built on the worker thread,
+// handed to the views by queued signal, never changed afterwards.
+struct Frame {
+    int64_t tick = 0;           // ticks completed since the prompt (0: just prefilled)
+    uint64_t state_hash = 0;    // StateManager::state_hash()
+    ModelSummary model;
+    std::string backend;        // "cpu", "cuda"
+    int capacity = 0;           // rows per layer
+    RopePolicy rope_policy = RopePolicy::FinalIndex;
+    std::string proposer;       // "manual", "pair-merge"
+    bool guard = true;
+    std::string prompt;
+
+    std::vector<LayerFrame> layers;
+    std::vector<LedgerRecord> ledger;  // every record ever, index == id
+    std::vector<InvariantStatus> invariants;
+    float brightness_max = 255.0f;     // BrightnessParams::max: the top of the brightness scale
+
+    bool drift_measured = false;  // layers[].drift belong to this state
+    int first_diverging_layer = -1;
+    float max_drift = 0;          // over layers and rows, when measured
+
+    ActionList injected;       // actions queued for the next tick
+    ActionList last_actions;   // the last tick's list in application order (edits, then adds)
+    // [k]: the index of last_actions[k] in the list as given, which TickResult's failed_action
+    // and rejections index (application_order() of that list); empty: the same order.
+    std::vector<int> last_given_index;
+    TickResult last_result;    // what Step 4 did with it
+    std::string last_error;    // the last rejected command's message (pre-flight, range, ...)
+    StepTimings timings;       // of the last tick
+
+    bool all_invariants_pass() const {
+        for (const InvariantStatus& s : invariants)
+            if (!s.passed) return false;
+        return true;
+    }
+};
+
+using FramePtr = std::shared_ptr<const Frame>;
+
+}  // namespace kvw

@@ -1,0 +1,41 @@
+#include "core/session/invariant_history.h"
+
+#include <algorithm>
+
+namespace kvw {
+
+void InvariantHistory::record(const std::vector<InvariantResult>& results, int64_t tick) {
+    for (InvariantStatus& s : statuses_) s.passed = true;
+    std::vector<bool> failed_seen(statuses_.size() + results.size(), false);
+    for (const InvariantResult& r : results) {
+        auto it = std::find_if(statuses_.begin(), statuses_.end(),
+                               [&](const InvariantStatus& s) { return s.name == r.name; });
+        if (it == statuses_.end()) {
+            InvariantStatus fresh;
+            fresh.name = r.name;
+            statuses_.push_back(std::move(fresh));
+            it = statuses_.end() - 1;
+        }
+        const size_t index = size_t(it - statuses_.begin());
+        if (!r.passed && !failed_seen[index]) {  // the first failing layer describes it
+            failed_seen[index] = true;
+            it->passed = false;
+            it->layer = r.layer;
+            it->row = r.row;
+            it->detail = r.detail;
+        }
+    }
+    for (InvariantStatus& s : statuses_)
+        if (s.passed) {
+            s.last_held_tick = tick;
+            s.layer = s.row = -1;
+            s.detail.clear();
+        }
+}
+
+bool InvariantHistory::all_passed() const {
+    return std::all_of(statuses_.begin(), statuses_.end(),
+                       [](const InvariantStatus& s) { return s.passed; });
+}
+
+}  // namespace kvw

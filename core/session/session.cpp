@@ -1,0 +1,202 @@
+// Session commands other than the tick itself (session_tick.cpp) and the frame (session_frame.cpp).
+#include "core/session/session.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "core/backend/backend_registry.h"
+#include "core/model/model_loader.h"
+#include "core/session/session_error.h"
+#include "core/session/trace_events.h"
+
+namespace kvw {
+
+namespace {
+
+// The views and the edit benchmarks work up to 8,192 rows; a model's trained context may be
+// far longer, and the capacity is allocated up front for every layer.
+constexpr int kDefaultCapacityLimit = 8192;
+
+}  // namespace
+
+Session::Session(SessionOptions options) : Session(options, load_model(options.model)) {}
+
+Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
+    : options_(std::move(options)),
+      model_(std::move(model)),
+      backend_(create_backend(options_.backend)),
+      engine_(std::make_unique<Transformer>(model_, *backend_)),
+      proposer_(make_proposer(options_.proposer)),
+      sampler_(options_.sampling) {
+    if (options_.capacity <= 0)
+        options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
+    new_state();
+    trace_.add(trace_header(options_));
+    spdlog::info("session: {} ({}), backend {}, capacity {} rows", model_->source,
+                 model_->file_type, backend_->name(), options_.capacity);
+}
+
+Session::~Session() = default;
+
+void Session::new_state() {
+    state_ = std::make_unique<StateManager>(
+        *engine_, StateOptions{options_.capacity, options_.rope_policy, options_.guard});
+    invariants_.clear();
+    injected_.clear();
+    last_actions_.clear();
+    last_result_ = {};
+    last_error_.clear();
+    timings_ = {};
+    drift_current_ = false;
+    started_ = false;
+    tick_ = 0;
+}
+
+void Session::start(std::string_view prompt) {
+    new_state();
+    sampler_ = Sampler(options_.sampling);
+    prompt_ = std::string(prompt);
+    const std::vector<int32_t> ids = model_->tokenizer.encode(prompt, true);
+    state_->append(ids, EntryKind::Prompt, 0);
+    light_new_records(0);
+    started_ = true;
+    refresh_invariants();
+    trace_.add({{"event", "start"},
+                {"prompt", prompt_},
+                {"tick", tick_},
+                {"state_hash", hash_hex(state_hash())}});
+    spdlog::info("prompt: {} tokens", ids.size());
+}
+
+void Session::inject(const ActionList& actions) {
+    require_started("inject");
+    ActionList queued = injected_;
+    queued.insert(queued.end(), actions.begin(), actions.end());
+    std::vector<ValidationError> errors = validate_action_list(queued, sequence_shape(*state_));
+    nlohmann::json event = {{"event", "inject"}, {"tick", tick_}, {"actions", actions_json(actions)}};
+    if (!errors.empty()) {
+        event["rejected"] = true;
+        trace_.add(std::move(event));
+        ActionsRejected rejected(std::move(errors));
+        last_error_ = rejected.what();
+        spdlog::warn("inject: {}", last_error_);
+        throw rejected;
+    }
+    trace_.add(std::move(event));
+    injected_ = std::move(queued);
+    last_error_.clear();
+}
+
+void Session::clear_injected() {
+    injected_.clear();
+    trace_.add({{"event", "clear_injected"}, {"tick", tick_}});
+}
+
+TickResult Session::apply_now(const ActionList& actions) {
+    require_started("apply_now");
+    const int64_t first_new = state_->ledger().size();
+    TickResult result = apply_action_list(*state_, actions, tick_);
+    light_new_records(first_new);
+    note_result(result, order_for_application(actions));
+    trace_.add({{"event", "apply_now"},
+                {"tick", tick_},
+                {"actions", actions_json(actions)},
+                {"result", tick_result_json(result)},
+                {"state_hash", hash_hex(state_hash())}});
+    return result;
+}
+
+void Session::rebuild() {
+    require_started("rebuild");
+    state_->rebuild_from_mirror();
+    drift_current_ = false;
+    refresh_invariants();
+    trace_.add({{"event", "rebuild"}, {"tick", tick_}, {"state_hash", hash_hex(state_hash())}});
+    spdlog::info("rebuilt the cache from the mirror at tick {}", tick_);
+}
+
+const DriftReport& Session::measure_drift() {
+    require_started("drift");
+    drift_ = state_->measure_drift();
+    drift_current_ = true;
+    trace_.add({{"event", "drift"},
+                {"tick", tick_},
+                {"first_diverging_layer", drift_.first_diverging_layer}});
+    spdlog::info("drift at tick {}: first diverging layer {}", tick_,
+                 drift_.first_diverging_layer);
+    return drift_;
+}
+
+void Session::set_proposer(std::string_view name) {
+    proposer_ = make_proposer(name);
+    options_.proposer = std::string(name);
+    trace_.add({{"event", "set_proposer"}, {"tick", tick_}, {"name", options_.proposer}});
+}
+
+void Session::set_rope_policy(RopePolicy policy) {
+    options_.rope_policy = policy;
+    state_->set_policy(policy);
+    drift_current_ = false;
+    refresh_invariants();
+    trace_.add({{"event", "set_rope_policy"},
+                {"tick", tick_},
+                {"name", rope_policy_name(policy)},
+                {"state_hash", hash_hex(state_hash())}});
+}
+
+void Session::set_guard(bool on) {
+    options_.guard = on;
+    state_->set_guard(on);
+    trace_.add({{"event", "set_guard"}, {"tick", tick_}, {"on", on}});
+}
+
+std::vector<int32_t> Session::tokenize(std::string_view text) const {
+    return model_->tokenizer.encode(text, false);
+}
+
+void Session::debug_desync_row(int layer, int row) {
+    require_started("desync");
+    state_->debug_desync_row(layer, row);
+    drift_current_ = false;
+    refresh_invariants();
+    trace_.add({{"event", "desync"},
+                {"tick", tick_},
+                {"layer", layer},
+                {"row", row},
+                {"state_hash", hash_hex(state_hash())}});
+}
+
+// ---- shared steps -----------------------------------------------------------------------------
+
+void Session::require_started(const char* command) const {
+    if (!started_) throw SessionNotStarted(command);
+}
+
+void Session::refresh_invariants() { invariants_.record(state_->check_invariants(), tick_); }
+
+// Records made at or after `first_id` enter the cache at full brightness in every layer that
+// holds them (ARCHITECTURE §2.1: a new row has not yet had the chance to be attended to).
+void Session::light_new_records(int64_t first_id) {
+    for (int l = 0; l < state_->n_layers(); ++l)
+        for (int64_t id : state_->layer_map(l).pos2ledger)
+            if (id >= first_id) state_->set_brightness(id, l, options_.brightness.initial);
+}
+
+void Session::note_result(const TickResult& result, ActionList applied) {
+    last_result_ = result;
+    last_actions_ = std::move(applied);
+    drift_current_ = false;
+    if (result.rejected) {
+        last_error_ = "rejected:";
+        for (const ValidationError& e : result.rejections) last_error_ += " [" + e.message + "]";
+    } else if (result.aborted) {
+        last_error_ = "aborted in " + result.failed_primitive + ": " + result.abort_reason +
+                      " (cache rebuilt from the mirror)";
+    } else {
+        last_error_.clear();
+    }
+    refresh_invariants();
+}
+
+}  // namespace kvw

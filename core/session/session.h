@@ -1,0 +1,120 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/engine/sampler.h"
+#include "core/engine/transformer.h"
+#include "core/model/model.h"
+#include "core/policy/brightness.h"
+#include "core/policy/proposer.h"
+#include "core/session/frame.h"
+#include "core/session/invariant_history.h"
+#include "core/session/trace.h"
+#include "core/state/drift_report.h"
+#include "core/state/state_manager.h"
+#include "core/state/tick.h"
+
+namespace kvw {
+
+struct SessionOptions {
+    std::string model = "synthetic:tiny";  // anything load_model() takes
+    std::string backend = "cpu";           // "cpu", "cuda", "auto"
+    int capacity = 0;                      // rows per layer; 0: min(model context, 8192)
+    RopePolicy rope_policy = RopePolicy::FinalIndex;
+    std::string proposer = "manual";
+    SamplingParams sampling;               // seed included
+    BrightnessParams brightness;
+    bool guard = true;
+};
+
+// Owns model, engine and coupled state, and runs tick transactions (ARCHITECTURE §2.1):
+// Step 1 samples the next token from the last logits, Step 2 updates brightness from the
+// attention mass the last append measured, Step 3 asks the proposer and merges its actions with
+// the injected ones, Step 4 applies the list (edits, then the sampled token as an add).
+// Every command is recorded in the trace, so that replay() reproduces the state hash of each.
+//
+// Not thread-safe: one thread (the SessionController's worker in the app) drives it.
+class Session {
+public:
+    // Loads the model and creates the backend: ModelError / std::invalid_argument.
+    explicit Session(SessionOptions options);
+    // Shares an already loaded model (tests, benchmarks).
+    Session(SessionOptions options, std::shared_ptr<const Model> model);
+    ~Session();
+
+    // Forgets the sequence (the ledger keeps its records), then prefills BOS + the prompt at
+    // tick 0. Throws CapacityExceeded when it does not fit; the state stays empty then.
+    void start(std::string_view prompt);
+    // One tick. Needs start(). Returns what Step 4 did; a rejected or aborted list is reported
+    // there (and in the frame), never thrown.
+    TickResult step();
+    // Queues actions for the next tick after a pre-flight check against the current state;
+    // throws ActionsRejected (nothing queued) when the check fails.
+    void inject(const ActionList& actions);
+    // Step 4 alone, now, at the current tick (no sampling, no proposer).
+    TickResult apply_now(const ActionList& actions);
+    void clear_injected();
+
+    void rebuild();
+    const DriftReport& measure_drift();
+    void set_proposer(std::string_view name);  // UnknownProposer
+    // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
+    void set_rope_policy(RopePolicy policy);
+    void set_guard(bool on);
+
+    // The tokenizer's ids for text without BOS, for actions built from text.
+    std::vector<int32_t> tokenize(std::string_view text) const;
+
+    // A new immutable snapshot of everything the views show.
+    FramePtr frame() const;
+
+    int64_t tick() const { return tick_; }
+    bool started() const { return started_; }
+    uint64_t state_hash() const { return state_->state_hash(); }
+    const StateManager& state() const { return *state_; }
+    const Model& model() const { return *model_; }
+    const SessionOptions& options() const { return options_; }
+    const Trace& trace() const { return trace_; }
+
+    // Test hook (see StateManager::debug_desync_row): breaks the mirror of one row.
+    void debug_desync_row(int layer, int row);
+
+private:
+    void new_state();
+    void require_started(const char* command) const;
+    void refresh_invariants();
+    void light_new_records(int64_t first_id);
+    void note_result(const TickResult& result, ActionList applied);
+    // Step 2; returns each layer's brightness before the update, to put back when Step 4
+    // rejects the list.
+    std::vector<std::vector<float>> update_brightness();
+    void restore_brightness(const std::vector<std::vector<float>>& saved);
+    ActionList propose_and_merge();  // Step 3
+
+    SessionOptions options_;
+    std::shared_ptr<const Model> model_;
+    std::unique_ptr<Backend> backend_;
+    std::unique_ptr<Transformer> engine_;
+    std::unique_ptr<StateManager> state_;
+    std::unique_ptr<Proposer> proposer_;
+    Sampler sampler_;
+    Trace trace_;
+    InvariantHistory invariants_;
+
+    bool started_ = false;
+    std::string prompt_;
+    int64_t tick_ = 0;
+    ActionList injected_;
+    ActionList last_actions_;
+    TickResult last_result_;
+    std::string last_error_;
+    StepTimings timings_;
+    DriftReport drift_;
+    bool drift_current_ = false;
+};
+
+}  // namespace kvw

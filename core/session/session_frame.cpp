@@ -1,0 +1,66 @@
+// The immutable snapshot the UI draws (ARCHITECTURE §6).
+#include <algorithm>
+
+#include "core/session/session.h"
+
+namespace kvw {
+
+namespace {
+
+ModelSummary summary_of(const Model& model) {
+    const ModelConfig& c = model.config;
+    return {model.source, model.file_type, c.n_layers, c.n_embd, c.n_heads, c.n_kv_heads,
+            c.vocab_size};
+}
+
+}  // namespace
+
+FramePtr Session::frame() const {
+    auto f = std::make_shared<Frame>();
+    f->tick = tick_;
+    f->state_hash = state_hash();
+    f->model = summary_of(*model_);
+    f->backend = std::string(backend_->name());
+    f->capacity = options_.capacity;
+    f->rope_policy = options_.rope_policy;
+    f->proposer = options_.proposer;
+    f->guard = options_.guard;
+    f->prompt = prompt_;
+
+    const Ledger& ledger = state_->ledger();
+    f->ledger.reserve(size_t(ledger.size()));
+    for (const LedgerEntry& e : ledger.entries())
+        f->ledger.push_back({e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick});
+
+    for (int l = 0; l < state_->n_layers(); ++l) {
+        const LayerMap& map = state_->layer_map(l);
+        LayerFrame layer;
+        layer.pos2ledger = map.pos2ledger;
+        layer.rope_pos = map.rope_pos;
+        layer.brightness.reserve(map.pos2ledger.size());
+        for (int64_t id : map.pos2ledger)
+            layer.brightness.push_back(ledger.contains(id) ? ledger.at(id).brightness[size_t(l)]
+                                                           : 0.0f);
+        if (drift_current_ && size_t(l) < drift_.layers.size()) {
+            const LayerDrift& d = drift_.layers[size_t(l)];
+            for (size_t r = 0; r < d.k.size(); ++r) {
+                layer.drift.push_back(std::max(d.k[r], d.v[r]));
+                f->max_drift = std::max(f->max_drift, layer.drift.back());
+            }
+            layer.first_stale_row = d.first_stale_row;
+        }
+        f->layers.push_back(std::move(layer));
+    }
+    f->drift_measured = drift_current_;
+    f->first_diverging_layer = drift_current_ ? drift_.first_diverging_layer : -1;
+
+    f->invariants = invariants_.statuses();
+    f->injected = injected_;
+    f->last_actions = last_actions_;
+    f->last_result = last_result_;
+    f->last_error = last_error_;
+    f->timings = timings_;
+    return f;
+}
+
+}  // namespace kvw

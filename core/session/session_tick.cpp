@@ -1,0 +1,114 @@
+// The tick transaction (ARCHITECTURE §2.1): Step 1 sample, Step 2 brightness, Step 3 proposer
+// and conflict resolution, Step 4 pre-flight + application.
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "core/policy/conflict_resolution.h"
+#include "core/session/session.h"
+#include "core/session/trace_events.h"
+
+namespace kvw {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+// Brightness lives in the ledger (per record, per layer); this walks the live rows.
+std::vector<std::vector<float>> Session::update_brightness() {
+    const auto& mass = state_->last_attention_mass();
+    std::vector<std::vector<float>> before(size_t(state_->n_layers()));
+    for (int l = 0; l < state_->n_layers(); ++l) {
+        const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
+        for (int64_t id : ids) before[size_t(l)].push_back(state_->ledger().at(id).brightness[size_t(l)]);
+        // The mass is gone when an edit moved rows since the last append: decay only.
+        const bool measured = size_t(l) < mass.size() && mass[size_t(l)].size() == ids.size();
+        const std::vector<float> received = measured ? attention_share(mass[size_t(l)])
+                                                     : std::vector<float>(ids.size(), 0.0f);
+        const std::vector<float> after =
+            updated_brightness(before[size_t(l)], received, options_.brightness);
+        for (size_t r = 0; r < ids.size(); ++r) state_->set_brightness(ids[r], l, after[r]);
+    }
+    return before;
+}
+
+void Session::restore_brightness(const std::vector<std::vector<float>>& saved) {
+    for (int l = 0; l < state_->n_layers(); ++l) {
+        const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
+        for (size_t r = 0; r < ids.size(); ++r)
+            state_->set_brightness(ids[r], l, saved[size_t(l)][r]);
+    }
+}
+
+ActionList Session::propose_and_merge() {
+    std::vector<std::vector<int32_t>> row_tokens;
+    std::vector<std::vector<float>> brightness;
+    for (int l = 0; l < state_->n_layers(); ++l) {
+        row_tokens.push_back(state_->tokens(l));
+        std::vector<float> b;
+        for (int64_t id : state_->layer_map(l).pos2ledger)
+            b.push_back(state_->ledger().at(id).brightness[size_t(l)]);
+        brightness.push_back(std::move(b));
+    }
+    const ActionList proposed =
+        proposer_->propose(ProposerInput{row_tokens, brightness, model_->tokenizer});
+    MergedActions merged = merge_actions(injected_, proposed);
+    for (const DroppedAction& d : merged.dropped)
+        spdlog::debug("tick {}: proposed action {} dropped, overlaps kept action {}", tick_ + 1,
+                      d.proposed_index, d.kept_index);
+    return std::move(merged.actions);
+}
+
+TickResult Session::step() {
+    require_started("step");
+    const Clock::time_point start = Clock::now();
+    StepTimings t;
+
+    const int32_t token = sampler_.sample(state_->last_logits());
+    t.sample_ms = ms_since(start);
+
+    Clock::time_point mark = Clock::now();
+    const std::vector<std::vector<float>> before = update_brightness();
+    t.brightness_ms = ms_since(mark);
+
+    mark = Clock::now();
+    ActionList list = propose_and_merge();
+    list.push_back(Action{AddAction{token}, {}});
+    t.propose_ms = ms_since(mark);
+
+    mark = Clock::now();
+    const int64_t first_new = state_->ledger().size();
+    TickResult result = apply_action_list(*state_, list, tick_ + 1);
+    t.apply_ms = ms_since(mark);
+
+    // A rejected list changes nothing, brightness included; the injected actions that made it
+    // fail are dropped so that the next step can go on.
+    if (result.rejected) {
+        restore_brightness(before);
+        spdlog::warn("tick {} rejected: {} fault(s); injected actions dropped", tick_ + 1,
+                     result.rejections.size());
+    } else {
+        tick_ = result.tick;
+        light_new_records(first_new);
+    }
+    injected_.clear();
+    t.total_ms = ms_since(start);
+    timings_ = t;
+    note_result(result, order_for_application(list));
+    trace_.add({{"event", "tick"},
+                {"tick", tick_},
+                {"token", token},
+                {"actions", actions_json(last_actions_)},
+                {"result", tick_result_json(result)},
+                {"invariants_pass", invariants_.all_passed()},
+                {"state_hash", hash_hex(state_hash())}});
+    return result;
+}
+
+}  // namespace kvw

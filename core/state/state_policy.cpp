@@ -1,0 +1,18 @@
+// Switching the RoPE position policy of a live state.
+#include "core/state/state_manager.h"
+
+namespace kvw {
+
+void StateManager::set_policy(RopePolicy policy) {
+    policy_ = policy;
+    for (LayerMap& map : maps_)
+        for (int r = 0; r < map.rows(); ++r) {
+            int32_t& phase = map.rope_pos[size_t(r)];
+            if (policy == RopePolicy::Reindex) phase = r;
+            if (policy == RopePolicy::Original) phase = int32_t(map.pos2ledger[size_t(r)]);
+        }
+    // The K rows carry the old phases; a fresh pass at the new ones is the simplest exact way.
+    rebuild_from_mirror();
+}
+
+}  // namespace kvw

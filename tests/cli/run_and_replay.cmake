@@ -1,0 +1,48 @@
+# `kvw run` records a trace of ticks with injected edits and the pair-merge proposer; `kvw replay`
+# must reproduce every state hash, and must report a trace whose recorded hash was altered.
+# Usage: cmake -DKVW=path/to/kvw -DWORK=dir -P run_and_replay.cmake
+file(MAKE_DIRECTORY ${WORK})
+file(WRITE ${WORK}/actions.json
+  "[{\"action\":\"replace_pair\",\"original_pos1\":3,\"original_pos2\":4,\"new_token_ids\":[100,7]},\n"
+  " {\"action\":\"delete\",\"pos\":1,\"layers\":[2,3]}]\n")
+execute_process(
+  COMMAND ${KVW} run --model synthetic:tiny --prompt "The cache remembers what it held" --ticks 10
+          --policy pair-merge --temp 0.9 --top-p 0.95 --seed 5 --actions ${WORK}/actions.json
+          --trace ${WORK}/trace.ndjson
+  OUTPUT_VARIABLE run_out RESULT_VARIABLE rc ERROR_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kvw run failed with ${rc}:\n${run_out}")
+endif()
+if(run_out MATCHES "FAIL")
+  message(FATAL_ERROR "an invariant failed during the run:\n${run_out}")
+endif()
+
+execute_process(COMMAND ${KVW} replay ${WORK}/trace.ndjson
+                OUTPUT_VARIABLE replay_out RESULT_VARIABLE rc ERROR_QUIET)
+if(NOT rc EQUAL 0 OR NOT replay_out MATCHES "0 mismatches: identical")
+  message(FATAL_ERROR "replay differs (${rc}):\n${replay_out}")
+endif()
+
+# Alter the hash recorded after the fifth tick: replay must name that line.
+file(STRINGS ${WORK}/trace.ndjson lines)
+set(out "")
+set(altered 0)
+set(n 0)
+foreach(line IN LISTS lines)
+  math(EXPR n "${n} + 1")
+  if(line MATCHES "\"event\":\"tick\"" AND line MATCHES "\"tick\":5,")
+    string(REGEX REPLACE "\"state_hash\":\"[0-9a-f]+\"" "\"state_hash\":\"0000000000000000\"" line "${line}")
+    set(altered ${n})
+  endif()
+  string(APPEND out "${line}\n")
+endforeach()
+if(altered EQUAL 0)
+  message(FATAL_ERROR "no tick 5 in the trace")
+endif()
+file(WRITE ${WORK}/altered.ndjson "${out}")
+execute_process(COMMAND ${KVW} replay ${WORK}/altered.ndjson
+                OUTPUT_VARIABLE bad_out RESULT_VARIABLE rc ERROR_QUIET)
+if(rc EQUAL 0 OR NOT bad_out MATCHES "altered.ndjson:${altered}: tick: state_hash")
+  message(FATAL_ERROR "altered trace not reported at line ${altered} (${rc}):\n${bad_out}")
+endif()
+message(STATUS "replay identical; altered line ${altered} reported")

@@ -1,0 +1,235 @@
+// The .kvs script language: every command parses into the fields its runner reads, comments and
+// blank lines are skipped without losing line numbers, and every malformed line is a typed
+// ScriptError that names file, line and command.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <string>
+
+#include "core/script/script_error.h"
+#include "core/script/script_parser.h"
+
+using namespace kvw;
+using K = ScriptCommandKind;
+
+namespace {
+
+ScriptError expect_error(const std::string& text) {
+    try {
+        parse_script(text, "t.kvs");
+    } catch (const ScriptError& e) {
+        return e;
+    }
+    qFatal("no ScriptError for: %s", text.c_str());
+}
+
+ScriptCommand only(const std::string& line) {
+    const Script s = parse_script(line);
+    if (s.commands.size() != 1) qFatal("expected one command from: %s", line.c_str());
+    return s.commands[0];
+}
+
+}  // namespace
+
+class TestScriptParser : public QObject {
+    Q_OBJECT
+
+private slots:
+    void text_arguments_take_the_rest_of_the_line() {
+        const ScriptCommand load = only("load   /models/my model.gguf  ");
+        QCOMPARE(load.kind, K::Load);
+        QCOMPARE(load.text, std::string("/models/my model.gguf"));
+        const ScriptCommand prompt = only("prompt The cache # remembers");
+        QCOMPARE(prompt.kind, K::Prompt);
+        QCOMPARE(prompt.text, std::string("The cache # remembers"));
+        QCOMPARE(prompt.source, std::string("prompt The cache # remembers"));
+        const ScriptCommand backend = only("backend cpu");
+        QCOMPARE(backend.kind, K::Backend);
+        QCOMPARE(backend.text, std::string("cpu"));
+    }
+
+    void numbers_and_choices() {
+        QCOMPARE(only("step 7").count, int64_t(7));
+        QCOMPARE(only("layer 3").layer, 3);
+        QCOMPARE(only("select 0").row, 0);
+        QCOMPARE(only("guard on").flag, true);
+        QCOMPARE(only("guard off").flag, false);
+        QCOMPARE(only("rope reindex").rope, RopePolicy::Reindex);
+        QCOMPARE(only("rope original").rope, RopePolicy::Original);
+        QCOMPARE(only("policy pair-merge").text, std::string("pair-merge"));
+
+        const ScriptCommand rows = only("expect rows 2 19");
+        QCOMPARE(rows.kind, K::ExpectRows);
+        QCOMPARE(rows.layer, 2);
+        QCOMPARE(rows.count, int64_t(19));
+        const ScriptCommand tick = only("expect tick 4");
+        QCOMPARE(tick.kind, K::ExpectTick);
+        QCOMPARE(tick.count, int64_t(4));
+        const ScriptCommand inv = only("expect invariant ids_live fail");
+        QCOMPARE(inv.kind, K::ExpectInvariant);
+        QCOMPARE(inv.text, std::string("ids_live"));
+        QCOMPARE(inv.flag, false);
+        QCOMPARE(only("expect invariant rows_aligned pass").flag, true);
+
+        const ScriptCommand desync = only("desync 1 3");
+        QCOMPARE(desync.kind, K::Desync);
+        QCOMPARE(desync.layer, 1);
+        QCOMPARE(desync.row, 3);
+        const ScriptCommand replace = only("replace-text 4 5 a new  phrase");
+        QCOMPARE(replace.kind, K::ReplaceText);
+        QCOMPARE(replace.row, 4);
+        QCOMPARE(replace.row2, 5);
+        QCOMPARE(replace.text, std::string("a new  phrase"));
+        const ScriptCommand insert = only("insert-text 2 hello");
+        QCOMPARE(insert.kind, K::InsertText);
+        QCOMPARE(insert.row, 2);
+        QCOMPARE(insert.text, std::string("hello"));
+    }
+
+    void shots_and_views() {
+        const ScriptCommand window = only("shot main");
+        QCOMPARE(window.kind, K::Shot);
+        QCOMPARE(window.text, std::string("main"));
+        QVERIFY(window.view.empty());
+        const ScriptCommand view = only("shot red-panel invariants");
+        QCOMPARE(view.text, std::string("red-panel"));
+        QCOMPARE(view.view, std::string("invariants"));
+        QCOMPARE(only("view maps").text, std::string("maps"));
+        const ScriptCommand set = only("set maps map drift (log)");
+        QCOMPARE(set.kind, K::Set);
+        QCOMPARE(set.view, std::string("maps"));
+        QCOMPARE(set.text, std::string("map"));
+        QCOMPARE(set.value, std::string("drift (log)"));
+        const ScriptCommand click = only("click actions apply");
+        QCOMPARE(click.kind, K::Click);
+        QCOMPARE(click.view, std::string("actions"));
+        QCOMPARE(click.text, std::string("apply"));
+        QCOMPARE(only("wait-idle").kind, K::WaitIdle);
+        QCOMPARE(only("rebuild").kind, K::Rebuild);
+        QCOMPARE(only("drift").kind, K::Drift);
+    }
+
+    void json_actions() {
+        const ScriptCommand one =
+            only(R"(inject {"action":"replace_pair","original_pos1":2,"original_pos2":3,"new_token_ids":[7, 9]})");
+        QCOMPARE(one.kind, K::Inject);
+        Action expected;
+        expected.op = ReplacePairAction{2, 3, {7, 9}};
+        QCOMPARE(one.actions.size(), size_t(1));
+        QVERIFY(one.actions[0] == expected);
+
+        const ScriptCommand list =
+            only(R"(apply [{"action":"delete","pos":4,"layers":[1]},{"action":"add","token_id":5}])");
+        QCOMPARE(list.kind, K::Apply);
+        QCOMPARE(list.actions.size(), size_t(2));
+        Action del;
+        del.op = DeleteAction{4};
+        del.layers = {1};
+        Action add;
+        add.op = AddAction{5};
+        QVERIFY(list.actions[0] == del);
+        QVERIFY(list.actions[1] == add);
+    }
+
+    void comments_and_blank_lines_keep_line_numbers() {
+        const std::string text =
+            "# a demo\n\n  load synthetic:tiny\r\n   # indented comment\nprompt hi\n\t\nstep 2";
+        const Script s = parse_script(text, "demo.kvs");
+        QCOMPARE(s.file, std::string("demo.kvs"));
+        QCOMPARE(s.commands.size(), size_t(3));
+        // Line numbers counted here by hand from the text above.
+        QCOMPARE(s.commands[0].line, 3);
+        QCOMPARE(s.commands[0].text, std::string("synthetic:tiny"));  // no '\r' left
+        QCOMPARE(s.commands[1].line, 5);
+        QCOMPARE(s.commands[2].line, 7);
+        QVERIFY(parse_script("").commands.empty());
+    }
+
+    void errors_name_file_line_and_command() {
+        const ScriptError e = expect_error("load synthetic:tiny\n\nstepp 3\n");
+        QCOMPARE(e.kind(), ScriptErrorKind::UnknownCommand);
+        QCOMPARE(e.file(), std::string("t.kvs"));
+        QCOMPARE(e.line(), 3);
+        QCOMPARE(e.command(), std::string("stepp 3"));
+        QVERIFY(std::string(e.what()).starts_with("t.kvs:3: stepp 3: "));
+        QVERIFY(std::string(e.what()).find("stepp") != std::string::npos);
+    }
+
+    void every_malformed_line_has_its_kind_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<int>("kind");
+        const auto row = [](const char* line, ScriptErrorKind kind) {
+            QTest::newRow(line) << QString(line) << int(kind);
+        };
+        row("frobnicate", ScriptErrorKind::UnknownCommand);
+        row("expect colour red", ScriptErrorKind::UnknownCommand);
+        row("load", ScriptErrorKind::MissingArgument);
+        row("prompt   ", ScriptErrorKind::MissingArgument);
+        row("step", ScriptErrorKind::MissingArgument);
+        row("desync 1", ScriptErrorKind::MissingArgument);
+        row("expect rows 1", ScriptErrorKind::MissingArgument);
+        row("inject", ScriptErrorKind::MissingArgument);
+        row("set maps map", ScriptErrorKind::MissingArgument);
+        row("click actions", ScriptErrorKind::MissingArgument);
+        row("click actions apply now", ScriptErrorKind::ExtraArgument);
+        row("replace-text 1 2", ScriptErrorKind::MissingArgument);
+        row("rebuild now", ScriptErrorKind::ExtraArgument);
+        row("step 2 3", ScriptErrorKind::ExtraArgument);
+        row("shot a invariants extra", ScriptErrorKind::ExtraArgument);
+        row("step 0", ScriptErrorKind::BadNumber);
+        row("step -2", ScriptErrorKind::BadNumber);
+        row("step two", ScriptErrorKind::BadNumber);
+        row("step 3x", ScriptErrorKind::BadNumber);
+        row("layer 99999999999", ScriptErrorKind::BadNumber);
+        row("select -1", ScriptErrorKind::BadNumber);
+        row("guard maybe", ScriptErrorKind::BadValue);
+        row("expect invariant ids_live red", ScriptErrorKind::BadValue);
+        row("rope sideways", ScriptErrorKind::BadValue);
+        row("policy no-such-proposer", ScriptErrorKind::BadValue);
+        row("shot ../escape", ScriptErrorKind::BadValue);
+        row("inject {\"action\":\"add\"}", ScriptErrorKind::BadJson);
+        row("apply [1, 2", ScriptErrorKind::BadJson);
+    }
+    void every_malformed_line_has_its_kind() {
+        QFETCH(QString, line);
+        QFETCH(int, kind);
+        const std::string text = "# header\n" + line.toStdString() + "\nstep 1\n";
+        const ScriptError e = expect_error(text);
+        QCOMPARE(int(e.kind()), kind);
+        QCOMPARE(e.line(), 2);
+        QCOMPARE(e.command(), line.trimmed().toStdString());
+        QVERIFY(!e.message().empty());
+    }
+
+    void json_errors_carry_the_json_parser_message() {
+        const ScriptError e = expect_error(R"(inject {"action":"delete","pos":-4})");
+        QCOMPARE(e.kind(), ScriptErrorKind::BadJson);
+        QVERIFY2(e.message().find("pos") != std::string::npos, e.what());
+    }
+
+    void files() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("s.kvs").toStdString();
+        std::ofstream(path) << "load synthetic:tiny\nshot main\n";
+        const Script s = read_script_file(path);
+        QCOMPARE(s.file, path);
+        QCOMPARE(s.commands.size(), size_t(2));
+        QCOMPARE(s.commands[1].kind, K::Shot);
+
+        const std::string empty = dir.filePath("empty.kvs").toStdString();
+        std::ofstream(empty).flush();
+        QVERIFY(read_script_file(empty).commands.empty());
+
+        try {
+            read_script_file(dir.filePath("missing.kvs").toStdString());
+            QFAIL("no error for a missing file");
+        } catch (const ScriptError& e) {
+            QCOMPARE(e.kind(), ScriptErrorKind::CannotRead);
+            QVERIFY(e.file().ends_with("missing.kvs"));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestScriptParser)
+#include "test_script_parser.moc"

@@ -1,0 +1,213 @@
+// Session: tick transactions end to end, frames, traces and deterministic replay.
+#include <QtTest>
+
+#include "core/backend/backend.h"
+#include "core/engine/generator.h"
+#include "core/model/model_loader.h"
+#include "core/session/replay.h"
+#include "core/session/session.h"
+#include "core/session/session_error.h"
+
+using namespace kvw;
+
+namespace {
+
+std::shared_ptr<const Model> tiny_model() {
+    static std::shared_ptr<const Model> model = load_model("synthetic:tiny");
+    return model;
+}
+
+SessionOptions options(std::string proposer = "manual", int capacity = 256) {
+    SessionOptions o;
+    o.capacity = capacity;
+    o.proposer = std::move(proposer);
+    o.sampling.temperature = 0.8f;
+    o.sampling.top_p = 0.95f;
+    o.sampling.seed = 7;
+    return o;
+}
+
+Action del(int pos) { return Action{DeleteAction{pos}, {}}; }
+Action replace(int p1, int p2, std::vector<int32_t> ids, std::vector<int> layers = {}) {
+    return Action{ReplacePairAction{p1, p2, std::move(ids)}, std::move(layers)};
+}
+
+const char* kPrompt = "the quick brown fox jumps over the lazy dog";
+
+}  // namespace
+
+class TestSession : public QObject {
+    Q_OBJECT
+private slots:
+    // Without edits a session generates exactly what the plain append-only generator does.
+    void ticks_without_edits_equal_the_generator() {
+        Session s(options(), tiny_model());
+        s.start(kPrompt);
+        std::vector<int32_t> sampled;
+        for (int i = 0; i < 12; ++i) {
+            const TickResult r = s.step();
+            QVERIFY(!r.rejected && !r.aborted);
+            sampled.push_back(s.state().tokens(0).back());
+        }
+        QCOMPARE(s.tick(), int64_t(12));
+
+        auto backend = make_cpu_backend(1);
+        const Transformer engine(tiny_model(), *backend, 1);
+        Generator g(engine, options().sampling);
+        g.prefill(tiny_model()->tokenizer.encode(kPrompt, true));
+        for (int32_t expected : sampled) QCOMPARE(g.decode_next(), expected);
+    }
+
+    void frame_mirrors_the_state() {
+        Session s(options(), tiny_model());
+        s.start(kPrompt);
+        s.step();
+        s.inject({del(2)});
+        s.step();
+        const FramePtr f = s.frame();
+        QCOMPARE(f->tick, int64_t(2));
+        QCOMPARE(f->state_hash, s.state_hash());
+        QCOMPARE(int(f->layers.size()), s.state().n_layers());
+        for (int l = 0; l < s.state().n_layers(); ++l) {
+            QCOMPARE(f->layers[size_t(l)].pos2ledger, s.state().layer_map(l).pos2ledger);
+            QCOMPARE(f->layers[size_t(l)].rope_pos, s.state().layer_map(l).rope_pos);
+            QVERIFY(f->layers[size_t(l)].drift.empty());
+        }
+        QCOMPARE(int64_t(f->ledger.size()), s.state().ledger().size());
+        // The token sampled this tick entered at full brightness; older rows decayed.
+        const auto& b = f->layers[0].brightness;
+        QCOMPARE(b.back(), options().brightness.initial);
+        QVERIFY(*std::min_element(b.begin(), b.end() - 1) < options().brightness.initial);
+        QCOMPARE(int(f->last_actions.size()), 2);  // the delete, then the sampled add
+        QVERIFY(std::holds_alternative<DeleteAction>(f->last_actions[0].op));
+        QVERIFY(f->all_invariants_pass());
+        for (const InvariantStatus& inv : f->invariants) QCOMPARE(inv.last_held_tick, int64_t(2));
+
+        s.measure_drift();
+        const FramePtr measured = s.frame();
+        QVERIFY(measured->drift_measured);
+        QCOMPARE(int(measured->layers[1].drift.size()), measured->layers[1].rows());
+        // Deleting row 2 left the rows after it with K/V computed over the old context.
+        QVERIFY(measured->layers[1].first_stale_row >= 2);
+        s.rebuild();
+        s.measure_drift();
+        QVERIFY(s.frame()->max_drift <= 1e-5f);
+    }
+
+    void rejected_injection_changes_nothing() {
+        Session s(options(), tiny_model());
+        s.start(kPrompt);
+        const uint64_t before = s.state_hash();
+        const int rows = s.state().rows(0);
+        try {
+            s.inject({del(rows + 5)});
+            QFAIL("an out-of-range delete was queued");
+        } catch (const ActionsRejected& e) {
+            QCOMPARE(int(e.errors().size()), 1);
+            QCOMPARE(e.errors()[0].rule, ValidationRule::PositionOutOfRange);
+        }
+        QCOMPARE(s.state_hash(), before);
+        QVERIFY(s.frame()->injected.empty());
+        QVERIFY(!s.frame()->last_error.empty());
+        QVERIFY_THROWS_EXCEPTION(SessionNotStarted, Session(options(), tiny_model()).step());
+    }
+
+    // A full cache rejects the tick's append before anything changes, brightness included.
+    void full_cache_rejects_the_tick_and_changes_nothing() {
+        const int capacity = int(tiny_model()->tokenizer.encode(kPrompt, true).size()) + 3;
+        Session s(options("manual", capacity), tiny_model());
+        s.start(kPrompt);
+        while (s.state().rows(0) < capacity) QVERIFY(!s.step().rejected);
+        const uint64_t before = s.state_hash();
+        const int64_t tick = s.tick();
+        const TickResult r = s.step();
+        QVERIFY(r.rejected);
+        QCOMPARE(r.rejections.front().rule, ValidationRule::CapacityExceeded);
+        QCOMPARE(s.state_hash(), before);
+        QCOMPARE(s.tick(), tick);
+        QVERIFY(s.frame()->last_error.find("rejected") != std::string::npos);
+    }
+
+    // "▁" and "water" appended apart are the only mergeable pair: pair-merge folds them into
+    // "▁water" at the next tick, next to the token that tick samples.
+    void pair_merge_compacts_while_generating() {
+        Session s(options("pair-merge"), tiny_model());
+        s.start(kPrompt);
+        const auto& pieces = tiny_model()->tokenizer.vocabulary().pieces;
+        auto id = [&](const std::string& piece) {
+            return int32_t(std::find(pieces.begin(), pieces.end(), piece) - pieces.begin());
+        };
+        const int32_t space = id("\xE2\x96\x81"), water = id("water"), merged = id("\xE2\x96\x81water");
+        QVERIFY(merged < int32_t(pieces.size()));
+        s.apply_now({Action{AddAction{space}, {}}, Action{AddAction{water}, {}}});
+        const int rows = s.state().rows(0);
+        QVERIFY(!s.step().rejected);
+        const FramePtr f = s.frame();
+        const ActionList& applied = f->last_actions;
+        QCOMPARE(int(applied.size()), 2);
+        QCOMPARE(applied[0], (Action{ReplacePairAction{rows - 2, rows - 1, {merged}}, {}}));
+        QCOMPARE(s.state().rows(0), rows - 1 + 1);
+        QCOMPARE(s.state().tokens(3)[size_t(rows - 2)], merged);
+        QVERIFY(s.frame()->all_invariants_pass());
+    }
+
+    void set_rope_policy_rederives_phases() {
+        Session s(options(), tiny_model());
+        s.start(kPrompt);
+        s.inject({del(1)});
+        s.step();
+        s.set_rope_policy(RopePolicy::Reindex);
+        const LayerMap& map = s.state().layer_map(2);
+        for (int r = 0; r < map.rows(); ++r) QCOMPARE(map.rope_pos[size_t(r)], r);
+        s.measure_drift();
+        QVERIFY(s.frame()->max_drift <= 1e-5f);
+        QVERIFY(s.frame()->all_invariants_pass());
+    }
+
+    // Record a session with every kind of command, write it as NDJSON, read it back and replay.
+    void trace_replays_to_the_same_hashes() {
+        Session s(options("pair-merge"), tiny_model());
+        s.start(kPrompt);
+        s.step();
+        s.inject({replace(3, 4, {100, 101})});
+        s.step();
+        QVERIFY_THROWS_EXCEPTION(ActionsRejected, s.inject({del(9999)}));
+        s.apply_now({del(1), Action{AddAction{42}, {}}});
+        s.inject({replace(2, 5, {7}, {1, 3})});
+        s.step();
+        s.measure_drift();
+        s.set_proposer("manual");
+        s.set_rope_policy(RopePolicy::Reindex);
+        s.rebuild();
+        for (int i = 0; i < 3; ++i) s.step();
+
+        const Trace parsed = Trace::parse(s.trace().to_ndjson());
+        QCOMPARE(parsed.events().size(), s.trace().events().size());
+        const ReplayReport ok = replay_trace(parsed);
+        for (const ReplayMismatch& m : ok.mismatches)
+            qWarning("line %zu %s %s: %s vs %s", m.line, m.event.c_str(), m.field.c_str(),
+                     m.expected.c_str(), m.actual.c_str());
+        QVERIFY(ok.ok());
+        QCOMPARE(ok.events, parsed.events().size() - 1);
+        QVERIFY(ok.checked >= 12);
+
+        // A different seed in the header: the first sampled token or hash differs somewhere.
+        std::string text = s.trace().to_ndjson();
+        const std::string seed = "\"seed\":7";
+        text.replace(text.find(seed), seed.size(), "\"seed\":8");
+        QVERIFY(!replay_trace(Trace::parse(text)).ok());
+    }
+
+    void malformed_trace_names_the_line() {
+        try {
+            Trace::parse("{\"kvw_trace\":1}\n{\"event\":\"tick\"\n");
+            QFAIL("parsed");
+        } catch (const TraceError& e) {
+            QCOMPARE(e.line(), size_t(2));
+        }
+        QVERIFY_THROWS_EXCEPTION(TraceError, Trace::parse("{\"event\":\"start\"}\n"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSession)
+#include "test_session.moc"

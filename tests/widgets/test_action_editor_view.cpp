@@ -1,0 +1,175 @@
+// Action editor: a JSON list that does not parse shows the parser's message and sends nothing;
+// one that parses is sent as parsed, queued or applied now; the form builds the action its
+// fields describe (or the text request), refuses bad fields inline; the queued list and the
+// session's last error come from the frame.
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QtTest>
+
+#include "core/state/action_json.h"
+#include "frame_builder.h"
+#include "widgets/action_editor_view.h"
+
+using namespace kvw;
+using test::make_frame;
+
+class TestActionEditorView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        test::use_workbench_look();
+        qRegisterMetaType<kvw::ActionList>();
+    }
+
+    void bad_json_shows_the_error_and_sends_nothing() {
+        ActionEditorView view;
+        QSignalSpy actions(&view, &FrameView::actionsRequested);
+        view.setCurrentTab(ActionEditorView::JsonTab);
+        const QString bad =
+            "[{\"action\":\"delete\",\"pos\":12},\n {\"action\":\"add\",\"token_id\":\"x\"}]";
+        view.setJsonText(bad);
+        QVERIFY(!view.submit(false));
+        QCOMPARE(actions.count(), 0);
+        // The message is the parser's own, with the place it names.
+        QString expected;
+        try {
+            parse_action_list(bad.toStdString());
+        } catch (const ActionParseError& e) {
+            expected = QString::fromStdString(e.what());
+        }
+        QVERIFY(!expected.isEmpty());
+        QCOMPARE(view.errorText(), expected);
+        QVERIFY(view.errorText().contains("token_id"));
+        // A syntax error too.
+        view.setJsonText("[{\"action\":\"delete\",");
+        QVERIFY(!view.submit(true));
+        QCOMPARE(actions.count(), 0);
+        QVERIFY(!view.errorText().isEmpty());
+        // Nothing to send is not sent either.
+        view.setJsonText("  \n");
+        QVERIFY(!view.submit(true));
+        QCOMPARE(actions.count(), 0);
+    }
+
+    void valid_json_is_sent_as_parsed() {
+        ActionEditorView view;
+        QSignalSpy actions(&view, &FrameView::actionsRequested);
+        view.setCurrentTab(ActionEditorView::JsonTab);
+        view.setJsonText(
+            "[{\"action\":\"delete\",\"pos\":12},\n"
+            " {\"action\":\"replace_pair\",\"original_pos1\":3,\"original_pos2\":4,\"new_token_"
+            "ids\":[7,8],\"layers\":[1]},\n"
+            " {\"action\":\"add\",\"token_id\":42}]");
+        QVERIFY(view.submit(true));
+        QCOMPARE(actions.count(), 1);
+        const ActionList expected = {Action{DeleteAction{12}, {}},
+                                     Action{ReplacePairAction{3, 4, {7, 8}}, {1}},
+                                     Action{AddAction{42}, {}}};
+        QCOMPARE(actions.at(0).at(0).value<ActionList>(), expected);
+        QCOMPARE(actions.at(0).at(1).toBool(), true);
+        QVERIFY(view.errorText().isEmpty());
+        // The buttons say which: queue.
+        view.findChild<QPushButton*>("queue")->click();
+        QCOMPARE(actions.count(), 2);
+        QCOMPARE(actions.at(1).at(1).toBool(), false);
+    }
+
+    void the_form_builds_one_action() {
+        ActionEditorView view;
+        QSignalSpy actions(&view, &FrameView::actionsRequested);
+        view.setCurrentTab(ActionEditorView::FormTab);
+        view.setSelection(0, 9);  // a row selected elsewhere starts the positions
+        view.findChild<QLineEdit*>("layers")->setText("0, 2");
+        QVERIFY(view.submit(false));
+        QCOMPARE(actions.at(0).at(0).value<ActionList>(),
+                 (ActionList{Action{DeleteAction{9}, {0, 2}}}));
+
+        view.findChild<QComboBox*>("kind")->setCurrentIndex(1);  // replace_pair
+        view.findChild<QLineEdit*>("tokenIds")->setText("5 6");
+        view.findChild<QLineEdit*>("layers")->clear();
+        QVERIFY(view.submit(false));
+        QCOMPARE(actions.at(1).at(0).value<ActionList>(),
+                 (ActionList{Action{ReplacePairAction{9, 10, {5, 6}}, {}}}));
+
+        view.findChild<QComboBox*>("kind")->setCurrentIndex(3);  // add
+        view.findChild<QSpinBox*>("tokenId")->setValue(77);
+        QVERIFY(view.submit(true));
+        QCOMPARE(actions.at(2).at(0).value<ActionList>(), (ActionList{Action{AddAction{77}, {}}}));
+    }
+
+    void bad_form_fields_send_nothing() {
+        ActionEditorView view;
+        QSignalSpy actions(&view, &FrameView::actionsRequested);
+        view.findChild<QLineEdit*>("layers")->setText("0, x");
+        QVERIFY(!view.submit(false));
+        QVERIFY2(view.errorText().contains("layers") && view.errorText().contains("'x'"),
+                 qPrintable(view.errorText()));
+        view.findChild<QLineEdit*>("layers")->clear();
+        view.findChild<QComboBox*>("kind")->setCurrentIndex(1);
+        view.findChild<QLineEdit*>("tokenIds")->setText("5, -1");
+        QVERIFY(!view.submit(false));
+        QVERIFY(view.errorText().contains("token ids"));
+        QCOMPARE(actions.count(), 0);
+    }
+
+    void text_goes_to_the_controller() {
+        ActionEditorView view;
+        QSignalSpy text(&view, &FrameView::textActionRequested);
+        QSignalSpy actions(&view, &FrameView::actionsRequested);
+        view.setSelection(3, 14);
+        view.findChild<QComboBox*>("kind")->setCurrentIndex(2);  // insert
+        view.findChild<QRadioButton*>("useText")->setChecked(true);
+        view.findChild<QLineEdit*>("text")->setText(" hello");
+        QVERIFY(view.submit(true));
+        QCOMPARE(actions.count(), 0);
+        QCOMPARE(text.count(), 1);
+        const QList<QVariant> args = text.at(0);
+        QCOMPARE(args.at(0).toString(), QString("insert"));
+        QCOMPARE(args.at(1).toInt(), 3);
+        QCOMPARE(args.at(2).toInt(), 14);
+        QCOMPARE(args.at(4).toString(), QString(" hello"));
+        QCOMPARE(args.at(5).toBool(), true);
+    }
+
+    void form_actions_append_to_the_json_list() {
+        ActionEditorView view;
+        view.setJsonText("[{\"action\":\"add\",\"token_id\":1}]");
+        view.setSelection(0, 4);
+        view.setCurrentTab(ActionEditorView::FormTab);
+        for (QPushButton* b : view.findChildren<QPushButton*>())
+            if (b->text() == "Append to JSON list") b->click();
+        const QString json = view.findChild<QPlainTextEdit*>("json")->toPlainText();
+        QCOMPARE(parse_action_list(json.toStdString()),
+                 (ActionList{Action{AddAction{1}, {}}, Action{DeleteAction{4}, {}}}));
+    }
+
+    void shows_the_queue_and_the_session_error() {
+        ActionEditorView view;
+        auto frame = make_frame(4, 40);
+        frame->injected = {Action{DeleteAction{20}, {1}}, Action{AddAction{42}, {}}};
+        frame->last_error = "rejected: [pos 90 is outside layer 0's 40 rows]";
+        view.setFrame(frame);
+        auto* queued = view.findChild<QTableWidget*>("queued");
+        QCOMPARE(queued->rowCount(), 2);
+        QCOMPARE(queued->item(0, 1)->text(), QString("delete"));
+        QCOMPARE(queued->item(0, 2)->text(), QString("20"));
+        QCOMPARE(queued->item(0, 3)->text(), QString("1"));
+        QCOMPARE(queued->item(1, 1)->text(), QString("add 42"));
+        auto* error = view.findChild<QLabel*>("sessionError");
+        QVERIFY(!error->isHidden());
+        QVERIFY(error->text().contains("pos 90 is outside"));
+        frame = make_frame(4, 40);
+        view.setFrame(frame);
+        QVERIFY(error->isHidden());
+        QCOMPARE(queued->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestActionEditorView)
+#include "test_action_editor_view.moc"

@@ -1,0 +1,189 @@
+// SessionController driving a real Session on synthetic:tiny from the UI thread: commands run on
+// the worker and come back as Frames; what the session refuses arrives as an error and changes
+// nothing; a rebuild leaves no drift; text edits are tokenized; cancel stops a run.
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "app/gui/session_controller.h"
+#include "core/model/model_loader.h"
+
+using namespace kvw;
+
+namespace {
+
+constexpr const char* kPrompt = "The cache remembers what the model was told";
+
+bool wait_idle(const SessionController& c) {
+    QElapsedTimer t;
+    t.start();
+    while (!c.isIdle() && t.elapsed() < 60000) QTest::qWait(2);
+    return c.isIdle();
+}
+
+// The token ids a layer's rows hold, read through the ledger as a view would.
+std::vector<int32_t> row_tokens(const Frame& f, int layer) {
+    std::vector<int32_t> ids;
+    for (int64_t id : f.layers[size_t(layer)].pos2ledger) ids.push_back(f.ledger[size_t(id)].token_id);
+    return ids;
+}
+
+Action delete_at(int pos) { return Action{DeleteAction{pos}, {}}; }
+
+}  // namespace
+
+class TestSessionController : public QObject {
+    Q_OBJECT
+
+    // Loads the tiny model and starts the prompt; the frame after that.
+    FramePtr started(SessionController& c) {
+        c.loadModel("synthetic:tiny", "cpu");
+        c.startPrompt(kPrompt);
+        if (!wait_idle(c)) qFatal("session did not start");
+        return c.lastFrame();
+    }
+
+private slots:
+    void step_advances_the_tick() {
+        SessionController c;
+        const FramePtr f0 = started(c);
+        QVERIFY(f0);
+        QCOMPARE(f0->tick, int64_t(0));
+        const int rows0 = f0->layers[0].rows();
+        QVERIFY(rows0 > 1);
+
+        QSignalSpy frames(&c, &SessionController::frameReady);
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(1));
+        c.step(3);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(frames.count(), 4);  // one Frame per tick
+        const FramePtr f = c.lastFrame();
+        QCOMPARE(f->tick, int64_t(4));
+        for (const LayerFrame& layer : f->layers) QCOMPARE(layer.rows(), rows0 + 4);
+        QCOMPARE(frames.last().at(0).value<FramePtr>(), f);
+    }
+
+    void refused_actions_show_the_error_and_change_nothing() {
+        SessionController c;
+        const FramePtr f0 = started(c);
+        const int rows = f0->layers[0].rows();
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+
+        c.inject({delete_at(rows + 5)});
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.last().at(0).toString().contains(QString::number(rows + 5)),
+                 qPrintable(errors.last().at(0).toString()));
+        QVERIFY(!c.lastFrame()->last_error.empty());
+        QCOMPARE(c.lastFrame()->state_hash, f0->state_hash);
+        QVERIFY(c.lastFrame()->injected.empty());
+
+        Action out_of_vocabulary{AddAction{f0->model.vocab_size + 7}, {}};
+        c.applyNow({out_of_vocabulary});
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 2);
+        QCOMPARE(c.lastFrame()->state_hash, f0->state_hash);
+        QCOMPARE(c.lastFrame()->layers[0].rows(), rows);
+
+        // Nothing of the refused list was queued: the next tick only appends its token.
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 2);
+        QCOMPARE(c.lastFrame()->last_actions.size(), size_t(1));
+        QVERIFY(std::holds_alternative<AddAction>(c.lastFrame()->last_actions[0].op));
+        QCOMPARE(c.lastFrame()->layers[0].rows(), rows + 1);
+    }
+
+    void rebuild_makes_drift_zero() {
+        SessionController c;
+        started(c);
+        c.step(3);
+        c.applyNow({Action{ReplacePairAction{3, 4, {100, 200, 300}}, {}}});
+        c.measureDrift();
+        QVERIFY(wait_idle(c));
+        const FramePtr edited = c.lastFrame();
+        QVERIFY(edited->drift_measured);
+        // The rows after the edit still hold K/V computed with the old context.
+        QVERIFY2(edited->max_drift > 1e-3f, qPrintable(QString::number(edited->max_drift)));
+        QVERIFY(edited->first_diverging_layer >= 0);
+
+        c.rebuild();
+        c.measureDrift();
+        QVERIFY(wait_idle(c));
+        const FramePtr rebuilt = c.lastFrame();
+        QVERIFY(rebuilt->drift_measured);
+        QVERIFY2(rebuilt->max_drift <= 1e-6f, qPrintable(QString::number(rebuilt->max_drift)));
+        QCOMPARE(rebuilt->first_diverging_layer, -1);
+        for (const LayerFrame& layer : rebuilt->layers)
+            for (float d : layer.drift) QVERIFY(d <= 1e-6f);
+        QCOMPARE(rebuilt->layers[0].pos2ledger, edited->layers[0].pos2ledger);
+    }
+
+    void text_edits_are_tokenized() {
+        SessionController c;
+        const FramePtr f0 = started(c);
+        const std::vector<int32_t> text =
+            load_model("synthetic:tiny")->tokenizer.encode(" remembered", false);
+        QVERIFY(!text.empty());
+
+        // replace rows 2 and 3 by the text
+        std::vector<int32_t> expected = row_tokens(*f0, 0);
+        expected.erase(expected.begin() + 2, expected.begin() + 4);
+        expected.insert(expected.begin() + 2, text.begin(), text.end());
+        c.textAction("replace_pair", 0, 2, 3, " remembered", true);
+        QVERIFY(wait_idle(c));
+        const FramePtr f1 = c.lastFrame();
+        for (int l = 0; l < int(f1->layers.size()); ++l) QCOMPARE(row_tokens(*f1, l), expected);
+
+        // insert the text before row 5: the token sequence of a plain insertion
+        expected.insert(expected.begin() + 5, text.begin(), text.end());
+        c.textAction("insert", 1, 5, -1, " remembered", false);  // queued, then one tick
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        std::vector<int32_t> got = row_tokens(*c.lastFrame(), 0);
+        got.pop_back();  // the token the tick generated
+        QCOMPARE(got, expected);
+
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+        c.textAction("insert", 0, 0, -1, "x", true);  // nothing goes before BOS
+        c.textAction("replace_pair", 0, 1, 9999, "x", true);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 2);
+    }
+
+    void cancel_stops_a_run_and_later_commands_still_run() {
+        SessionController c;
+        started(c);
+        c.step(1500);
+        c.cancel();
+        QVERIFY(wait_idle(c));
+        const int64_t tick = c.lastFrame()->tick;
+        QVERIFY2(tick < 1500, qPrintable(QString::number(tick)));
+        c.step(2);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, tick + 2);
+    }
+
+    void errors_arrive_as_signals_and_keep_the_session() {
+        SessionController c;
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+        c.startPrompt("before any model");
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(!c.lastFrame());
+
+        const FramePtr f0 = started(c);
+        c.loadModel("/no/such/model.gguf", "cpu");
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 2);
+        QVERIFY(errors.last().at(0).toString().contains("/no/such/model.gguf"));
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->model.source, f0->model.source);
+        QCOMPARE(c.lastFrame()->tick, int64_t(1));
+    }
+};
+
+QTEST_MAIN(TestSessionController)
+#include "test_session_controller.moc"

@@ -1,0 +1,118 @@
+// Timeline: points accumulate over successive frames, a frame at the same tick replaces its
+// point, a tick going backwards or a new prompt starts over; rows per layer (a line per layer
+// for few layers, min/mean/max for many), mean brightness and measured drift are plotted.
+#include <QtTest>
+#include <cmath>
+
+#include "frame_builder.h"
+#include "qcustomplot.h"
+#include "widgets/timeline_view.h"
+
+using namespace kvw;
+using test::make_frame;
+
+namespace {
+
+QCPGraph* graph_named(TimelineView& view, const QString& name) {
+    for (int i = 0; i < view.plot()->graphCount(); ++i)
+        if (view.plot()->graph(i)->name() == name) return view.plot()->graph(i);
+    return nullptr;
+}
+
+// (key, value) pairs of a graph, in key order.
+std::vector<std::pair<double, double>> points(QCPGraph* g) {
+    std::vector<std::pair<double, double>> out;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+        out.emplace_back(it->key, it->value);
+    return out;
+}
+
+std::shared_ptr<Frame> frame_at(int layers, int rows, int64_t tick, double total_ms,
+                                bool drift = false) {
+    auto f = make_frame(layers, rows, tick, drift);
+    f->timings.total_ms = total_ms;
+    return f;
+}
+
+}  // namespace
+
+class TestTimelineView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::use_workbench_look(); }
+
+    void points_accumulate_per_tick() {
+        TimelineView view;
+        for (int t = 0; t < 5; ++t) view.setFrame(frame_at(4, 40 + t, t, 10.0 + t));
+        QCOMPARE(view.history().points().size(), size_t(5));
+        const auto total = points(graph_named(view, "total"));
+        QCOMPARE(total.size(), size_t(5));
+        for (int t = 0; t < 5; ++t) {
+            QCOMPARE(total[size_t(t)].first, double(t));
+            QCOMPARE(total[size_t(t)].second, 10.0 + t);
+        }
+        // One line per layer, holding that layer's rows.
+        for (int l = 0; l < 4; ++l) {
+            const auto rows = points(graph_named(view, QString("layer %1").arg(l)));
+            QCOMPARE(rows.size(), size_t(5));
+            QCOMPARE(rows.back().second, double(test::layer_rows(l, 44)));
+        }
+        // Mean brightness over every row of every layer, recomputed here.
+        double sum = 0;
+        int n = 0;
+        for (int l = 0; l < 4; ++l)
+            for (int r = 0; r < test::layer_rows(l, 44); ++r, ++n)
+                sum += test::brightness_of(l, r, 44);
+        QVERIFY(std::abs(points(graph_named(view, "mean brightness")).back().second - sum / n) <
+                1e-3);
+    }
+
+    void same_tick_replaces_and_going_back_restarts() {
+        TimelineView view;
+        view.setFrame(frame_at(4, 40, 0, 5));
+        view.setFrame(frame_at(4, 41, 1, 6));
+        view.setFrame(frame_at(4, 40, 1, 9));  // an edit after tick 1: same tick, new values
+        auto total = points(graph_named(view, "total"));
+        QCOMPARE(total.size(), size_t(2));
+        QCOMPARE(total.back().second, 9.0);
+        view.setFrame(frame_at(4, 40, 0, 3));  // the tick went back: a new run
+        total = points(graph_named(view, "total"));
+        QCOMPARE(total.size(), size_t(1));
+        QCOMPARE(total.front().second, 3.0);
+        view.setFrame(frame_at(4, 41, 1, 4));
+        auto other = frame_at(4, 41, 2, 4);
+        other->prompt = "another prompt";
+        view.setFrame(other);
+        QCOMPARE(view.history().points().size(), size_t(1));
+    }
+
+    void drift_only_where_measured() {
+        TimelineView view;
+        for (int t = 0; t < 6; ++t) view.setFrame(frame_at(4, 40, t, 1, /*drift=*/t % 3 == 2));
+        const auto drift = points(graph_named(view, "max drift"));
+        QCOMPARE(drift.size(), size_t(2));
+        QCOMPARE(drift[0].first, 2.0);
+        QCOMPARE(drift[1].first, 5.0);
+        const float expected = test::drift_of(3, test::layer_rows(3, 40) - 1);
+        QVERIFY(std::abs(drift[0].second - double(expected)) < 1e-12);
+    }
+
+    void many_layers_plot_min_mean_max() {
+        TimelineView view;
+        for (int t = 0; t < 3; ++t) view.setFrame(frame_at(22, 100, t, 1));
+        QVERIFY(!graph_named(view, "layer 0"));
+        QCOMPARE(points(graph_named(view, "min")).back().second, double(test::layer_rows(21, 100)));
+        QCOMPARE(points(graph_named(view, "max")).back().second, double(test::layer_rows(0, 100)));
+        double sum = 0;
+        for (int l = 0; l < 22; ++l) sum += test::layer_rows(l, 100);
+        QCOMPARE(points(graph_named(view, "mean")).back().second, sum / 22);
+        // A new run with few layers gets a line per layer again.
+        view.setFrame(frame_at(4, 40, 0, 1));
+        QVERIFY(graph_named(view, "layer 3"));
+        QVERIFY(!graph_named(view, "min"));
+        QCOMPARE(points(graph_named(view, "layer 3")).size(), size_t(1));
+    }
+};
+
+QTEST_MAIN(TestTimelineView)
+#include "test_timeline_view.moc"

@@ -1,0 +1,155 @@
+#include "widgets/action_form.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QRadioButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+
+namespace kvw {
+
+namespace {
+
+constexpr int kMaxPos = 1 << 24;  // far beyond any capacity; pre-flight judges the real range
+
+QSpinBox* spin(const char* name, QWidget* parent) {
+    auto* box = new QSpinBox(parent);
+    box->setObjectName(name);
+    box->setRange(0, kMaxPos);
+    return box;
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> parse_int_list(const QString& text, QString* error) {
+    std::vector<int> values;
+    for (const QString& part : text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int v = part.toInt(&ok);
+        if (!ok || v < 0) {
+            *error = QString("'%1' is not a non-negative integer").arg(part);
+            return std::nullopt;
+        }
+        values.push_back(v);
+    }
+    return values;
+}
+
+ActionForm::ActionForm(QWidget* parent)
+    : QWidget(parent),
+      form_(new QFormLayout(this)),
+      kind_(new QComboBox(this)),
+      pos_(spin("pos", this)),
+      pos1_(spin("pos1", this)),
+      pos2_(spin("pos2", this)),
+      use_ids_(new QRadioButton("token ids", this)),
+      use_text_(new QRadioButton("text", this)),
+      ids_(new QLineEdit(this)),
+      text_(new QLineEdit(this)),
+      token_(spin("tokenId", this)),
+      layers_(new QLineEdit(this)) {
+    kind_->setObjectName("kind");
+    use_ids_->setObjectName("useIds");
+    use_text_->setObjectName("useText");
+    ids_->setObjectName("tokenIds");
+    text_->setObjectName("text");
+    layers_->setObjectName("layers");
+    kind_->addItems({"delete", "replace_pair", "insert", "add"});
+    ids_->setPlaceholderText("e.g. 1234, 56");
+    text_->setPlaceholderText("tokenized by the session");
+    layers_->setPlaceholderText("all layers (or e.g. 0, 2)");
+    use_ids_->setChecked(true);
+    pos2_->setValue(1);
+
+    form_->addRow("action", kind_);
+    form_->addRow("pos", pos_);
+    form_->addRow("pos1", pos1_);
+    form_->addRow("pos2", pos2_);
+    form_->addRow(use_ids_, ids_);
+    form_->addRow(use_text_, text_);
+    form_->addRow("token id", token_);
+    form_->addRow("layers", layers_);
+
+    connect(kind_, &QComboBox::currentIndexChanged, this, &ActionForm::updateFields);
+    connect(use_text_, &QRadioButton::toggled, this, &ActionForm::updateFields);
+    updateFields();
+}
+
+bool ActionForm::byText() const {
+    const int kind = kind_->currentIndex();
+    return (kind == ReplacePair || kind == Insert) && use_text_->isChecked();
+}
+
+void ActionForm::updateFields() {
+    const int kind = kind_->currentIndex();
+    const bool new_tokens = kind == ReplacePair || kind == Insert;
+    form_->setRowVisible(pos_, kind == Delete || kind == Insert);
+    form_->setRowVisible(pos1_, kind == ReplacePair);
+    form_->setRowVisible(pos2_, kind == ReplacePair);
+    form_->setRowVisible(ids_, new_tokens);
+    form_->setRowVisible(text_, new_tokens);
+    form_->setRowVisible(token_, kind == Add);
+    ids_->setEnabled(!byText());
+    text_->setEnabled(byText());
+    // A text edit goes to every layer that holds the same records (the controller decides);
+    // an add always appends to every layer (Step 4).
+    layers_->setEnabled(!byText() && kind != Add);
+}
+
+void ActionForm::setRow(int row) {
+    if (row < 0) return;
+    pos_->setValue(row);
+    pos1_->setValue(row);
+    pos2_->setValue(row + 1);
+}
+
+ActionForm::Result ActionForm::read() const {
+    Result result;
+    const int kind = kind_->currentIndex();
+    const int first = kind == ReplacePair ? pos1_->value() : pos_->value();
+    if (byText()) {
+        if (text_->text().isEmpty()) {
+            result.error = "text: type the new tokens' text";
+            return result;
+        }
+        result.text_kind = kind == ReplacePair ? "replace_pair" : "insert";
+        result.text = text_->text();
+        result.pos1 = first;
+        result.pos2 = kind == ReplacePair ? pos2_->value() : -1;
+        return result;
+    }
+    QString error;
+    const auto layers = layers_->isEnabled() ? parse_int_list(layers_->text(), &error)
+                                             : std::optional<std::vector<int>>(std::vector<int>{});
+    if (!layers) {
+        result.error = "layers: " + error;
+        return result;
+    }
+    std::vector<int32_t> ids;
+    if (kind == ReplacePair || kind == Insert) {
+        const auto parsed = parse_int_list(ids_->text(), &error);
+        if (!parsed) {
+            result.error = "token ids: " + error;
+            return result;
+        }
+        ids.assign(parsed->begin(), parsed->end());
+    }
+    switch (kind) {
+        case Delete:
+            result.action = Action{DeleteAction{first}, *layers};
+            break;
+        case ReplacePair:
+            result.action = Action{ReplacePairAction{first, pos2_->value(), ids}, *layers};
+            break;
+        case Insert:
+            result.action = Action{InsertAction{first, ids}, *layers};
+            break;
+        default:
+            result.action = Action{AddAction{token_->value()}, {}};
+            break;
+    }
+    return result;
+}
+
+}  // namespace kvw

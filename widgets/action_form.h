@@ -1,0 +1,64 @@
+#pragma once
+#include <QString>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "core/state/action.h"
+
+class QComboBox;
+class QFormLayout;
+class QLineEdit;
+class QRadioButton;
+class QSpinBox;
+
+namespace kvw {
+
+// "0, 2 5" → {0, 2, 5}: non-negative integers separated by commas or spaces. Empty text is an
+// empty list. On a bad entry returns nothing and says which in *error.
+std::optional<std::vector<int>> parse_int_list(const QString& text, QString* error);
+
+// A form for one action: its type, then that type's fields (delete: pos; replace_pair: pos1,
+// pos2 and new tokens; insert: pos and new tokens; add: token id) and the layers it is
+// restricted to. New tokens are ids, or text that the controller tokenizes.
+class ActionForm : public QWidget {
+    Q_OBJECT
+public:
+    explicit ActionForm(QWidget* parent = nullptr);
+
+    // The combo's entries, in this order.
+    enum Kind { Delete, ReplacePair, Insert, Add };
+
+    // What the fields say: an action; or, for new tokens given as text, the text with its kind
+    // ("replace_pair", "insert") and rows (pos2 -1 for insert); or an error naming the field.
+    struct Result {
+        std::optional<Action> action;
+        QString text_kind;
+        QString text;
+        int pos1 = 0;
+        int pos2 = -1;
+        QString error;
+    };
+    Result read() const;
+
+    // Starts the positions at a row selected elsewhere.
+    void setRow(int row);
+
+private:
+    void updateFields();
+    bool byText() const;
+
+    QFormLayout* form_;
+    QComboBox* kind_;
+    QSpinBox* pos_;
+    QSpinBox* pos1_;
+    QSpinBox* pos2_;
+    QRadioButton* use_ids_;
+    QRadioButton* use_text_;
+    QLineEdit* ids_;
+    QLineEdit* text_;
+    QSpinBox* token_;
+    QLineEdit* layers_;
+};
+
+}  // namespace kvw

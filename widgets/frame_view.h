@@ -1,0 +1,45 @@
+#pragma once
+#include <QMetaType>
+#include <QString>
+#include <QWidget>
+
+#include "core/session/frame.h"
+#include "core/state/action.h"
+
+Q_DECLARE_METATYPE(kvw::FramePtr)
+Q_DECLARE_METATYPE(kvw::ActionList)
+
+namespace kvw {
+
+// What every view of the main window is: a widget fed only by Frames (ARCHITECTURE §6). A view
+// never touches the Session; what the user asks for leaves as a signal that the window routes to
+// the SessionController. Adding a view is one subclass plus one line in view_registry.cpp.
+class FrameView : public QWidget {
+    Q_OBJECT
+public:
+    using QWidget::QWidget;
+
+    // The view's name in scripts (`view NAME`, `shot NAME VIEW`) and saved layouts.
+    virtual QString viewName() const = 0;
+
+public slots:
+    // Shows the frame. Called on the UI thread with every frame the session publishes.
+    virtual void setFrame(kvw::FramePtr frame) = 0;
+    // The row selected anywhere in the window (row -1: none) and the layer the window shows.
+    virtual void setSelection(int layer, int row) {
+        Q_UNUSED(layer);
+        Q_UNUSED(row);
+    }
+
+signals:
+    void rowSelected(int layer, int row);
+    void layerSelected(int layer);
+    // applyNow: Step 4 now (Session::apply_now); otherwise queued for the next tick (inject).
+    void actionsRequested(kvw::ActionList actions, bool applyNow);
+    // Text the user typed for an action that needs token ids (replace pair / insert before);
+    // the controller tokenizes it on the worker thread.
+    void textActionRequested(QString kind, int layer, int row1, int row2, QString text,
+                             bool applyNow);
+};
+
+}  // namespace kvw

@@ -1,0 +1,90 @@
+#include "widgets/invariants_panel.h"
+
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "widgets/read_only_table.h"
+#include "widgets/view_colors.h"
+
+namespace kvw {
+
+namespace {
+
+QString number_or_dash(int64_t value) { return value < 0 ? QString("—") : QString::number(value); }
+
+}  // namespace
+
+QString drift_summary_text(const Frame& frame) {
+    if (!frame.drift_measured) return "Drift: not measured for this state (Measure drift)";
+    QString text = QString("Drift: max %1").arg(double(frame.max_drift), 0, 'g', 3);
+    if (frame.first_diverging_layer >= 0)
+        text += QString(", first diverging layer %1").arg(frame.first_diverging_layer);
+    else
+        text += ", no layer diverges";
+    return text;
+}
+
+InvariantsPanel::InvariantsPanel(QWidget* parent)
+    : FrameView(parent),
+      summary_(new QLabel(this)),
+      table_(new QTableWidget(this)),
+      drift_(new QLabel(this)) {
+    summary_->setObjectName("summary");
+    table_->setObjectName("invariants");
+    drift_->setObjectName("drift");
+    setup_read_only_table(table_, {"Invariant", "Status", "Last held", "Layer", "Row", "Detail"});
+    drift_->setWordWrap(true);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(summary_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(drift_);
+
+    connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { selectFailure(row); });
+}
+
+void InvariantsPanel::setFrame(FramePtr frame) {
+    frame_ = std::move(frame);
+    const std::vector<InvariantStatus>& list = frame_->invariants;
+    const auto failing =
+        std::count_if(list.begin(), list.end(), [](const InvariantStatus& s) { return !s.passed; });
+    if (failing == 0) {
+        summary_->setText(
+            QString("All %1 invariants hold at tick %2").arg(list.size()).arg(frame_->tick));
+        summary_->setStyleSheet({});
+    } else {
+        summary_->setText(QString("%1 of %2 invariants FAIL at tick %3")
+                              .arg(failing)
+                              .arg(list.size())
+                              .arg(frame_->tick));
+        summary_->setStyleSheet(error_style_sheet());
+    }
+
+    table_->setRowCount(int(list.size()));
+    for (int i = 0; i < int(list.size()); ++i) {
+        const InvariantStatus& s = list[size_t(i)];
+        table_->setItem(i, Name, read_only_cell(QString::fromStdString(s.name)));
+        QTableWidgetItem* status = read_only_cell(s.passed ? "PASS" : "FAIL");
+        status->setBackground(s.passed ? pass_color() : fail_color());
+        status->setForeground(QColor(Qt::black));
+        table_->setItem(i, Status, status);
+        table_->setItem(i, LastHeld, read_only_cell(number_or_dash(s.last_held_tick)));
+        table_->setItem(i, Layer, read_only_cell(s.passed ? QString() : number_or_dash(s.layer)));
+        table_->setItem(i, Row, read_only_cell(s.passed ? QString() : number_or_dash(s.row)));
+        table_->setItem(i, Detail,
+                        read_only_cell(s.passed ? QString() : QString::fromStdString(s.detail)));
+    }
+    drift_->setText(drift_summary_text(*frame_));
+}
+
+void InvariantsPanel::selectFailure(int table_row) {
+    if (!frame_ || table_row < 0 || table_row >= int(frame_->invariants.size())) return;
+    const InvariantStatus& s = frame_->invariants[size_t(table_row)];
+    if (s.passed || s.layer < 0) return;
+    if (s.row >= 0) emit rowSelected(s.layer, s.row);
+    emit layerSelected(s.layer);
+}
+
+}  // namespace kvw

@@ -1,0 +1,136 @@
+#include "widgets/layer_map_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace kvw {
+
+const std::vector<MapSpec>& map_specs() {
+    static const std::vector<MapSpec> specs = {
+        {MapKind::LedgerId, "ledger id", ColorScale::Sequence, false, Pooling::Mean},
+        {MapKind::LedgerAge, "ledger age (ticks)", ColorScale::Sequence, false, Pooling::Mean},
+        {MapKind::Brightness, "brightness", ColorScale::Brightness, false, Pooling::Mean},
+        {MapKind::Drift, "drift (log)", ColorScale::Brightness, true, Pooling::MaxAbs},
+        {MapKind::PhaseSkew, "phase skew (rope_pos − row)", ColorScale::Diverging, false,
+         Pooling::MaxAbs},
+    };
+    return specs;
+}
+
+const MapSpec& map_spec(MapKind kind) {
+    for (const MapSpec& s : map_specs())
+        if (s.kind == kind) return s;
+    return map_specs().front();
+}
+
+int map_columns(const Frame& frame) {
+    int rows = 0;
+    for (const LayerFrame& layer : frame.layers) rows = std::max(rows, layer.rows());
+    return std::max(rows, 2);
+}
+
+int map_rows(const Frame& frame) { return std::max(int(frame.layers.size()), 2); }
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The value of `kind` for every row of one layer (NaN where there is none).
+void layer_values(const Frame& frame, MapKind kind, const LayerFrame& layer,
+                  std::vector<double>& out) {
+    const int n = layer.rows();
+    out.assign(size_t(n), kNaN);
+    // One switch per layer, not per row: 8,192 × 22 rows refill every tick.
+    switch (kind) {
+        case MapKind::LedgerId:
+            for (int r = 0; r < n; ++r) out[size_t(r)] = double(layer.pos2ledger[size_t(r)]);
+            break;
+        case MapKind::LedgerAge:
+            for (int r = 0; r < n; ++r) {
+                const int64_t id = layer.pos2ledger[size_t(r)];
+                if (id >= 0 && id < int64_t(frame.ledger.size()))
+                    out[size_t(r)] = double(frame.tick - frame.ledger[size_t(id)].born_tick);
+            }
+            break;
+        case MapKind::Brightness:
+            for (int r = 0; r < std::min(n, int(layer.brightness.size())); ++r)
+                out[size_t(r)] = double(layer.brightness[size_t(r)]);
+            break;
+        case MapKind::Drift:
+            if (!frame.drift_measured) break;
+            for (int r = 0; r < std::min(n, int(layer.drift.size())); ++r)
+                out[size_t(r)] = std::max(double(layer.drift[size_t(r)]), kDriftFloor);
+            break;
+        case MapKind::PhaseSkew:
+            for (int r = 0; r < std::min(n, int(layer.rope_pos.size())); ++r)
+                out[size_t(r)] = double(layer.rope_pos[size_t(r)] - r);
+            break;
+    }
+}
+
+double pooled(const std::vector<double>& values, int begin, int end, Pooling pooling) {
+    double sum = 0, worst = kNaN;
+    int count = 0;
+    for (int r = begin; r < end; ++r) {
+        const double v = values[size_t(r)];
+        if (std::isnan(v)) continue;
+        sum += v;
+        ++count;
+        if (std::isnan(worst) || std::abs(v) > std::abs(worst)) worst = v;
+    }
+    if (count == 0) return kNaN;
+    return pooling == Pooling::Mean ? sum / count : worst;
+}
+
+}  // namespace
+
+void fill_map_data(const Frame& frame, MapKind kind, QCPColorMapData& data, int max_cells) {
+    const int columns = map_columns(frame);
+    const int rows = map_rows(frame);
+    max_cells = std::max(max_cells, 2);
+    const int per_cell = columns <= max_cells ? 1 : (columns + max_cells - 1) / max_cells;
+    const int cells = std::max((columns + per_cell - 1) / per_cell, 2);
+    data.setSize(cells, rows);
+    // Cell c covers rows [c * per_cell, (c + 1) * per_cell): its centre is at the middle row.
+    const double half = 0.5 * (per_cell - 1);
+    data.setRange(QCPRange(half, (cells - 1) * per_cell + half), QCPRange(0, rows - 1));
+    data.fill(kNaN);
+    const Pooling pooling = map_spec(kind).pooling;
+    std::vector<double> values;
+    for (int l = 0; l < int(frame.layers.size()); ++l) {
+        layer_values(frame, kind, frame.layers[size_t(l)], values);
+        const int n = int(values.size());
+        for (int c = 0; c * per_cell < n; ++c) {
+            const int begin = c * per_cell;
+            data.setCell(c, l,
+                         per_cell == 1
+                             ? values[size_t(begin)]
+                             : pooled(values, begin, std::min(begin + per_cell, n), pooling));
+        }
+    }
+}
+
+QCPRange map_data_range(const Frame& frame, MapKind kind) {
+    switch (kind) {
+        case MapKind::LedgerId:
+            return QCPRange(0, std::max<double>(double(frame.ledger.size()) - 1, 1));
+        case MapKind::LedgerAge:
+            return QCPRange(0, std::max<double>(double(frame.tick), 1));
+        case MapKind::Brightness:
+            return QCPRange(0, std::max(double(frame.brightness_max), 1.0));
+        case MapKind::Drift:
+            return QCPRange(kDriftFloor, 1);
+        case MapKind::PhaseSkew: {
+            int skew = 1;
+            for (const LayerFrame& layer : frame.layers)
+                for (int r = 0; r < int(layer.rope_pos.size()); ++r)
+                    skew = std::max(skew, std::abs(layer.rope_pos[size_t(r)] - r));
+            return QCPRange(-skew, skew);
+        }
+    }
+    return QCPRange(0, 1);
+}
+
+}  // namespace kvw

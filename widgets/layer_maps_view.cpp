@@ -1,0 +1,184 @@
+#include "widgets/layer_maps_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "qcustomplot.h"
+#include "widgets/row_text.h"
+
+namespace kvw {
+
+LayerMapsView::LayerMapsView(QWidget* parent)
+    : FrameView(parent), combo_(new QComboBox(this)), plot_(new QCustomPlot(this)) {
+    combo_->setObjectName("map");
+    plot_->setObjectName("plot");
+    for (const MapSpec& spec : map_specs()) combo_->addItem(spec.title, int(spec.kind));
+    combo_->setCurrentIndex(combo_->findData(int(kind_)));
+    combo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel("Map", this));
+    bar->addWidget(combo_);
+    bar->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(plot_, 1);
+
+    QCPAxis* x = plot_->xAxis;
+    QCPAxis* y = plot_->yAxis;
+    x->setLabel("row");
+    y->setLabel("layer");
+    y->setRangeReversed(true);  // layer 0 on top, as the layers are listed everywhere else
+    QSharedPointer<QCPAxisTickerFixed> layer_ticks(new QCPAxisTickerFixed);
+    layer_ticks->setTickStep(1);
+    layer_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    y->setTicker(layer_ticks);
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    // Cells a layer does not have are transparent: the hatch says "no row here".
+    plot_->axisRect()->setBackground(QBrush(QColor("#9e9e9e"), Qt::BDiagPattern));
+
+    map_ = new QCPColorMap(x, y);
+    map_->setInterpolate(false);
+    map_->setTightBoundary(false);
+    scale_ = new QCPColorScale(plot_);
+    plot_->plotLayout()->addElement(0, 1, scale_);
+    scale_->setType(QCPAxis::atRight);
+    map_->setColorScale(scale_);
+    auto* margins = new QCPMarginGroup(plot_);
+    plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+
+    marker_ = new QCPItemRect(plot_);
+    marker_->setPen(QPen(Qt::cyan, 2));
+    marker_->setBrush(Qt::NoBrush);
+    row_line_ = new QCPItemStraightLine(plot_);
+    row_line_->setPen(QPen(Qt::cyan, 1, Qt::DashLine));
+    absent_ = new QCPItemText(plot_);
+    absent_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    absent_->position->setCoords(0.5, 0.5);
+    absent_->setText("drift not measured for this state");
+    absent_->setBrush(QColor(255, 255, 255, 230));
+    absent_->setPadding(QMargins(6, 4, 6, 4));
+    for (QCPAbstractItem* item :
+         {static_cast<QCPAbstractItem*>(marker_), static_cast<QCPAbstractItem*>(row_line_),
+          static_cast<QCPAbstractItem*>(absent_)}) {
+        item->setVisible(false);
+        item->setSelectable(false);
+    }
+
+    plot_->installEventFilter(this);
+    // More rows than pixels: each cell pools several rows (fill_map_data), so that no row is
+    // skipped when the image is drawn. The pixel width is known once the plot is laid out.
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+        if (plot_->axisRect()->width() != cells_for_width_) refill();
+    });
+    connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        if (e->button() == Qt::LeftButton) clicked(e->pos());
+    });
+    connect(combo_, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setMapKind(MapKind(combo_->itemData(index).toInt())); });
+}
+
+void LayerMapsView::setMapKind(MapKind kind) {
+    if (kind == kind_) return;
+    kind_ = kind;
+    combo_->setCurrentIndex(combo_->findData(int(kind)));
+    refill();
+}
+
+void LayerMapsView::setFrame(FramePtr frame) {
+    frame_ = std::move(frame);
+    refill();
+}
+
+void LayerMapsView::setSelection(int layer, int row) {
+    sel_layer_ = layer;
+    sel_row_ = row;
+    placeMarker();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LayerMapsView::refill() {
+    if (!frame_) return;
+    const MapSpec& spec = map_spec(kind_);
+    // Before the plot is shown and laid out its width means nothing: a cell per row then.
+    cells_for_width_ = plot_->axisRect()->width();
+    const bool laid_out = plot_->isVisible() && cells_for_width_ > 0;
+    fill_map_data(*frame_, kind_, *map_->data(),
+                  laid_out ? cells_for_width_ : std::numeric_limits<int>::max());
+    map_->setGradient(color_gradient(spec.scale));
+    map_->setDataScaleType(spec.logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (spec.logarithmic) {
+        scale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        scale_->axis()->setNumberFormat("eb");
+        scale_->axis()->setNumberPrecision(0);
+    } else {
+        scale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        scale_->axis()->setNumberFormat("gb");
+        scale_->axis()->setNumberPrecision(6);
+    }
+    map_->setDataRange(map_data_range(*frame_, kind_));
+    scale_->axis()->setLabel(spec.title);
+    plot_->xAxis->setRange(-0.5, map_columns(*frame_) - 0.5);
+    plot_->yAxis->setRange(-0.5, map_rows(*frame_) - 0.5);
+    absent_->setVisible(kind_ == MapKind::Drift && !frame_->drift_measured);
+    placeMarker();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LayerMapsView::placeMarker() {
+    const bool shown = frame_ && sel_layer_ >= 0 && sel_layer_ < int(frame_->layers.size()) &&
+                       sel_row_ >= 0 && sel_row_ < frame_->layers[size_t(sel_layer_)].rows();
+    marker_->setVisible(shown);
+    row_line_->setVisible(shown);
+    if (!shown) return;
+    marker_->topLeft->setCoords(sel_row_ - 0.5, sel_layer_ - 0.5);
+    marker_->bottomRight->setCoords(sel_row_ + 0.5, sel_layer_ + 0.5);
+    row_line_->point1->setCoords(sel_row_, 0);
+    row_line_->point2->setCoords(sel_row_, 1);
+}
+
+bool LayerMapsView::cellAt(const QPoint& pos, int* layer, int* row) const {
+    if (!frame_ || !plot_->axisRect()->rect().contains(pos)) return false;
+    const int r = int(std::lround(plot_->xAxis->pixelToCoord(pos.x())));
+    const int l = int(std::lround(plot_->yAxis->pixelToCoord(pos.y())));
+    if (l < 0 || l >= int(frame_->layers.size()) || r < 0 || r >= frame_->layers[size_t(l)].rows())
+        return false;
+    *layer = l;
+    *row = r;
+    return true;
+}
+
+void LayerMapsView::clicked(const QPoint& pos) {
+    int layer = 0, row = 0;
+    if (!cellAt(pos, &layer, &row)) return;
+    setSelection(layer, row);
+    // The row first: it carries its layer, so the window never pairs the new layer with the
+    // old row.
+    emit rowSelected(layer, row);
+    emit layerSelected(layer);
+}
+
+QString LayerMapsView::cellToolTip(int layer, int row) const {
+    return frame_ ? row_tooltip_text(*frame_, layer, row) : QString();
+}
+
+bool LayerMapsView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        int layer = 0, row = 0;
+        if (cellAt(help->pos(), &layer, &row))
+            QToolTip::showText(help->globalPos(), cellToolTip(layer, row), plot_);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return FrameView::eventFilter(watched, event);
+}
+
+}  // namespace kvw

@@ -1,0 +1,105 @@
+#include "widgets/log_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "widgets/log_hub.h"
+#include "widgets/workbench_look.h"
+
+namespace kvw {
+
+namespace {
+
+// Dim for chatter, red for trouble; the level word in each line says the same in words.
+const char* level_color(spdlog::level::level_enum level) {
+    switch (level) {
+        case spdlog::level::trace:
+        case spdlog::level::debug:
+            return "#707070";
+        case spdlog::level::warn:
+            return "#9a5b00";
+        case spdlog::level::err:
+        case spdlog::level::critical:
+            return "#b00020";
+        default:
+            return "#000000";
+    }
+}
+
+}  // namespace
+
+LogView::LogView(QWidget* parent)
+    : FrameView(parent), level_(new QComboBox(this)), text_(new QPlainTextEdit(this)) {
+    level_->setObjectName("level");
+    text_->setObjectName("text");
+    for (int l = spdlog::level::trace; l < spdlog::level::off; ++l) {
+        const auto name = spdlog::level::to_string_view(spdlog::level::level_enum(l));
+        level_->addItem(QString::fromUtf8(name.data(), qsizetype(name.size())), l);
+    }
+    level_->setCurrentIndex(level_->findData(int(filter_)));
+    text_->setReadOnly(true);
+    text_->setFont(workbench_mono_font());
+    text_->setMaximumBlockCount(kMaxLines);
+    text_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    auto* clear = new QPushButton("Clear", this);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel("Show from level", this));
+    bar->addWidget(level_);
+    bar->addStretch(1);
+    bar->addWidget(clear);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(text_, 1);
+
+    connect(level_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        setLevelFilter(spdlog::level::level_enum(level_->itemData(index).toInt()));
+    });
+    connect(clear, &QPushButton::clicked, this, [this] {
+        lines_.clear();
+        text_->clear();
+    });
+
+    // Timestamps would make every screenshot differ; the level is what the reader scans for.
+    sink_ = std::make_shared<QueuedLogSink>(
+        this,
+        [this](spdlog::level::level_enum level, const QString& text) { receive(level, text); });
+    sink_->set_pattern("[%l] %v");
+    log_hub()->add_sink(sink_);
+}
+
+LogView::~LogView() {
+    // After this returns no thread is inside the sink or can enter it; messages it already
+    // queued to this object die with it.
+    log_hub()->remove_sink(sink_);
+}
+
+void LogView::setLevelFilter(spdlog::level::level_enum level) {
+    if (level == filter_) return;
+    filter_ = level;
+    level_->setCurrentIndex(level_->findData(int(level)));
+    refill();
+}
+
+void LogView::receive(spdlog::level::level_enum level, const QString& text) {
+    lines_.push_back({level, text});
+    if (lines_.size() > size_t(kMaxLines)) lines_.pop_front();
+    show(lines_.back());
+}
+
+void LogView::show(const Line& line) {
+    if (line.level < filter_) return;
+    text_->appendHtml(QString("<span style=\"color:%1; white-space:pre;\">%2</span>")
+                          .arg(level_color(line.level), line.text.toHtmlEscaped()));
+}
+
+void LogView::refill() {
+    text_->clear();
+    for (const Line& line : lines_) show(line);
+}
+
+}  // namespace kvw

@@ -1,0 +1,51 @@
+#pragma once
+#include <spdlog/common.h>
+
+#include <deque>
+#include <memory>
+
+#include "widgets/frame_view.h"
+
+class QComboBox;
+class QPlainTextEdit;
+
+namespace kvw {
+
+class QueuedLogSink;
+
+// What the default spdlog logger says, from any thread, with a level filter. The view keeps the
+// last lines it received so that lowering the filter shows the quieter ones again.
+class LogView : public FrameView {
+    Q_OBJECT
+public:
+    explicit LogView(QWidget* parent = nullptr);
+    ~LogView() override;
+    QString viewName() const override { return "log"; }
+
+    // Shows lines at `level` or above (the logger's own level still decides what is logged).
+    void setLevelFilter(spdlog::level::level_enum level);
+    spdlog::level::level_enum levelFilter() const { return filter_; }
+
+    static constexpr int kMaxLines = 5000;
+
+public slots:
+    // The log comes from spdlog, not from frames.
+    void setFrame(kvw::FramePtr) override {}
+
+private:
+    struct Line {
+        spdlog::level::level_enum level;
+        QString text;
+    };
+    void receive(spdlog::level::level_enum level, const QString& text);
+    void show(const Line& line);
+    void refill();
+
+    std::deque<Line> lines_;
+    spdlog::level::level_enum filter_ = spdlog::level::info;
+    QComboBox* level_;
+    QPlainTextEdit* text_;
+    std::shared_ptr<QueuedLogSink> sink_;
+};
+
+}  // namespace kvw

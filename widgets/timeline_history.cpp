@@ -1,0 +1,42 @@
+#include "widgets/timeline_history.h"
+
+#include <cmath>
+#include <limits>
+
+namespace kvw {
+
+TimelinePoint timeline_point(const Frame& frame) {
+    TimelinePoint p;
+    p.tick = frame.tick;
+    p.timings = frame.timings;
+    double sum = 0;
+    int64_t count = 0;
+    for (const LayerFrame& layer : frame.layers) {
+        p.rows.push_back(layer.rows());
+        for (float b : layer.brightness) sum += b;
+        count += int64_t(layer.brightness.size());
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    p.mean_brightness = count > 0 ? sum / double(count) : nan;
+    p.max_drift = frame.drift_measured ? double(frame.max_drift) : nan;
+    return p;
+}
+
+TimelineHistory::Change TimelineHistory::add(const Frame& frame) {
+    TimelinePoint point = timeline_point(frame);
+    Change change = Change::Appended;
+    if (!points_.empty() && (frame.tick < points_.back().tick || frame.prompt != prompt_ ||
+                             point.rows.size() != points_.back().rows.size())) {
+        points_.clear();
+        change = Change::Reset;
+    } else if (!points_.empty() && frame.tick == points_.back().tick) {
+        points_.pop_back();
+        change = Change::ReplacedLast;
+    }
+    prompt_ = frame.prompt;
+    points_.push_back(std::move(point));
+    if (points_.size() > kMaxPoints) points_.pop_front();
+    return change;
+}
+
+}  // namespace kvw

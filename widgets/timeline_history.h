@@ -1,0 +1,40 @@
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/session/frame.h"
+
+namespace kvw {
+
+// What the timeline plots of one tick.
+struct TimelinePoint {
+    int64_t tick = 0;
+    StepTimings timings;
+    std::vector<int> rows;   // [layer] live rows
+    double mean_brightness;  // over every live row of every layer; NaN without rows
+    double max_drift;        // NaN when the frame's drift was not measured
+};
+
+TimelinePoint timeline_point(const Frame& frame);
+
+// The points of successive frames of one run. A frame at the tick of the last point (an edit,
+// a drift measurement) replaces it; a frame whose tick goes backwards, whose prompt differs or
+// whose layer count differs starts a new run. The oldest points go beyond kMaxPoints.
+class TimelineHistory {
+public:
+    enum class Change { Appended, ReplacedLast, Reset };
+    Change add(const Frame& frame);
+
+    const std::deque<TimelinePoint>& points() const { return points_; }
+    int layers() const { return points_.empty() ? 0 : int(points_.front().rows.size()); }
+
+    static constexpr size_t kMaxPoints = 20000;
+
+private:
+    std::deque<TimelinePoint> points_;
+    std::string prompt_;
+};
+
+}  // namespace kvw

@@ -1,0 +1,201 @@
+#include "widgets/timeline_view.h"
+
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "qcustomplot.h"
+#include "widgets/view_colors.h"
+
+namespace kvw {
+
+namespace {
+
+// Layer-aggregate lines for many layers: min, mean, max of the live rows.
+struct RowStats {
+    double min, mean, max;
+};
+
+RowStats row_stats(const std::vector<int>& rows) {
+    if (rows.empty()) return {0, 0, 0};
+    const auto [lo, hi] = std::minmax_element(rows.begin(), rows.end());
+    double sum = 0;
+    for (int r : rows) sum += r;
+    return {double(*lo), sum / double(rows.size()), double(*hi)};
+}
+
+void add_point(QCPGraph* graph, double key, double value) {
+    graph->data()->remove(key);  // a frame at the same tick replaces the point
+    if (!std::isnan(value)) graph->addData(key, value);
+}
+
+}  // namespace
+
+TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCustomPlot(this)) {
+    plot_->setObjectName("plot");
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+
+    plot_->setAutoAddPlottableToLegend(false);
+    plot_->plotLayout()->clear();
+    auto* margins = new QCPMarginGroup(plot_);
+    // Single-line panels need no legend: the axis label names the line.
+    const std::pair<const char*, bool> panels[] = {
+        {"tick ms", true}, {"rows", true}, {"brightness", false}, {"max drift", false}};
+    for (const auto& [label, with_legend] : panels) {
+        addPanel(label, with_legend, std::string_view(label) == "max drift");
+        panels_.back()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    }
+
+    const char* steps[] = {"sample", "brightness", "propose", "apply", "total"};
+    for (int i = 0; i < 5; ++i) latency_.push_back(addGraph(0, steps[i], series_color(i)));
+    latency_.back()->setPen(QPen(Qt::black, 1.5));
+    brightness_ = addGraph(2, "mean brightness", series_color(0));
+    drift_ = addGraph(3, "max drift", series_color(2));
+    drift_->setLineStyle(QCPGraph::lsNone);
+    drift_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+    QCPAxis* drift_axis = panels_[3]->axis(QCPAxis::atLeft);
+    drift_axis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> log_ticks(new QCPAxisTickerLog);
+    log_ticks->setTickCount(2);  // the panel is short: a label every few decades
+    log_ticks->setSubTickCount(0);
+    drift_axis->setTicker(log_ticks);
+    drift_axis->setNumberFormat("eb");
+    drift_axis->setNumberPrecision(0);
+    drift_axis->setRange(kDriftFloor, 1);
+}
+
+void TimelineView::addPanel(const QString& label, bool with_legend, bool bottom) {
+    QCPLayoutGrid* grid = plot_->plotLayout();
+    QCPLegend* legend = nullptr;
+    if (with_legend) {
+        // A row of its own above the panel, so that no line runs under it; a spacer beside it
+        // keeps the entries together on the left.
+        legend = new QCPLegend;
+        auto* row = new QCPLayoutGrid;
+        grid->addElement(grid->rowCount(), 0, row);
+        grid->setRowStretchFactor(grid->rowCount() - 1, 0.001);
+        row->addElement(0, 0, legend);
+        row->addElement(0, 1, new QCPLayoutElement(plot_));
+        row->setColumnStretchFactor(0, 0.001);
+        legend->setLayer("legend");
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        legend->setWrap(8);
+        legend->setBorderPen(Qt::NoPen);
+        legend->setBrush(Qt::NoBrush);
+        legend->setMargins(QMargins(0, 2, 0, 0));
+    }
+    auto* panel = new QCPAxisRect(plot_);
+    grid->addElement(grid->rowCount(), 0, panel);
+    // The invisible top axis needs no room: panels sit close under each other.
+    panel->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msBottom);
+    panel->setMargins(QMargins(0, 6, 0, 0));
+    panel->axis(QCPAxis::atLeft)->setLabel(label);
+    panel->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);  // short panels: few labels
+    QCPAxis* x = panel->axis(QCPAxis::atBottom);
+    x->setTickLabels(bottom);
+    if (bottom) x->setLabel("tick");
+    auto* ticker = new QCPAxisTickerFixed;
+    ticker->setTickStep(1);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    x->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
+    panels_.push_back(panel);
+    legends_.push_back(legend);
+}
+
+QCPGraph* TimelineView::addGraph(int panel, const QString& name, const QColor& color) {
+    QCPAxisRect* rect = panels_[size_t(panel)];
+    QCPGraph* graph = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    graph->setName(name);
+    graph->setPen(QPen(color, 1.5));
+    if (QCPLegend* legend = legends_[size_t(panel)]) graph->addToLegend(legend);
+    return graph;
+}
+
+void TimelineView::makeRowGraphs(int layers) {
+    for (QCPGraph* g : rows_) plot_->removeGraph(g);
+    rows_.clear();
+    row_graph_layers_ = layers;
+    if (layers <= kMaxLayerLines) {
+        for (int l = 0; l < layers; ++l)
+            rows_.push_back(addGraph(1, QString("layer %1").arg(l), series_color(l)));
+        return;
+    }
+    rows_.push_back(addGraph(1, "min", series_color(0)));
+    rows_.push_back(addGraph(1, "mean", Qt::black));
+    rows_.push_back(addGraph(1, "max", series_color(2)));
+    // The band between min and max shows how far the layers' lengths spread.
+    rows_[0]->setBrush(QColor(78, 121, 167, 50));
+    rows_[0]->setChannelFillGraph(rows_[2]);
+}
+
+void TimelineView::plotPoint(const TimelinePoint& p) {
+    const double key = double(p.tick);
+    const StepTimings& t = p.timings;
+    const double steps[] = {t.sample_ms, t.brightness_ms, t.propose_ms, t.apply_ms, t.total_ms};
+    for (int i = 0; i < 5; ++i) add_point(latency_[size_t(i)], key, steps[i]);
+    if (int(p.rows.size()) <= kMaxLayerLines) {
+        for (size_t l = 0; l < p.rows.size(); ++l) add_point(rows_[l], key, p.rows[l]);
+    } else {
+        const RowStats s = row_stats(p.rows);
+        add_point(rows_[0], key, s.min);
+        add_point(rows_[1], key, s.mean);
+        add_point(rows_[2], key, s.max);
+    }
+    add_point(brightness_, key, p.mean_brightness);
+    add_point(drift_, key,
+              std::isnan(p.max_drift) ? p.max_drift : std::max(p.max_drift, kDriftFloor));
+}
+
+void TimelineView::replotAll() {
+    for (int i = 0; i < plot_->graphCount(); ++i) plot_->graph(i)->data()->clear();
+    for (const TimelinePoint& p : history_.points()) plotPoint(p);
+}
+
+void TimelineView::rescale() {
+    const double first = double(history_.points().front().tick);
+    const double last = double(history_.points().back().tick);
+    for (QCPAxisRect* panel : panels_) {
+        // Every panel shows the same ticks; a single tick still gets a visible span around it.
+        panel->axis(QCPAxis::atBottom)->setRange(first - 0.5, std::max(last, first + 1) + 0.5);
+        QCPAxis* y = panel->axis(QCPAxis::atLeft);
+        if (y->scaleType() == QCPAxis::stLogarithmic) {
+            bool found = false;
+            const QCPRange r = drift_->getValueRange(found, QCP::sdPositive);
+            y->setRange(kDriftFloor, found ? std::max(r.upper * 2, 1e-3) : 1.0);
+            continue;
+        }
+        bool found = false;
+        QCPRange range;
+        for (QCPAbstractPlottable* p : panel->plottables()) {
+            bool f = false;
+            const QCPRange r = p->getValueRange(f);
+            if (!f) continue;
+            range = found ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper))
+                          : r;
+            found = true;
+        }
+        // From zero, so that a flat line does not look like a wild swing; 10 % headroom.
+        y->setRange(0, found && range.upper > 0 ? range.upper * 1.1 : 1.0);
+    }
+}
+
+void TimelineView::setFrame(FramePtr frame) {
+    const TimelineHistory::Change change = history_.add(*frame);
+    const TimelinePoint& p = history_.points().back();
+    const int layers = int(p.rows.size());
+    const bool row_graphs_fit = layers == row_graph_layers_;
+    if (!row_graphs_fit) makeRowGraphs(layers);
+    if (change == TimelineHistory::Change::Reset || !row_graphs_fit) {
+        replotAll();
+    } else {
+        plotPoint(p);
+        const double first = double(history_.points().front().tick);
+        for (int i = 0; i < plot_->graphCount(); ++i) plot_->graph(i)->data()->removeBefore(first);
+    }
+    rescale();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace kvw

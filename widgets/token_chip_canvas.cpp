@@ -1,0 +1,158 @@
+#include "widgets/token_chip_canvas.h"
+
+#include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <algorithm>
+
+#include "widgets/view_colors.h"
+
+namespace kvw {
+
+namespace {
+
+constexpr int kPadding = 4;  // text to chip edge, left and right
+constexpr int kSpacing = 3;  // between chips and between lines
+constexpr int kRadius = 3;
+
+}  // namespace
+
+ChipLayout layout_chips(const std::vector<TokenChip>& chips, int width, int line_height,
+                        int padding, int spacing) {
+    ChipLayout layout;
+    layout.rects.reserve(chips.size());
+    int x = spacing, y = spacing;
+    for (size_t i = 0; i < chips.size(); ++i) {
+        const int w = std::min(chips[i].text_width + 2 * padding, std::max(width - 2 * spacing, 1));
+        if (x > spacing && x + w + spacing > width) {
+            x = spacing;
+            y += line_height + spacing;
+        }
+        if (x == spacing) layout.line_starts.push_back(int(i));
+        layout.rects.emplace_back(x, y, w, line_height);
+        x += w + spacing;
+    }
+    layout.height = chips.empty() ? 0 : y + line_height + spacing;
+    return layout;
+}
+
+TokenChipCanvas::TokenChipCanvas(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(false);
+    setContextMenuPolicy(Qt::DefaultContextMenu);
+    setAutoFillBackground(true);
+}
+
+int TokenChipCanvas::lineHeight() const { return fontMetrics().height() + 4; }
+
+int TokenChipCanvas::textWidth(const QString& text) {
+    auto it = widths_.constFind(text);
+    if (it == widths_.constEnd()) it = widths_.insert(text, fontMetrics().horizontalAdvance(text));
+    return it.value();
+}
+
+void TokenChipCanvas::setChips(std::vector<TokenChip> chips) {
+    chips_ = std::move(chips);
+    relayout();
+}
+
+void TokenChipCanvas::setSelectedRows(int first, int second) {
+    first_ = first;
+    second_ = second;
+    update();
+}
+
+void TokenChipCanvas::setAvailableWidth(int width) {
+    if (width == width_) return;
+    width_ = width;
+    relayout();
+}
+
+void TokenChipCanvas::relayout() {
+    layout_ = layout_chips(chips_, width_, lineHeight(), kPadding, kSpacing);
+    resize(width_, std::max(layout_.height, 1));
+    update();
+}
+
+QRect TokenChipCanvas::chipRect(int row) const {
+    return row >= 0 && row < int(layout_.rects.size()) ? layout_.rects[size_t(row)] : QRect();
+}
+
+int TokenChipCanvas::chipAt(const QPoint& pos) const {
+    const int line = pos.y() / (lineHeight() + kSpacing);
+    if (pos.y() < 0 || line >= int(layout_.line_starts.size())) return -1;
+    const int begin = layout_.line_starts[size_t(line)];
+    const int end = line + 1 < int(layout_.line_starts.size())
+                        ? layout_.line_starts[size_t(line) + 1]
+                        : int(chips_.size());
+    for (int i = begin; i < end; ++i)
+        if (layout_.rects[size_t(i)].contains(pos)) return i;
+    return -1;
+}
+
+void TokenChipCanvas::paintEvent(QPaintEvent* event) {
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    const QRect exposed = event->rect();
+    const int line_step = lineHeight() + kSpacing;
+    const int first_line = std::max(exposed.top() / line_step, 0);
+    const int last_line =
+        std::min(exposed.bottom() / line_step, int(layout_.line_starts.size()) - 1);
+    if (first_line > last_line) return;
+    const int begin = layout_.line_starts[size_t(first_line)];
+    const int end = last_line + 1 < int(layout_.line_starts.size())
+                        ? layout_.line_starts[size_t(last_line) + 1]
+                        : int(chips_.size());
+    const QColor selection = palette().color(QPalette::Highlight);
+    for (int i = begin; i < end; ++i) {
+        const QRect r = layout_.rects[size_t(i)];
+        const TokenChip& chip = chips_[size_t(i)];
+        if (i == first_ || i == second_) {
+            // A ring in the spacing around the chip: visible on dark and bright chips alike.
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(selection);
+            painter.drawRoundedRect(
+                r.adjusted(-kSpacing + 1, -kSpacing + 1, kSpacing - 1, kSpacing - 1), kRadius + 2,
+                kRadius + 2);
+        }
+        painter.setPen(QPen(chip.background.darker(130), 1));
+        painter.setBrush(chip.background);
+        painter.drawRoundedRect(r.adjusted(0, 0, -1, -1), kRadius, kRadius);
+        painter.setPen(readable_text_color(chip.background));
+        const QRect text_rect = r.adjusted(kPadding, 0, -kPadding, 0);
+        const QString text =
+            chip.text_width > text_rect.width()
+                ? fontMetrics().elidedText(chip.text, Qt::ElideRight, text_rect.width())
+                : chip.text;
+        painter.drawText(text_rect, Qt::AlignCenter | Qt::TextSingleLine, text);
+    }
+}
+
+void TokenChipCanvas::mousePressEvent(QMouseEvent* event) {
+    const int row = chipAt(event->pos());
+    if (row >= 0 && event->button() == Qt::LeftButton) emit chipClicked(row, event->modifiers());
+}
+
+void TokenChipCanvas::contextMenuEvent(QContextMenuEvent* event) {
+    emit chipMenuRequested(chipAt(event->pos()), event->globalPos());
+}
+
+void TokenChipCanvas::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange) {
+        widths_.clear();
+        for (TokenChip& chip : chips_) chip.text_width = textWidth(chip.text);
+        relayout();
+    }
+    QWidget::changeEvent(event);
+}
+
+bool TokenChipCanvas::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        emit chipToolTipRequested(chipAt(help->pos()), help->globalPos());
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+}  // namespace kvw

@@ -1,0 +1,220 @@
+#include "widgets/token_strip_view.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QScrollArea>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "widgets/row_text.h"
+#include "widgets/token_chip_canvas.h"
+#include "widgets/view_colors.h"
+
+namespace kvw {
+
+namespace {
+
+QToolButton* button_for(QAction* action, QWidget* parent) {
+    auto* button = new QToolButton(parent);
+    button->setDefaultAction(action);
+    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    return button;
+}
+
+}  // namespace
+
+TokenStripView::TokenStripView(QWidget* parent)
+    : FrameView(parent),
+      header_(new QLabel(this)),
+      scroll_(new QScrollArea(this)),
+      canvas_(new TokenChipCanvas),
+      delete_(new QAction("Delete", this)),
+      replace_(new QAction("Replace pair with text…", this)),
+      insert_(new QAction("Insert text before…", this)),
+      this_layer_(new QAction("Delete in this layer only", this)),
+      apply_now_(new QAction("Apply now", this)) {
+    header_->setObjectName("header");
+    canvas_->setObjectName("chips");
+    // Short words on the buttons, so that the strip fits a narrow dock; the menu says it all.
+    replace_->setIconText("Replace pair…");
+    insert_->setIconText("Insert before…");
+    this_layer_->setIconText("This layer only");
+    // The header gives way (clipped) before the buttons do.
+    header_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    this_layer_->setCheckable(true);
+    apply_now_->setCheckable(true);
+    this_layer_->setToolTip(
+        "Delete the rows from the layer shown only; otherwise from every layer");
+    apply_now_->setToolTip(
+        "Apply the edit at once (Step 4 now); otherwise queue it for the next tick");
+
+    scroll_->setWidget(canvas_);
+    scroll_->setWidgetResizable(false);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // a stable width to wrap at
+    scroll_->viewport()->installEventFilter(this);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(header_, 1);
+    for (QAction* a : {delete_, replace_, insert_, this_layer_, apply_now_})
+        bar->addWidget(button_for(a, this));
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(scroll_, 1);
+
+    connect(canvas_, &TokenChipCanvas::chipClicked, this, &TokenStripView::clickChip);
+    connect(canvas_, &TokenChipCanvas::chipMenuRequested, this, &TokenStripView::showMenu);
+    connect(canvas_, &TokenChipCanvas::chipToolTipRequested, this,
+            [this](int row, const QPoint& at) {
+                if (row < 0)
+                    QToolTip::hideText();
+                else
+                    QToolTip::showText(at, tokenToolTip(row), canvas_);
+            });
+    connect(delete_, &QAction::triggered, this, &TokenStripView::requestDelete);
+    connect(replace_, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(this, "Replace pair",
+                                                   QString("Replace rows %1 and %2 with text:")
+                                                       .arg(std::min(first_, second_))
+                                                       .arg(std::max(first_, second_)),
+                                                   QLineEdit::Normal, {}, &ok);
+        if (ok) requestReplacePair(text);
+    });
+    connect(insert_, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString text =
+            QInputDialog::getText(this, "Insert text", QString("Insert before row %1:").arg(first_),
+                                  QLineEdit::Normal, {}, &ok);
+        if (ok) requestInsertBefore(text);
+    });
+    selectionChanged();
+}
+
+void TokenStripView::setFrame(FramePtr frame) {
+    frame_ = std::move(frame);
+    rebuildChips();
+}
+
+void TokenStripView::setSelection(int layer, int row) {
+    if (layer != layer_) {
+        layer_ = layer;
+        first_ = -1;
+        rebuildChips();
+    }
+    // The window echoes our own rowSelected back: keep the second token then.
+    if (row != first_) {
+        first_ = row;
+        second_ = -1;
+    }
+    selectionChanged();
+    const QRect r = canvas_->chipRect(first_);
+    if (!r.isNull()) scroll_->ensureVisible(r.center().x(), r.center().y(), 0, r.height());
+}
+
+void TokenStripView::rebuildChips() {
+    std::vector<TokenChip> chips;
+    const bool has_layer = frame_ && layer_ >= 0 && layer_ < int(frame_->layers.size());
+    if (has_layer) {
+        const LayerFrame& lf = frame_->layers[size_t(layer_)];
+        chips.reserve(size_t(lf.rows()));
+        const double top = std::max(double(frame_->brightness_max), 1.0);
+        for (int r = 0; r < lf.rows(); ++r) {
+            const int64_t id = lf.pos2ledger[size_t(r)];
+            const bool known = id >= 0 && id < int64_t(frame_->ledger.size());
+            TokenChip chip;
+            chip.text = known ? visible_piece(frame_->ledger[size_t(id)].piece,
+                                              frame_->ledger[size_t(id)].token_id)
+                              : QString("?%1").arg(id);
+            chip.background =
+                size_t(r) < lf.brightness.size()
+                    ? scale_color(ColorScale::Brightness, lf.brightness[size_t(r)] / top)
+                    : QColor(Qt::gray);
+            chip.text_width = canvas_->textWidth(chip.text);
+            chips.push_back(std::move(chip));
+        }
+        header_->setText(
+            QString("Layer %1 · %2 rows · tick %3").arg(layer_).arg(lf.rows()).arg(frame_->tick));
+    } else {
+        header_->setText(frame_ ? QString("Layer %1 does not exist").arg(layer_)
+                                : QString("No state yet"));
+    }
+    canvas_->setChips(std::move(chips));
+    // Rows beyond the new length are no longer selectable.
+    if (first_ >= canvas_->chipCount()) first_ = -1;
+    if (second_ >= canvas_->chipCount() || first_ < 0) second_ = -1;
+    selectionChanged();
+}
+
+void TokenStripView::clickChip(int row, Qt::KeyboardModifiers modifiers) {
+    if ((modifiers & (Qt::ShiftModifier | Qt::ControlModifier)) && first_ >= 0) {
+        second_ = row == first_ ? -1 : row;
+        selectionChanged();
+        return;
+    }
+    first_ = row;
+    second_ = -1;
+    selectionChanged();
+    emit rowSelected(layer_, row);
+}
+
+void TokenStripView::selectionChanged() {
+    canvas_->setSelectedRows(first_, second_);
+    delete_->setEnabled(first_ >= 0);
+    replace_->setEnabled(first_ >= 0 && second_ >= 0);
+    insert_->setEnabled(first_ >= 0 && second_ < 0);
+}
+
+void TokenStripView::showMenu(int row, const QPoint& global_pos) {
+    // Right-clicking outside the selection selects the token under the mouse first.
+    if (row >= 0 && row != first_ && row != second_) clickChip(row, Qt::NoModifier);
+    QMenu menu(this);
+    menu.addActions({delete_, replace_, insert_});
+    menu.addSeparator();
+    menu.addActions({this_layer_, apply_now_});
+    menu.exec(global_pos);
+}
+
+QString TokenStripView::tokenToolTip(int row) const {
+    return frame_ ? row_tooltip_text(*frame_, layer_, row) : QString();
+}
+
+void TokenStripView::setThisLayerOnly(bool on) { this_layer_->setChecked(on); }
+void TokenStripView::setApplyNow(bool on) { apply_now_->setChecked(on); }
+
+void TokenStripView::requestDelete() {
+    if (first_ < 0) return;
+    ActionList actions;
+    for (int row : {first_, second_}) {
+        if (row < 0) continue;
+        Action a{DeleteAction{row}, {}};
+        if (this_layer_->isChecked()) a.layers = {layer_};
+        actions.push_back(std::move(a));
+    }
+    emit actionsRequested(actions, apply_now_->isChecked());
+}
+
+void TokenStripView::requestReplacePair(const QString& text) {
+    if (first_ < 0 || second_ < 0 || text.isEmpty()) return;
+    emit textActionRequested("replace_pair", layer_, std::min(first_, second_),
+                             std::max(first_, second_), text, apply_now_->isChecked());
+}
+
+void TokenStripView::requestInsertBefore(const QString& text) {
+    if (first_ < 0 || text.isEmpty()) return;
+    emit textActionRequested("insert", layer_, first_, -1, text, apply_now_->isChecked());
+}
+
+bool TokenStripView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == scroll_->viewport() && event->type() == QEvent::Resize)
+        canvas_->setAvailableWidth(scroll_->viewport()->width());
+    return FrameView::eventFilter(watched, event);
+}
+
+}  // namespace kvw
