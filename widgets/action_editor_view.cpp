@@ -80,6 +80,9 @@ ActionEditorView::ActionEditorView(QWidget* parent)
     connect(apply, &QPushButton::clicked, this, [this] { submit(true); });
     connect(to_json, &QPushButton::clicked, this, &ActionEditorView::appendFormToJson);
     connect(tabs_, &QTabWidget::currentChanged, this, [this] { showError({}); });
+    // What was edited last is what the buttons send (a script sets the text without a click
+    // on the tab).
+    connect(json_, &QPlainTextEdit::textChanged, this, [this] { setCurrentTab(JsonTab); });
 }
 
 void ActionEditorView::setCurrentTab(Tab tab) { tabs_->setCurrentIndex(int(tab)); }
@@ -157,9 +160,8 @@ void ActionEditorView::appendFormToJson() {
     list.push_back(*r.action);
     QStringList lines;
     for (const Action& a : list) lines << QString::fromStdString(to_json(a));
-    json_->setPlainText(lines.join('\n'));
+    json_->setPlainText(lines.join('\n'));  // shows the JSON tab
     showError({});
-    setCurrentTab(JsonTab);
 }
 
 void ActionEditorView::showError(const QString& message) {

@@ -75,7 +75,7 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     // More rows than pixels: each cell pools several rows (fill_map_data), so that no row is
     // skipped when the image is drawn. The pixel width is known once the plot is laid out.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-        if (plot_->axisRect()->width() != cells_for_width_) refill();
+        if (plot_->isVisible() && plot_->axisRect()->width() != cells_for_width_) refill();
     });
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         if (e->button() == Qt::LeftButton) clicked(e->pos());
@@ -107,8 +107,8 @@ void LayerMapsView::refill() {
     if (!frame_) return;
     const MapSpec& spec = map_spec(kind_);
     // Before the plot is shown and laid out its width means nothing: a cell per row then.
-    cells_for_width_ = plot_->axisRect()->width();
-    const bool laid_out = plot_->isVisible() && cells_for_width_ > 0;
+    const bool laid_out = plot_->isVisible() && plot_->axisRect()->width() > 0;
+    cells_for_width_ = laid_out ? plot_->axisRect()->width() : -1;
     fill_map_data(*frame_, kind_, *map_->data(),
                   laid_out ? cells_for_width_ : std::numeric_limits<int>::max());
     map_->setGradient(color_gradient(spec.scale));

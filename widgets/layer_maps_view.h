@@ -52,7 +52,7 @@ private:
     MapKind kind_ = MapKind::Brightness;
     int sel_layer_ = -1;
     int sel_row_ = -1;
-    int cells_for_width_ = -1;  // the axis rect width the map's cells were made for
+    int cells_for_width_ = -1;  // the axis rect width the map's cells were made for; -1: none
     QComboBox* combo_;
     QCustomPlot* plot_;
     QCPColorMap* map_;

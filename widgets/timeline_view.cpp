@@ -38,15 +38,26 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     layout->addWidget(plot_);
 
     plot_->setAutoAddPlottableToLegend(false);
-    plot_->plotLayout()->clear();
-    auto* margins = new QCPMarginGroup(plot_);
+    // One row of legends, then the panels: legends sized to their entries never squeeze a
+    // panel's column.
+    QCPLayoutGrid* layout_grid = plot_->plotLayout();
+    layout_grid->clear();
+    legend_row_ = new QCPLayoutGrid;
+    panel_grid_ = new QCPLayoutGrid;
+    layout_grid->addElement(0, 0, legend_row_);
+    layout_grid->addElement(1, 0, panel_grid_);
+    layout_grid->setRowStretchFactor(0, 0.001);
+    for (QCPMarginGroup*& group : column_margins_) group = new QCPMarginGroup(plot_);
     // Single-line panels need no legend: the axis label names the line.
-    const std::pair<const char*, bool> panels[] = {
-        {"tick ms", true}, {"rows", true}, {"brightness", false}, {"max drift", false}};
-    for (const auto& [label, with_legend] : panels) {
-        addPanel(label, with_legend, std::string_view(label) == "max drift");
-        panels_.back()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
-    }
+    addPanel("tick ms", true);
+    addPanel("rows", true);
+    addPanel("mean brightness", false);
+    addPanel("max drift", false);
+    // A spacer after the legends keeps them together on the left.
+    legend_row_->addElement(0, legend_row_->columnCount(), new QCPLayoutElement(plot_));
+    for (int c = 0; c + 1 < legend_row_->columnCount(); ++c)
+        legend_row_->setColumnStretchFactor(c, 0.001);
+    arrange(2);
 
     const char* steps[] = {"sample", "brightness", "propose", "apply", "total"};
     for (int i = 0; i < 5; ++i) latency_.push_back(addGraph(0, steps[i], series_color(i)));
@@ -66,42 +77,58 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     drift_axis->setRange(kDriftFloor, 1);
 }
 
-void TimelineView::addPanel(const QString& label, bool with_legend, bool bottom) {
-    QCPLayoutGrid* grid = plot_->plotLayout();
+void TimelineView::addPanel(const QString& label, bool with_legend) {
     QCPLegend* legend = nullptr;
     if (with_legend) {
-        // A row of its own above the panel, so that no line runs under it; a spacer beside it
-        // keeps the entries together on the left.
         legend = new QCPLegend;
-        auto* row = new QCPLayoutGrid;
-        grid->addElement(grid->rowCount(), 0, row);
-        grid->setRowStretchFactor(grid->rowCount() - 1, 0.001);
-        row->addElement(0, 0, legend);
-        row->addElement(0, 1, new QCPLayoutElement(plot_));
-        row->setColumnStretchFactor(0, 0.001);
+        legend_row_->addElement(0, legend_row_->columnCount(), legend);
         legend->setLayer("legend");
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-        legend->setWrap(8);
+        legend->setWrap(5);
+        legend->setIconSize(20, 10);  // small icons: both legends fit one line of a docked view
         legend->setBorderPen(Qt::NoPen);
         legend->setBrush(Qt::NoBrush);
-        legend->setMargins(QMargins(0, 2, 0, 0));
+        legend->setMargins(QMargins(4, 2, 12, 0));
     }
     auto* panel = new QCPAxisRect(plot_);
-    grid->addElement(grid->rowCount(), 0, panel);
+    panel_grid_->addElement(0, panel_grid_->columnCount(), panel);  // arrange() places it
     // The invisible top axis needs no room: panels sit close under each other.
     panel->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msBottom);
     panel->setMargins(QMargins(0, 6, 0, 0));
     panel->axis(QCPAxis::atLeft)->setLabel(label);
     panel->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);  // short panels: few labels
-    QCPAxis* x = panel->axis(QCPAxis::atBottom);
-    x->setTickLabels(bottom);
-    if (bottom) x->setLabel("tick");
     auto* ticker = new QCPAxisTickerFixed;
     ticker->setTickStep(1);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    x->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
+    panel->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
     panels_.push_back(panel);
     legends_.push_back(legend);
+}
+
+void TimelineView::arrange(int columns) {
+    columns_ = columns;
+    for (QCPAxisRect* panel : panels_) panel_grid_->take(panel);
+    panel_grid_->simplify();
+    const int last_row = (int(panels_.size()) - 1) / columns;
+    for (size_t i = 0; i < panels_.size(); ++i) {
+        const int row = int(i) / columns, column = int(i) % columns;
+        panel_grid_->addElement(row, column, panels_[i]);
+        panels_[i]->setMarginGroup(QCP::msLeft | QCP::msRight, column_margins_[size_t(column)]);
+        QCPAxis* x = panels_[i]->axis(QCPAxis::atBottom);
+        x->setTickLabels(row == last_row);
+        x->setLabel(row == last_row ? "tick" : "");
+    }
+}
+
+void TimelineView::resizeEvent(QResizeEvent* event) {
+    // Docked wide and short (under the window), four panels side by side; otherwise two by two,
+    // so that no panel gets a sliver.
+    const int columns = width() >= 3 * height() ? 4 : 2;
+    if (columns != columns_) {
+        arrange(columns);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    FrameView::resizeEvent(event);
 }
 
 QCPGraph* TimelineView::addGraph(int panel, const QString& name, const QColor& color) {

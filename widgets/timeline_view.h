@@ -7,13 +7,16 @@
 class QCustomPlot;
 class QCPAxisRect;
 class QCPGraph;
+class QCPLayoutGrid;
 class QCPLegend;
+class QCPMarginGroup;
 
 namespace kvw {
 
 // Plots over ticks, from the frames this view has seen (TimelineHistory): tick latency per
 // step, context rows per layer (a line per layer for few layers, else min/mean/max), mean
-// brightness, and max drift whenever it was measured (log scale).
+// brightness, and max drift whenever it was measured (log scale). Four panels side by side
+// when the view is wide and short, else two by two.
 class TimelineView : public FrameView {
     Q_OBJECT
 public:
@@ -29,8 +32,13 @@ public:
 public slots:
     void setFrame(kvw::FramePtr frame) override;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
-    void addPanel(const QString& label, bool with_legend, bool bottom);
+    void addPanel(const QString& label, bool with_legend);
+    // Lays the panels out in `columns` columns (2 or 4), legends in the row above.
+    void arrange(int columns);
     QCPGraph* addGraph(int panel, const QString& name, const QColor& color);
     void makeRowGraphs(int layers);
     void replotAll();
@@ -39,11 +47,15 @@ private:
 
     TimelineHistory history_;
     QCustomPlot* plot_;
-    std::vector<QCPAxisRect*> panels_;  // latency, rows, brightness, drift
-    std::vector<QCPLegend*> legends_;   // [panel]; nullptr: none
-    std::vector<QCPGraph*> latency_;    // sample, brightness, propose, apply, total
-    std::vector<QCPGraph*> rows_;       // one per layer, or min, mean, max
-    int row_graph_layers_ = -1;         // the layer count rows_ was made for
+    std::vector<QCPAxisRect*> panels_;   // latency, rows, brightness, drift
+    std::vector<QCPLegend*> legends_;    // [panel]; nullptr: none
+    QCPLayoutGrid* legend_row_;          // the legends, side by side
+    QCPLayoutGrid* panel_grid_;          // the panels, 2 × 2 or 1 × 4
+    QCPMarginGroup* column_margins_[4];  // panels of one column align their axes
+    int columns_ = 0;
+    std::vector<QCPGraph*> latency_;  // sample, brightness, propose, apply, total
+    std::vector<QCPGraph*> rows_;     // one per layer, or min, mean, max
+    int row_graph_layers_ = -1;       // the layer count rows_ was made for
     QCPGraph* brightness_ = nullptr;
     QCPGraph* drift_ = nullptr;
 };

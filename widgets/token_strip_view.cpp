@@ -20,8 +20,10 @@ namespace kvw {
 
 namespace {
 
+// Named after its action's object name, so that scripts can press it (`click tokens delete`).
 QToolButton* button_for(QAction* action, QWidget* parent) {
     auto* button = new QToolButton(parent);
+    button->setObjectName(action->objectName());
     button->setDefaultAction(action);
     button->setToolButtonStyle(Qt::ToolButtonTextOnly);
     return button;
@@ -40,6 +42,11 @@ TokenStripView::TokenStripView(QWidget* parent)
       this_layer_(new QAction("Delete in this layer only", this)),
       apply_now_(new QAction("Apply now", this)) {
     header_->setObjectName("header");
+    delete_->setObjectName("delete");
+    replace_->setObjectName("replacePair");
+    insert_->setObjectName("insertBefore");
+    this_layer_->setObjectName("thisLayerOnly");
+    apply_now_->setObjectName("applyNow");
     canvas_->setObjectName("chips");
     // Short words on the buttons, so that the strip fits a narrow dock; the menu says it all.
     replace_->setIconText("Replace pair…");

@@ -19,7 +19,7 @@ const char* outcome(const TickResult& r) {
 
 int cmd_run(const Words& words) {
     const CliArgs args(words, {"model", "prompt", "ticks", "policy", "rope", "actions", "trace",
-                               "seed", "temp", "top-k", "top-p", "backend", "capacity"});
+                               "seed", "temp", "top-k", "top-p", "backend", "capacity", "layout"});
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     SessionOptions options;
@@ -31,6 +31,9 @@ int cmd_run(const Words& words) {
     const auto rope = parse_rope_policy(args.get("rope", "final_index"));
     if (!rope) throw UsageError("--rope takes final_index, reindex or original");
     options.rope_policy = *rope;
+    const auto layout = parse_cache_layout(args.get("layout", "contiguous"));
+    if (!layout) throw UsageError("--layout takes contiguous, batch_splice or indirection");
+    options.layout = *layout;
     const long ticks = args.get_int("ticks", 16);
     if (ticks < 0) throw UsageError("--ticks must be >= 0");
     // Read before the model loads, so that a bad file fails fast.

@@ -24,7 +24,7 @@ constexpr const char* kUsage =
     "  make-model tiny|tinyllama-shape OUT [--type f32|f16|bf16] [--seed S]\n"
     "  run        --model M --prompt P --ticks N [--policy manual|pair-merge]\n"
     "             [--rope final_index|reindex|original] [--actions FILE] [--trace OUT]\n"
-    "             [--capacity ROWS] [sampling options as for generate]\n"
+    "             [--capacity ROWS] [--layout contiguous|batch_splice|indirection] [sampling options as for generate]\n"
     "             FILE holds an action list, queued for the first tick\n"
     "  replay     TRACE [--model M]          repeat a trace, check every state hash\n"
     "  bench      decode [--type f32|f16|all] [--prompt-tokens N] [--decode-tokens N]\n"

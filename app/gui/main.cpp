@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
         return false;
     }();
     if (script_mode) {
-        // The same pixels on every machine (STYLE.md, deterministic screenshots).
+        // The same pixels on every machine (STYLE.md, deterministic screenshots): no display's
+        // DPI or scaling gets in, unless a platform is asked for explicitly.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
         qputenv("QT_ENABLE_HIGHDPI_SCALING", "0");
         qputenv("QT_SCALE_FACTOR", "1");
     }

@@ -41,10 +41,12 @@ Session::~Session() = default;
 
 void Session::new_state() {
     state_ = std::make_unique<StateManager>(
-        *engine_, StateOptions{options_.capacity, options_.rope_policy, options_.guard});
+        *engine_, StateOptions{options_.capacity, options_.rope_policy, options_.guard,
+                               options_.layout});
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();
+    last_given_index_.clear();
     last_result_ = {};
     last_error_.clear();
     timings_ = {};
@@ -98,7 +100,7 @@ TickResult Session::apply_now(const ActionList& actions) {
     const int64_t first_new = state_->ledger().size();
     TickResult result = apply_action_list(*state_, actions, tick_);
     light_new_records(first_new);
-    note_result(result, order_for_application(actions));
+    note_result(result, actions);
     trace_.add({{"event", "apply_now"},
                 {"tick", tick_},
                 {"actions", actions_json(actions)},
@@ -183,9 +185,10 @@ void Session::light_new_records(int64_t first_id) {
             if (id >= first_id) state_->set_brightness(id, l, options_.brightness.initial);
 }
 
-void Session::note_result(const TickResult& result, ActionList applied) {
+void Session::note_result(const TickResult& result, const ActionList& given) {
     last_result_ = result;
-    last_actions_ = std::move(applied);
+    last_actions_ = order_for_application(given);
+    last_given_index_ = application_order(given);
     drift_current_ = false;
     if (result.rejected) {
         last_error_ = "rejected:";

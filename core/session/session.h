@@ -25,6 +25,7 @@ struct SessionOptions {
     std::string backend = "cpu";           // "cpu", "cuda", "auto"
     int capacity = 0;                      // rows per layer; 0: min(model context, 8192)
     RopePolicy rope_policy = RopePolicy::FinalIndex;
+    CacheLayout layout = CacheLayout::Contiguous;
     std::string proposer = "manual";
     SamplingParams sampling;               // seed included
     BrightnessParams brightness;
@@ -88,7 +89,8 @@ private:
     void require_started(const char* command) const;
     void refresh_invariants();
     void light_new_records(int64_t first_id);
-    void note_result(const TickResult& result, ActionList applied);
+    // `given`: the list as Step 4 received it (TickResult indices refer to it).
+    void note_result(const TickResult& result, const ActionList& given);
     // Step 2; returns each layer's brightness before the update, to put back when Step 4
     // rejects the list.
     std::vector<std::vector<float>> update_brightness();
@@ -110,6 +112,7 @@ private:
     int64_t tick_ = 0;
     ActionList injected_;
     ActionList last_actions_;
+    std::vector<int> last_given_index_;
     TickResult last_result_;
     std::string last_error_;
     StepTimings timings_;

@@ -57,6 +57,8 @@ FramePtr Session::frame() const {
     f->invariants = invariants_.statuses();
     f->injected = injected_;
     f->last_actions = last_actions_;
+    f->last_given_index = last_given_index_;
+    f->brightness_max = options_.brightness.max;
     f->last_result = last_result_;
     f->last_error = last_error_;
     f->timings = timings_;

@@ -100,7 +100,7 @@ TickResult Session::step() {
     injected_.clear();
     t.total_ms = ms_since(start);
     timings_ = t;
-    note_result(result, order_for_application(list));
+    note_result(result, list);
     trace_.add({{"event", "tick"},
                 {"tick", tick_},
                 {"token", token},

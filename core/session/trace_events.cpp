@@ -10,6 +10,7 @@ nlohmann::json trace_header(const SessionOptions& o) {
             {"backend", o.backend},
             {"capacity", o.capacity},
             {"rope_policy", rope_policy_name(o.rope_policy)},
+            {"layout", cache_layout_name(o.layout)},
             {"proposer", o.proposer},
             {"guard", o.guard},
             {"sampling",
@@ -33,6 +34,9 @@ SessionOptions options_from_header(const nlohmann::json& h) {
         const auto policy = parse_rope_policy(h.at("rope_policy").get<std::string>());
         if (!policy) throw TraceError("header: unknown rope_policy", 1);
         o.rope_policy = *policy;
+        const auto layout = parse_cache_layout(h.at("layout").get<std::string>());
+        if (!layout) throw TraceError("header: unknown layout", 1);
+        o.layout = *layout;
         o.proposer = h.at("proposer").get<std::string>();
         o.guard = h.at("guard").get<bool>();
         const nlohmann::json& s = h.at("sampling");

@@ -8,7 +8,7 @@ file(WRITE ${WORK}/actions.json
 execute_process(
   COMMAND ${KVW} run --model synthetic:tiny --prompt "The cache remembers what it held" --ticks 10
           --policy pair-merge --temp 0.9 --top-p 0.95 --seed 5 --actions ${WORK}/actions.json
-          --trace ${WORK}/trace.ndjson
+          --layout batch_splice --trace ${WORK}/trace.ndjson
   OUTPUT_VARIABLE run_out RESULT_VARIABLE rc ERROR_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kvw run failed with ${rc}:\n${run_out}")

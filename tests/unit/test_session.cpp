@@ -80,6 +80,7 @@ private slots:
         QVERIFY(*std::min_element(b.begin(), b.end() - 1) < options().brightness.initial);
         QCOMPARE(int(f->last_actions.size()), 2);  // the delete, then the sampled add
         QVERIFY(std::holds_alternative<DeleteAction>(f->last_actions[0].op));
+        QCOMPARE(f->last_given_index, (std::vector<int>{0, 1}));
         QVERIFY(f->all_invariants_pass());
         for (const InvariantStatus& inv : f->invariants) QCOMPARE(inv.last_held_tick, int64_t(2));
 
