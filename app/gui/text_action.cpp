@@ -38,24 +38,22 @@ ActionList text_action(const Session& session, const std::string& kind, int laye
     std::vector<int32_t> ids = session.tokenize(text);
     if (ids.empty()) throw std::invalid_argument("the text '" + text + "' has no tokens");
 
-    ReplacePairAction replace;
     if (kind == "replace_pair") {
         require_row(session, layer, row1);
         require_row(session, layer, row2);
-        replace = {row1, row2, std::move(ids)};
-    } else if (kind == "insert") {
-        require_row(session, layer, row1);
-        if (row1 < 1) throw std::invalid_argument("nothing can be inserted before row 0 (BOS)");
-        const std::vector<int32_t> tokens = session.state().tokens(layer);
-        ids.insert(ids.begin(), tokens[size_t(row1 - 1)]);
-        ids.push_back(tokens[size_t(row1)]);
-        replace = {row1 - 1, row1, std::move(ids)};
-    } else {
-        throw std::invalid_argument("unknown text action '" + kind + "'");
+        const int lo = std::min(row1, row2);
+        const int hi = std::max(row1, row2);
+        return {Action{ReplacePairAction{row1, row2, std::move(ids)},
+                       layers_like(session, layer, lo, hi)}};
     }
-    const int lo = std::min(replace.original_pos1, replace.original_pos2);
-    const int hi = std::max(replace.original_pos1, replace.original_pos2);
-    return {Action{replace, layers_like(session, layer, lo, hi)}};
+    if (kind == "insert") {
+        if (row1 < 1) throw std::invalid_argument("nothing can be inserted before row 0 (BOS)");
+        require_row(session, layer, row1 - 1);  // row1 == rows: after the last row
+        // The layers that agree with `layer` on the row before the insertion point.
+        return {Action{InsertAction{row1, std::move(ids)},
+                       layers_like(session, layer, row1 - 1, row1 - 1)}};
+    }
+    throw std::invalid_argument("unknown text action '" + kind + "'");
 }
 
 }  // namespace kvw

@@ -8,10 +8,8 @@ namespace kvw {
 
 // The action list for a text edit chosen in a view on `layer` (worker thread: it tokenizes).
 //  "replace_pair": replace_pair(row1, row2, tokens of text).
-//  "insert":       text before row1. The action format has no insert, so it is sent as
-//                  replace_pair(row1 - 1, row1, [token of row1 - 1] + text + [token of row1]):
-//                  the same token sequence as an insertion, with both neighbours recomputed
-//                  in their new context. Needs 1 <= row1 (row 0 holds BOS).
+//  "insert":       insert(row1, tokens of text): the text before row1 (row1 == rows: after
+//                  the last row). Needs 1 <= row1 (row 0 holds BOS).
 // The edit goes to every layer that holds the same records at those rows as `layer` (all
 // layers while no per-layer edit has made them differ). Throws std::invalid_argument for an
 // unknown kind, text without tokens, or rows outside the layer; the pre-flight check of

@@ -136,14 +136,19 @@ private slots:
         const FramePtr f1 = c.lastFrame();
         for (int l = 0; l < int(f1->layers.size()); ++l) QCOMPARE(row_tokens(*f1, l), expected);
 
-        // insert the text before row 5: the token sequence of a plain insertion
+        // insert the text before row 5: the records around it stay, the new ones go between
         expected.insert(expected.begin() + 5, text.begin(), text.end());
         c.textAction("insert", 1, 5, -1, " remembered", false);  // queued, then one tick
         c.step(1);
         QVERIFY(wait_idle(c));
-        std::vector<int32_t> got = row_tokens(*c.lastFrame(), 0);
+        const FramePtr f2 = c.lastFrame();
+        std::vector<int32_t> got = row_tokens(*f2, 0);
         got.pop_back();  // the token the tick generated
         QCOMPARE(got, expected);
+        const std::vector<int64_t>& ids1 = f1->layers[0].pos2ledger;
+        const std::vector<int64_t>& ids2 = f2->layers[0].pos2ledger;
+        QCOMPARE(ids2[4], ids1[4]);
+        QCOMPARE(ids2[5 + text.size()], ids1[5]);
 
         QSignalSpy errors(&c, &SessionController::errorOccurred);
         c.textAction("insert", 0, 0, -1, "x", true);  // nothing goes before BOS
