@@ -3,6 +3,8 @@
 // built in memory with random weights.
 #include <QtTest>
 
+#include "reference_rope.h"
+
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -56,16 +58,6 @@ Vec ref_rmsnorm(const Vec& x, const Vec& w, double eps) {
     return y;
 }
 
-void ref_rope(double* head, int d, double pos, double theta, RopeLayout layout) {
-    for (int i = 0; i < d / 2; ++i) {
-        const double angle = pos * std::pow(theta, -2.0 * i / d);
-        const int a = layout == RopeLayout::Interleaved ? 2 * i : i;
-        const int b = layout == RopeLayout::Interleaved ? 2 * i + 1 : i + d / 2;
-        const double x0 = head[a], x1 = head[b];
-        head[a] = x0 * std::cos(angle) - x1 * std::sin(angle);
-        head[b] = x0 * std::sin(angle) + x1 * std::cos(angle);
-    }
-}
 
 // One causal pass over all items from an empty cache.
 RefResult reference_forward(const RefModel& m, const std::vector<Vec>& inputs,
@@ -83,9 +75,9 @@ RefResult reference_forward(const RefModel& m, const std::vector<Vec>& inputs,
             k[i] = ref_matvec(L.wk, kvd, D, xn);
             v[i] = ref_matvec(L.wv, kvd, D, xn);
             for (int h = 0; h < c.n_heads; ++h)
-                ref_rope(&q[i][h * hd], hd, positions[i], c.rope_theta, c.rope_layout);
+                kvw::test::reference_rope(&q[i][h * hd], hd, positions[i], c.rope_theta, c.rope_layout);
             for (int h = 0; h < c.n_kv_heads; ++h)
-                ref_rope(&k[i][h * hd], hd, positions[i], c.rope_theta, c.rope_layout);
+                kvw::test::reference_rope(&k[i][h * hd], hd, positions[i], c.rope_theta, c.rope_layout);
         }
         Vec mass(n, 0.0);
         for (int i = 0; i < n; ++i) {

@@ -3,6 +3,8 @@
 // re-rotation (Reindex) equals RoPE applied at the new position to the un-rotated key.
 #include <QtTest>
 
+#include "reference_rope.h"
+
 #include <cmath>
 #include <vector>
 
@@ -16,17 +18,6 @@ Q_DECLARE_METATYPE(kvw::RopePolicy)
 
 namespace {
 
-// Plain float64 RoPE, written here independently of core/math/rope.h.
-void rope64(double* x, int d, double pos, double theta, RopeLayout layout) {
-    for (int i = 0; i < d / 2; ++i) {
-        const double angle = pos * std::pow(theta, -2.0 * i / d);
-        const int a = layout == RopeLayout::Interleaved ? 2 * i : i;
-        const int b = layout == RopeLayout::Interleaved ? 2 * i + 1 : i + d / 2;
-        const double x0 = x[a], x1 = x[b];
-        x[a] = x0 * std::cos(angle) - x1 * std::sin(angle);
-        x[b] = x0 * std::sin(angle) + x1 * std::cos(angle);
-    }
-}
 
 }  // namespace
 
@@ -106,7 +97,7 @@ private slots:
                 std::vector<float> x(static_cast<size_t>(d));
                 for (float& a : x) a = nd(rng);
                 std::vector<double> expect(x.begin(), x.end());
-                rope64(expect.data(), d, p + delta, theta, layout);
+                kvw::test::reference_rope(expect.data(), d, p + delta, theta, layout);
                 std::vector<float> got = x;
                 rope_rotate(got.data(), d, p, theta, layout);
                 rope_rerotate(got.data(), d, delta, theta, layout);
