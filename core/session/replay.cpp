@@ -16,7 +16,10 @@ public:
         line_ = line;
         event_ = e.value("event", "");
         if (event_ == "start") {
-            session_.start(e.at("prompt").get<std::string>());
+            if (e.contains("prompt_ids"))
+                session_.start_tokens(e.at("prompt_ids").get<std::vector<int32_t>>());
+            else
+                session_.start(e.at("prompt").get<std::string>());
         } else if (event_ == "inject") {
             bool rejected = false;
             try {
@@ -29,7 +32,10 @@ public:
         } else if (event_ == "clear_injected") {
             session_.clear_injected();
         } else if (event_ == "tick") {
-            session_.step();
+            if (e.value("forced", false))
+                session_.step_forced(e.at("token").get<int32_t>());
+            else
+                session_.step();
             const nlohmann::json& token = session_.trace().events().back().at("token");
             compare("token", e.at("token").dump(), token.dump());
         } else if (event_ == "apply_now") {
