@@ -91,10 +91,8 @@ void print_info(const Model& model) {
 
 int run_info(const CliArgs& args) {
     if (args.positional().size() > 1) throw UsageError("info takes at most one model");
-    if (!args.positional().empty() && args.has("model"))
-        throw UsageError("info takes the model as --model or as its argument, not both");
     const auto model =
-        load_model(args.positional().empty() ? args.get("model") : args.positional()[0]);
+        load_model(args.positional().empty() ? kDefaultModelSpec : args.positional()[0]);
     if (args.has("json"))
         print_json(info_json(*model));
     else
@@ -105,8 +103,10 @@ int run_info(const CliArgs& args) {
 }  // namespace
 
 CommandSpec info_command() {
-    return {"info", "[SPEC]", "a model's configuration, tensor table and vocabulary size",
-            {model_option(), json_option()}, run_info};
+    return {"info", "[SPEC]",
+            std::string("a model's configuration, tensor table and vocabulary size (SPEC: see "
+                        "--model of generate; default ") + kDefaultModelSpec + ")",
+            {json_option()}, run_info};
 }
 
 }  // namespace kvw::cli
