@@ -11,6 +11,7 @@
 #include "core/engine/sampler.h"
 #include "core/engine/transformer.h"
 #include "core/model/model.h"
+#include "core/model/model_loader.h"
 #include "core/policy/brightness.h"
 #include "core/policy/proposer.h"
 #include "core/session/frame.h"
@@ -23,13 +24,13 @@
 namespace kvw {
 
 struct SessionOptions {
-    std::string model = "synthetic:tiny";  // anything load_model() takes
-    std::string backend = "cpu";           // "cpu", "cuda", "auto"
-    int capacity = 0;                      // rows per layer; 0: min(model context, 8192)
+    std::string model = kDefaultModelSpec;  // anything load_model() takes
+    std::string backend = "cpu";            // "cpu", "cuda", "auto"
+    int capacity = 0;                       // rows per layer; 0: min(model context, 8192)
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
     std::string proposer = "manual";
-    SamplingParams sampling;               // seed included
+    SamplingParams sampling;                // seed included
     BrightnessParams brightness;
     bool guard = true;
 };
