@@ -11,9 +11,11 @@
 usage: cli_contract.py KVW README
 """
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 KVW = ""
@@ -137,11 +139,12 @@ class CliContract(unittest.TestCase):
 
     def test_perplexity_json(self):
         text = " ".join(f"line {i} of a text that the cache remembers" for i in range(20))
-        path = f"{sys.argv[0]}.text.tmp"
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        out = self.assert_one_json_object(kvw("perplexity", "--model", MODEL, "--file", path,
-                                              "--ctx", "32", "--json"))
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "text.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            out = self.assert_one_json_object(kvw("perplexity", "--model", MODEL, "--file",
+                                                  path, "--ctx", "32", "--json"))
         self.assertEqual(out["scored_tokens"], out["chunks"] * (32 - 1 - 16))
         self.assertGreater(out["perplexity"], 1.0)
 
