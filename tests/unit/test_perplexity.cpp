@@ -6,7 +6,9 @@
 #include "reference_model.h"
 
 #include <cmath>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/backend/cpu_backend.h"
@@ -64,6 +66,27 @@ ReferenceFigures reference_perplexity(const RefModel& m, const std::vector<int32
         ++f.chunks;
     }
     return f;
+}
+
+// `count` adjacent pairs (a, b) of vocabulary pieces whose joined text is itself a piece, found
+// by splitting the pieces of the vocabulary: the pairs pair-merge can fold.
+std::vector<int32_t> mergeable_pairs(const Tokenizer& tokenizer, int count) {
+    const Vocabulary& v = tokenizer.vocabulary();
+    std::map<std::string, int32_t> id_of;
+    for (int32_t i = 0; i < v.size(); ++i)
+        if (v.types[size_t(i)] == TokenType::Normal) id_of[v.pieces[size_t(i)]] = i;
+    std::vector<int32_t> out;
+    for (const auto& [piece, id] : id_of) {
+        for (size_t k = 1; k < piece.size() && out.size() < 2 * size_t(count); ++k) {
+            const auto a = id_of.find(piece.substr(0, k));
+            const auto b = id_of.find(piece.substr(k));
+            if (a == id_of.end() || b == id_of.end()) continue;
+            out.push_back(a->second);
+            out.push_back(b->second);
+            break;
+        }
+    }
+    return out;
 }
 
 std::shared_ptr<const Model> tiny() {
@@ -144,6 +167,31 @@ private slots:
         QCOMPARE(ticked.chunk_nll, fast.chunk_nll);
         QCOMPARE(ticked.nll, fast.nll);
         // Teacher-forced ticks are commands like any other: the trace replays them.
+        QVERIFY(replay_trace(session.trace(), std::nullopt).ok());
+    }
+
+    // The session path really runs the proposer between predictions: on a text made of pairs
+    // that pair-merge folds into one token, the merges change the cache and so the score.
+    void session_path_scores_the_edited_cache() {
+        const std::vector<int32_t> tokens = mergeable_pairs(tiny()->tokenizer, 40);
+        QCOMPARE(tokens.size(), size_t(80));
+        const PerplexityOptions options{32, 0};
+        const PerplexityResult fast = full_cache(tiny(), tokens, options);
+
+        SessionOptions so;
+        so.model = "synthetic:tiny";
+        so.capacity = options.ctx;
+        so.proposer = "pair-merge";
+        Session session(so, tiny());
+        SessionScorer scorer(session);
+        const PerplexityResult merged = perplexity(tokens, tiny()->tokenizer.bos_id(), options, scorer);
+
+        int merges = 0;
+        for (const nlohmann::json& e : session.trace().events())
+            if (e.value("event", "") == "tick") merges += int(e.at("actions").size()) - 1;
+        QVERIFY(merges > 0);
+        QCOMPARE(merged.scored, fast.scored);
+        QVERIFY(merged.nll != fast.nll);
         QVERIFY(replay_trace(session.trace(), std::nullopt).ok());
     }
 
