@@ -32,7 +32,8 @@ nlohmann::json steps_json(const std::vector<Step>& steps, const Tokenizer& token
     for (const Step& s : steps) {
         nlohmann::json top = nlohmann::json::array();
         for (const RankedLogit& r : s.top)
-            top.push_back({{"id", r.id}, {"piece", tokenizer.piece_text(r.id)}, {"logit", r.logit}});
+            top.push_back(
+                {{"id", r.id}, {"piece", tokenizer.piece_text(r.id)}, {"logit", r.logit}});
         out.push_back({{"token", s.token}, {"piece", tokenizer.piece_text(s.token)}, {"top", top}});
     }
     return out;

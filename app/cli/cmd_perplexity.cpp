@@ -38,11 +38,25 @@ std::string read_text(const std::string& path) {
 nlohmann::json result_json(const PerplexityResult& r) {
     const ChunkPlan& plan = r.plan;
     nlohmann::json chunks = nlohmann::json::array();
-    for (const double nll : r.chunk_nll) chunks.push_back(std::exp(nll / plan.scored_per_chunk()));
-    return {{"ctx", plan.ctx},         {"stride", plan.stride},     {"chunks", r.chunks},
-            {"scored_tokens", r.scored}, {"nll_sum", r.nll},        {"mean_nll", r.mean_nll()},
-            {"perplexity", r.perplexity()}, {"chunk_perplexity", chunks}};
+    for (const double nll : r.chunk_nll)
+        chunks.push_back(std::exp(nll / plan.scored_per_chunk()));
+    return {{"ctx", plan.ctx},
+            {"stride", plan.stride},
+            {"chunks", r.chunks},
+            {"scored_tokens", r.scored},
+            {"nll_sum", r.nll},
+            {"mean_nll", r.mean_nll()},
+            {"perplexity", r.perplexity()},
+            {"chunk_perplexity", chunks}};
 }
+
+// The scorer and what it runs on: an engine of its own, or a Session (which owns one).
+struct Scoring {
+    std::unique_ptr<Backend> backend;
+    std::unique_ptr<Transformer> engine;
+    std::unique_ptr<Session> session;
+    std::unique_ptr<ChunkScorer> scorer;
+};
 
 int run_perplexity(const CliArgs& args) {
     if (!args.positional().empty())
@@ -54,13 +68,16 @@ int run_perplexity(const CliArgs& args) {
     const std::string text = read_text(path);
     const auto model = load_model(args.get("model"));
     PerplexityOptions options;
-    options.ctx = args.has("ctx") ? int(args.get_int("ctx")) : std::min(512, model->config.max_context);
+    options.ctx =
+        args.has("ctx") ? int(args.get_int("ctx")) : std::min(512, model->config.max_context);
     options.stride = args.has("stride") ? int(args.get_int("stride")) : options.ctx;
     if (options.ctx > model->config.max_context)
-        throw UsageError("--ctx " + std::to_string(options.ctx) + " exceeds the model's context of " +
+        throw UsageError("--ctx " + std::to_string(options.ctx) +
+                         " exceeds the model's context of " +
                          std::to_string(model->config.max_context));
     if (options.stride < 1) throw UsageError("--stride must be >= 1");
-    if (model->tokenizer.bos_id() < 0) throw UsageError("the model has no BOS token to start chunks with");
+    if (model->tokenizer.bos_id() < 0)
+        throw UsageError("the model has no BOS token to start chunks with");
 
     const std::vector<int32_t> tokens = model->tokenizer.encode(text, true);
     const Clock::time_point start = Clock::now();
@@ -70,26 +87,23 @@ int run_perplexity(const CliArgs& args) {
                      std::chrono::duration<double>(Clock::now() - start).count());
     };
 
-    std::unique_ptr<Backend> backend;
-    std::unique_ptr<Transformer> engine;
-    std::unique_ptr<Session> session;
-    std::unique_ptr<ChunkScorer> scorer;
+    Scoring scoring;
     if (through_session) {
         SessionOptions session_options;
         session_options.model = args.get("model");
         session_options.backend = args.get("backend");
         session_options.capacity = options.ctx;
         read_session_options(args, session_options);
-        session = std::make_unique<Session>(session_options, model);
-        scorer = std::make_unique<SessionScorer>(*session);
+        scoring.session = std::make_unique<Session>(session_options, model);
+        scoring.scorer = std::make_unique<SessionScorer>(*scoring.session);
     } else {
-        backend = create_backend(args.get("backend"));
-        engine = std::make_unique<Transformer>(model, *backend);
-        scorer = std::make_unique<FullCacheScorer>(*engine);
+        scoring.backend = create_backend(args.get("backend"));
+        scoring.engine = std::make_unique<Transformer>(model, *scoring.backend);
+        scoring.scorer = std::make_unique<FullCacheScorer>(*scoring.engine);
     }
     PerplexityResult result;
     try {
-        result = perplexity(tokens, model->tokenizer.bos_id(), options, *scorer, progress);
+        result = perplexity(tokens, model->tokenizer.bos_id(), options, *scoring.scorer, progress);
     } catch (const EvalError& e) {
         throw EvalError(path + ": " + e.what());
     }

@@ -65,7 +65,8 @@ CommandSpec run_command() {
     for (const OptionSpec& o : session_options()) options.push_back(o);
     options.push_back({"actions", "FILE", "", "an action list (JSON) queued for the first tick"});
     options.push_back({"trace", "OUT", "", "write the NDJSON trace that kvw replay repeats"});
-    options.push_back({"capacity", "ROWS", "0", "rows per layer; 0: the model's context, at most 8192"});
+    options.push_back(
+        {"capacity", "ROWS", "0", "rows per layer; 0: the model's context, at most 8192"});
     for (const OptionSpec& o : sampling_options()) options.push_back(o);
     options.push_back(backend_option("cpu"));
     return {"run", "", "tick transactions headless: proposer, injected actions, invariants, trace",

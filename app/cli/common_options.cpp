@@ -10,7 +10,8 @@ namespace kvw::cli {
 
 OptionSpec model_option() {
     std::string builtin;
-    for (const BuiltinModel& m : builtin_models()) builtin += "builtin:" + std::string(m.name) + ", ";
+    for (const BuiltinModel& m : builtin_models())
+        builtin += "builtin:" + std::string(m.name) + ", ";
     return {"model", "SPEC", kDefaultModelSpec,
             "a .gguf file, a Hugging Face folder, " + builtin +
                 "synthetic:tiny or synthetic:tinyllama-shape"};
@@ -27,7 +28,8 @@ OptionSpec json_option() { return {"json", "", "", "print the result as one JSON
 void print_json(const nlohmann::json& result) {
     // Decoded text may end inside a UTF-8 sequence (byte-fallback pieces): such bytes become
     // U+FFFD rather than making the output unparsable.
-    std::printf("%s\n", result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    const std::string text = result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::printf("%s\n", text.c_str());
 }
 
 }  // namespace kvw::cli

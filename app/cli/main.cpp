@@ -48,8 +48,8 @@ void set_up_logging(const kvw::cli::CliArgs& args) {
     spdlog::level::level_enum level = spdlog::level::from_str(name);
     // from_str answers "off" for any word it does not know.
     if (level == spdlog::level::off && name != "off")
-        throw kvw::cli::UsageError("--log-level takes trace, debug, info, warn, error or off, got '" +
-                                   name + "'");
+        throw kvw::cli::UsageError(
+            "--log-level takes trace, debug, info, warn, error or off, got '" + name + "'");
     if (args.has("quiet") && level < spdlog::level::warn) level = spdlog::level::warn;
     spdlog::set_level(level);
 }

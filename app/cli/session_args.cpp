@@ -23,7 +23,8 @@ OptionTable session_options() {
     for (const std::string& n : proposer_names()) proposers += (proposers.empty() ? "" : ", ") + n;
     return {
         {"policy", "NAME", "manual", "Step 3 proposer: " + proposers},
-        {"rope", "NAME", "final_index", "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
+        {"rope", "NAME", "final_index",
+         "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
         {"layout", "NAME", "contiguous", "cache layout: " + names_of(kLayouts, cache_layout_name)},
     };
 }

@@ -72,7 +72,8 @@ void MainToolBar::addModelButtons() {
     // and the synthetic ones with random weights.
     std::vector<std::pair<QString, std::function<void()>>> entries;
     for (const BuiltinModel& m : builtin_models()) {
-        const QString spec = "builtin:" + QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
+        const QString spec =
+            "builtin:" + QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
         entries.push_back({spec, [this, spec] { emit modelChosen(spec); }});
     }
     entries.push_back({"synthetic:tiny (random weights)",

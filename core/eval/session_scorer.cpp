@@ -15,8 +15,9 @@ void SessionScorer::score(std::span<const int32_t> chunk, int first, const Logit
         // the logits would still be the previous position's.
         if (result.rejected || result.aborted)
             throw EvalError("the tick that feeds chunk position " + std::to_string(j) + " was " +
-                            (result.rejected ? "rejected" : "aborted in " + result.failed_primitive +
-                                                                ": " + result.abort_reason) +
+                            (result.rejected ? "rejected"
+                                             : "aborted in " + result.failed_primitive + ": " +
+                                                   result.abort_reason) +
                             "; its token was not appended");
         take(session_.state().last_logits());
     }

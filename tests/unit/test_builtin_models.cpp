@@ -18,7 +18,8 @@ class TestBuiltinModels : public QObject {
 
 private slots:
     void the_default_spec_is_the_first_builtin() {
-        QCOMPARE(std::string(kDefaultModelSpec), "builtin:" + std::string(builtin_models()[0].name));
+        QCOMPARE(std::string(kDefaultModelSpec),
+                 "builtin:" + std::string(builtin_models()[0].name));
     }
 
     void the_override_folder_is_searched_first() {

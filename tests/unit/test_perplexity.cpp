@@ -47,7 +47,8 @@ ReferenceFigures reference_perplexity(const RefModel& m, const std::vector<int32
                                       int32_t bos, int ctx, int stride) {
     ReferenceFigures f;
     for (size_t start = 0; start + size_t(ctx) <= tokens.size(); start += size_t(stride)) {
-        std::vector<int32_t> chunk(tokens.begin() + long(start), tokens.begin() + long(start) + ctx);
+        std::vector<int32_t> chunk(tokens.begin() + long(start),
+                                   tokens.begin() + long(start) + ctx);
         chunk[0] = bos;
         std::vector<int32_t> positions;
         for (int i = 0; i < ctx; ++i) positions.push_back(i);
@@ -131,8 +132,10 @@ private slots:
 
         QCOMPARE(got.chunks, ref.chunks);
         QCOMPARE(got.scored, ref.scored);
-        QVERIFY2(std::fabs(got.nll - ref.nll) <= 1e-4 * ref.nll,
-                 qPrintable(QString("nll %1, reference %2").arg(got.nll, 0, 'g', 12).arg(ref.nll, 0, 'g', 12)));
+        QVERIFY2(
+            std::fabs(got.nll - ref.nll) <= 1e-4 * ref.nll,
+            qPrintable(
+                QString("nll %1, reference %2").arg(got.nll, 0, 'g', 12).arg(ref.nll, 0, 'g', 12)));
         for (int c = 0; c < ref.chunks; ++c)
             QVERIFY(std::fabs(got.chunk_nll[size_t(c)] - ref.chunk_nll[size_t(c)]) <=
                     1e-4 * ref.chunk_nll[size_t(c)]);
@@ -160,7 +163,8 @@ private slots:
         so.layout = layout;
         Session session(so, tiny());
         SessionScorer scorer(session);
-        const PerplexityResult ticked = perplexity(tokens, tiny()->tokenizer.bos_id(), options, scorer);
+        const PerplexityResult ticked =
+            perplexity(tokens, tiny()->tokenizer.bos_id(), options, scorer);
 
         QCOMPARE(ticked.chunks, fast.chunks);
         QCOMPARE(ticked.scored, fast.scored);
@@ -184,7 +188,8 @@ private slots:
         so.proposer = "pair-merge";
         Session session(so, tiny());
         SessionScorer scorer(session);
-        const PerplexityResult merged = perplexity(tokens, tiny()->tokenizer.bos_id(), options, scorer);
+        const PerplexityResult merged =
+            perplexity(tokens, tiny()->tokenizer.bos_id(), options, scorer);
 
         int merges = 0;
         for (const nlohmann::json& e : session.trace().events())
