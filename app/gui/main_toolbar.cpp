@@ -71,10 +71,13 @@ void MainToolBar::addModelButtons() {
     // The models that need no file from the user: the built-in ones (core/model/builtin_models.h)
     // and the synthetic ones with random weights.
     std::vector<std::pair<QString, std::function<void()>>> entries;
+    const auto qstring = [](std::string_view s) {
+        return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    };
     for (const BuiltinModel& m : builtin_models()) {
-        const QString spec =
-            "builtin:" + QString::fromUtf8(m.name.data(), qsizetype(m.name.size()));
-        entries.push_back({spec, [this, spec] { emit modelChosen(spec); }});
+        const QString spec = "builtin:" + qstring(m.name);
+        entries.push_back({spec + " (" + qstring(m.description) + ")",
+                           [this, spec] { emit modelChosen(spec); }});
     }
     entries.push_back({"synthetic:tiny (random weights)",
                        [this] { emit modelChosen("synthetic:tiny"); }});

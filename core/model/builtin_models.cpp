@@ -10,8 +10,8 @@ namespace kvw {
 namespace {
 
 constexpr BuiltinModel kBuiltinModels[] = {
-    {"default", "kjv-llama.gguf",
-     "a small Llama trained on the King James Bible (resources/models/README.md)"},
+    // resources/models/README.md is its card.
+    {"default", "kjv-llama.gguf", "a small Llama trained on the King James Bible"},
 };
 
 // The running program's folder, from /proc (core is Linux-only, like its CPU backend).

@@ -10,7 +10,7 @@ namespace kvw {
 struct BuiltinModel {
     std::string_view name;
     std::string_view file;  // under the models folder (resources/models in the source tree)
-    std::string_view description;
+    std::string_view description;  // for menus and listings
 };
 
 // The one table of built-in models; the first is the embedded default.
