@@ -19,7 +19,6 @@ import json
 import math
 import os
 import pathlib
-import random
 import re
 import subprocess
 import tempfile
@@ -378,7 +377,6 @@ def main():
     run_started = time.time()
     torch.set_num_threads(2)
     torch.manual_seed(SEED)
-    random.seed(SEED)
     cfg = Config()
     args.out.mkdir(parents=True, exist_ok=True)
 
