@@ -1,7 +1,7 @@
 // The committed default model (resources/models/kjv-llama.gguf, trained by
 // tools/train_default_model.py) against independent references: sentencepiece's ids for the
 // held-out passages and the King James Bible's own word list (both from make_default_model.py),
-// and, for attention, the share each row would get if every query attended uniformly.
+// and, for the attention sink, the other context rows that the same queries could attend.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
