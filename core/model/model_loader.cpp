@@ -16,9 +16,14 @@ std::shared_ptr<const Model> load_model(const std::string& spec) {
     constexpr std::string_view kBuiltin = "builtin:";
     if (spec.rfind(kSynthetic, 0) == 0)
         return load_gguf_model(synthetic_source(std::string_view(spec).substr(kSynthetic.size())));
-    if (spec.rfind(kBuiltin, 0) == 0)
-        return load_gguf_model(
-            map_file(find_builtin_model(std::string_view(spec).substr(kBuiltin.size())).string()));
+    if (spec.rfind(kBuiltin, 0) == 0) {
+        const std::filesystem::path file =
+            find_builtin_model(std::string_view(spec).substr(kBuiltin.size()));
+        std::shared_ptr<Model> model = load_gguf_model(map_file(file.string()));
+        // Views and traces name the model as the user did; the load's log line has the path.
+        model->source = spec;
+        return model;
+    }
     std::error_code ec;
     if (std::filesystem::is_directory(spec, ec)) return load_hf_model(spec);
     if (!std::filesystem::exists(spec, ec))
