@@ -7,6 +7,7 @@
 
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
+#include "core/model/model_json.h"
 
 namespace kvw {
 namespace {
@@ -59,14 +60,7 @@ bool is_llama(const json& config) {
 }  // namespace
 
 HfConfig parse_hf_config(std::string_view json_text, const std::string& file) {
-    json config;
-    try {
-        config = json::parse(json_text);
-    } catch (const json::parse_error& e) {
-        throw ModelError(ModelErrorKind::BadMetadata, file,
-                         std::string("not valid JSON: ") + e.what(),
-                         uint64_t(e.byte > 0 ? e.byte - 1 : 0));
-    }
+    const json config = parse_model_json(json_text, file, ModelErrorKind::BadMetadata);
     if (!config.is_object())
         throw ModelError(ModelErrorKind::BadMetadata, file, "not a JSON object");
     if (!is_llama(config))

@@ -11,6 +11,7 @@
 #include "core/model/hf_config.h"
 #include "core/model/hf_tokenizer_json.h"
 #include "core/model/model_error.h"
+#include "core/model/model_json.h"
 #include "core/model/safetensors_file.h"
 #include "core/model/weight_scan.h"
 
@@ -66,14 +67,9 @@ private:
     void read_index(const fs::path& folder, const std::string& index_path) {
         const auto source = map_file(index_path);
         const auto bytes = source->bytes();
-        json index;
-        try {
-            index = json::parse(bytes.begin(), bytes.end());
-        } catch (const json::parse_error& e) {
-            throw ModelError(ModelErrorKind::BadMetadata, index_path,
-                             std::string("not valid JSON: ") + e.what(),
-                             uint64_t(e.byte > 0 ? e.byte - 1 : 0));
-        }
+        const json index = parse_model_json(
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+            index_path, ModelErrorKind::BadMetadata);
         if (!index.is_object() || !index.contains("weight_map") ||
             !index["weight_map"].is_object())
             throw ModelError(ModelErrorKind::MissingMetadata, index_path, "no \"weight_map\"");

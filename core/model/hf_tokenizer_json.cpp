@@ -8,6 +8,7 @@
 
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
+#include "core/model/model_json.h"
 
 namespace kvw {
 namespace {
@@ -18,16 +19,6 @@ constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";  // U+2581 "▁"
 
 [[noreturn]] void bad(const std::string& file, const std::string& detail) {
     throw ModelError(ModelErrorKind::BadTokenizer, file, detail);
-}
-
-json parse_json(std::string_view text, const std::string& file) {
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw ModelError(ModelErrorKind::BadTokenizer, file,
-                         std::string("not valid JSON: ") + e.what(),
-                         uint64_t(e.byte > 0 ? e.byte - 1 : 0));
-    }
 }
 
 bool is_byte_piece(const std::string& piece) {
@@ -115,7 +106,7 @@ std::string read_text(const std::string& path) {
 Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::string& file,
                                    std::string_view tokenizer_config_json,
                                    const std::string& config_file) {
-    const json tok = parse_json(tokenizer_json, file);
+    const json tok = parse_model_json(tokenizer_json, file, ModelErrorKind::BadTokenizer);
     if (!tok.is_object() || !tok.contains("model") || !tok["model"].is_object())
         bad(file, "no \"model\" object");
     const json& model = tok["model"];
@@ -209,7 +200,8 @@ Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::s
                               prepends_space_marker(tok["pre_tokenizer"]));
 
     json config = json::object();
-    if (!tokenizer_config_json.empty()) config = parse_json(tokenizer_config_json, config_file);
+    if (!tokenizer_config_json.empty()) config =
+            parse_model_json(tokenizer_config_json, config_file, ModelErrorKind::BadTokenizer);
     const std::string bos = config_token(config, "bos_token").value_or("<s>");
     const std::string eos = config_token(config, "eos_token").value_or("</s>");
     const std::string& bos_source = config.contains("bos_token") ? config_file : file;
