@@ -10,8 +10,10 @@ ModelError model_error_from(const JsonError& e, const std::string& file, ModelEr
     if (e.kind() == JsonFaultKind::Syntax) detail = "not valid JSON: " + detail;
     std::optional<uint64_t> offset;
     if (e.offset()) offset = base_offset + *e.offset();
-    return ModelError(e.kind() == JsonFaultKind::Missing ? ModelErrorKind::MissingMetadata : kind,
-                      file, detail, offset);
+    const bool missing_metadata =
+        kind == ModelErrorKind::BadMetadata && e.kind() == JsonFaultKind::Missing;
+    return ModelError(missing_metadata ? ModelErrorKind::MissingMetadata : kind, file, detail,
+                      offset);
 }
 
 nlohmann::json parse_model_json(std::string_view text, const std::string& file,
