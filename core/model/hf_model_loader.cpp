@@ -1,8 +1,11 @@
 #include "core/model/hf_model_loader.h"
 
+#include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -61,7 +64,12 @@ public:
                              name);
         return {&file, t};
     }
-    bool has(const std::string& name) const { return where_.count(name) != 0; }
+    // Every listed tensor name, in name order.
+    std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        for (const auto& [name, path] : where_) out.push_back(name);
+        return out;
+    }
 
 private:
     void read_index(const fs::path& folder, const std::string& index_path) {
@@ -169,6 +177,37 @@ void check_vocab(int config_vocab, int tokenizer_size, const WeightTensor& embd,
                          std::nullopt, embd.name);
 }
 
+// The layer index of a "model.layers.N.*" tensor; nothing for other tensors. An index too large
+// for int64 counts as the largest.
+std::optional<int64_t> layer_of(const std::string& name) {
+    constexpr std::string_view prefix = "model.layers.";
+    if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    const char* begin = name.data() + prefix.size();
+    const char* end = name.data() + name.size();
+    int64_t layer = 0;
+    const auto [stop, error] = std::from_chars(begin, end, layer);
+    if (stop == begin || stop == end || *stop != '.') return std::nullopt;
+    return error == std::errc::result_out_of_range ? std::numeric_limits<int64_t>::max() : layer;
+}
+
+// A checkpoint with more layers than config.json declares would run as a shallower model
+// without a word; HF's own loader warns and drops them, which is never what a user debugging a
+// cache wants. The error names the first tensor (in name order) of the deepest layer.
+void check_no_extra_layers(const TensorSource& source, int n_layers,
+                           const std::string& config_file) {
+    std::optional<std::pair<int64_t, std::string>> deepest;
+    for (const std::string& name : source.names()) {
+        const std::optional<int64_t> layer = layer_of(name);
+        if (layer && *layer >= n_layers && (!deepest || *layer > deepest->first))
+            deepest = {*layer, name};
+    }
+    if (!deepest) return;
+    throw ModelError(ModelErrorKind::ShapeMismatch, source.get(deepest->second).first->path(),
+                     "the checkpoint has layer " + std::to_string(deepest->first) + ", but " +
+                         config_file + " says num_hidden_layers is " + std::to_string(n_layers),
+                     std::nullopt, deepest->second);
+}
+
 }  // namespace
 
 std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
@@ -178,6 +217,7 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
     Vocabulary vocab = load_hf_tokenizer(folder.string());
 
     const TensorSource source(folder);
+    check_no_extra_layers(source, c.n_layers, (folder / "config.json").string());
     WeightReader reader(source);
     auto model = std::make_shared<Model>();
     model->config = c;
@@ -189,10 +229,10 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
     check_vocab(c.vocab_size, vocab.size(), w.token_embd, folder,
                 source.get("model.embed_tokens.weight").first->path());
     w.output_norm = reader.read("model.norm.weight", 0, c.n_embd);
-    // HF ignores a saved lm_head when the embeddings are tied.
-    w.output = !hf.tie_word_embeddings && source.has("lm_head.weight")
-                   ? reader.read("lm_head.weight", c.vocab_size, c.n_embd)
-                   : w.token_embd;
+    // HF ignores a saved lm_head when the embeddings are tied; untied, it must be there
+    // (reading it throws MissingTensor), or the model would silently run another head.
+    w.output = hf.tie_word_embeddings ? w.token_embd
+                                      : reader.read("lm_head.weight", c.vocab_size, c.n_embd);
 
     w.layers.resize(size_t(c.n_layers));
     for (int i = 0; i < c.n_layers; ++i) {
