@@ -1,7 +1,9 @@
 #include "core/json/bounded_parse.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/json/json_error.h"
 
@@ -44,6 +46,34 @@ std::string syntax_detail(const nlohmann::json::parse_error& e) {
     return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
+// The key path of the number nlohmann could not represent: its out_of_range error (a literal
+// such as 1e999, beyond a double) carries no position, so the text is parsed again with a
+// callback that follows the keys until the same error stops it. Array levels add nothing to
+// the path: the element of "c": [1e999] is reported as "c".
+std::string path_of_overflow(std::string_view text) {
+    using json = nlohmann::json;
+    std::vector<std::string> keys;  // keys[d]: the key of the value at depth d + 1 ("" in arrays)
+    const json::parser_callback_t follow = [&](int depth, json::parse_event_t event,
+                                               json& parsed) {
+        if (event == json::parse_event_t::key) {
+            keys.resize(size_t(depth - 1));
+            keys.push_back(parsed.get<std::string>());
+        } else if (event == json::parse_event_t::object_end ||
+                   event == json::parse_event_t::array_end) {
+            keys.resize(std::min(keys.size(), size_t(depth)));
+        }
+        return true;
+    };
+    try {
+        (void)json::parse(text, follow);
+    } catch (const json::out_of_range&) {
+    }
+    std::string path;
+    for (const std::string& key : keys)
+        if (!key.empty()) path += (path.empty() ? "" : ".") + key;
+    return path;
+}
+
 }  // namespace
 
 nlohmann::json parse_json_bounded(std::string_view text, int max_depth) {
@@ -54,6 +84,9 @@ nlohmann::json parse_json_bounded(std::string_view text, int max_depth) {
         // e.byte counts the bytes read, so the fault is at the last one read.
         throw JsonError(JsonFaultKind::Syntax, {}, syntax_detail(e),
                         uint64_t(e.byte > 0 ? e.byte - 1 : 0));
+    } catch (const nlohmann::json::out_of_range&) {
+        throw JsonError(JsonFaultKind::BadNumber, path_of_overflow(text),
+                        "holds a number too large for a double");
     }
 }
 

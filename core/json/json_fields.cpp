@@ -27,11 +27,6 @@ void throw_out_of_range(const nlohmann::json& value, const std::string& path) {
                     "is " + value.dump() + ", out of range for the value it sets");
 }
 
-void throw_infinite(const std::string& path) {
-    throw JsonError(JsonFaultKind::BadNumber, path,
-                    "is a number too large for a double (it reads as infinity)");
-}
-
 JsonFields::JsonFields(const nlohmann::json& object, std::string path)
     : object_(object), path_(std::move(path)) {
     if (object_.is_object()) return;

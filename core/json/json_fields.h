@@ -15,8 +15,8 @@ namespace kvw {
 
 // `value` as T, or JsonError naming `path`: WrongType when the JSON type does not fit (an
 // integer T takes only JSON integers; a floating T takes any number; bool and std::string take
-// only their own type), BadNumber when the number is outside T's range or not finite (JSON has
-// no Inf/NaN: an infinite double comes from a literal such as 1e999 that overflowed).
+// only their own type), BadNumber when the number is outside T's range (1e39 for a float; a
+// literal beyond a double, such as 1e999, is already refused by parse_json_bounded).
 template <typename T>
 T json_as(const nlohmann::json& value, const std::string& path);
 
@@ -61,7 +61,6 @@ private:
 [[noreturn]] void throw_wrong_type(const nlohmann::json& value, const std::string& path,
                                    const char* expected);
 [[noreturn]] void throw_out_of_range(const nlohmann::json& value, const std::string& path);
-[[noreturn]] void throw_infinite(const std::string& path);
 
 template <typename T>
 T json_as(const nlohmann::json& value, const std::string& path) {
@@ -85,7 +84,6 @@ T json_as(const nlohmann::json& value, const std::string& path) {
         static_assert(std::is_floating_point_v<T>, "json_as: bool, string, integer or float");
         if (!value.is_number()) throw_wrong_type(value, path, "a number");
         const double d = value.get<double>();
-        if (!std::isfinite(d)) throw_infinite(path);
         if (std::fabs(d) > double(std::numeric_limits<T>::max())) throw_out_of_range(value, path);
         return T(d);
     }

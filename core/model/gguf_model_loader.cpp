@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -20,6 +22,15 @@ int positive_int(const GgufFile& file, const char* key) {
     const uint32_t v = file.get_u32(key);
     if (v == 0 || v > uint32_t(INT_MAX)) file.bad_metadata(key, "must be a positive int32");
     return int(v);
+}
+
+// RoPE's base and RMSNorm's epsilon: NaN, infinity, zero or a negative value would make every
+// logit NaN or constant, which the invariants (about the cache, not the maths) cannot see.
+float positive_finite(const GgufFile& file, const char* key, std::optional<float> fallback) {
+    const float v = fallback ? file.get_f32(key, *fallback) : file.get_f32(key);
+    if (!std::isfinite(v) || !(v > 0.0f))
+        file.bad_metadata(key, "must be a positive finite number, is " + std::to_string(v));
+    return v;
 }
 
 ModelConfig read_config(const GgufFile& file) {
@@ -39,8 +50,8 @@ ModelConfig read_config(const GgufFile& file) {
                        : c.n_heads;
     c.n_ff = positive_int(file, "llama.feed_forward_length");
     c.max_context = positive_int(file, "llama.context_length");
-    c.rope_theta = file.get_f32("llama.rope.freq_base", 10000.0f);
-    c.rms_eps = file.get_f32("llama.attention.layer_norm_rms_epsilon");
+    c.rope_theta = positive_finite(file, "llama.rope.freq_base", 10000.0f);
+    c.rms_eps = positive_finite(file, "llama.attention.layer_norm_rms_epsilon", std::nullopt);
     c.rope_layout = RopeLayout::Interleaved;  // llama.cpp's converter permutes Q and K for it
 
     if (c.n_embd % c.n_heads != 0)
@@ -62,8 +73,6 @@ ModelConfig read_config(const GgufFile& file) {
                           "is " + std::to_string(file.get_u32("llama.rope.dimension_count")) +
                               ", the head dimension is " + std::to_string(c.head_dim) +
                               " (partial RoPE is not supported)");
-    if (!(c.rms_eps > 0.0f))
-        file.bad_metadata("llama.attention.layer_norm_rms_epsilon", "must be positive");
     return c;
 }
 

@@ -1,5 +1,8 @@
 #include "core/model/gguf_vocabulary.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/model/model_error.h"
 
 namespace kvw {
@@ -65,6 +68,14 @@ Vocabulary read_gguf_vocabulary(const GgufFile& file) {
     if (vocab.scores.size() != n)
         bad_tokenizer(file, std::string(kScores) + " has " + std::to_string(vocab.scores.size()) +
                                 " entries for " + std::to_string(n) + " tokens");
+    // The merge picks the highest score; a NaN compares false both ways and an infinity ties
+    // with itself, so either silently changes how text is split.
+    const auto non_finite = std::find_if(vocab.scores.begin(), vocab.scores.end(),
+                                         [](float s) { return !std::isfinite(s); });
+    if (non_finite != vocab.scores.end())
+        bad_tokenizer(file, std::string(kScores) + "[" +
+                                std::to_string(non_finite - vocab.scores.begin()) + "] is " +
+                                std::to_string(*non_finite) + ", not a finite number");
 
     const std::vector<int32_t> types = typed_elements<int32_t>(file, kTypes);
     if (!types.empty() && types.size() != n)
