@@ -13,6 +13,9 @@ namespace {
 constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian uint32
 constexpr int kMaxArrayNesting = 16;     // real files nest at most once; guards the stack
 constexpr uint32_t kMaxDims = 4;         // GGML_MAX_DIMS
+// A tensor's element count; its byte count (at most 4 bytes an element) must not wrap in 64
+// bits, or a vast tensor would pass the end-of-file check with a size of 0.
+constexpr uint64_t kMaxTensorElements = uint64_t(1) << 56;
 
 // Reads little-endian values from the file, turning every read past the end into a
 // Truncated error that says where and what.
@@ -277,7 +280,7 @@ GgufFile::GgufFile(std::shared_ptr<const ByteSource> source) : source_(std::move
         for (uint32_t d = 0; d < n_dims; ++d) {
             const uint64_t ne_at = in.pos();
             const uint64_t ne = in.pod<uint64_t>("dimension");
-            if (ne == 0 || ne > (uint64_t(1) << 62) / elements)
+            if (ne == 0 || ne > kMaxTensorElements / elements)
                 throw ModelError(ModelErrorKind::BadMetadata, file,
                                  "dimension " + std::to_string(d) + " = " + std::to_string(ne) +
                                      " is zero or makes the tensor absurdly large",

@@ -10,6 +10,7 @@
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/model_json.h"
+#include "core/model/model_shape.h"
 
 namespace kvw {
 namespace {
@@ -88,6 +89,11 @@ HfConfig read_config(const JsonFields& config, const std::string& file) {
     }
     if (m.head_dim % 2 != 0)
         bad(file, "head_dim " + std::to_string(m.head_dim) + " is odd; RoPE needs pairs");
+    static constexpr ModelShapeKeys keys = {
+        "num_hidden_layers", "hidden_size",       "num_attention_heads", "num_key_value_heads",
+        "head_dim",          "intermediate_size", "vocab_size",          "max_position_embeddings"};
+    if (const auto fault = find_shape_fault(m, keys))
+        bad(file, "\"" + fault->key + "\": " + fault->why);
     out.tie_word_embeddings = config.get_or<bool>("tie_word_embeddings", false);
     return out;
 }
