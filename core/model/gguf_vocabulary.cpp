@@ -23,17 +23,14 @@ std::vector<T> typed_elements(const GgufFile& file, const char* key) {
     std::vector<T> out;
     if (!file.has(key)) return out;
     const GgufArray& array = file.get_array(key);
-    out.reserve(array.values.size());
-    for (const GgufValue& v : array.values) {
-        const T* x = std::get_if<T>(&v);
-        if (!x)
-            file.bad_metadata(key, "elements are " +
-                                       std::string(gguf_value_type_name(gguf_value_type(v))) +
-                                       ", expected " +
-                                       std::string(gguf_value_type_name(
-                                           gguf_value_type(GgufValue(std::in_place_type<T>)))));
-        out.push_back(*x);
-    }
+    const GgufValueType expected = gguf_value_type(GgufValue(std::in_place_type<T>));
+    if (array.element_type() != uint32_t(expected))
+        file.bad_metadata(key, "elements are " +
+                                   std::string(gguf_value_type_name(
+                                       GgufValueType(array.element_type()))) +
+                                   ", expected " + std::string(gguf_value_type_name(expected)));
+    out.reserve(size_t(array.size()));
+    array.for_each([&](const GgufValue& v) { out.push_back(std::get<T>(v)); });
     return out;
 }
 

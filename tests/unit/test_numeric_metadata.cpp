@@ -100,9 +100,9 @@ private slots:
     void gguf_nan_score() {
         const int n = synthetic_spec("tiny").config.vocab_size;
         for (float bad : {kNaN, kInf, -kInf}) {
-            GgufArray scores{uint32_t(GgufValueType::Float32),
-                             std::vector<GgufValue>(size_t(n), GgufValue(-1.0f))};
-            scores.values[37] = bad;
+            std::vector<GgufValue> values(size_t(n), GgufValue(-1.0f));
+            values[37] = bad;
+            const GgufArray scores(uint32_t(GgufValueType::Float32), std::move(values));
             const auto e = model_error_of(
                 [&] { load_gguf_model(tiny_with("tokenizer.ggml.scores", scores)); });
             QVERIFY2(e.has_value(), "loaded");
