@@ -65,7 +65,7 @@ std::string path_of_overflow(std::string_view text) {
         return true;
     };
     try {
-        (void)json::parse(text, follow);
+        [[maybe_unused]] const json reparsed = json::parse(text, follow);
     } catch (const json::out_of_range&) {
     }
     std::string path;

@@ -14,17 +14,6 @@ std::string compose_message(const std::string& key, const std::string& detail,
 
 }  // namespace
 
-const char* json_fault_kind_name(JsonFaultKind kind) {
-    switch (kind) {
-        case JsonFaultKind::Syntax: return "syntax";
-        case JsonFaultKind::TooDeep: return "too deep";
-        case JsonFaultKind::Missing: return "missing";
-        case JsonFaultKind::WrongType: return "wrong type";
-        case JsonFaultKind::BadNumber: return "bad number";
-    }
-    return "json fault";
-}
-
 JsonError::JsonError(JsonFaultKind kind, std::string key, std::string detail,
                      std::optional<uint64_t> offset)
     : std::runtime_error(compose_message(key, detail, offset)),

@@ -15,13 +15,12 @@ enum class JsonFaultKind {
     BadNumber,  // a number that does not fit the reader's type (out of range, not finite)
 };
 
-const char* json_fault_kind_name(JsonFaultKind kind);
-
-// A fault found by parse_json_bounded() or JsonFields. detail reads on from the key
-// ("is absent", "is string \"x\", expected an integer"); what() is the key and detail together. It knows the key (a dotted path such as
+// A fault found by parse_json_bounded() or JsonFields. It knows the key (a dotted path such as
 // "sampling.top_k"; empty when the fault is not about a key) and the byte offset in the parsed
 // text where one is known, but not the file: each reader catches it and rethrows its own typed
 // error (ModelError, TraceError, ActionParseError) naming the file and, for NDJSON, the line.
+// detail reads on from the key ("is absent", "is string \"x\", expected an integer"); what()
+// is the key and the detail together.
 class JsonError : public std::runtime_error {
 public:
     JsonError(JsonFaultKind kind, std::string key, std::string detail,

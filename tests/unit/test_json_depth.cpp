@@ -19,6 +19,7 @@
 #include "core/session/trace.h"
 #include "core/state/action_json.h"
 #include "tests/testdata.h"
+#include "tests/unit/error_checks.h"
 
 using namespace kvw;
 
@@ -45,16 +46,6 @@ void write_text(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
     if (!out.flush()) qFatal("cannot write %s", path.string().c_str());
-}
-
-template <typename F>
-std::optional<ModelError> model_error_of(F load) {
-    try {
-        load();
-    } catch (const ModelError& e) {
-        return e;
-    }
-    return std::nullopt;
 }
 
 // Offset of the n-th '[' or '{' (1-based); the texts here have no brackets inside strings.
@@ -94,7 +85,8 @@ private slots:
             for (const char* key : {"hidden_size", "torch_dtype"}) {
                 const std::string text = "{\"architectures\": [\"LlamaForCausalLM\"], \"" +
                                          std::string(key) + "\": " + deep.value + "}";
-                const auto e = model_error_of([&] { parse_hf_config(text, "m/config.json"); });
+                const auto e =
+                    test::model_error_of([&] { parse_hf_config(text, "m/config.json"); });
                 QVERIFY(e.has_value());
                 QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
                 QCOMPARE(e->file(), std::string("m/config.json"));
@@ -122,7 +114,7 @@ private slots:
                                         R"(,"merges":[)" + deep_array(kDeep) + "]}}";
         for (const std::string& text : {with_normalizer, with_merges}) {
             const auto e =
-                model_error_of([&] { parse_hf_tokenizer_json(text, "m/tokenizer.json"); });
+                test::model_error_of([&] { parse_hf_tokenizer_json(text, "m/tokenizer.json"); });
             QVERIFY(e.has_value());
             QCOMPARE(e->kind(), ModelErrorKind::BadTokenizer);
             QCOMPARE(e->file(), std::string("m/tokenizer.json"));
@@ -130,7 +122,7 @@ private slots:
         }
         // The same bound holds for tokenizer_config.json.
         const std::string good = R"({"model":{"type":"BPE","vocab":)" + vocab + "}}";
-        const auto e = model_error_of([&] {
+        const auto e = test::model_error_of([&] {
             parse_hf_tokenizer_json(good, "m/tokenizer.json", deep_object(kDeep),
                                     "m/tokenizer_config.json");
         });
@@ -144,7 +136,7 @@ private slots:
         std::vector<uint8_t> bytes(8);
         for (int i = 0; i < 8; ++i) bytes[size_t(i)] = uint8_t(header.size() >> (8 * i));
         bytes.insert(bytes.end(), header.begin(), header.end());
-        const auto e = model_error_of(
+        const auto e = test::model_error_of(
             [&] { SafetensorsFile(bytes_in_memory(std::move(bytes), "m/model.safetensors")); });
         QVERIFY(e.has_value());
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
@@ -160,7 +152,7 @@ private slots:
         const std::string index =
             R"({"metadata":{"total_size":)" + deep_array(kDeep) + R"(},"weight_map":{}})";
         const fs::path folder = hf_folder_with(dir, "model.safetensors.index.json", index);
-        const auto e = model_error_of([&] { load_hf_model(folder.string()); });
+        const auto e = test::model_error_of([&] { load_hf_model(folder.string()); });
         QVERIFY(e.has_value());
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->file(), (folder / "model.safetensors.index.json").string());
@@ -171,7 +163,7 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const fs::path folder = hf_folder_with(dir, "config.json", deep_object(kDeep));
-        const auto e = model_error_of([&] { load_hf_model(folder.string()); });
+        const auto e = test::model_error_of([&] { load_hf_model(folder.string()); });
         QVERIFY(e.has_value());
         QCOMPARE(e->file(), (folder / "config.json").string());
         QVERIFY2(mentions_depth(e->detail()), e->what());

@@ -16,38 +16,14 @@
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/synthetic_model.h"
+#include "tests/unit/tiny_gguf_with.h"
+#include "tests/unit/error_checks.h"
 
 using namespace kvw;
 
 namespace {
 
 using nlohmann::json;
-
-template <typename F>
-std::optional<ModelError> model_error_of(F load) {
-    try {
-        load();
-    } catch (const ModelError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-// The synthetic tiny model with metadata `key` replaced by `value`.
-std::shared_ptr<const ByteSource> tiny_with(const std::string& key, const GgufValue& value) {
-    const GgufFile tiny(synthetic_source("tiny"));
-    GgufWriter writer;
-    for (const auto& [k, v] : tiny.metadata()) writer.add(k, k == key ? value : v);
-    for (const GgufTensorInfo& t : tiny.tensors()) {
-        const std::span<const uint8_t> bytes = tiny.tensor_bytes(t);
-        writer.add_tensor(t.name, t.type, t.shape, {bytes.begin(), bytes.end()});
-    }
-    return bytes_in_memory(writer.to_bytes(), "big.gguf");
-}
 
 }  // namespace
 
@@ -82,11 +58,12 @@ private slots:
                        {"vocab_size", 32000}};
         QVERIFY(parse_hf_config(config.dump(), "m/config.json").model.n_embd == 4096);
         config[key.toStdString()] = value;
-        const auto e = model_error_of([&] { parse_hf_config(config.dump(), "m/config.json"); });
+        const auto e =
+            test::model_error_of([&] { parse_hf_config(config.dump(), "m/config.json"); });
         QVERIFY2(e.has_value(), "accepted");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->file(), std::string("m/config.json"));
-        QVERIFY2(contains(e->detail(), "\"" + blamed.toStdString() + "\""), e->what());
+        QVERIFY2(test::contains(e->detail(), "\"" + blamed.toStdString() + "\""), e->what());
     }
 
     void gguf_metadata_data() {
@@ -101,11 +78,12 @@ private slots:
         QFETCH(QString, key);
         QFETCH(uint, value);
         const std::string k = key.toStdString();
-        const auto e = model_error_of([&] { load_gguf_model(tiny_with(k, uint32_t(value))); });
+        const auto e = test::model_error_of(
+            [&] { load_gguf_model(test::tiny_gguf_with(k, uint32_t(value), "big.gguf")); });
         QVERIFY2(e.has_value(), "loaded");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->file(), std::string("big.gguf"));
-        QVERIFY2(contains(e->detail(), k), e->what());
+        QVERIFY2(test::contains(e->detail(), k), e->what());
     }
 
     // 2^31 × 2^31 F32 elements are 2^64 bytes, which wrapped to 0 and passed the end-of-file
@@ -115,7 +93,7 @@ private slots:
         writer.add("general.architecture", std::string("llama"));
         writer.add_tensor("vast", GgufType::F32, {uint64_t(1) << 31, uint64_t(1) << 31}, {});
         std::vector<uint8_t> bytes = writer.to_bytes();
-        const auto e = model_error_of(
+        const auto e = test::model_error_of(
             [&] { GgufFile(bytes_in_memory(std::move(bytes), "vast.gguf")); });
         QVERIFY2(e.has_value(), "parsed");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);

@@ -16,6 +16,8 @@
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/synthetic_model.h"
+#include "tests/unit/tiny_gguf_with.h"
+#include "tests/unit/error_checks.h"
 
 using namespace kvw;
 
@@ -23,37 +25,6 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// The synthetic tiny model with metadata `key` set to `value` (added when absent).
-std::shared_ptr<const ByteSource> tiny_with(const std::string& key, const GgufValue& value) {
-    const GgufFile tiny(synthetic_source("tiny"));
-    GgufWriter writer;
-    bool replaced = false;
-    for (const auto& [k, v] : tiny.metadata()) {
-        writer.add(k, k == key ? value : v);
-        replaced = replaced || k == key;
-    }
-    if (!replaced) writer.add(key, value);
-    for (const GgufTensorInfo& t : tiny.tensors()) {
-        const std::span<const uint8_t> bytes = tiny.tensor_bytes(t);
-        writer.add_tensor(t.name, t.type, t.shape, {bytes.begin(), bytes.end()});
-    }
-    return bytes_in_memory(writer.to_bytes(), "bad.gguf");
-}
-
-template <typename F>
-std::optional<ModelError> model_error_of(F load) {
-    try {
-        load();
-    } catch (const ModelError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
 
 }  // namespace
 
@@ -63,7 +34,8 @@ class TestNumericMetadata : public QObject {
 private slots:
     void the_unchanged_copy_loads() {
         const float theta = synthetic_spec("tiny").config.rope_theta;
-        const auto model = load_gguf_model(tiny_with("llama.rope.freq_base", theta));
+        const auto model =
+            load_gguf_model(test::tiny_gguf_with("llama.rope.freq_base", theta, "bad.gguf"));
         QCOMPARE(model->config.rope_theta, theta);
     }
 
@@ -89,11 +61,12 @@ private slots:
         QFETCH(bool, as_f64);
         const std::string k = key.toStdString();
         const GgufValue v = as_f64 ? GgufValue(value) : GgufValue(float(value));
-        const auto e = model_error_of([&] { load_gguf_model(tiny_with(k, v)); });
+        const auto e =
+            test::model_error_of([&] { load_gguf_model(test::tiny_gguf_with(k, v, "bad.gguf")); });
         QVERIFY2(e.has_value(), "loaded");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->file(), std::string("bad.gguf"));
-        QVERIFY2(contains(e->detail(), k), e->what());
+        QVERIFY2(test::contains(e->detail(), k), e->what());
         QVERIFY(e->offset().has_value());  // the entry's place in the file
     }
 
@@ -103,12 +76,12 @@ private slots:
             std::vector<GgufValue> values(size_t(n), GgufValue(-1.0f));
             values[37] = bad;
             const GgufArray scores(uint32_t(GgufValueType::Float32), std::move(values));
-            const auto e = model_error_of(
-                [&] { load_gguf_model(tiny_with("tokenizer.ggml.scores", scores)); });
+            const auto e = test::model_error_of(
+                [&] { load_gguf_model(test::tiny_gguf_with("tokenizer.ggml.scores", scores,
+                                                           "bad.gguf")); });
             QVERIFY2(e.has_value(), "loaded");
             QCOMPARE(e->kind(), ModelErrorKind::BadTokenizer);
-            QVERIFY2(contains(e->detail(), "tokenizer.ggml.scores") && contains(e->detail(), "37"),
-                     e->what());
+            QVERIFY2(test::contains(e->detail(), "tokenizer.ggml.scores[37]"), e->what());
         }
     }
 
@@ -130,11 +103,11 @@ private slots:
         const std::string text = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
             "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
             "vocab_size": 700, )" + ("\"" + key.toStdString() + "\": ") + value.toStdString() + "}";
-        const auto e = model_error_of([&] { parse_hf_config(text, "m/config.json"); });
+        const auto e = test::model_error_of([&] { parse_hf_config(text, "m/config.json"); });
         QVERIFY2(e.has_value(), "accepted");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->file(), std::string("m/config.json"));
-        QVERIFY2(contains(e->detail(), key.toStdString()), e->what());
+        QVERIFY2(test::contains(e->detail(), key.toStdString()), e->what());
     }
 };
 

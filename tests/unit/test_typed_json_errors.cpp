@@ -19,6 +19,7 @@
 #include "core/session/session.h"
 #include "core/session/trace.h"
 #include "core/session/trace_events.h"
+#include "tests/unit/error_checks.h"
 
 using namespace kvw;
 
@@ -27,21 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool contains(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-bool leaks_nlohmann(const std::string& text) { return contains(text, "json.exception"); }
-
-template <typename F>
-std::optional<ModelError> model_error_of(F load) {
-    try {
-        load();
-    } catch (const ModelError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
+bool leaks_nlohmann(const std::string& text) { return test::contains(text, "json.exception"); }
 
 json good_config() {
     return {{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"},
@@ -54,7 +41,8 @@ json good_tokenizer() {
                               {{"id", 1}, {"content", "<s>"}, {"special", true}},
                               {{"id", 2}, {"content", "</s>"}, {"special", true}}}},
             {"normalizer",
-             {{"type", "Sequence"}, {"normalizers", {{{"type", "Prepend"}, {"prepend", "\u2581"}}}}}},
+             {{"type", "Sequence"},
+              {"normalizers", {{{"type", "Prepend"}, {"prepend", "\u2581"}}}}}},
             {"model",
              {{"type", "BPE"}, {"unk_token", "<unk>"}, {"byte_fallback", true},
               {"vocab", {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"a", 3}, {"b", 4}, {"ab", 5}}},
@@ -112,21 +100,22 @@ private slots:
         if (key != "architectures") config.erase("architectures");  // model_type is then read
         config[key.toStdString()] = json::parse(value.toStdString());
         const std::string text = config.dump();
-        const auto e = model_error_of([&] { parse_hf_config(text, "m/config.json"); });
+        const auto e = test::model_error_of([&] { parse_hf_config(text, "m/config.json"); });
         QVERIFY2(e.has_value(), "accepted");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->file(), std::string("m/config.json"));
-        QVERIFY2(contains(e->detail(), "\"" + key.toStdString() + "\""), e->what());
+        QVERIFY2(test::contains(e->detail(), "\"" + key.toStdString() + "\""), e->what());
         QVERIFY2(!leaks_nlohmann(e->what()), e->what());
     }
 
     void config_json_missing_key() {
         json config = good_config();
         config.erase("vocab_size");
-        const auto e = model_error_of([&] { parse_hf_config(config.dump(), "m/config.json"); });
+        const auto e =
+            test::model_error_of([&] { parse_hf_config(config.dump(), "m/config.json"); });
         QVERIFY(e.has_value());
         QCOMPARE(e->kind(), ModelErrorKind::MissingMetadata);
-        QVERIFY2(contains(e->detail(), "\"vocab_size\""), e->what());
+        QVERIFY2(test::contains(e->detail(), "\"vocab_size\""), e->what());
     }
 
     void tokenizer_json_data() {
@@ -151,11 +140,12 @@ private slots:
         json tok = good_tokenizer();
         tok[json::json_pointer(pointer.toStdString())] = json::parse(value.toStdString());
         const std::string text = tok.dump();
-        const auto e = model_error_of([&] { parse_hf_tokenizer_json(text, "m/tokenizer.json"); });
+        const auto e =
+            test::model_error_of([&] { parse_hf_tokenizer_json(text, "m/tokenizer.json"); });
         QVERIFY2(e.has_value(), "accepted");
         QCOMPARE(e->kind(), ModelErrorKind::BadTokenizer);
         QCOMPARE(e->file(), std::string("m/tokenizer.json"));
-        QVERIFY2(contains(e->detail(), "\"" + key.toStdString() + "\""), e->what());
+        QVERIFY2(test::contains(e->detail(), "\"" + key.toStdString() + "\""), e->what());
         QVERIFY2(!leaks_nlohmann(e->what()), e->what());
     }
 
@@ -164,7 +154,7 @@ private slots:
         QVERIFY(parse_hf_tokenizer_json(tok, "t.json").size() == 6);  // the base is sound
         for (const char* config : {R"({"add_bos_token": "yes"})", R"({"bos_token": 1})",
                                    R"({"eos_token": {"content": false}})"}) {
-            const auto e = model_error_of(
+            const auto e = test::model_error_of(
                 [&] { parse_hf_tokenizer_json(tok, "t.json", config, "m/tokenizer_config.json"); });
             QVERIFY2(e.has_value(), config);
             QCOMPARE(e->file(), std::string("m/tokenizer_config.json"));
@@ -205,7 +195,7 @@ private slots:
         QVERIFY2(fault.has_value(), "replayed");
         QCOMPARE(fault->line, size_t(1));
         QCOMPARE(fault->file, path);
-        QVERIFY2(contains(fault->what, "\"" + key.toStdString() + "\""), fault->what.c_str());
+        QVERIFY2(test::contains(fault->what, "\"" + key.toStdString() + "\""), fault->what.c_str());
         QVERIFY2(!leaks_nlohmann(fault->what), fault->what.c_str());
     }
 
@@ -219,8 +209,8 @@ private slots:
         QTest::newRow("guard string") << R"({"event":"set_guard","on":"yes"})" << "on";
         QTest::newRow("no row") << R"({"event":"desync","layer":0})" << "row";
         QTest::newRow("name number") << R"({"event":"set_proposer","name":1})" << "name";
-        QTest::newRow("hash number") << R"({"event":"set_proposer","name":"manual","state_hash":12})"
-                                     << "state_hash";
+        QTest::newRow("hash number")
+            << R"({"event":"set_proposer","name":"manual","state_hash":12})" << "state_hash";
     }
     void trace_events() {
         QFETCH(QString, event);
@@ -234,7 +224,7 @@ private slots:
         QVERIFY2(fault.has_value(), "replayed");
         QCOMPARE(fault->line, size_t(4));
         QCOMPARE(fault->file, path);
-        QVERIFY2(contains(fault->what, "\"" + key.toStdString() + "\""), fault->what.c_str());
+        QVERIFY2(test::contains(fault->what, "\"" + key.toStdString() + "\""), fault->what.c_str());
         QVERIFY2(!leaks_nlohmann(fault->what), fault->what.c_str());
     }
 };
