@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/model/dequantize.h"
+#include "core/model/extra_layers.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_vocabulary.h"
 #include "core/model/model_error.h"
@@ -209,6 +210,14 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
                              ", tokenizer.ggml.tokens has " + std::to_string(c.vocab_size) +
                              " tokens",
                          file.metadata_offset("llama.vocab_size"));
+
+    std::vector<std::string> tensor_names;
+    for (const GgufTensorInfo& t : file.tensors()) tensor_names.push_back(t.name);
+    if (const auto extra = find_extra_layer(tensor_names, "blk.", c.n_layers))
+        throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
+                         "the file has layer " + std::to_string(extra->layer) +
+                             ", but llama.block_count is " + std::to_string(c.n_layers),
+                         file.find_tensor(extra->name)->info_offset, extra->name);
 
     WeightReader reader(file);
     ModelWeights& w = model->weights;

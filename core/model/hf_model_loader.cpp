@@ -1,16 +1,14 @@
 #include "core/model/hf_model_loader.h"
 
-#include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <limits>
 #include <map>
-#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/model/extra_layers.h"
 #include "core/model/hf_config.h"
 #include "core/model/hf_tokenizer_json.h"
 #include "core/model/model_error.h"
@@ -177,35 +175,15 @@ void check_vocab(int config_vocab, int tokenizer_size, const WeightTensor& embd,
                          std::nullopt, embd.name);
 }
 
-// The layer index of a "model.layers.N.*" tensor; nothing for other tensors. An index too large
-// for int64 counts as the largest.
-std::optional<int64_t> layer_of(const std::string& name) {
-    constexpr std::string_view prefix = "model.layers.";
-    if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-    const char* begin = name.data() + prefix.size();
-    const char* end = name.data() + name.size();
-    int64_t layer = 0;
-    const auto [stop, error] = std::from_chars(begin, end, layer);
-    if (stop == begin || stop == end || *stop != '.') return std::nullopt;
-    return error == std::errc::result_out_of_range ? std::numeric_limits<int64_t>::max() : layer;
-}
-
-// A checkpoint with more layers than config.json declares would run as a shallower model
-// without a word; HF's own loader warns and drops them, which is never what a user debugging a
-// cache wants. The error names the first tensor (in name order) of the deepest layer.
+// Layers beyond num_hidden_layers are a ShapeMismatch naming a tensor of the deepest one.
 void check_no_extra_layers(const TensorSource& source, int n_layers,
                            const std::string& config_file) {
-    std::optional<std::pair<int64_t, std::string>> deepest;
-    for (const std::string& name : source.names()) {
-        const std::optional<int64_t> layer = layer_of(name);
-        if (layer && *layer >= n_layers && (!deepest || *layer > deepest->first))
-            deepest = {*layer, name};
-    }
-    if (!deepest) return;
-    throw ModelError(ModelErrorKind::ShapeMismatch, source.get(deepest->second).first->path(),
-                     "the checkpoint has layer " + std::to_string(deepest->first) + ", but " +
+    const auto extra = find_extra_layer(source.names(), "model.layers.", n_layers);
+    if (!extra) return;
+    throw ModelError(ModelErrorKind::ShapeMismatch, source.get(extra->name).first->path(),
+                     "the checkpoint has layer " + std::to_string(extra->layer) + ", but " +
                          config_file + " says num_hidden_layers is " + std::to_string(n_layers),
-                     std::nullopt, deepest->second);
+                     std::nullopt, extra->name);
 }
 
 }  // namespace
