@@ -21,7 +21,6 @@ std::string compose_message(const std::string& message, size_t line, const std::
 
 TraceError::TraceError(const std::string& message, size_t line, std::string file)
     : std::runtime_error(compose_message(message, line, file)),
-      message_(message),
       line_(line),
       file_(std::move(file)) {}
 
@@ -55,11 +54,11 @@ Trace Trace::parse(std::string_view ndjson, std::string source) {
         try {
             event = parse_json_bounded(line);
         } catch (const JsonError& e) {
-            const std::string what = e.kind() == JsonFaultKind::Syntax
-                                         ? "not valid JSON: " + e.detail()
-                                         : e.detail();
-            throw TraceError(what + " (column " + std::to_string(*e.offset() + 1) + ")",
-                             line_no, trace.source_);
+            std::string what = e.kind() == JsonFaultKind::Syntax ? "not valid JSON: " : "";
+            if (!e.key().empty()) what += "\"" + e.key() + "\" ";
+            what += e.detail();
+            if (e.offset()) what += " (column " + std::to_string(*e.offset() + 1) + ")";
+            throw TraceError(what, line_no, trace.source_);
         }
         if (!event.is_object()) throw TraceError("not a JSON object", line_no, trace.source_);
         trace.add(std::move(event));

@@ -17,10 +17,8 @@ public:
     TraceError(const std::string& message, size_t line = 0, std::string file = {});
     size_t line() const { return line_; }
     const std::string& file() const { return file_; }
-    const std::string& message() const { return message_; }  // without file and line
 
 private:
-    std::string message_;
     size_t line_;
     std::string file_;
 };
@@ -33,7 +31,10 @@ class Trace {
 public:
     void add(nlohmann::json event) { events_.push_back(std::move(event)); }
     const std::vector<nlohmann::json>& events() const { return events_; }
-    void clear() { events_.clear(), lines_.clear(); }
+    void clear() {
+        events_.clear();
+        lines_.clear();
+    }
     // Where events()[index] stood in the text it was parsed from (blank lines are skipped), so
     // errors found later name the right line; index + 1 for a trace recorded in memory.
     size_t line_of(size_t index) const { return index < lines_.size() ? lines_[index] : index + 1; }

@@ -72,12 +72,17 @@ TextPosition position_of(std::string_view text, size_t offset) {
 }
 
 // One value of the text, parsed with the shared depth bound; the fault's offset within the
-// piece becomes a line and column of the whole text.
+// piece becomes a line and column of the whole text (a number beyond a double has no offset:
+// the value's start, and its field, stand for it).
 json parse_value(std::string_view text, size_t begin, size_t end) {
     try {
         return parse_json_bounded(text.substr(begin, end - begin));
     } catch (const JsonError& e) {
         const TextPosition at = position_of(text, begin + e.offset().value_or(0));
+        if (e.kind() == JsonFaultKind::BadNumber)
+            throw ActionParseError(ActionParseErrorKind::NumberOutOfRange,
+                                   "field '" + e.key() + "' " + e.detail(), at.line, at.column,
+                                   -1, e.key());
         throw ActionParseError(e.kind() == JsonFaultKind::TooDeep ? ActionParseErrorKind::TooDeep
                                                                    : ActionParseErrorKind::Syntax,
                                e.detail(), at.line, at.column);

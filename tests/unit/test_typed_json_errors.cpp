@@ -1,6 +1,7 @@
 // Keys of the wrong JSON type, or missing, in config.json, tokenizer.json, trace headers and
-// trace events: each is a typed error that names the file, the key and (NDJSON) the line, never
-// nlohmann's own "[json.exception...]" text.
+// trace events (and numbers beyond a double, there and in action lists): each is a typed error
+// that names the file, the key and (NDJSON) the line, never nlohmann's own
+// "[json.exception...]" text.
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -19,6 +20,7 @@
 #include "core/session/session.h"
 #include "core/session/trace.h"
 #include "core/session/trace_events.h"
+#include "core/state/action_json.h"
 #include "tests/unit/error_checks.h"
 
 using namespace kvw;
@@ -207,6 +209,7 @@ private slots:
         QTest::newRow("prompt number") << R"({"event":"start","prompt":5})" << "prompt";
         QTest::newRow("no prompt") << R"({"event":"start"})" << "prompt";
         QTest::newRow("guard string") << R"({"event":"set_guard","on":"yes"})" << "on";
+        QTest::newRow("beyond double") << R"({"event":"set_guard","on":1e999})" << "on";
         QTest::newRow("no row") << R"({"event":"desync","layer":0})" << "row";
         QTest::newRow("name number") << R"({"event":"set_proposer","name":1})" << "name";
         QTest::newRow("hash number")
@@ -226,6 +229,19 @@ private slots:
         QCOMPARE(fault->file, path);
         QVERIFY2(test::contains(fault->what, "\"" + key.toStdString() + "\""), fault->what.c_str());
         QVERIFY2(!leaks_nlohmann(fault->what), fault->what.c_str());
+    }
+
+    // nlohmann throws out_of_range, not parse_error, for a literal beyond a double.
+    void action_list_number_beyond_double() {
+        try {
+            parse_action_list("[{\"action\":\"add\",\"token_id\":1}, "
+                              "{\"action\":\"add\",\n\"token_id\":-1e999}]");
+            QFAIL("parsed");
+        } catch (const ActionParseError& e) {
+            QCOMPARE(e.kind(), ActionParseErrorKind::NumberOutOfRange);
+            QCOMPARE(e.field(), std::string("token_id"));
+            QVERIFY2(!leaks_nlohmann(e.what()), e.what());
+        }
     }
 };
 
