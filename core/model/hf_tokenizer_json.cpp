@@ -1,6 +1,7 @@
 #include "core/model/hf_tokenizer_json.h"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -33,15 +34,16 @@ bool is_byte_piece(const std::string& piece) {
 }
 
 // Places `piece` at `id`, refusing two different pieces for one id.
-void place(std::vector<std::optional<std::string>>& by_id, int64_t id, const std::string& piece,
+// Pieces by id are kept sparse until every id is known: a vector indexed by id would let one
+// entry with id 16,000,000 allocate 16 million slots from a file of a few bytes.
+void place(std::map<int64_t, std::string>& by_id, int64_t id, const std::string& piece,
            const std::string& file) {
     if (id < 0 || id > (int64_t(1) << 24))
         bad(file, "id " + std::to_string(id) + " of '" + piece + "' is out of range");
-    if (size_t(id) >= by_id.size()) by_id.resize(size_t(id) + 1);
-    if (by_id[id] && *by_id[id] != piece)
-        bad(file, "id " + std::to_string(id) + " is both '" + *by_id[id] + "' and '" + piece +
+    const auto [it, inserted] = by_id.emplace(id, piece);
+    if (!inserted && it->second != piece)
+        bad(file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece +
                       "'");
-    by_id[id] = piece;
 }
 
 std::pair<std::string, std::string> merge_pair(const json& merge, const std::string& file) {
@@ -127,7 +129,7 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
     if (type != "BPE") bad(file, "model type " + type + " is not supported (only BPE)");
     const JsonFields pieces = model.object("vocab");
 
-    std::vector<std::optional<std::string>> by_id;
+    std::map<int64_t, std::string> by_id;
     std::unordered_map<std::string, int32_t> id_of;
     for (const auto& [piece, id] : model.at("vocab").items()) {
         const int64_t value = json_as<int64_t>(id, pieces.path_of(piece));
@@ -156,9 +158,10 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
     const int n = int(by_id.size());
     if (n == 0) bad(file, "empty vocabulary");
     vocab.pieces.reserve(n);
-    for (int id = 0; id < n; ++id) {
-        if (!by_id[id]) bad(file, "no piece has id " + std::to_string(id));
-        vocab.pieces.push_back(*by_id[id]);
+    for (const auto& [id, piece] : by_id) {  // in id order: the first gap is the first missing id
+        if (id != int64_t(vocab.pieces.size()))
+            bad(file, "no piece has id " + std::to_string(vocab.pieces.size()));
+        vocab.pieces.push_back(piece);
     }
 
     // The lowest merge rank that produces each piece.

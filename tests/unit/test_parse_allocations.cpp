@@ -1,7 +1,8 @@
+// Parsing allocates in proportion to what a file holds, measured by counting operator new.
 // GGUF metadata arrays stay in the file's bytes until read: parsing a file with a 4 MiB uint8
 // array allocates almost nothing (decoded up front, each element cost a ~40-byte GgufValue:
 // 64 MiB arrays took 2.7 GB), and the view still decodes every element and writes back the
-// same bytes.
+// same bytes. A tokenizer.json id of 16 million no longer allocates 16 million slots.
 #include <QtTest>
 
 #include <atomic>
@@ -13,7 +14,9 @@
 
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_writer.h"
+#include "core/model/hf_tokenizer_json.h"
 #include "core/model/mapped_file.h"
+#include "core/model/model_error.h"
 
 // Every byte this test program allocates with operator new, so that a parse can be measured
 // exactly rather than through the process's resident size.
@@ -67,7 +70,7 @@ std::vector<uint8_t> file_with_big_array() {
 
 }  // namespace
 
-class TestGgufArrayViews : public QObject {
+class TestParseAllocations : public QObject {
     Q_OBJECT
 
 private slots:
@@ -107,7 +110,23 @@ private slots:
         QVERIFY(written.size() >= original.size());
         QVERIFY(std::equal(original.begin(), original.end(), written.begin()));
     }
+
+    void tokenizer_ids_are_not_slots() {
+        const std::string text = R"({"model": {"type": "BPE", "vocab": {"<s>": 0, "</s>": 1,
+            "x": 16000000}}})";
+        const uint64_t before = g_allocated;
+        try {
+            parse_hf_tokenizer_json(text, "tokenizer.json");
+            QFAIL("a vocabulary with a gap was accepted");
+        } catch (const ModelError& e) {
+            QCOMPARE(e.kind(), ModelErrorKind::BadTokenizer);
+            QVERIFY2(std::string(e.detail()).find("no piece has id 2") != std::string::npos,
+                     e.what());
+        }
+        const uint64_t allocated = g_allocated - before;
+        QVERIFY2(allocated < 1024 * 1024, qPrintable(QString("%1 bytes").arg(allocated)));
+    }
 };
 
-QTEST_APPLESS_MAIN(TestGgufArrayViews)
-#include "test_gguf_array_views.moc"
+QTEST_APPLESS_MAIN(TestParseAllocations)
+#include "test_parse_allocations.moc"
