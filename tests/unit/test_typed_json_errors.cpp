@@ -170,7 +170,6 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::newRow("no capacity") << "/capacity" << "" << "capacity";
         QTest::newRow("capacity string") << "/capacity" << "\"64\"" << "capacity";
-        QTest::newRow("capacity beyond int") << "/capacity" << "4294967297" << "capacity";
         QTest::newRow("guard string") << "/guard" << "\"yes\"" << "guard";
         QTest::newRow("no sampling") << "/sampling" << "" << "sampling";
         QTest::newRow("top_k float") << "/sampling/top_k" << "1.5" << "sampling.top_k";
