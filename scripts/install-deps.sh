@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is not there yet: Debian packages (Qt 6,
 # QCustomPlot, spdlog, nlohmann-json, Ninja, Xvfb, DejaVu fonts) and, for the tests, a Python
-# virtual environment with the pinned independent writers/tokenizers.
+# virtual environment with the pinned independent writers/tokenizers and the default model's
+# corpus (bible-kjv).
 #   scripts/install-deps.sh            build + run dependencies
 #   scripts/install-deps.sh --tests    also the Python test environment (in build/pyenv)
 set -euo pipefail
@@ -9,6 +10,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
           libspdlog-dev nlohmann-json3-dev xvfb xauth fonts-dejavu-core)
+# The tests check the default model's words against its corpus, the King James Bible.
+if [[ "${1:-}" == "--tests" ]]; then packages+=(bible-kjv); fi
 # A python3 that can make virtual environments may come from elsewhere (pyenv); ask apt for
 # Debian's only when there is none.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
