@@ -3,7 +3,6 @@
 // (see hf_folder_pack.h); they are written to a scratch folder for each run, because the
 // loader reads files by name and the index names its shards.
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -41,9 +40,7 @@ private:
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static ScratchFolder scratch;
     const fs::path& folder = scratch.fresh();
-    for (const kvw::fuzz::PackedFile& file : kvw::fuzz::unpack_files(kvw::fuzz::as_text(data, size)))
-        std::ofstream(folder / file.name, std::ios::binary)
-            .write(file.bytes.data(), std::streamsize(file.bytes.size()));
+    kvw::fuzz::write_files(kvw::fuzz::unpack_files(kvw::fuzz::as_text(data, size)), folder);
     kvw::fuzz::accept_typed_errors<kvw::ModelError>([&] {
         const auto model = kvw::load_hf_model(folder.string());
         const std::vector<int32_t> ids = model->tokenizer.encode("Hello wörld 12 \xff", true);

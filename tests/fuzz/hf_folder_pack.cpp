@@ -1,6 +1,7 @@
 #include "tests/fuzz/hf_folder_pack.h"
 
 #include <algorithm>
+#include <fstream>
 
 namespace kvw::fuzz {
 namespace {
@@ -43,6 +44,12 @@ std::vector<PackedFile> unpack_files(std::string_view packed) {
         at = next;
     }
     return files;
+}
+
+void write_files(const std::vector<PackedFile>& files, const std::filesystem::path& folder) {
+    for (const PackedFile& file : files)
+        std::ofstream(folder / file.name, std::ios::binary)
+            .write(file.bytes.data(), std::streamsize(file.bytes.size()));
 }
 
 }  // namespace kvw::fuzz

@@ -3,8 +3,11 @@
 // inputs run as ordinary tests with any compiler. A file whose run throws something the target
 // lets escape fails the run; a crash or a sanitizer report ends it, after the file's name was
 // printed.
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -37,6 +40,15 @@ std::vector<fs::path> inputs_of(const std::vector<fs::path>& roots) {
     return files;
 }
 
+// The exception's class as written in the source, not mangled.
+std::string type_name(const std::exception& e) {
+    int status = 0;
+    char* name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+    std::string out = status == 0 ? name : typeid(e).name();
+    std::free(name);
+    return out;
+}
+
 std::vector<uint8_t> read_all(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -67,8 +79,8 @@ int main(int argc, char** argv) {
         try {
             LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "FINDING %s: untyped %s: %s\n", file.c_str(), typeid(e).name(),
-                         e.what());
+            std::fprintf(stderr, "FINDING %s: untyped %s: %s\n", file.c_str(),
+                         type_name(e).c_str(), e.what());
             ++failed;
         } catch (...) {
             std::fprintf(stderr, "FINDING %s: an exception that is not a std::exception\n",
