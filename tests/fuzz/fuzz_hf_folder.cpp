@@ -2,9 +2,9 @@
 // model.safetensors or model.safetensors.index.json and its shards. The input packs the files
 // (see hf_folder_pack.h); they are written to a scratch folder for each run, because the
 // loader reads files by name and the index names its shards.
+#include <unistd.h>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "core/model/hf_model_loader.h"

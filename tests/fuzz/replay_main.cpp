@@ -79,8 +79,8 @@ int main(int argc, char** argv) {
         try {
             LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "FINDING %s: untyped %s: %s\n", file.c_str(),
-                         type_name(e).c_str(), e.what());
+            std::fprintf(stderr, "FINDING %s: untyped %s: %s\n", file.c_str(), type_name(e).c_str(),
+                         e.what());
             ++failed;
         } catch (...) {
             std::fprintf(stderr, "FINDING %s: an exception that is not a std::exception\n",
