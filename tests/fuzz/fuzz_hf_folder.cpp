@@ -3,6 +3,7 @@
 // (see hf_folder_pack.h); they are written to a scratch folder for each run, because the
 // loader reads files by name and the index names its shards.
 #include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
