@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is not there yet: Debian packages (Qt 6,
-# QCustomPlot, spdlog, nlohmann-json, Ninja, Xvfb, DejaVu fonts) and, for the tests, a Python
-# virtual environment with the pinned independent writers/tokenizers and the default model's
-# corpus (bible-kjv).
+# QCustomPlot, spdlog, nlohmann-json, Ninja, ccache, Xvfb, DejaVu fonts) and, for the tests, a
+# Python virtual environment with the pinned independent writers/tokenizers and the default
+# model's corpus (bible-kjv).
 #   scripts/install-deps.sh            build + run dependencies
 #   scripts/install-deps.sh --tests    also the Python test environment (in build/pyenv)
+#   scripts/install-deps.sh --fuzz     also clang and its libFuzzer/sanitizer runtimes
+#                                      (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ pkg-config qt6-base-dev libqcustomplot-dev libqcustomplot2.1-qt6
-          libspdlog-dev nlohmann-json3-dev xvfb xauth fonts-dejavu-core)
+# ccache: scripts/test.sh builds two configurations (ci and dev-asan) and reruns rebuild
+# little; the CMake files use it when it is there.
+packages=(cmake ninja-build g++ pkg-config ccache qt6-base-dev libqcustomplot-dev
+          libqcustomplot2.1-qt6 libspdlog-dev nlohmann-json3-dev xvfb xauth fonts-dejavu-core)
 # The tests check the default model's words against its corpus, the King James Bible.
-if [[ "${1:-}" == "--tests" ]]; then packages+=(bible-kjv); fi
+if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv); fi
+if [[ " $* " == *" --fuzz "* ]]; then
+  packages+=(clang libclang-rt-dev)
+fi
 # A python3 that can make virtual environments may come from elsewhere (pyenv); ask apt for
 # Debian's only when there is none.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
@@ -28,7 +35,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [[ "${1:-}" == "--tests" ]]; then
+if [[ " $* " == *" --tests "* ]]; then
   venv=build/pyenv
   pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3)
   if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy' 2>/dev/null; then

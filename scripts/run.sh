@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVW_CUDA=AUTO -DKVW_BUILD_APP=ON
+cmake --preset dev
 cmake --build build -j2 --target kvw kv-workbench
 if [[ -n "${DISPLAY:-}" || -n "${WAYLAND_DISPLAY:-}" ]]; then
   exec build/app/kv-workbench "$@"

@@ -1,6 +1,9 @@
 #include "core/backend/cpu_backend.h"
 
 #include <algorithm>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "core/backend/matmul_kernels.h"
 
@@ -13,8 +16,11 @@ constexpr int64_t kRowBlock = 8;
 bool cpu_has_avx2_fma_f16c() {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c");
+    // clang before 15 does not know "f16c" in __builtin_cpu_supports: ask CPUID leaf 1 (the
+    // OS saves the AVX state F16C needs whenever the avx2 check passes).
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
 #else
     return false;
 #endif

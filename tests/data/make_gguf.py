@@ -165,8 +165,8 @@ def tiny_vocab() -> tuple[list[str], list[float], list[int]]:
     return tokens, scores, types
 
 
-def tiny_tensors(rng, vocab: int, quant: QT | None):
-    c = TINY
+def tiny_tensors(rng, vocab: int, quant: QT | None, config: dict = TINY):
+    c = config
     head_dim = c["n_embd"] // c["n_heads"]
     q_dim, kv_dim = c["n_heads"] * head_dim, c["n_kv_heads"] * head_dim
     shapes = {"token_embd.weight": (vocab, c["n_embd"]), "output_norm.weight": (c["n_embd"],),
@@ -192,9 +192,9 @@ def tiny_tensors(rng, vocab: int, quant: QT | None):
 
 
 def write_tiny(path: pathlib.Path, tensors: dict, arch: str = "llama",
-               vocab_size_key: int | None = None, tied: bool = False):
+               vocab_size_key: int | None = None, tied: bool = False, config: dict = TINY):
     tokens, scores, types = tiny_vocab()
-    c = TINY
+    c = config
     w = gguf.GGUFWriter(path, arch)
     w.add_name("tiny test llama")
     w.add_uint32("llama.block_count", c["n_layers"])
