@@ -1,5 +1,6 @@
 #include "cli_args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -43,14 +44,20 @@ std::string CliArgs::require(const std::string& name) const {
     return it->second;
 }
 
-long CliArgs::get_int(const std::string& name, long fallback) const {
+int64_t CliArgs::get_count(const std::string& name, int64_t fallback, int64_t max) const {
     auto it = values_.find(name);
-    if (it == values_.end()) return fallback;
-    long value = 0;
-    const std::string& s = it->second;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || end != s.data() + s.size())
-        throw UsageError("option --" + name + " expects an integer, got '" + s + "'");
+    return it == values_.end() ? fallback : parse_count(name, it->second, max);
+}
+
+int64_t parse_count(const std::string& name, const std::string& text, int64_t max) {
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+    });
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!digits || ec != std::errc() || end != text.data() + text.size() || value > max)
+        throw UsageError("option --" + name + " takes a whole number from 0 to " +
+                         std::to_string(max) + ", not '" + text + "'");
     return value;
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,7 +21,8 @@ public:
     bool has(const std::string& name) const;
     std::string get(const std::string& name, const std::string& fallback) const;
     std::string require(const std::string& name) const;
-    long get_int(const std::string& name, long fallback) const;
+    // A count (rows, ticks, tokens, a seed): see parse_count.
+    int64_t get_count(const std::string& name, int64_t fallback, int64_t max) const;
     double get_double(const std::string& name, double fallback) const;
 
 private:
@@ -33,5 +35,10 @@ class UsageError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// The value of option --`name` as a count: decimal digits only (no sign, no spaces, nothing
+// after them) and at most `max`. UsageError naming the option and the text otherwise, so that
+// "-5" or "4294967297" never turns into a default or a wrapped-around int.
+int64_t parse_count(const std::string& name, const std::string& text, int64_t max);
 
 }  // namespace kvw::cli

@@ -81,8 +81,8 @@ DecodeRow bench_one_type(const std::string& type_name, const std::string& backen
 
 int bench_decode(const CliArgs& args) {
     std::string types = args.get("types", "f32,f16");
-    const int prompt_tokens = int(args.get_int("prompt-tokens", 128));
-    const int decode_tokens = int(args.get_int("decode-tokens", 16));
+    const int prompt_tokens = int(args.get_count("prompt-tokens", 128, INT32_MAX));
+    const int decode_tokens = int(args.get_count("decode-tokens", 16, INT32_MAX));
     const std::string backend = args.get("backend", "cpu");
     if (prompt_tokens < 1 || decode_tokens < 1) throw UsageError("token counts must be >= 1");
 

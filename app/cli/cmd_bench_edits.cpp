@@ -342,11 +342,11 @@ int cmd_bench_edits(const Words& words) {
     const CliArgs args(words, {"model", "rows", "capacity", "prefill-rows", "reps", "full-reps",
                                "backend"});
     const std::string model_name = args.get("model", "synthetic:tinyllama-shape");
-    const int rows = int(args.get_int("rows", 2048));
-    const int capacity = int(args.get_int("capacity", 2L * rows));
-    const int prefill_rows = int(args.get_int("prefill-rows", 256));
-    const int reps = int(args.get_int("reps", 31));
-    const int full_reps = int(args.get_int("full-reps", 5));
+    const int rows = int(args.get_count("rows", 2048, INT32_MAX));
+    const int capacity = int(args.get_count("capacity", 2L * rows, INT32_MAX));
+    const int prefill_rows = int(args.get_count("prefill-rows", 256, INT32_MAX));
+    const int reps = int(args.get_count("reps", 31, INT32_MAX));
+    const int full_reps = int(args.get_count("full-reps", 5, INT32_MAX));
     if (rows < 16 || prefill_rows < 16)
         throw UsageError("--rows and --prefill-rows must be >= 16");
     if (capacity < rows + 1) throw UsageError("--capacity must exceed --rows");

@@ -29,8 +29,7 @@ int cmd_generate(const Words& words) {
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const auto model = load_model(args.get("model", "synthetic:tiny"));
     const SamplingParams sampling = sampling_from_args(args);
-    const long n = args.get_int("n", 32);
-    if (n < 0) throw UsageError("-n must be >= 0");
+    const long n = long(args.get_count("n", 32, INT32_MAX));
 
     const std::vector<int32_t> prompt = model->tokenizer.encode(args.get("prompt", ""), true);
     if (prompt.empty()) throw UsageError("the prompt gives no tokens (and the model adds no BOS)");

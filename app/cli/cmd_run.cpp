@@ -25,7 +25,7 @@ int cmd_run(const Words& words) {
     SessionOptions options;
     options.model = args.get("model", "synthetic:tiny");
     options.backend = args.get("backend", "cpu");
-    options.capacity = int(args.get_int("capacity", 0));
+    options.capacity = args.get_count("capacity", 0, INT64_MAX);  // Session checks it
     options.proposer = args.get("policy", "manual");
     options.sampling = sampling_from_args(args);
     const auto rope = parse_rope_policy(args.get("rope", "final_index"));
@@ -34,8 +34,7 @@ int cmd_run(const Words& words) {
     const auto layout = parse_cache_layout(args.get("layout", "contiguous"));
     if (!layout) throw UsageError("--layout takes contiguous, batch_splice or indirection");
     options.layout = *layout;
-    const long ticks = args.get_int("ticks", 16);
-    if (ticks < 0) throw UsageError("--ticks must be >= 0");
+    const long ticks = long(args.get_count("ticks", 16, INT32_MAX));
     // Read before the model loads, so that a bad file fails fast.
     const ActionList injected =
         args.has("actions") ? read_action_list_file(args.get("actions", "")) : ActionList{};

@@ -29,7 +29,7 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
       engine_(std::make_unique<Transformer>(model_, *backend_)),
       proposer_(make_proposer(options_.proposer)),
       sampler_(options_.sampling) {
-    if (options_.capacity <= 0)
+    if (options_.capacity == 0)  // a negative one is refused when the state is made
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
     new_state();
     trace_.add(trace_header(options_));

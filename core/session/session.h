@@ -23,7 +23,7 @@ namespace kvw {
 struct SessionOptions {
     std::string model = "synthetic:tiny";  // anything load_model() takes
     std::string backend = "cpu";           // "cpu", "cuda", "auto"
-    int capacity = 0;                      // rows per layer; 0: min(model context, 8192)
+    int64_t capacity = 0;  // rows per layer; 0: min(model context, 8192); else checked (InvalidCapacity)
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
     std::string proposer = "manual";

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,10 +21,14 @@ namespace kvw {
 using LayerSet = std::vector<int>;
 
 struct StateOptions {
-    int capacity = 0;  // rows per layer; 0: the model's max_context
+    // Rows per layer; 0: the model's max_context. Checked before anything is allocated
+    // (checked_capacity: InvalidCapacity when negative, beyond the context or the budget).
+    int64_t capacity = 0;
     RopePolicy policy = RopePolicy::FinalIndex;
     bool guard = true;  // re-check the cheap invariants after every primitive
     CacheLayout layout = CacheLayout::Contiguous;  // where the cache rows live (core/cache)
+    // Bytes the cache may take; unset: default_cache_memory_budget().
+    std::optional<uint64_t> memory_budget = std::nullopt;
 };
 
 // The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
