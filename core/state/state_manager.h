@@ -96,7 +96,8 @@ public:
     bool guard() const { return guard_; }
     void set_guard(bool on) { guard_ = on; }
     // Switches the RoPE position policy: every row gets the phase the new policy gives it
-    // (FinalIndex keeps the phases rows have), then the cache is rebuilt from the mirror.
+    // (switching to FinalIndex: its row index, as if written now), then the cache is rebuilt
+    // from the mirror.
     void set_policy(RopePolicy policy);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
