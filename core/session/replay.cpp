@@ -50,6 +50,10 @@ public:
             const auto policy = parse_rope_policy(e.get<std::string>("name"));
             if (!policy) throw TraceError("unknown rope policy", line, file_);
             session_.set_rope_policy(*policy);
+        } else if (event_ == "set_layout") {
+            const auto layout = parse_cache_layout(e.at("name").get<std::string>());
+            if (!layout) throw TraceError("unknown cache layout", line);
+            session_.set_layout(*layout);
         } else if (event_ == "set_guard") {
             session_.set_guard(e.get<bool>("on"));
         } else if (event_ == "desync") {

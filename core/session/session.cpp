@@ -147,6 +147,15 @@ void Session::set_rope_policy(RopePolicy policy) {
                 {"state_hash", hash_hex(state_hash())}});
 }
 
+void Session::set_layout(CacheLayout layout) {
+    options_.layout = layout;
+    state_->set_layout(layout);
+    trace_.add({{"event", "set_layout"},
+                {"tick", tick_},
+                {"name", cache_layout_name(layout)},
+                {"state_hash", hash_hex(state_hash())}});
+}
+
 void Session::set_guard(bool on) {
     options_.guard = on;
     state_->set_guard(on);

@@ -47,8 +47,9 @@ public:
     Session(SessionOptions options, std::shared_ptr<const Model> model);
     ~Session();
 
-    // Forgets the sequence (the ledger keeps its records), then prefills BOS + the prompt at
-    // tick 0. Throws CapacityExceeded when it does not fit; the state stays empty then.
+    // Starts a new sequence: a fresh state (cache, mirror and ledger, in the current layout
+    // and RoPE policy), then BOS + the prompt prefilled at tick 0. Throws CapacityExceeded
+    // when it does not fit; the state stays empty then.
     void start(std::string_view prompt);
     // One tick. Needs start(). Returns what Step 4 did; a rejected or aborted list is reported
     // there (and in the frame), never thrown.
@@ -65,6 +66,8 @@ public:
     void set_proposer(std::string_view name);  // UnknownProposer
     // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
     void set_rope_policy(RopePolicy policy);
+    // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
+    void set_layout(CacheLayout layout);
     void set_guard(bool on);
 
     // The tokenizer's ids for text without BOS, for actions built from text.

@@ -99,6 +99,9 @@ public:
     // (switching to FinalIndex: its row index, as if written now), then the cache is rebuilt
     // from the mirror.
     void set_policy(RopePolicy policy);
+    // Moves the cache to another layout, copying every layer's logical rows; the state hash
+    // stays the same. Both caches are held for the length of the copy.
+    void set_layout(CacheLayout layout);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
     // (summed over heads and queries); empty once any other primitive moved rows, because the
