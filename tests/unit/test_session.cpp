@@ -187,6 +187,19 @@ private slots:
         QVERIFY(s.frame()->max_drift <= 1e-5f);
     }
 
+    // Lists made in memory may hold what the JSON reader refuses (a negative position); the
+    // session refuses them, and the trace still replays.
+    void refused_lists_the_reader_refuses_replay() {
+        Session s(options(), tiny_model());
+        s.start(kPrompt);
+        QVERIFY_THROWS_EXCEPTION(ActionsRejected, s.inject({del(-3)}));
+        QVERIFY(s.apply_now({del(-7), del(2)}).rejected);
+        s.step();
+        const ReplayReport r = replay_trace(Trace::parse(s.trace().to_ndjson()));
+        QVERIFY(r.ok());
+        QCOMPARE(r.events, size_t(4));
+    }
+
     // Record a session with every kind of command, write it as NDJSON, read it back and replay.
     void trace_replays_to_the_same_hashes() {
         Session s(options("pair-merge"), tiny_model());
