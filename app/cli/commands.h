@@ -16,5 +16,6 @@ int cmd_bench_edits(const Words& words);  // `kvw bench edits`, dispatched by cm
 int cmd_bench_ui(const Words& words);     // `kvw bench ui`: runs kvw-bench-ui (Qt)
 int cmd_run(const Words& words);
 int cmd_replay(const Words& words);
+int cmd_soak(const Words& words);
 
 }  // namespace kvw::cli

@@ -27,6 +27,9 @@ constexpr const char* kUsage =
     "             [--capacity ROWS] [--layout contiguous|batch_splice|indirection] [sampling options as for generate]\n"
     "             FILE holds an action list, queued for the first tick\n"
     "  replay     TRACE [--model M]          repeat a trace, check every state hash\n"
+    "  soak       --model M --ticks N --seed S [--capacity ROWS] [--segment TICKS]\n"
+    "             random valid and invalid edits, rebuilds, layout and RoPE switches;\n"
+    "             exit 1 at the first broken invariant, lost record or memory growth\n"
     "  bench      decode [--type f32|f16|all] [--prompt-tokens N] [--decode-tokens N]\n"
     "  bench      edits [--model M] [--rows N] [--capacity N] [--prefill-rows N] [--reps N]\n"
     "  bench      ui [--quick]             Frame build, layer-map repaint, UI stalls (kvw-bench-ui)\n"
@@ -48,7 +51,7 @@ int main(int argc, char** argv) {
         {"generate", kvw::cli::cmd_generate}, {"tokenize", kvw::cli::cmd_tokenize},
         {"info", kvw::cli::cmd_info},         {"make-model", kvw::cli::cmd_make_model},
         {"bench", kvw::cli::cmd_bench},       {"run", kvw::cli::cmd_run},
-        {"replay", kvw::cli::cmd_replay},
+        {"replay", kvw::cli::cmd_replay},     {"soak", kvw::cli::cmd_soak},
     };
     const auto command = commands.find(argv[1]);
     if (command == commands.end()) {
