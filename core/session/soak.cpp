@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <stdexcept>
 
 #include "core/model/model_loader.h"
 #include "core/session/session_error.h"
@@ -76,6 +77,12 @@ uint64_t peak_resident_bytes() { return status_bytes("VmHWM"); }
 
 Soak::Soak(SoakOptions options, std::shared_ptr<const Model> model)
     : options_(std::move(options)), model_(std::move(model)), rng_(options_.seed) {
+    // Room for the longest prompt (one token per byte with a byte-level vocabulary) and for
+    // the eight rows step() deletes from a layer close to the capacity.
+    if (options_.capacity != 0 && options_.capacity < kMinCapacity)
+        throw std::invalid_argument("soak: capacity " + std::to_string(options_.capacity) +
+                                    " is below the " + std::to_string(kMinCapacity) +
+                                    " rows a soak needs");
     SessionOptions o;
     o.model = options_.model;
     o.backend = options_.backend;

@@ -16,7 +16,9 @@ struct SoakOptions {
     std::string backend = "cpu";
     int64_t ticks = 300;
     uint64_t seed = 1;
-    int64_t capacity = 96;  // rows per layer: small, so that edits and appends meet the limit
+    // Rows per layer: small, so that edits and appends meet the limit; at least
+    // Soak::kMinCapacity (0: the session's default).
+    int64_t capacity = 96;
     // Ticks per Session: the trace and the ledger grow with every tick by design, so memory is
     // judged between sessions. 0: ticks / 5, within [50, 2000].
     int64_t segment_ticks = 0;
@@ -56,6 +58,8 @@ struct SoakReport {
 // the same rows); a layout switch keeps the state hash.
 class Soak {
 public:
+    static constexpr int64_t kMinCapacity = 64;
+    // Throws std::invalid_argument for a capacity below kMinCapacity.
     Soak(SoakOptions options, std::shared_ptr<const Model> model);
 
     // One random command and its checks; false (and failure()) at the first broken expectation.
