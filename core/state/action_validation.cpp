@@ -1,13 +1,13 @@
 #include "core/state/action_validation.h"
 
-#include "core/state/first_overlap.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <optional>
 #include <type_traits>
 #include <utility>
+
+#include "core/state/first_overlap.h"
 
 namespace kvw {
 namespace {
