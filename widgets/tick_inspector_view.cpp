@@ -25,10 +25,10 @@ QString tick_result_text(const Frame& frame) {
     if (r.rejected) {
         QString text = head + "list REJECTED by pre-flight, nothing changed";
         for (const ValidationError& e : r.rejections)
-            text += QString("\n  #%1 %2: %3")
-                        .arg(e.action_index)
-                        .arg(validation_rule_name(e.rule))
-                        .arg(QString::fromStdString(e.message));
+            text += "\n  " +
+                    (e.action_index >= 0 ? QString("#%1 ").arg(e.action_index) : QString()) +
+                    QString("%1: %2").arg(validation_rule_name(e.rule),
+                                          QString::fromStdString(e.message));
         return text;
     }
     if (r.aborted) {

@@ -141,7 +141,12 @@ QCPGraph* TimelineView::addGraph(int panel, const QString& name, const QColor& c
 }
 
 void TimelineView::makeRowGraphs(int layers) {
-    for (QCPGraph* g : rows_) plot_->removeGraph(g);
+    for (QCPGraph* g : rows_) {
+        // removeGraph() takes a graph out of the plot's default legend only, and this view
+        // draws its own legends: left there, the entry would point at a deleted graph.
+        g->removeFromLegend(legends_[1]);
+        plot_->removeGraph(g);
+    }
     rows_.clear();
     row_graph_layers_ = layers;
     if (layers <= kMaxLayerLines) {

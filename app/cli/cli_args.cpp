@@ -55,13 +55,19 @@ std::string CliArgs::get(const std::string& name) const {
     return option.fallback;
 }
 
-long CliArgs::get_int(const std::string& name) const {
-    const std::string s = get(name);
-    long value = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || end != s.data() + s.size())
-        throw UsageError("option " + option_word(spec(name)) + " expects an integer, got '" + s +
-                         "'");
+int64_t CliArgs::get_count(const std::string& name, int64_t max) const {
+    return parse_count(option_word(spec(name)), get(name), max);
+}
+
+int64_t parse_count(const std::string& option, const std::string& text, int64_t max) {
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+    });
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (!digits || ec != std::errc() || end != text.data() + text.size() || value > max)
+        throw UsageError("option " + option + " takes a whole number from 0 to " +
+                         std::to_string(max) + ", not '" + text + "'");
     return value;
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -32,7 +33,8 @@ public:
     bool has(const std::string& name) const;
     // The value given, else the table's fallback; UsageError when a required one is missing.
     std::string get(const std::string& name) const;
-    long get_int(const std::string& name) const;
+    // get() as a count (rows, ticks, tokens, a seed) of at most `max`: see parse_count.
+    int64_t get_count(const std::string& name, int64_t max) const;
     double get_double(const std::string& name) const;
 
 private:
@@ -48,5 +50,11 @@ class UsageError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// The value of `option` ("--ticks", "-n": as the usage writes it) as a count: decimal digits
+// only (no sign, no spaces, nothing after them) and at most `max`. UsageError naming the
+// option and the text otherwise, so that "-5" or "4294967297" never turns into a default or a
+// wrapped-around int.
+int64_t parse_count(const std::string& option, const std::string& text, int64_t max);
 
 }  // namespace kvw::cli

@@ -83,8 +83,8 @@ int run_bench_decode(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const std::string types = args.get("types");
-    const int prompt_tokens = int(args.get_int("prompt-tokens"));
-    const int decode_tokens = int(args.get_int("decode-tokens"));
+    const int prompt_tokens = int(args.get_count("prompt-tokens", INT32_MAX));
+    const int decode_tokens = int(args.get_count("decode-tokens", INT32_MAX));
     const std::string backend = args.get("backend");
     if (prompt_tokens < 1 || decode_tokens < 1) throw UsageError("token counts must be >= 1");
 

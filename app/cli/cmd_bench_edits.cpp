@@ -342,11 +342,12 @@ int run_bench_edits(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const std::string model_name = args.get("model");
-    const int rows = int(args.get_int("rows"));
-    const int capacity = args.has("capacity") ? int(args.get_int("capacity")) : 2 * rows;
-    const int prefill_rows = int(args.get_int("prefill-rows"));
-    const int reps = int(args.get_int("reps"));
-    const int full_reps = int(args.get_int("full-reps"));
+    const int rows = int(args.get_count("rows", INT32_MAX));
+    const int capacity =
+        args.has("capacity") ? int(args.get_count("capacity", INT32_MAX)) : 2 * rows;
+    const int prefill_rows = int(args.get_count("prefill-rows", INT32_MAX));
+    const int reps = int(args.get_count("reps", INT32_MAX));
+    const int full_reps = int(args.get_count("full-reps", INT32_MAX));
     if (rows < 16 || prefill_rows < 16)
         throw UsageError("--rows and --prefill-rows must be >= 16");
     if (capacity < rows + 1) throw UsageError("--capacity must exceed --rows");

@@ -53,10 +53,8 @@ int run_generate(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const SamplingParams sampling = sampling_from_args(args);
-    const long n = args.get_int("n");
-    if (n < 0) throw UsageError("-n must be >= 0");
-    const long k = args.get_int("logits");
-    if (k < 0) throw UsageError("--logits must be >= 0");
+    const long n = long(args.get_count("n", INT32_MAX));
+    const long k = long(args.get_count("logits", INT32_MAX));
     const auto model = load_model(args.get("model"));
 
     const std::vector<int32_t> prompt = model->tokenizer.encode(args.get("prompt"), true);

@@ -16,7 +16,7 @@ int run_make_model(const CliArgs& args) {
         throw UsageError("make-model takes a model name (tiny|tinyllama-shape) and an output path");
     SyntheticSpec spec = synthetic_spec(args.positional()[0]);
     if (args.has("type")) spec = synthetic_spec(spec.name, parse_weight_type(args.get("type")));
-    if (args.has("seed")) spec.seed = uint64_t(args.get_int("seed"));
+    if (args.has("seed")) spec.seed = uint64_t(args.get_count("seed", INT64_MAX));
     const std::string& out = args.positional()[1];
     const std::vector<uint8_t> bytes = write_synthetic_gguf(spec);
     std::ofstream file(out, std::ios::binary | std::ios::trunc);

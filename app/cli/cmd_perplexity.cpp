@@ -68,9 +68,9 @@ int run_perplexity(const CliArgs& args) {
     const std::string text = read_text(path);
     const auto model = load_model(args.get("model"));
     PerplexityOptions options;
-    options.ctx =
-        args.has("ctx") ? int(args.get_int("ctx")) : std::min(512, model->config.max_context);
-    options.stride = args.has("stride") ? int(args.get_int("stride")) : options.ctx;
+    options.ctx = args.has("ctx") ? int(args.get_count("ctx", INT32_MAX))
+                                  : std::min(512, model->config.max_context);
+    options.stride = args.has("stride") ? int(args.get_count("stride", INT32_MAX)) : options.ctx;
     if (options.ctx > model->config.max_context)
         throw UsageError("--ctx " + std::to_string(options.ctx) +
                          " exceeds the model's context of " +

@@ -22,11 +22,10 @@ int run_run(const CliArgs& args) {
     SessionOptions options;
     options.model = args.get("model");
     options.backend = args.get("backend");
-    options.capacity = int(args.get_int("capacity"));
+    options.capacity = args.get_count("capacity", INT64_MAX);  // Session checks it
     options.sampling = sampling_from_args(args);
     read_session_options(args, options);
-    const long ticks = args.get_int("ticks");
-    if (ticks < 0) throw UsageError("--ticks must be >= 0");
+    const long ticks = long(args.get_count("ticks", INT32_MAX));
     // Read before the model loads, so that a bad file fails fast.
     const ActionList injected =
         args.has("actions") ? read_action_list_file(args.get("actions")) : ActionList{};
@@ -66,7 +65,9 @@ CommandSpec run_command() {
     options.push_back({"actions", "FILE", "", "an action list (JSON) queued for the first tick"});
     options.push_back({"trace", "OUT", "", "write the NDJSON trace that kvw replay repeats"});
     options.push_back(
-        {"capacity", "ROWS", "0", "rows per layer; 0: the model's context, at most 8192"});
+        {"capacity", "ROWS", "0",
+         "rows per layer, at most the model's context and what memory allows; 0: the model's "
+         "context, at most 8192"});
     for (const OptionSpec& o : sampling_options()) options.push_back(o);
     options.push_back(backend_option("cpu"));
     return {"run", "", "tick transactions headless: proposer, injected actions, invariants, trace",

@@ -14,11 +14,11 @@ OptionTable sampling_options() {
 SamplingParams sampling_from_args(const CliArgs& args) {
     SamplingParams sampling;
     sampling.temperature = float(args.get_double("temp"));
-    sampling.top_k = int(args.get_int("top-k"));
+    sampling.top_k = int(args.get_count("top-k", INT32_MAX));
     sampling.top_p = float(args.get_double("top-p"));
-    sampling.seed = uint64_t(args.get_int("seed"));
-    if (sampling.temperature < 0 || sampling.top_k < 0 || sampling.top_p <= 0 || sampling.top_p > 1)
-        throw UsageError("need --temp >= 0, --top-k >= 0 and 0 < --top-p <= 1");
+    sampling.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    if (sampling.temperature < 0 || sampling.top_p <= 0 || sampling.top_p > 1)
+        throw UsageError("need --temp >= 0 and 0 < --top-p <= 1");
     return sampling;
 }
 

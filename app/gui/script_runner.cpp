@@ -14,6 +14,7 @@
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "core/backend/backend_registry.h"
+#include "core/session/error_message.h"
 
 namespace kvw {
 
@@ -43,7 +44,7 @@ int ScriptRunner::run(const Script& script) {
     file_ = script.file;
     mismatches_ = 0;
     for (const ScriptCommand& c : script.commands) {
-        spdlog::info("script {}:{}: {}", file_, c.line, c.source);
+        spdlog::info("script {}:{}: {}", file_, c.line, printable(c.source));
         execute(c);
     }
     return mismatches_;

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/session/error_message.h"
+
 namespace kvw {
 
 namespace {
@@ -44,8 +46,9 @@ void SessionWorker::execute(const SessionJob& job) {
     try {
         job.body(*this);
     } catch (const std::exception& e) {
-        spdlog::warn("{}: {}", job.what.toStdString(), e.what());
-        emit failed(job.what + ": " + QString::fromStdString(e.what()));
+        const std::string message = with_context(job.what.toStdString(), e.what());
+        spdlog::warn("{}", message);
+        emit failed(QString::fromStdString(message));
     }
     // The frame also carries what went wrong (Frame::last_error) to the views.
     publish();

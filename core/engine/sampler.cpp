@@ -3,12 +3,31 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
 namespace kvw {
 
-Sampler::Sampler(SamplingParams params) : params_(params), state_(params.seed) {}
+namespace {
+
+// Parameters come from flags, trace headers and the window: a bad one is named here rather
+// than quietly sampling something else (a negative top_k would mean "off").
+void check(const SamplingParams& p) {
+    if (!(p.temperature >= 0.0f) || !std::isfinite(p.temperature))
+        throw std::invalid_argument("sampling: temperature " + std::to_string(p.temperature) +
+                                    " must be finite and >= 0");
+    if (p.top_k < 0)
+        throw std::invalid_argument("sampling: top_k " + std::to_string(p.top_k) +
+                                    " must be >= 0 (0: off)");
+    if (!(p.top_p > 0.0f && p.top_p <= 1.0f))
+        throw std::invalid_argument("sampling: top_p " + std::to_string(p.top_p) +
+                                    " must be in (0, 1]");
+}
+
+}  // namespace
+
+Sampler::Sampler(SamplingParams params) : params_(params), state_(params.seed) { check(params_); }
 
 uint64_t Sampler::next_u64() {
     uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);

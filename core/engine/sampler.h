@@ -18,7 +18,8 @@ struct SamplingParams {
 // candidates are the top_k highest logits (all when 0), then, when top_p < 1, the smallest set
 // of the most probable ones whose probability reaches top_p; the token is drawn from the
 // softmax of logit / temperature restricted to the candidates. Ties order by lower id.
-// Logits must be finite; sample throws std::invalid_argument for an empty span.
+// Logits must be finite; sample throws std::invalid_argument for an empty span, the
+// constructor for a temperature below 0 or not finite, a negative top_k, a top_p outside (0, 1].
 class Sampler {
 public:
     explicit Sampler(SamplingParams params);

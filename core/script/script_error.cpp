@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "core/session/error_message.h"
+
 namespace kvw {
 
 const char* script_error_kind_name(ScriptErrorKind kind) {
@@ -22,7 +24,8 @@ const char* script_error_kind_name(ScriptErrorKind kind) {
 
 ScriptError::ScriptError(ScriptErrorKind kind, std::string file, int line, std::string command,
                          std::string message)
-    : std::runtime_error(file + ":" + std::to_string(line) + ": " + command + ": " + message),
+    : std::runtime_error(
+          printable(file + ":" + std::to_string(line) + ": " + with_context(command, message))),
       kind_(kind),
       file_(std::move(file)),
       line_(line),

@@ -21,7 +21,9 @@ enum class ScriptErrorKind {
 
 const char* script_error_kind_name(ScriptErrorKind kind);
 
-// what() is "FILE:LINE: COMMAND: MESSAGE", the line a person (or an editor) can jump to.
+// what() is "FILE:LINE: COMMAND: MESSAGE", the line a person (or an editor) can jump to, with
+// control bytes escaped (see printable()) and COMMAND left out where MESSAGE already begins
+// with it (with_context()); the accessors keep the text as given.
 class ScriptError : public std::runtime_error {
 public:
     ScriptError(ScriptErrorKind kind, std::string file, int line, std::string command,

@@ -1,5 +1,7 @@
 #include "core/session/replay.h"
 
+#include <optional>
+
 #include "core/json/json_fields.h"
 
 #include "core/session/session.h"
@@ -30,9 +32,11 @@ public:
                 session_.start(e.get<std::string>("prompt"));
             }
         } else if (event_ == "inject") {
-            bool rejected = false;
+            const std::optional<ActionList> actions =
+                recorded_actions(event, line, e.get_or<bool>("rejected", false));
+            bool rejected = !actions;
             try {
-                session_.inject(actions_from_event(event, line, file_));
+                if (actions) session_.inject(*actions);
             } catch (const ActionsRejected&) {
                 rejected = true;
             }
@@ -48,7 +52,10 @@ public:
             const nlohmann::json& token = session_.trace().events().back().at("token");
             compare("token", e.at("token").dump(), token.dump());
         } else if (event_ == "apply_now") {
-            session_.apply_now(actions_from_event(event, line, file_));
+            const bool refused =
+                e.has("result") && e.object("result").get_or<bool>("rejected", false);
+            if (const std::optional<ActionList> actions = recorded_actions(event, line, refused))
+                session_.apply_now(*actions);
         } else if (event_ == "rebuild") {
             session_.rebuild();
         } else if (event_ == "drift") {
@@ -60,6 +67,10 @@ public:
             const auto policy = parse_rope_policy(e.get<std::string>("name"));
             if (!policy) throw TraceError("unknown rope policy", line, file_);
             session_.set_rope_policy(*policy);
+        } else if (event_ == "set_layout") {
+            const auto layout = parse_cache_layout(e.at("name").get<std::string>());
+            if (!layout) throw TraceError("unknown cache layout", line);
+            session_.set_layout(*layout);
         } else if (event_ == "set_guard") {
             session_.set_guard(e.get<bool>("on"));
         } else if (event_ == "desync") {
@@ -73,6 +84,19 @@ public:
     }
 
 private:
+    // A list the session refused may hold what the JSON reader refuses as well (a negative
+    // position, made in memory by a caller of Session): refused either way, it changed
+    // nothing, so there is nothing to repeat. nullopt then.
+    std::optional<ActionList> recorded_actions(const nlohmann::json& event, size_t line,
+                                               bool refused) const {
+        try {
+            return actions_from_event(event, line, file_);
+        } catch (const TraceError&) {
+            if (refused) return std::nullopt;
+            throw;
+        }
+    }
+
     void compare(const char* field, const std::string& expected, const std::string& actual) {
         ++report_.checked;
         if (expected != actual)

@@ -29,7 +29,7 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
       engine_(std::make_unique<Transformer>(model_, *backend_)),
       proposer_(make_proposer(options_.proposer)),
       sampler_(options_.sampling) {
-    if (options_.capacity <= 0)
+    if (options_.capacity == 0)  // a negative one is refused when the state is made
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
     new_state();
     trace_.add(trace_header(options_));
@@ -153,6 +153,15 @@ void Session::set_rope_policy(RopePolicy policy) {
     trace_.add({{"event", "set_rope_policy"},
                 {"tick", tick_},
                 {"name", rope_policy_name(policy)},
+                {"state_hash", hash_hex(state_hash())}});
+}
+
+void Session::set_layout(CacheLayout layout) {
+    options_.layout = layout;
+    state_->set_layout(layout);
+    trace_.add({{"event", "set_layout"},
+                {"tick", tick_},
+                {"name", cache_layout_name(layout)},
                 {"state_hash", hash_hex(state_hash())}});
 }
 

@@ -26,7 +26,9 @@ namespace kvw {
 struct SessionOptions {
     std::string model = kDefaultModelSpec;  // anything load_model() takes
     std::string backend = "cpu";            // "cpu", "cuda", "auto"
-    int capacity = 0;                       // rows per layer; 0: min(model context, 8192)
+    // Rows per layer; 0: min(model context, 8192); else checked (InvalidCapacity). 64 bits, so
+    // that a count from the command line reaches the check unwrapped.
+    int64_t capacity = 0;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
     std::string proposer = "manual";
@@ -50,8 +52,9 @@ public:
     Session(SessionOptions options, std::shared_ptr<const Model> model);
     ~Session();
 
-    // Forgets the sequence (the ledger keeps its records), then prefills BOS + the prompt at
-    // tick 0. Throws CapacityExceeded when it does not fit; the state stays empty then.
+    // Starts a new sequence: a fresh state (cache, mirror and ledger, in the current layout
+    // and RoPE policy), then BOS + the prompt prefilled at tick 0. Throws CapacityExceeded
+    // when it does not fit; the state stays empty then.
     void start(std::string_view prompt);
     // start() with the sequence given as token ids, used as they are (no BOS added): the
     // teacher-forced evaluation (core/eval) feeds the tokens of a text it has cut into chunks.
@@ -74,6 +77,8 @@ public:
     void set_proposer(std::string_view name);  // UnknownProposer
     // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
     void set_rope_policy(RopePolicy policy);
+    // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
+    void set_layout(CacheLayout layout);
     void set_guard(bool on);
 
     // The tokenizer's ids for text without BOS, for actions built from text.

@@ -21,7 +21,7 @@ FramePtr Session::frame() const {
     f->state_hash = state_hash();
     f->model = summary_of(*model_);
     f->backend = std::string(backend_->name());
-    f->capacity = options_.capacity;
+    f->capacity = state_->cache().capacity();
     f->rope_policy = options_.rope_policy;
     f->proposer = options_.proposer;
     f->guard = options_.guard;

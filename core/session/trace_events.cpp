@@ -32,7 +32,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
         const JsonFields h(header);
         o.model = h.get<std::string>("model");
         o.backend = h.get<std::string>("backend");
-        o.capacity = h.get<int>("capacity");
+        o.capacity = h.get<int64_t>("capacity");  // the Session checks the range
         const auto policy = parse_rope_policy(h.get<std::string>("rope_policy"));
         if (!policy) throw TraceError("header: unknown rope_policy", 1, file);
         o.rope_policy = *policy;

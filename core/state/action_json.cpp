@@ -89,15 +89,19 @@ json parse_value(std::string_view text, size_t begin, size_t end) {
     }
 }
 
-// Where an action sits in the text, for its error messages.
+// Where an action sits in the text, for its error messages. The line and column are counted
+// only when a message needs them: counting them for every action of a long list scanned the
+// text once per action.
 struct ActionSite {
     int index = 0;
-    TextPosition at;
+    std::string_view text;
+    size_t offset = 0;
 };
 
 [[noreturn]] void fail(ActionParseErrorKind kind, const ActionSite& site, std::string field,
                        std::string detail) {
-    throw ActionParseError(kind, std::move(detail), site.at.line, site.at.column, site.index,
+    const TextPosition at = position_of(site.text, site.offset);
+    throw ActionParseError(kind, std::move(detail), at.line, at.column, site.index,
                            std::move(field));
 }
 
@@ -275,7 +279,7 @@ ActionList parse_action_list(std::string_view text) {
 
     ActionList list;
     auto site_at = [&](int index, size_t offset) {
-        return ActionSite{index, position_of(text, offset)};
+        return ActionSite{index, text, offset};
     };
     if (!values.empty() && text[values[0].begin] == '[') {
         const json array = parse_value(text, values[0].begin, values[0].end);

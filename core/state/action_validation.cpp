@@ -1,28 +1,16 @@
 #include "core/state/action_validation.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <optional>
 #include <type_traits>
 #include <utility>
 
+#include "core/state/first_overlap.h"
+
 namespace kvw {
 namespace {
-
-struct Span {
-    int first = 0;
-    int last = 0;
-};
-
-// Rows an action touches (see actions_overlap); none for add.
-std::optional<Span> span_of(const Action& action) {
-    if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
-        return Span{std::min(r->original_pos1, r->original_pos2),
-                    std::max(r->original_pos1, r->original_pos2)};
-    if (const auto* d = std::get_if<DeleteAction>(&action.op)) return Span{d->pos, d->pos};
-    if (const auto* i = std::get_if<InsertAction>(&action.op)) return Span{i->pos, i->pos};
-    return std::nullopt;
-}
 
 bool share_a_layer(const std::vector<int>& a, const std::vector<int>& b) {
     if (a.empty() || b.empty()) return true;
@@ -47,21 +35,37 @@ std::string action_name(const Action& action) {
         action.op);
 }
 
-// Accumulates the errors of one list, each prefixed with the action it belongs to.
+// Accumulates the errors of one list, each prefixed with the action it belongs to. The first
+// kMaxListedFaults are kept; the rest are only counted, so that a list of thousands of bad
+// actions gives a message of bounded size.
 class Report {
 public:
     explicit Report(const ActionList& list) : list_(list) {}
 
-    void add(ValidationRule rule, int index, std::string field, const std::string& detail) {
+    void add(ValidationRule rule, int index, std::string field, const std::string& detail,
+             int other_index = -1) {
+        if (errors_.size() == kMaxListedFaults) {
+            ++unlisted_;
+            return;
+        }
         std::string message = "action " + std::to_string(index) + " (" +
                               action_name(list_[size_t(index)]) + "): " + detail;
-        errors_.push_back({rule, index, std::move(field), std::move(message)});
+        errors_.push_back({rule, index, std::move(field), std::move(message), other_index});
     }
-    std::vector<ValidationError> take() { return std::move(errors_); }
+    std::vector<ValidationError> take() {
+        if (unlisted_ > 0) {
+            ValidationError more{ValidationRule::MoreFaults, -1, "", "", -1, unlisted_};
+            more.message = "and " + std::to_string(unlisted_) + " more faults (" +
+                           std::to_string(unlisted_ + int64_t(errors_.size())) + " in all)";
+            errors_.push_back(std::move(more));
+        }
+        return std::move(errors_);
+    }
 
 private:
     const ActionList& list_;
     std::vector<ValidationError> errors_;
+    int64_t unlisted_ = 0;
 };
 
 // The layers an action affects that exist; reports the ones that do not and duplicates.
@@ -147,41 +151,45 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
     }
 }
 
-void check_overlaps(const ActionList& list, Report& report) {
+void check_overlaps(const ActionList& list, const std::vector<std::vector<int>>& layers_of,
+                    int n_layers, Report& report) {
+    const std::vector<int> first = first_earlier_overlaps(list, layers_of, n_layers);
     for (size_t j = 0; j < list.size(); ++j) {
-        for (size_t i = 0; i < j; ++i) {
-            if (!actions_overlap(list[i], list[j])) continue;
-            const Span a = *span_of(list[i]);
-            const Span b = *span_of(list[j]);
-            const bool same = a.first == b.first && a.last == b.last;
-            const char* field =
-                std::holds_alternative<ReplacePairAction>(list[j].op) ? "original_pos1" : "pos";
-            report.add(ValidationRule::Overlap, int(j), field,
-                       std::string(same ? "duplicates" : "overlaps") + " action " +
-                           std::to_string(i) + " (" + action_name(list[i]) +
-                           ") on a common layer: rows " + std::to_string(b.first) + ".." +
-                           std::to_string(b.last) + " against " + std::to_string(a.first) +
-                           ".." + std::to_string(a.last));
-        }
+        const int i = first[j];
+        if (i < 0) continue;
+        const RowSpan a = *row_span(list[size_t(i)]);
+        const RowSpan b = *row_span(list[j]);
+        const bool same = a.first == b.first && a.last == b.last;
+        const char* field =
+            std::holds_alternative<ReplacePairAction>(list[j].op) ? "original_pos1" : "pos";
+        report.add(ValidationRule::Overlap, int(j), field,
+                   std::string(same ? "duplicates" : "overlaps") + " action " +
+                       std::to_string(i) + " (" + action_name(list[size_t(i)]) +
+                       ") on a common layer: rows " + std::to_string(b.first) + ".." +
+                       std::to_string(b.last) + " against " + std::to_string(a.first) + ".." +
+                       std::to_string(a.last),
+                   i);
     }
 }
 
-int row_delta(const Action& action) {
+int64_t row_delta(const Action& action) {
     if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
-        return int(r->new_token_ids.size()) - 2;
-    if (const auto* i = std::get_if<InsertAction>(&action.op)) return int(i->token_ids.size());
+        return int64_t(r->new_token_ids.size()) - 2;
+    if (const auto* i = std::get_if<InsertAction>(&action.op))
+        return int64_t(i->token_ids.size());
     return std::holds_alternative<AddAction>(action.op) ? 1 : -1;
 }
 
 void check_capacity(const ActionList& list, const std::vector<std::vector<int>>& layers_of,
                     const SequenceShape& shape, Report& report) {
-    std::vector<int> rows = shape.rows_per_layer;
+    // 64 bits: the sum of many long inserts must not wrap around under the capacity.
+    std::vector<int64_t> rows(shape.rows_per_layer.begin(), shape.rows_per_layer.end());
     std::vector<bool> reported(rows.size(), false);
     for (const int index : application_order(list)) {
-        const int delta = row_delta(list[size_t(index)]);
+        const int64_t delta = row_delta(list[size_t(index)]);
         std::string overflows;  // each layer is reported once, at the action that overfills it
         for (const int l : layers_of[size_t(index)]) {
-            const int before = rows[size_t(l)];
+            const int64_t before = rows[size_t(l)];
             rows[size_t(l)] += delta;
             if (delta <= 0 || rows[size_t(l)] <= shape.capacity || before > shape.capacity ||
                 reported[size_t(l)])
@@ -213,19 +221,25 @@ const char* validation_rule_name(ValidationRule rule) {
         case ValidationRule::TokenOutOfVocabulary: return "TokenOutOfVocabulary";
         case ValidationRule::Overlap: return "Overlap";
         case ValidationRule::CapacityExceeded: return "CapacityExceeded";
+        case ValidationRule::TooManyActions: return "TooManyActions";
+        case ValidationRule::MoreFaults: return "MoreFaults";
     }
     return "?";
 }
 
 bool actions_overlap(const Action& a, const Action& b) {
-    const std::optional<Span> sa = span_of(a);
-    const std::optional<Span> sb = span_of(b);
+    const std::optional<RowSpan> sa = row_span(a);
+    const std::optional<RowSpan> sb = row_span(b);
     return sa && sb && sa->first <= sb->last && sb->first <= sa->last &&
            share_a_layer(a.layers, b.layers);
 }
 
 std::vector<ValidationError> validate_action_list(const ActionList& list,
                                                   const SequenceShape& shape) {
+    if (list.size() > kMaxActionsPerList)
+        return {{ValidationRule::TooManyActions, -1, "",
+                 "the list has " + std::to_string(list.size()) + " actions, more than the " +
+                     std::to_string(kMaxActionsPerList) + " one tick accepts"}};
     Report report(list);
     const int n_layers = int(shape.rows_per_layer.size());
     std::vector<std::vector<int>> layers_of;
@@ -234,7 +248,7 @@ std::vector<ValidationError> validate_action_list(const ActionList& list,
         layers_of.push_back(affected_layers(list[i], int(i), n_layers, report));
         check_fields(list[i], int(i), layers_of.back(), shape, report);
     }
-    check_overlaps(list, report);
+    check_overlaps(list, layers_of, n_layers, report);
     check_capacity(list, layers_of, shape, report);
     return report.take();
 }
@@ -243,9 +257,9 @@ std::vector<int> application_order(const ActionList& list) {
     std::vector<int> positional;
     std::vector<int> adds;
     for (size_t i = 0; i < list.size(); ++i)
-        (span_of(list[i]) ? positional : adds).push_back(int(i));
+        (row_span(list[i]) ? positional : adds).push_back(int(i));
     std::stable_sort(positional.begin(), positional.end(), [&](int a, int b) {
-        return span_of(list[size_t(a)])->first > span_of(list[size_t(b)])->first;
+        return row_span(list[size_t(a)])->first > row_span(list[size_t(b)])->first;
     });
     positional.insert(positional.end(), adds.begin(), adds.end());
     return positional;

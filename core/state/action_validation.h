@@ -1,4 +1,6 @@
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,15 @@ enum class ValidationRule {
     TokenOutOfVocabulary,  // a token id outside [0, vocab_size)
     Overlap,               // two actions touch the same rows on a common layer
     CapacityExceeded,      // a layer would hold more than `capacity` rows
+    TooManyActions,        // the list is longer than kMaxActionsPerList; nothing else checked
+    MoreFaults,            // the last entry when faults went unlisted: `unlisted` says how many
 };
+
+// Longer lists are refused outright: no tick edits that many places, and the check stays
+// cheap whatever a file or a script feeds it.
+inline constexpr size_t kMaxActionsPerList = size_t(1) << 18;
+// Faults listed one by one; beyond them a MoreFaults entry counts the rest.
+inline constexpr size_t kMaxListedFaults = 20;
 
 const char* validation_rule_name(ValidationRule rule);
 
@@ -31,6 +41,8 @@ struct ValidationError {
     int action_index = -1;  // index in the list as given
     std::string field;      // "original_pos2", "new_token_ids[1]", "layers[0]", ...
     std::string message;    // one line naming the action, the field and the values
+    int other_index = -1;   // Overlap: the earlier action it collides with
+    int64_t unlisted = 0;   // MoreFaults: the faults found beyond the listed ones
 };
 
 // The rows an action touches in each of its layers: [pos, pos] for delete and insert, [pos1, pos2] for
@@ -38,7 +50,8 @@ struct ValidationError {
 // and so moves them), none for add. Two actions overlap when their spans intersect and they
 // share a layer (an empty `layers` shares every layer). The same test serves validation and
 // conflict resolution, so a merged list never fails pre-flight for an overlap it could have
-// dropped.
+// dropped. (Pre-flight counts only existing layers; a listed layer that does not exist is a
+// fault of its own.)
 bool actions_overlap(const Action& a, const Action& b);
 
 // Pre-flight check of a whole list against the sequence it will edit; empty when the list can
@@ -48,7 +61,10 @@ bool actions_overlap(const Action& a, const Action& b);
 // capacity: applying the list in order_for_application() order, no affected layer ever holds
 // more than `capacity` rows (replace_pair counted as one step: -2 then +n, so only its result
 // counts). Checking the peak, not just the end, matters because a growing replace may be
-// applied before a shrinking delete below it. Every fault is reported, not just the first.
+// applied before a shrinking delete below it. Every fault is found, not just the first: an
+// action overlapping earlier ones is one fault naming the first of them (other_index); the
+// first kMaxListedFaults are listed and a MoreFaults entry counts the rest. O(n log n) in the
+// list's length (times the layer count for actions on every layer).
 std::vector<ValidationError> validate_action_list(const ActionList& list,
                                                   const SequenceShape& shape);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/cache/cache_capacity.h"
 #include "core/math/rope.h"
 #include "core/state/state_error.h"
 
@@ -17,6 +18,12 @@ std::vector<Item> items_of(std::span<const int32_t> tokens) {
     return items;
 }
 
+int cache_capacity(const StateOptions& options, const ModelConfig& config) {
+    return checked_capacity(options.capacity != 0 ? options.capacity : config.max_context,
+                            config.max_context, config.n_layers, config.kv_dim(),
+                            options.memory_budget.value_or(default_cache_memory_budget()));
+}
+
 }  // namespace
 
 StateManager::StateManager(const Transformer& engine, StateOptions options)
@@ -25,9 +32,9 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
       guard_(options.guard),
       ledger_(engine.model().config.n_layers),
       maps_(size_t(engine.model().config.n_layers)),
-      cache_(make_kv_layout(
-          options.layout, engine.model().config.n_layers, engine.model().config.kv_dim(),
-          options.capacity > 0 ? options.capacity : engine.model().config.max_context)) {}
+      cache_(make_kv_layout(options.layout, engine.model().config.n_layers,
+                            engine.model().config.kv_dim(),
+                            cache_capacity(options, engine.model().config))) {}
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
     std::vector<int32_t> out;

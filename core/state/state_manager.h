@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,10 +21,14 @@ namespace kvw {
 using LayerSet = std::vector<int>;
 
 struct StateOptions {
-    int capacity = 0;  // rows per layer; 0: the model's max_context
+    // Rows per layer; 0: the model's max_context. Checked before anything is allocated
+    // (checked_capacity: InvalidCapacity when negative, beyond the context or the budget).
+    int64_t capacity = 0;
     RopePolicy policy = RopePolicy::FinalIndex;
     bool guard = true;  // re-check the cheap invariants after every primitive
     CacheLayout layout = CacheLayout::Contiguous;  // where the cache rows live (core/cache)
+    // Bytes the cache may take; unset: default_cache_memory_budget().
+    std::optional<uint64_t> memory_budget = std::nullopt;
 };
 
 // The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
@@ -91,8 +96,12 @@ public:
     bool guard() const { return guard_; }
     void set_guard(bool on) { guard_ = on; }
     // Switches the RoPE position policy: every row gets the phase the new policy gives it
-    // (FinalIndex keeps the phases rows have), then the cache is rebuilt from the mirror.
+    // (switching to FinalIndex: its row index, as if written now), then the cache is rebuilt
+    // from the mirror.
     void set_policy(RopePolicy policy);
+    // Moves the cache to another layout, copying every layer's logical rows; the state hash
+    // stays the same. Both caches are held for the length of the copy.
+    void set_layout(CacheLayout layout);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
     // (summed over heads and queries); empty once any other primitive moved rows, because the

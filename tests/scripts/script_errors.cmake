@@ -34,6 +34,9 @@ expect_failure(expectation "${START}step 2\nexpect tick 5\n" "4: expect tick 5: 
 expect_failure(rejected "${START}inject {\"action\":\"delete\",\"pos\":999}\n"
                "3: inject {\"action\":\"delete\",\"pos\":999}: inject: ")
 expect_failure(no_model "prompt hello\n" "1: prompt hello: prompt: no model loaded")
+# The session, the worker and the runner all name the command: once is enough.
+expect_failure(no_prompt "load synthetic:tiny\nrebuild\n"
+               "2: rebuild: the session has no prompt yet")
 expect_failure(unknown_view "${START}shot a nosuchview\n" "3: shot a nosuchview: no view 'nosuchview'")
 expect_failure(invariant "${START}expect invariant ids_live fail\n"
                "3: expect invariant ids_live fail: ids_live is pass")

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
@@ -249,6 +250,92 @@ void check_accepted(const Scenario& s, std::mt19937& rng) {
     }
 }
 
+// A fault as the pairwise reference below sees it: rule, action, and the earlier action an
+// overlap names.
+struct Fault {
+    ValidationRule rule;
+    int index;
+    int other;
+    bool operator==(const Fault&) const = default;
+};
+
+// Random lists whose only possible faults are listed layers (out of range, twice) and
+// overlaps: positions inside every layer, tokens in the vocabulary, room to spare.
+Scenario overlapping(std::mt19937& rng) {
+    Scenario s;
+    const int n_layers = 1 + int(rng() % 4);
+    s.shape = SequenceShape{std::vector<int>(size_t(n_layers), 12), 1000, 50};
+    for (int n = int(rng() % 30); n > 0; --n) {
+        std::vector<int> layers;
+        if (rng() % 3 != 0)
+            for (int k = 1 + int(rng() % 3); k > 0; --k)
+                layers.push_back(int(rng() % unsigned(n_layers + 1)));  // may not exist
+        const int pos = int(rng() % 11);
+        switch (rng() % 4) {
+            case 0: s.list.push_back(replace(pos, pos + 1 + int(rng() % unsigned(11 - pos)),
+                                             {int32_t(rng() % 50)}, layers));
+                break;
+            case 1: s.list.push_back(del(pos, layers)); break;
+            case 2: s.list.push_back(insert(pos, {7}, layers)); break;
+            default: s.list.push_back(add(3, layers)); break;
+        }
+    }
+    return s;
+}
+
+// Every fault of such a list, by comparing every pair: per action its layer faults, then per
+// action the first earlier one it overlaps on a layer both affect.
+std::vector<Fault> pairwise_faults(const Scenario& s) {
+    const int n_layers = int(s.shape.rows_per_layer.size());
+    std::vector<Fault> faults;
+    std::vector<std::vector<int>> existing(s.list.size());
+    for (size_t i = 0; i < s.list.size(); ++i) {
+        for (const int l : layers_of(s.list[i], n_layers)) {
+            if (l >= n_layers)
+                faults.push_back({ValidationRule::LayerOutOfRange, int(i), -1});
+            else if (std::count(existing[i].begin(), existing[i].end(), l))
+                faults.push_back({ValidationRule::DuplicateLayer, int(i), -1});
+            else
+                existing[i].push_back(l);
+        }
+    }
+    auto span = [](const Action& a) -> std::pair<int, int> {
+        if (const auto* r = std::get_if<ReplacePairAction>(&a.op))
+            return {r->original_pos1, r->original_pos2};
+        if (const auto* d = std::get_if<DeleteAction>(&a.op)) return {d->pos, d->pos};
+        if (const auto* in = std::get_if<InsertAction>(&a.op)) return {in->pos, in->pos};
+        return {1, 0};  // add: an empty span
+    };
+    for (size_t j = 0; j < s.list.size(); ++j) {
+        for (size_t i = 0; i < j; ++i) {
+            const auto [a0, a1] = span(s.list[i]);
+            const auto [b0, b1] = span(s.list[j]);
+            const bool rows_meet = a0 <= a1 && b0 <= b1 && a0 <= b1 && b0 <= a1;
+            const bool layer_shared = std::any_of(
+                existing[i].begin(), existing[i].end(),
+                [&](int l) { return std::count(existing[j].begin(), existing[j].end(), l); });
+            if (rows_meet && layer_shared) {
+                faults.push_back({ValidationRule::Overlap, int(j), int(i)});
+                break;
+            }
+        }
+    }
+    return faults;
+}
+
+// The faults a validation lists, and how many more it says there were.
+std::pair<std::vector<Fault>, int64_t> listed_faults(const std::vector<ValidationError>& errors) {
+    std::vector<Fault> listed;
+    int64_t unlisted = 0;
+    for (const ValidationError& e : errors) {
+        if (e.rule == ValidationRule::MoreFaults)
+            unlisted = e.unlisted;
+        else
+            listed.push_back({e.rule, e.action_index, e.other_index});
+    }
+    return {listed, unlisted};
+}
+
 }  // namespace
 
 class TestActionValidation : public QObject {
@@ -379,6 +466,79 @@ private slots:
                             ValidationRule::TokenOutOfVocabulary,
                             ValidationRule::PositionOutOfRange, ValidationRule::PairOrder,
                             ValidationRule::EmptyReplacement}));
+    }
+
+    void faults_match_a_pairwise_reference_on_random_lists() {
+        int capped = 0, with_overlaps = 0;
+        for (uint32_t seed = 0; seed < 3000; ++seed) {
+            std::mt19937 rng(seed);
+            const Scenario s = overlapping(rng);
+            const std::vector<Fault> expected = pairwise_faults(s);
+            const auto [listed, unlisted] = listed_faults(validate_action_list(s.list, s.shape));
+            // The first kMaxListedFaults faults in the reference's order, then a count of the
+            // rest.
+            const size_t shown = std::min(expected.size(), kMaxListedFaults);
+            QCOMPARE(listed, std::vector<Fault>(expected.begin(), expected.begin() + long(shown)));
+            QCOMPARE(unlisted, int64_t(expected.size() - shown));
+            capped += unlisted > 0;
+            with_overlaps += std::any_of(expected.begin(), expected.end(), [](const Fault& f) {
+                return f.rule == ValidationRule::Overlap;
+            });
+        }
+        QVERIFY(capped > 50);
+        QVERIFY(with_overlaps > 1500);
+    }
+
+    void a_long_list_of_overlaps_gives_a_bounded_message() {
+        // 20,000 inserts and deletes on 1,000 positions, half on every layer and half on one;
+        // action j overlaps an earlier one exactly when an earlier action on one of its layers
+        // has its position (single-row spans). The reference keeps, per layer, the first index
+        // seen at each position.
+        const int n_layers = 4, n = 20000;
+        const SequenceShape big{std::vector<int>(n_layers, 1000), 1000000, 100};
+        ActionList list;
+        std::vector<std::map<int, int>> first_at(n_layers);
+        std::vector<Fault> expected;
+        for (int j = 0; j < n; ++j) {
+            const int pos = int((int64_t(j) * 7919) % 997);
+            std::vector<int> layers;
+            if (j % 2) layers = {j % n_layers};
+            list.push_back(j % 3 ? insert(pos, {1}, layers) : del(pos, layers));
+            int first = n;
+            for (const int l : layers_of(list.back(), n_layers))
+                if (auto it = first_at[size_t(l)].find(pos); it != first_at[size_t(l)].end())
+                    first = std::min(first, it->second);
+            if (first < n) expected.push_back({ValidationRule::Overlap, j, first});
+            for (const int l : layers_of(list.back(), n_layers))
+                first_at[size_t(l)].emplace(pos, j);
+        }
+        QVERIFY(expected.size() > 15000);
+
+        const std::vector<ValidationError> errors = validate_action_list(list, big);
+        const auto [listed, unlisted] = listed_faults(errors);
+        QCOMPARE(listed, std::vector<Fault>(expected.begin(), expected.begin() + kMaxListedFaults));
+        QCOMPARE(unlisted, int64_t(expected.size() - kMaxListedFaults));
+        QCOMPARE(errors.size(), kMaxListedFaults + 1);
+        size_t message_bytes = 0;
+        for (const ValidationError& e : errors) message_bytes += e.message.size();
+        QVERIFY2(message_bytes < 4096, std::to_string(message_bytes).c_str());
+        QVERIFY2(errors.back().message.find(std::to_string(expected.size() - kMaxListedFaults)) !=
+                     std::string::npos,
+                 errors.back().message.c_str());
+    }
+
+    void an_overlong_list_is_refused_by_its_length() {
+        const ActionList list(kMaxActionsPerList + 1, add(1));
+        const std::vector<ValidationError> errors = validate_action_list(list, shape());
+        QCOMPARE(errors.size(), size_t(1));
+        QVERIFY(errors[0].rule == ValidationRule::TooManyActions);
+        QVERIFY2(errors[0].message.find(std::to_string(kMaxActionsPerList + 1)) !=
+                     std::string::npos,
+                 errors[0].message.c_str());
+        // At the limit the list is examined: here it overfills the layers.
+        const std::vector<ValidationError> at_limit =
+            validate_action_list(ActionList(kMaxActionsPerList, add(1)), shape());
+        QVERIFY(at_limit.front().rule == ValidationRule::CapacityExceeded);
     }
 
     void application_order_is_descending_then_appends() {

@@ -9,6 +9,7 @@
 
 #include "core/script/script_error.h"
 #include "core/script/script_parser.h"
+#include "core/session/error_message.h"
 
 using namespace kvw;
 using K = ScriptCommandKind;
@@ -154,6 +155,36 @@ private slots:
         QCOMPARE(e.command(), std::string("stepp 3"));
         QVERIFY(std::string(e.what()).starts_with("t.kvs:3: stepp 3: "));
         QVERIFY(std::string(e.what()).find("stepp") != std::string::npos);
+    }
+
+    // A NUL byte inside a line used to end what() there: everything after it is kept, with
+    // the control bytes written out.
+    void control_bytes_do_not_cut_the_message() {
+        static const char script[] = "load synthetic:tiny\nre\0build now\x1b\n";
+        static const char line[] = "re\0build now\x1b";
+        const ScriptError e = expect_error(std::string(script, sizeof script - 1));
+        QCOMPARE(e.kind(), ScriptErrorKind::UnknownCommand);
+        QCOMPARE(e.line(), 2);
+        QCOMPARE(e.command(), std::string(line, sizeof line - 1));
+        const std::string what = e.what();
+        QCOMPARE(what.find('\0'), std::string::npos);
+        QVERIFY2(what.starts_with("t.kvs:2: re\\x00build now\\x1B: "), what.c_str());
+        QVERIFY2(what.find("unknown command 're\\x00build'") != std::string::npos, what.c_str());
+    }
+
+    // A message that already begins with the command does not name it twice: the session,
+    // the worker and the runner each put the command before the same error.
+    void the_command_is_named_once() {
+        const ScriptError e(ScriptErrorKind::CommandFailed, "t.kvs", 4, "rebuild",
+                            "rebuild: the session has no prompt yet");
+        QCOMPARE(std::string(e.what()), std::string("t.kvs:4: rebuild: the session has no prompt yet"));
+        const ScriptError other(ScriptErrorKind::CommandFailed, "t.kvs", 5, "inject [1]",
+                                "inject: action list rejected");
+        QCOMPARE(std::string(other.what()),
+                 std::string("t.kvs:5: inject [1]: inject: action list rejected"));
+        QCOMPARE(with_context("rebuild", with_context("rebuild", "no prompt")),
+                 std::string("rebuild: no prompt"));
+        QCOMPARE(with_context("step", "stepping: x"), std::string("step: stepping: x"));
     }
 
     void every_malformed_line_has_its_kind_data() {

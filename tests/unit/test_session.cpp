@@ -166,6 +166,41 @@ private slots:
         QVERIFY(s.frame()->all_invariants_pass());
     }
 
+    // Original phases are ledger ids, which outgrow the capacity once enough records came and
+    // went; switching back to final_index gives every row its index again (found by the soak:
+    // the phases were kept and the rope_policy invariant failed).
+    void original_then_final_index_keeps_phases_in_range() {
+        const int capacity = 24;
+        Session s(options("manual", capacity), tiny_model());
+        s.start("a b c d");
+        while (s.state().ledger().size() <= capacity) {
+            s.inject({del(1)});
+            QVERIFY(!s.step().rejected);
+        }
+        s.set_rope_policy(RopePolicy::Original);
+        QVERIFY(s.frame()->all_invariants_pass());
+        s.set_rope_policy(RopePolicy::FinalIndex);
+        QVERIFY(s.frame()->all_invariants_pass());
+        for (int l = 0; l < s.state().n_layers(); ++l)
+            for (int r = 0; r < s.state().rows(l); ++r)
+                QCOMPARE(s.state().layer_map(l).rope_pos[size_t(r)], r);
+        s.measure_drift();
+        QVERIFY(s.frame()->max_drift <= 1e-5f);
+    }
+
+    // Lists made in memory may hold what the JSON reader refuses (a negative position); the
+    // session refuses them, and the trace still replays.
+    void refused_lists_the_reader_refuses_replay() {
+        Session s(options(), tiny_model());
+        s.start(kPrompt);
+        QVERIFY_THROWS_EXCEPTION(ActionsRejected, s.inject({del(-3)}));
+        QVERIFY(s.apply_now({del(-7), del(2)}).rejected);
+        s.step();
+        const ReplayReport r = replay_trace(Trace::parse(s.trace().to_ndjson()));
+        QVERIFY(r.ok());
+        QCOMPARE(r.events, size_t(4));
+    }
+
     // Record a session with every kind of command, write it as NDJSON, read it back and replay.
     void trace_replays_to_the_same_hashes() {
         Session s(options("pair-merge"), tiny_model());

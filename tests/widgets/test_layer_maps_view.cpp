@@ -139,6 +139,33 @@ private slots:
         QVERIFY(!marker->visible());
     }
 
+    // Models of other layer counts in one window: the map takes each new shape (a row per
+    // layer, the cells of the new layers filled), the marker of a layer the new model lacks
+    // goes away, and the plot draws.
+    void layer_count_changes_reshape_the_map() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 800, 300));
+        view.setFrame(make_frame(22, 80));
+        view.setSelection(21, 5);
+        QCPColorMap* map = nullptr;
+        QCPItemRect* marker = nullptr;
+        for (int i = 0; i < view.plot()->plottableCount(); ++i)
+            if (auto* m = qobject_cast<QCPColorMap*>(view.plot()->plottable(i))) map = m;
+        for (int i = 0; i < view.plot()->itemCount(); ++i)
+            if (auto* r = qobject_cast<QCPItemRect*>(view.plot()->item(i))) marker = r;
+        QVERIFY(map && marker && marker->visible());
+        for (const int layers : {2, 12, 4}) {
+            view.setFrame(make_frame(layers, 80));
+            QCOMPARE(map->data()->valueSize(), layers);
+            QCOMPARE(view.plot()->yAxis->range().upper, layers - 0.5);
+            const int last = layers - 1;
+            QCOMPARE(map->data()->data(0, last), double(test::brightness_of(last, 0, 80)));
+            QVERIFY(!marker->visible());
+            view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+            QVERIFY(!view.grab().isNull());
+        }
+    }
+
     void hover_names_the_record() {
         LayerMapsView view;
         view.setFrame(make_frame(kLayers, kRows, 40, /*drift=*/true));

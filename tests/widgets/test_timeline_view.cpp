@@ -27,6 +27,24 @@ std::vector<std::pair<double, double>> points(QCPGraph* g) {
     return out;
 }
 
+// The plottables the view's legends list, read as pointers only: an entry left for a removed
+// graph points at freed memory.
+std::vector<QCPAbstractPlottable*> legend_entries(TimelineView& view) {
+    std::vector<QCPAbstractPlottable*> out;
+    for (QCPLayoutElement* e : view.plot()->plotLayout()->elements(true))
+        if (auto* legend = qobject_cast<QCPLegend*>(e))
+            for (int i = 0; i < legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+                    out.push_back(item->plottable());
+    return out;
+}
+
+bool plot_has(TimelineView& view, QCPAbstractPlottable* p) {
+    for (int i = 0; i < view.plot()->plottableCount(); ++i)
+        if (view.plot()->plottable(i) == p) return true;
+    return false;
+}
+
 std::shared_ptr<Frame> frame_at(int layers, int rows, int64_t tick, double total_ms,
                                 bool drift = false) {
     auto f = make_frame(layers, rows, tick, drift);
@@ -111,6 +129,22 @@ private slots:
         QVERIFY(graph_named(view, "layer 3"));
         QVERIFY(!graph_named(view, "min"));
         QCOMPARE(points(graph_named(view, "layer 3")).size(), size_t(1));
+    }
+
+    // Loading a model with another layer count makes new row graphs: the legends list exactly
+    // the graphs the plot holds, and drawing them works (a stale entry crashed the replot).
+    void layer_count_changes_keep_the_legends_in_step() {
+        TimelineView view;
+        QVERIFY(test::show_exposed(view, 900, 400));
+        for (const int layers : {4, 22, 2, 12, 4}) {
+            for (int t = 0; t < 3; ++t) view.setFrame(frame_at(layers, 80, t, 1));
+            const std::vector<QCPAbstractPlottable*> listed = legend_entries(view);
+            for (QCPAbstractPlottable* p : listed) QVERIFY(plot_has(view, p));
+            const int row_lines = layers <= TimelineView::kMaxLayerLines ? layers : 3;
+            QCOMPARE(listed.size(), size_t(5 + row_lines));  // five step timings, then rows
+            view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+            QVERIFY(!view.grab().isNull());
+        }
     }
 };
 
