@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is not there yet: Debian packages (Qt 6,
 # QCustomPlot, spdlog, nlohmann-json, Ninja, ccache, Xvfb, DejaVu fonts) and, for the tests, a
-# Python virtual environment with the pinned independent writers/tokenizers.
+# Python virtual environment with the pinned independent writers/tokenizers and the default
+# model's corpus (bible-kjv).
 #   scripts/install-deps.sh            build + run dependencies
 #   scripts/install-deps.sh --tests    also the Python test environment (in build/pyenv)
 #   scripts/install-deps.sh --fuzz     also clang and its libFuzzer/sanitizer runtimes
@@ -16,6 +17,8 @@ packages=(cmake ninja-build g++ pkg-config ccache qt6-base-dev libqcustomplot-de
 if [[ " $* " == *" --fuzz "* ]]; then
   packages+=(clang libclang-rt-dev)
 fi
+# The tests check the default model's words against its corpus, the King James Bible.
+if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv); fi
 # A python3 that can make virtual environments may come from elsewhere (pyenv); ask apt for
 # Debian's only when there is none.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then

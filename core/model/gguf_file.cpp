@@ -5,151 +5,17 @@
 #include <cstring>
 #include <limits>
 
+#include "core/model/gguf_cursor.h"
 #include "core/model/model_error.h"
 
 namespace kvw {
 namespace {
 
 constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian uint32
-constexpr int kMaxArrayNesting = 16;     // real files nest at most once; guards the stack
 constexpr uint32_t kMaxDims = 4;         // GGML_MAX_DIMS
-
-// Reads little-endian values from the file, turning every read past the end into a
-// Truncated error that says where and what.
-class Cursor {
-public:
-    Cursor(std::span<const uint8_t> bytes, const std::string& file) : bytes_(bytes), file_(file) {}
-
-    uint64_t pos() const { return pos_; }
-    uint64_t remaining() const { return bytes_.size() - pos_; }
-    void set_context(std::string context) { context_ = std::move(context); }
-    const std::string& file() const { return file_; }
-
-    void need(uint64_t n, const char* what) const {
-        if (n > remaining())
-            throw ModelError(ModelErrorKind::Truncated, file_,
-                             std::string("reading ") + what + context_suffix() + " needs " +
-                                 std::to_string(n) + " bytes, " + std::to_string(remaining()) +
-                                 " remain",
-                             pos_);
-    }
-
-    template <typename T>
-    T pod(const char* what) {
-        need(sizeof(T), what);
-        T v;
-        std::memcpy(&v, bytes_.data() + pos_, sizeof v);
-        pos_ += sizeof v;
-        return v;
-    }
-
-    std::string string(const char* what) {
-        const uint64_t at = pos_;
-        const uint64_t length = pod<uint64_t>(what);
-        if (length > remaining()) {
-            pos_ = at;  // report the length field, which is what is absurd
-            throw ModelError(ModelErrorKind::Truncated, file_,
-                             std::string("reading ") + what + context_suffix() + ": length " +
-                                 std::to_string(length) + " exceeds the " +
-                                 std::to_string(remaining() - 8) + " bytes that remain",
-                             at);
-        }
-        std::string s(reinterpret_cast<const char*>(bytes_.data() + pos_), size_t(length));
-        pos_ += length;
-        return s;
-    }
-
-    // A count of records of at least `min_bytes` each must fit in what remains of the file;
-    // checked before anything is reserved for them.
-    uint64_t count(const char* what, uint64_t min_bytes) {
-        const uint64_t at = pos_;
-        const uint64_t n = pod<uint64_t>(what);
-        if (n > remaining() / min_bytes)
-            throw ModelError(ModelErrorKind::Truncated, file_,
-                             std::string(what) + context_suffix() + " is " + std::to_string(n) +
-                                 " but only " + std::to_string(remaining()) +
-                                 " bytes remain (at least " + std::to_string(min_bytes) +
-                                 " per element)",
-                             at);
-        return n;
-    }
-
-private:
-    std::string context_suffix() const { return context_.empty() ? "" : " of " + context_; }
-
-    std::span<const uint8_t> bytes_;
-    const std::string& file_;
-    uint64_t pos_ = 0;
-    std::string context_;
-};
-
-uint64_t min_value_bytes(GgufValueType type) {
-    switch (type) {
-        case GgufValueType::UInt8:
-        case GgufValueType::Int8:
-        case GgufValueType::Bool: return 1;
-        case GgufValueType::UInt16:
-        case GgufValueType::Int16: return 2;
-        case GgufValueType::UInt32:
-        case GgufValueType::Int32:
-        case GgufValueType::Float32: return 4;
-        case GgufValueType::UInt64:
-        case GgufValueType::Int64:
-        case GgufValueType::Float64:
-        case GgufValueType::String: return 8;        // a string's length field
-        case GgufValueType::Array: return 4 + 8;     // element type + count
-    }
-    return 1;
-}
-
-bool known_value_type(uint32_t t) { return t <= uint32_t(GgufValueType::Float64); }
-
-GgufValue read_value(Cursor& in, uint32_t type, int depth) {
-    switch (GgufValueType(type)) {
-        case GgufValueType::UInt8: return in.pod<uint8_t>("uint8 value");
-        case GgufValueType::Int8: return in.pod<int8_t>("int8 value");
-        case GgufValueType::UInt16: return in.pod<uint16_t>("uint16 value");
-        case GgufValueType::Int16: return in.pod<int16_t>("int16 value");
-        case GgufValueType::UInt32: return in.pod<uint32_t>("uint32 value");
-        case GgufValueType::Int32: return in.pod<int32_t>("int32 value");
-        case GgufValueType::Float32: return in.pod<float>("float32 value");
-        case GgufValueType::UInt64: return in.pod<uint64_t>("uint64 value");
-        case GgufValueType::Int64: return in.pod<int64_t>("int64 value");
-        case GgufValueType::Float64: return in.pod<double>("float64 value");
-        case GgufValueType::String: return in.string("string value");
-        case GgufValueType::Bool: {
-            const uint64_t at = in.pos();
-            const uint8_t b = in.pod<uint8_t>("bool value");
-            if (b > 1)
-                throw ModelError(ModelErrorKind::BadMetadata, in.file(),
-                                 "bool value " + std::to_string(b) + " is neither 0 nor 1", at);
-            return b == 1;
-        }
-        case GgufValueType::Array: {
-            if (depth >= kMaxArrayNesting)
-                throw ModelError(ModelErrorKind::BadMetadata, in.file(),
-                                 "arrays nested more than " + std::to_string(kMaxArrayNesting) +
-                                     " deep",
-                                 in.pos());
-            GgufArray array;
-            const uint64_t type_at = in.pos();
-            array.element_type = in.pod<uint32_t>("array element type");
-            if (!known_value_type(array.element_type))
-                throw ModelError(ModelErrorKind::BadMetadata, in.file(),
-                                 "unknown array element type " +
-                                     std::to_string(array.element_type),
-                                 type_at);
-            const uint64_t n =
-                in.count("array length", min_value_bytes(GgufValueType(array.element_type)));
-            array.values.reserve(size_t(n));
-            for (uint64_t i = 0; i < n; ++i)
-                array.values.push_back(read_value(in, array.element_type, depth + 1));
-            return array;
-        }
-    }
-    throw ModelError(ModelErrorKind::BadMetadata, in.file(),
-                     "unknown metadata value type " + std::to_string(type), in.pos() - 4);
-}
+// A tensor's element count; its byte count (at most 4 bytes an element) must not wrap in 64
+// bits, or a vast tensor would pass the end-of-file check with a size of 0.
+constexpr uint64_t kMaxTensorElements = uint64_t(1) << 56;
 
 std::optional<uint64_t> as_unsigned(const GgufValue& v) {
     return std::visit(
@@ -204,7 +70,7 @@ uint64_t GgufTensorInfo::n_bytes() const {
 GgufFile::GgufFile(std::shared_ptr<const ByteSource> source) : source_(std::move(source)) {
     const std::span<const uint8_t> bytes = source_->bytes();
     const std::string& file = source_->name();
-    Cursor in(bytes, file);
+    GgufCursor in(bytes, file);
 
     const uint32_t magic = in.pod<uint32_t>("magic");
     if (magic != kMagic) {
@@ -238,12 +104,12 @@ GgufFile::GgufFile(std::shared_ptr<const ByteSource> source) : source_(std::move
         in.set_context("metadata '" + key + "'");
         const uint64_t type_at = in.pos();
         const uint32_t type = in.pod<uint32_t>("value type");
-        if (!known_value_type(type))
+        if (!gguf_known_value_type(type))
             throw ModelError(ModelErrorKind::BadMetadata, file,
                              "metadata '" + key + "' has unknown value type " +
                                  std::to_string(type),
                              type_at);
-        GgufValue value = read_value(in, type, 0);
+        GgufValue value = read_gguf_value(in, type, 0, source_);
         if (metadata_index_.count(key))
             throw ModelError(ModelErrorKind::BadMetadata, file,
                              "metadata key '" + key + "' appears twice", entry_at);
@@ -277,7 +143,7 @@ GgufFile::GgufFile(std::shared_ptr<const ByteSource> source) : source_(std::move
         for (uint32_t d = 0; d < n_dims; ++d) {
             const uint64_t ne_at = in.pos();
             const uint64_t ne = in.pod<uint64_t>("dimension");
-            if (ne == 0 || ne > (uint64_t(1) << 62) / elements)
+            if (ne == 0 || ne > kMaxTensorElements / elements)
                 throw ModelError(ModelErrorKind::BadMetadata, file,
                                  "dimension " + std::to_string(d) + " = " + std::to_string(ne) +
                                      " is zero or makes the tensor absurdly large",

@@ -2,15 +2,19 @@
 
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "core/model/dequantize.h"
+#include "core/model/extra_layers.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_vocabulary.h"
 #include "core/model/model_error.h"
+#include "core/model/model_shape.h"
 #include "core/model/weight_scan.h"
 
 namespace kvw {
@@ -22,13 +26,27 @@ int positive_int(const GgufFile& file, const char* key) {
     return int(v);
 }
 
-ModelConfig read_config(const GgufFile& file) {
+// RoPE's base and RMSNorm's epsilon: NaN, infinity, zero or a negative value would make every
+// logit NaN or constant, which the invariants (about the cache, not the maths) cannot see.
+float positive_finite(const GgufFile& file, const char* key, std::optional<float> fallback) {
+    const float v = fallback ? file.get_f32(key, *fallback) : file.get_f32(key);
+    if (!std::isfinite(v) || !(v > 0.0f))
+        file.bad_metadata(key, "must be a positive finite number, is " + std::to_string(v));
+    return v;
+}
+
+// Checked before anything else, so that another model family is reported as such.
+void require_llama(const GgufFile& file) {
     const std::string& arch = file.get_string("general.architecture");
     if (arch != "llama")
         file.bad_metadata("general.architecture",
                           "is \"" + arch + "\"; only the \"llama\" architecture is supported");
+}
+
+// `vocab_size` is the tokenizer's: GGUF llama files need not say it among the llama.* keys.
+ModelConfig read_config(const GgufFile& file, int vocab_size) {
     ModelConfig c;
-    c.architecture = arch;
+    c.architecture = "llama";
     if (const GgufValue* name = file.find("general.name"))
         if (const std::string* s = std::get_if<std::string>(name)) c.name = *s;
     c.n_layers = positive_int(file, "llama.block_count");
@@ -39,15 +57,23 @@ ModelConfig read_config(const GgufFile& file) {
                        : c.n_heads;
     c.n_ff = positive_int(file, "llama.feed_forward_length");
     c.max_context = positive_int(file, "llama.context_length");
-    c.rope_theta = file.get_f32("llama.rope.freq_base", 10000.0f);
-    c.rms_eps = file.get_f32("llama.attention.layer_norm_rms_epsilon");
+    c.rope_theta = positive_finite(file, "llama.rope.freq_base", 10000.0f);
+    c.rms_eps = positive_finite(file, "llama.attention.layer_norm_rms_epsilon", std::nullopt);
     c.rope_layout = RopeLayout::Interleaved;  // llama.cpp's converter permutes Q and K for it
+    c.vocab_size = vocab_size;
+    // Absurd sizes first: the consistency checks below would otherwise blame another key.
+    static constexpr ModelShapeKeys keys = {
+        "llama.block_count",          "llama.embedding_length",
+        "llama.attention.head_count", "llama.attention.head_count_kv",
+        "llama.embedding_length",     "llama.feed_forward_length",
+        "tokenizer.ggml.tokens",      "llama.context_length"};
+    c.head_dim = c.n_embd / c.n_heads;
+    if (const auto fault = find_shape_fault(c, keys)) file.bad_metadata(fault->key, fault->why);
 
     if (c.n_embd % c.n_heads != 0)
         file.bad_metadata("llama.attention.head_count",
                           std::to_string(c.n_heads) + " heads do not divide embedding_length " +
                               std::to_string(c.n_embd));
-    c.head_dim = c.n_embd / c.n_heads;
     if (c.head_dim % 2 != 0)
         file.bad_metadata("llama.attention.head_count",
                           "head dimension " + std::to_string(c.head_dim) +
@@ -62,8 +88,6 @@ ModelConfig read_config(const GgufFile& file) {
                           "is " + std::to_string(file.get_u32("llama.rope.dimension_count")) +
                               ", the head dimension is " + std::to_string(c.head_dim) +
                               " (partial RoPE is not supported)");
-    if (!(c.rms_eps > 0.0f))
-        file.bad_metadata("llama.attention.layer_norm_rms_epsilon", "must be positive");
     return c;
 }
 
@@ -175,10 +199,10 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
     const GgufFile file(std::move(source));
     auto model = std::make_shared<Model>();
     ModelConfig& c = model->config;
-    c = read_config(file);
-
+    require_llama(file);
     Vocabulary vocab = read_gguf_vocabulary(file);
-    c.vocab_size = vocab.size();
+    c = read_config(file, vocab.size());
+
     const uint32_t declared_vocab = file.get_u32("llama.vocab_size", uint32_t(c.vocab_size));
     if (declared_vocab != uint32_t(c.vocab_size))
         throw ModelError(ModelErrorKind::VocabMismatch, file.file_name(),
@@ -186,6 +210,14 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
                              ", tokenizer.ggml.tokens has " + std::to_string(c.vocab_size) +
                              " tokens",
                          file.metadata_offset("llama.vocab_size"));
+
+    std::vector<std::string> tensor_names;
+    for (const GgufTensorInfo& t : file.tensors()) tensor_names.push_back(t.name);
+    if (const auto extra = find_extra_layer(tensor_names, "blk.", c.n_layers))
+        throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
+                         "the file has layer " + std::to_string(extra->layer) +
+                             ", but llama.block_count is " + std::to_string(c.n_layers),
+                         file.find_tensor(extra->name)->info_offset, extra->name);
 
     WeightReader reader(file);
     ModelWeights& w = model->weights;

@@ -1,6 +1,9 @@
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -51,12 +54,40 @@ enum class GgufValueType : uint32_t {
 };
 
 // A metadata value. Arrays hold one element type each; nested arrays are allowed by the format.
-struct GgufArray;
+class GgufArray;
 using GgufValue = std::variant<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float,
                                bool, std::string, uint64_t, int64_t, double, GgufArray>;
-struct GgufArray {
-    uint32_t element_type = 0;  // gguf_metadata_value_type of the elements
-    std::vector<GgufValue> values;
+
+// A metadata array. One read from a file is a view of its bytes there, decoded element by
+// element when asked: files carry arrays the loader never reads (llama.cpp's
+// tokenizer.ggml.merges holds ~280,000 strings), and a decoded GgufValue costs ~40 bytes
+// however small the element, so a 64 MiB uint8 array would take 2.7 GB. One built in memory
+// (the synthetic writer, tests) holds its values.
+class GgufArray {
+public:
+    GgufArray() = default;
+    GgufArray(uint32_t element_type, std::vector<GgufValue> values);
+    // `count` elements encoded in `bytes` as GGUF stores them, validated by the reader;
+    // `owner` keeps the bytes alive.
+    static GgufArray view(uint32_t element_type, uint64_t count, std::span<const uint8_t> bytes,
+                          std::shared_ptr<const void> owner);
+
+    uint32_t element_type() const { return element_type_; }  // gguf_metadata_value_type
+    uint64_t size() const { return view_ ? count_ : values_.size(); }
+    bool empty() const { return size() == 0; }
+    // Calls `f` with every element in order; a view decodes one at a time.
+    void for_each(const std::function<void(const GgufValue&)>& f) const;
+    std::vector<GgufValue> values() const;  // every element, decoded
+    // The encoded elements of a view, for writing them back unchanged; nothing when built.
+    std::optional<std::span<const uint8_t>> encoded() const;
+
+private:
+    uint32_t element_type_ = 0;
+    std::vector<GgufValue> values_;  // built
+    bool view_ = false;
+    uint64_t count_ = 0;
+    std::span<const uint8_t> bytes_;
+    std::shared_ptr<const void> owner_;
 };
 
 // The file's type number of the alternative a value holds.

@@ -1,5 +1,8 @@
 #include "core/model/gguf_vocabulary.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/model/model_error.h"
 
 namespace kvw {
@@ -20,17 +23,14 @@ std::vector<T> typed_elements(const GgufFile& file, const char* key) {
     std::vector<T> out;
     if (!file.has(key)) return out;
     const GgufArray& array = file.get_array(key);
-    out.reserve(array.values.size());
-    for (const GgufValue& v : array.values) {
-        const T* x = std::get_if<T>(&v);
-        if (!x)
-            file.bad_metadata(key, "elements are " +
-                                       std::string(gguf_value_type_name(gguf_value_type(v))) +
-                                       ", expected " +
-                                       std::string(gguf_value_type_name(
-                                           gguf_value_type(GgufValue(std::in_place_type<T>)))));
-        out.push_back(*x);
-    }
+    const GgufValueType expected = gguf_value_type(GgufValue(std::in_place_type<T>));
+    if (array.element_type() != uint32_t(expected))
+        file.bad_metadata(key, "elements are " +
+                                   std::string(gguf_value_type_name(
+                                       GgufValueType(array.element_type()))) +
+                                   ", expected " + std::string(gguf_value_type_name(expected)));
+    out.reserve(size_t(array.size()));
+    array.for_each([&](const GgufValue& v) { out.push_back(std::get<T>(v)); });
     return out;
 }
 
@@ -65,6 +65,14 @@ Vocabulary read_gguf_vocabulary(const GgufFile& file) {
     if (vocab.scores.size() != n)
         bad_tokenizer(file, std::string(kScores) + " has " + std::to_string(vocab.scores.size()) +
                                 " entries for " + std::to_string(n) + " tokens");
+    // The merge picks the highest score; a NaN compares false both ways and an infinity ties
+    // with itself, so either silently changes how text is split.
+    const auto non_finite = std::find_if(vocab.scores.begin(), vocab.scores.end(),
+                                         [](float s) { return !std::isfinite(s); });
+    if (non_finite != vocab.scores.end())
+        bad_tokenizer(file, std::string(kScores) + "[" +
+                                std::to_string(non_finite - vocab.scores.begin()) + "] is " +
+                                std::to_string(*non_finite) + ", not a finite number");
 
     const std::vector<int32_t> types = typed_elements<int32_t>(file, kTypes);
     if (!types.empty() && types.size() != n)

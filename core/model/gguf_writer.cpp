@@ -25,7 +25,7 @@ public:
     void pad_to(uint64_t alignment) {
         while (out_.size() % alignment != 0) out_.push_back(0);
     }
-    void raw(const std::vector<uint8_t>& bytes) {
+    void raw(std::span<const uint8_t> bytes) {
         out_.insert(out_.end(), bytes.begin(), bytes.end());
     }
     void reserve_total(size_t bytes) { out_.reserve(bytes); }
@@ -44,16 +44,20 @@ void write_value(ByteSink& sink, const GgufValue& value) {
             if constexpr (std::is_same_v<T, std::string>) {
                 sink.string(v);
             } else if constexpr (std::is_same_v<T, GgufArray>) {
-                sink.pod(v.element_type);
-                sink.pod(uint64_t(v.values.size()));
-                for (const GgufValue& element : v.values) {
-                    if (uint32_t(gguf_value_type(element)) != v.element_type)
+                sink.pod(v.element_type());
+                sink.pod(v.size());
+                if (const auto encoded = v.encoded()) {  // a view of a file: already encoded
+                    sink.raw(*encoded);
+                    return;
+                }
+                v.for_each([&](const GgufValue& element) {
+                    if (uint32_t(gguf_value_type(element)) != v.element_type())
                         throw std::invalid_argument(
                             "GgufWriter: array element of type " +
                             std::string(gguf_value_type_name(gguf_value_type(element))) +
-                            " in an array declared as type " + std::to_string(v.element_type));
+                            " in an array declared as type " + std::to_string(v.element_type()));
                     write_value(sink, element);
-                }
+                });
             } else if constexpr (std::is_same_v<T, bool>) {
                 sink.pod(uint8_t(v ? 1 : 0));
             } else {

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "core/model/extra_layers.h"
 #include "core/model/hf_config.h"
 #include "core/model/hf_tokenizer_json.h"
 #include "core/model/model_error.h"
+#include "core/model/model_json.h"
 #include "core/model/safetensors_file.h"
 #include "core/model/weight_scan.h"
 
@@ -60,20 +62,20 @@ public:
                              name);
         return {&file, t};
     }
-    bool has(const std::string& name) const { return where_.count(name) != 0; }
+    // Every listed tensor name, in name order.
+    std::vector<std::string> names() const {
+        std::vector<std::string> out;
+        for (const auto& [name, path] : where_) out.push_back(name);
+        return out;
+    }
 
 private:
     void read_index(const fs::path& folder, const std::string& index_path) {
         const auto source = map_file(index_path);
         const auto bytes = source->bytes();
-        json index;
-        try {
-            index = json::parse(bytes.begin(), bytes.end());
-        } catch (const json::parse_error& e) {
-            throw ModelError(ModelErrorKind::BadMetadata, index_path,
-                             std::string("not valid JSON: ") + e.what(),
-                             uint64_t(e.byte > 0 ? e.byte - 1 : 0));
-        }
+        const json index = parse_model_json(
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+            index_path, ModelErrorKind::BadMetadata);
         if (!index.is_object() || !index.contains("weight_map") ||
             !index["weight_map"].is_object())
             throw ModelError(ModelErrorKind::MissingMetadata, index_path, "no \"weight_map\"");
@@ -173,6 +175,17 @@ void check_vocab(int config_vocab, int tokenizer_size, const WeightTensor& embd,
                          std::nullopt, embd.name);
 }
 
+// Layers beyond num_hidden_layers are a ShapeMismatch naming a tensor of the deepest one.
+void check_no_extra_layers(const TensorSource& source, int n_layers,
+                           const std::string& config_file) {
+    const auto extra = find_extra_layer(source.names(), "model.layers.", n_layers);
+    if (!extra) return;
+    throw ModelError(ModelErrorKind::ShapeMismatch, source.get(extra->name).first->path(),
+                     "the checkpoint has layer " + std::to_string(extra->layer) + ", but " +
+                         config_file + " says num_hidden_layers is " + std::to_string(n_layers),
+                     std::nullopt, extra->name);
+}
+
 }  // namespace
 
 std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
@@ -182,6 +195,7 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
     Vocabulary vocab = load_hf_tokenizer(folder.string());
 
     const TensorSource source(folder);
+    check_no_extra_layers(source, c.n_layers, (folder / "config.json").string());
     WeightReader reader(source);
     auto model = std::make_shared<Model>();
     model->config = c;
@@ -193,10 +207,10 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
     check_vocab(c.vocab_size, vocab.size(), w.token_embd, folder,
                 source.get("model.embed_tokens.weight").first->path());
     w.output_norm = reader.read("model.norm.weight", 0, c.n_embd);
-    // HF ignores a saved lm_head when the embeddings are tied.
-    w.output = !hf.tie_word_embeddings && source.has("lm_head.weight")
-                   ? reader.read("lm_head.weight", c.vocab_size, c.n_embd)
-                   : w.token_embd;
+    // HF ignores a saved lm_head when the embeddings are tied; untied, it must be there
+    // (reading it throws MissingTensor), or the model would silently run another head.
+    w.output = hf.tie_word_embeddings ? w.token_embd
+                                      : reader.read("lm_head.weight", c.vocab_size, c.n_embd);
 
     w.layers.resize(size_t(c.n_layers));
     for (int i = 0; i < c.n_layers; ++i) {

@@ -1,13 +1,16 @@
 #include "core/model/hf_tokenizer_json.h"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
+#include "core/json/json_fields.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
+#include "core/model/model_json.h"
 
 namespace kvw {
 namespace {
@@ -20,14 +23,8 @@ constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";  // U+2581 "▁"
     throw ModelError(ModelErrorKind::BadTokenizer, file, detail);
 }
 
-json parse_json(std::string_view text, const std::string& file) {
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw ModelError(ModelErrorKind::BadTokenizer, file,
-                         std::string("not valid JSON: ") + e.what(),
-                         uint64_t(e.byte > 0 ? e.byte - 1 : 0));
-    }
+std::string element_path(const std::string& array_path, size_t index) {
+    return array_path + "[" + std::to_string(index) + "]";
 }
 
 bool is_byte_piece(const std::string& piece) {
@@ -37,15 +34,16 @@ bool is_byte_piece(const std::string& piece) {
 }
 
 // Places `piece` at `id`, refusing two different pieces for one id.
-void place(std::vector<std::optional<std::string>>& by_id, int64_t id, const std::string& piece,
+// Pieces by id are kept sparse until every id is known: a vector indexed by id would let one
+// entry with id 16,000,000 allocate 16 million slots from a file of a few bytes.
+void place(std::map<int64_t, std::string>& by_id, int64_t id, const std::string& piece,
            const std::string& file) {
     if (id < 0 || id > (int64_t(1) << 24))
         bad(file, "id " + std::to_string(id) + " of '" + piece + "' is out of range");
-    if (size_t(id) >= by_id.size()) by_id.resize(size_t(id) + 1);
-    if (by_id[id] && *by_id[id] != piece)
-        bad(file, "id " + std::to_string(id) + " is both '" + *by_id[id] + "' and '" + piece +
+    const auto [it, inserted] = by_id.emplace(id, piece);
+    if (!inserted && it->second != piece)
+        bad(file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece +
                       "'");
-    by_id[id] = piece;
 }
 
 std::pair<std::string, std::string> merge_pair(const json& merge, const std::string& file) {
@@ -63,73 +61,80 @@ std::pair<std::string, std::string> merge_pair(const json& merge, const std::str
     bad(file, "merge " + merge.dump() + " is neither \"a b\" nor [\"a\", \"b\"]");
 }
 
-bool prepends_space_marker(const json& step) {
-    if (!step.is_object()) return false;
-    const std::string type = step.value("type", std::string());
+// Whether a normalizer or pre-tokenizer (`path` names it in errors) puts "▁" before the text.
+// The recursion into Sequences is bounded by the JSON depth bound.
+bool prepends_space_marker(const json& value, const std::string& path) {
+    const JsonFields step(value, path);
+    const std::string type = step.get_or<std::string>("type", "");
     if (type == "Sequence") {
-        for (const char* key : {"normalizers", "pretokenizers"})
-            if (step.contains(key) && step[key].is_array())
-                for (const json& inner : step[key])
-                    if (prepends_space_marker(inner)) return true;
+        for (const char* key : {"normalizers", "pretokenizers"}) {
+            if (!step.has(key)) continue;
+            const json& inner = step.array(key);
+            for (size_t i = 0; i < inner.size(); ++i)
+                if (prepends_space_marker(inner[i], element_path(step.path_of(key), i)))
+                    return true;
+        }
         return false;
     }
-    if (type == "Prepend") return step.value("prepend", std::string()) == kSpaceMarker;
+    if (type == "Prepend") return step.get_or<std::string>("prepend", "") == kSpaceMarker;
     if (type == "Metaspace") {
-        if (step.contains("prepend_scheme") && step["prepend_scheme"].is_string())
-            return step["prepend_scheme"].get<std::string>() != "never";
-        return step.value("add_prefix_space", true);  // tokenizers < 0.14
+        if (const auto scheme = step.get_optional<std::string>("prepend_scheme"))
+            return *scheme != "never";
+        return step.get_or<bool>("add_prefix_space", true);  // tokenizers < 0.14
     }
     return false;
 }
 
 // A special token in tokenizer_config.json is a string or {"content": ...}.
-std::optional<std::string> config_token(const json& config, const char* key) {
-    if (!config.contains(key)) return std::nullopt;
-    const json& v = config[key];
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_object() && v.contains("content") && v["content"].is_string())
-        return v["content"].get<std::string>();
-    return std::nullopt;
+std::optional<std::string> config_token(const JsonFields& config, const char* key) {
+    const json* v = config.find(key);
+    if (!v) return std::nullopt;
+    if (v->is_object()) return JsonFields(*v, key).get<std::string>("content");
+    return json_as<std::string>(*v, key);
 }
 
 // Whether the post-processor's single-sequence template starts with the BOS piece.
-std::optional<bool> template_adds(const json& tok, const std::string& bos_piece) {
-    if (!tok.contains("post_processor") || !tok["post_processor"].is_object()) return std::nullopt;
-    const json& post = tok["post_processor"];
-    if (post.value("type", std::string()) != "TemplateProcessing" || !post.contains("single"))
+std::optional<bool> template_adds(const JsonFields& tok, const std::string& bos_piece) {
+    if (!tok.has("post_processor")) return std::nullopt;
+    const JsonFields post = tok.object("post_processor");
+    if (post.get_or<std::string>("type", "") != "TemplateProcessing" || !post.has("single"))
         return std::nullopt;
-    for (const json& part : post["single"])
-        if (part.contains("SpecialToken") && part["SpecialToken"].value("id", "") == bos_piece)
+    const json& single = post.array("single");
+    for (size_t i = 0; i < single.size(); ++i) {
+        const JsonFields part(single[i], element_path(post.path_of("single"), i));
+        if (part.has("SpecialToken") &&
+            part.object("SpecialToken").get_or<std::string>("id", "") == bos_piece)
             return true;
+    }
     return false;
 }
 
-std::string read_text(const std::string& path) {
-    const auto source = map_file(path);
-    const auto bytes = source->bytes();
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+// What tokenizer_config.json says; each field absent when it does not say it.
+struct SpecialTokens {
+    std::optional<std::string> bos, eos;
+    std::optional<bool> add_bos;
+};
+
+SpecialTokens read_special_tokens(const JsonFields& config) {
+    return {config_token(config, "bos_token"), config_token(config, "eos_token"),
+            config.get_optional<bool>("add_bos_token")};
 }
 
-}  // namespace
-
-Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::string& file,
-                                   std::string_view tokenizer_config_json,
-                                   const std::string& config_file) {
-    const json tok = parse_json(tokenizer_json, file);
-    if (!tok.is_object() || !tok.contains("model") || !tok["model"].is_object())
-        bad(file, "no \"model\" object");
-    const json& model = tok["model"];
-    const std::string type = model.value("type", std::string("BPE"));
+// The vocabulary tokenizer.json (`tok`, from `file`) describes, with the special tokens of
+// tokenizer_config.json (`config_file`) where it names them.
+Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
+                          const SpecialTokens& special, const std::string& config_file) {
+    const JsonFields model = tok.object("model");
+    const std::string type = model.get_or<std::string>("type", "BPE");
     if (type != "BPE") bad(file, "model type " + type + " is not supported (only BPE)");
-    if (!model.contains("vocab") || !model["vocab"].is_object())
-        bad(file, "model.vocab is not a {piece: id} object");
+    const JsonFields pieces = model.object("vocab");
 
-    std::vector<std::optional<std::string>> by_id;
+    std::map<int64_t, std::string> by_id;
     std::unordered_map<std::string, int32_t> id_of;
-    for (const auto& [piece, id] : model["vocab"].items()) {
-        if (!id.is_number_integer()) bad(file, "id of '" + piece + "' is not an integer");
-        place(by_id, id.get<int64_t>(), piece, file);
-        id_of[piece] = id.get<int32_t>();
+    for (const auto& [piece, id] : model.at("vocab").items()) {
+        const int64_t value = json_as<int64_t>(id, pieces.path_of(piece));
+        place(by_id, value, piece, file);
+        id_of[piece] = int32_t(value);
     }
 
     struct Added {
@@ -137,16 +142,15 @@ Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::s
         bool special;
     };
     std::unordered_map<std::string, Added> added;
-    if (tok.contains("added_tokens") && tok["added_tokens"].is_array()) {
-        for (const json& a : tok["added_tokens"]) {
-            if (!a.is_object() || !a.contains("id") || !a["id"].is_number_integer() ||
-                !a.contains("content") || !a["content"].is_string())
-                bad(file, "added token " + a.dump() + " lacks id or content");
-            const std::string content = a["content"].get<std::string>();
-            const int64_t id = a["id"].get<int64_t>();
+    if (tok.has("added_tokens")) {
+        const json& list = tok.array("added_tokens");
+        for (size_t i = 0; i < list.size(); ++i) {
+            const JsonFields a(list[i], element_path("added_tokens", i));
+            const std::string content = a.get<std::string>("content");
+            const int64_t id = a.get<int64_t>("id");
             place(by_id, id, content, file);
             id_of[content] = int32_t(id);
-            added[content] = Added{int32_t(id), a.value("special", false)};
+            added[content] = Added{int32_t(id), a.get_or<bool>("special", false)};
         }
     }
 
@@ -154,17 +158,17 @@ Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::s
     const int n = int(by_id.size());
     if (n == 0) bad(file, "empty vocabulary");
     vocab.pieces.reserve(n);
-    for (int id = 0; id < n; ++id) {
-        if (!by_id[id]) bad(file, "no piece has id " + std::to_string(id));
-        vocab.pieces.push_back(*by_id[id]);
+    for (const auto& [id, piece] : by_id) {  // in id order: the first gap is the first missing id
+        if (id != int64_t(vocab.pieces.size()))
+            bad(file, "no piece has id " + std::to_string(vocab.pieces.size()));
+        vocab.pieces.push_back(piece);
     }
 
     // The lowest merge rank that produces each piece.
     std::vector<int64_t> rank(n, -1);
     int64_t n_merges = 0;
-    if (model.contains("merges")) {
-        if (!model["merges"].is_array()) bad(file, "model.merges is not an array");
-        for (const json& m : model["merges"]) {
+    if (model.has("merges")) {
+        for (const json& m : model.array("merges")) {
             const auto [left, right] = merge_pair(m, file);
             if (!id_of.count(left) || !id_of.count(right))
                 bad(file, "merge of '" + left + "' and '" + right + "' uses a piece not in vocab");
@@ -177,11 +181,8 @@ Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::s
         }
     }
 
-    const bool byte_fallback = model.value("byte_fallback", false);
-    const std::string unk_piece =
-        model.contains("unk_token") && model["unk_token"].is_string()
-            ? model["unk_token"].get<std::string>()
-            : std::string();
+    const bool byte_fallback = model.get_or<bool>("byte_fallback", false);
+    const std::string unk_piece = model.get_or<std::string>("unk_token", "");
     vocab.scores.resize(n);
     vocab.types.resize(n);
     for (int id = 0; id < n; ++id) {
@@ -204,25 +205,51 @@ Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::s
         vocab.unk_id = id_of[unk_piece];
     }
 
-    vocab.add_space_prefix = (tok.contains("normalizer") && prepends_space_marker(tok["normalizer"])) ||
-                             (tok.contains("pre_tokenizer") &&
-                              prepends_space_marker(tok["pre_tokenizer"]));
+    vocab.add_space_prefix =
+        (tok.has("normalizer") && prepends_space_marker(tok.at("normalizer"), "normalizer")) ||
+        (tok.has("pre_tokenizer") &&
+         prepends_space_marker(tok.at("pre_tokenizer"), "pre_tokenizer"));
 
-    json config = json::object();
-    if (!tokenizer_config_json.empty()) config = parse_json(tokenizer_config_json, config_file);
-    const std::string bos = config_token(config, "bos_token").value_or("<s>");
-    const std::string eos = config_token(config, "eos_token").value_or("</s>");
-    const std::string& bos_source = config.contains("bos_token") ? config_file : file;
-    const std::string& eos_source = config.contains("eos_token") ? config_file : file;
-    if (!id_of.count(bos)) bad(bos_source, "BOS token '" + bos + "' is not in the vocabulary");
-    if (!id_of.count(eos)) bad(eos_source, "EOS token '" + eos + "' is not in the vocabulary");
+    const std::string bos = special.bos.value_or("<s>");
+    const std::string eos = special.eos.value_or("</s>");
+    if (!id_of.count(bos))
+        bad(special.bos ? config_file : file, "BOS token '" + bos + "' is not in the vocabulary");
+    if (!id_of.count(eos))
+        bad(special.eos ? config_file : file, "EOS token '" + eos + "' is not in the vocabulary");
     vocab.bos_id = id_of[bos];
     vocab.eos_id = id_of[eos];
-    if (config.contains("add_bos_token") && config["add_bos_token"].is_boolean())
-        vocab.add_bos = config["add_bos_token"].get<bool>();
-    else
-        vocab.add_bos = template_adds(tok, bos).value_or(true);  // Llama's default
+    vocab.add_bos = special.add_bos ? *special.add_bos
+                                    : template_adds(tok, bos).value_or(true);  // Llama's default
     return vocab;
+}
+
+std::string read_text(const std::string& path) {
+    const auto source = map_file(path);
+    const auto bytes = source->bytes();
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::string& file,
+                                   std::string_view tokenizer_config_json,
+                                   const std::string& config_file) {
+    const json tok = parse_model_json(tokenizer_json, file, ModelErrorKind::BadTokenizer);
+    SpecialTokens special;
+    if (!tokenizer_config_json.empty()) {
+        const json config =
+            parse_model_json(tokenizer_config_json, config_file, ModelErrorKind::BadTokenizer);
+        try {
+            special = read_special_tokens(JsonFields(config));
+        } catch (const JsonError& e) {
+            throw model_error_from(e, config_file, ModelErrorKind::BadTokenizer);
+        }
+    }
+    try {
+        return read_tokenizer(JsonFields(tok), file, special, config_file);
+    } catch (const JsonError& e) {
+        throw model_error_from(e, file, ModelErrorKind::BadTokenizer);
+    }
 }
 
 Vocabulary load_hf_tokenizer(const std::string& folder) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/model_error.h"
+#include "core/model/model_json.h"
 
 namespace kvw {
 namespace {
@@ -109,15 +110,10 @@ SafetensorsFile::SafetensorsFile(std::shared_ptr<const ByteSource> source)
                          kLengthBytes);
     const uint64_t data_start = kLengthBytes + header_len;
 
-    json header;
-    try {
-        header = json::parse(bytes.begin() + kLengthBytes, bytes.begin() + data_start);
-    } catch (const json::parse_error& e) {
-        // e.byte counts from 1 within the header text
-        throw ModelError(ModelErrorKind::BadMetadata, file,
-                         std::string("header is not valid JSON: ") + e.what(),
-                         kLengthBytes + (e.byte > 0 ? e.byte - 1 : 0));
-    }
+    const json header = parse_model_json(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()) + kLengthBytes,
+                         size_t(header_len)),
+        file, ModelErrorKind::BadMetadata, kLengthBytes);
     if (!header.is_object())
         throw ModelError(ModelErrorKind::BadMetadata, file, "header is not a JSON object",
                          kLengthBytes);

@@ -101,10 +101,10 @@ uint32_t llama_file_type(GgufType weight_type) {
 
 template <typename T>
 GgufArray array_of(GgufValueType type, const std::vector<T>& values) {
-    GgufArray array{uint32_t(type), {}};
-    array.values.reserve(values.size());
-    for (const T& v : values) array.values.emplace_back(v);
-    return array;
+    std::vector<GgufValue> elements;
+    elements.reserve(values.size());
+    for (const T& v : values) elements.emplace_back(v);
+    return GgufArray(uint32_t(type), std::move(elements));
 }
 
 void add_vocabulary(GgufWriter& w, const Vocabulary& v) {

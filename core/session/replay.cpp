@@ -1,5 +1,7 @@
 #include "core/session/replay.h"
 
+#include "core/json/json_fields.h"
+
 #include "core/session/session.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
@@ -10,21 +12,24 @@ namespace {
 
 class Replayer {
 public:
-    Replayer(Session& session, ReplayReport& report) : session_(session), report_(report) {}
+    Replayer(Session& session, ReplayReport& report, const std::string& file)
+        : session_(session), report_(report), file_(file) {}
 
-    void run(const nlohmann::json& e, size_t line) {
+    // Every key is read through JsonFields; its faults become TraceErrors in replay_trace().
+    void run(const nlohmann::json& event, size_t line) {
         line_ = line;
-        event_ = e.value("event", "");
+        const JsonFields e(event);
+        event_ = e.get<std::string>("event");
         if (event_ == "start") {
-            session_.start(e.at("prompt").get<std::string>());
+            session_.start(e.get<std::string>("prompt"));
         } else if (event_ == "inject") {
             bool rejected = false;
             try {
-                session_.inject(actions_from_event(e, line));
+                session_.inject(actions_from_event(event, line, file_));
             } catch (const ActionsRejected&) {
                 rejected = true;
             }
-            compare("rejected", e.value("rejected", false) ? "true" : "false",
+            compare("rejected", e.get_or<bool>("rejected", false) ? "true" : "false",
                     rejected ? "true" : "false");
         } else if (event_ == "clear_injected") {
             session_.clear_injected();
@@ -33,27 +38,27 @@ public:
             const nlohmann::json& token = session_.trace().events().back().at("token");
             compare("token", e.at("token").dump(), token.dump());
         } else if (event_ == "apply_now") {
-            session_.apply_now(actions_from_event(e, line));
+            session_.apply_now(actions_from_event(event, line, file_));
         } else if (event_ == "rebuild") {
             session_.rebuild();
         } else if (event_ == "drift") {
             compare("first_diverging_layer", e.at("first_diverging_layer").dump(),
                     std::to_string(session_.measure_drift().first_diverging_layer));
         } else if (event_ == "set_proposer") {
-            session_.set_proposer(e.at("name").get<std::string>());
+            session_.set_proposer(e.get<std::string>("name"));
         } else if (event_ == "set_rope_policy") {
-            const auto policy = parse_rope_policy(e.at("name").get<std::string>());
-            if (!policy) throw TraceError("unknown rope policy", line);
+            const auto policy = parse_rope_policy(e.get<std::string>("name"));
+            if (!policy) throw TraceError("unknown rope policy", line, file_);
             session_.set_rope_policy(*policy);
         } else if (event_ == "set_guard") {
-            session_.set_guard(e.at("on").get<bool>());
+            session_.set_guard(e.get<bool>("on"));
         } else if (event_ == "desync") {
-            session_.debug_desync_row(e.at("layer").get<int>(), e.at("row").get<int>());
+            session_.debug_desync_row(e.get<int>("layer"), e.get<int>("row"));
         } else {
-            throw TraceError("unknown event \"" + event_ + "\"", line);
+            throw TraceError("unknown event \"" + event_ + "\"", line, file_);
         }
-        if (e.contains("state_hash"))
-            compare("state_hash", e.at("state_hash").get<std::string>(),
+        if (e.has("state_hash"))
+            compare("state_hash", e.get<std::string>("state_hash"),
                     hash_hex(session_.state_hash()));
     }
 
@@ -66,6 +71,7 @@ private:
 
     Session& session_;
     ReplayReport& report_;
+    const std::string& file_;
     size_t line_ = 0;
     std::string event_;
 };
@@ -74,17 +80,17 @@ private:
 
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model) {
     const auto& events = trace.events();
-    if (events.empty()) throw TraceError("empty trace");
-    SessionOptions options = options_from_header(events.front());
+    if (events.empty()) throw TraceError("empty trace", 0, trace.source());
+    SessionOptions options = options_from_header(events.front(), trace.source());
     if (model) options.model = *model;
     Session session(options);
     ReplayReport report;
-    Replayer replayer(session, report);
+    Replayer replayer(session, report, trace.source());
     for (size_t i = 1; i < events.size(); ++i) {
         try {
-            replayer.run(events[i], i + 1);
-        } catch (const nlohmann::json::exception& e) {
-            throw TraceError(e.what(), i + 1);
+            replayer.run(events[i], trace.line_of(i));
+        } catch (const JsonError& e) {
+            throw TraceError(e.what(), trace.line_of(i), trace.source());
         }
         ++report.events;
     }

@@ -4,11 +4,25 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/json/bounded_parse.h"
+#include "core/json/json_error.h"
+
 namespace kvw {
 
-TraceError::TraceError(const std::string& message, size_t line)
-    : std::runtime_error(line ? "trace line " + std::to_string(line) + ": " + message : message),
-      line_(line) {}
+namespace {
+
+std::string compose_message(const std::string& message, size_t line, const std::string& file) {
+    const std::string where = file.empty() ? "trace" : file;
+    if (line) return where + " line " + std::to_string(line) + ": " + message;
+    return file.empty() ? message : file + ": " + message;
+}
+
+}  // namespace
+
+TraceError::TraceError(const std::string& message, size_t line, std::string file)
+    : std::runtime_error(compose_message(message, line, file)),
+      line_(line),
+      file_(std::move(file)) {}
 
 std::string hash_hex(uint64_t hash) {
     char text[17];
@@ -28,29 +42,39 @@ void Trace::write(const std::filesystem::path& path) const {
     if (!file.flush()) throw TraceError("cannot write " + path.string());
 }
 
-Trace Trace::parse(std::string_view ndjson) {
+Trace Trace::parse(std::string_view ndjson, std::string source) {
     Trace trace;
+    trace.source_ = std::move(source);
     size_t line_no = 0;
     std::istringstream in{std::string(ndjson)};
     for (std::string line; std::getline(in, line);) {
         ++line_no;
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
-        if (event.is_discarded()) throw TraceError("not valid JSON", line_no);
-        if (!event.is_object()) throw TraceError("not a JSON object", line_no);
+        nlohmann::json event;
+        try {
+            event = parse_json_bounded(line);
+        } catch (const JsonError& e) {
+            std::string what = e.kind() == JsonFaultKind::Syntax ? "not valid JSON: " : "";
+            if (!e.key().empty()) what += "\"" + e.key() + "\" ";
+            what += e.detail();
+            if (e.offset()) what += " (column " + std::to_string(*e.offset() + 1) + ")";
+            throw TraceError(what, line_no, trace.source_);
+        }
+        if (!event.is_object()) throw TraceError("not a JSON object", line_no, trace.source_);
         trace.add(std::move(event));
+        trace.lines_.push_back(line_no);
     }
     if (trace.events_.empty() || !trace.events_.front().contains("kvw_trace"))
-        throw TraceError("the first line is not a kvw trace header", 1);
+        throw TraceError("the first line is not a kvw trace header", 1, trace.source_);
     return trace;
 }
 
 Trace Trace::read(const std::filesystem::path& path) {
     std::ifstream file(path, std::ios::binary);
-    if (!file) throw TraceError("cannot open " + path.string());
+    if (!file) throw TraceError("cannot open the file", 0, path.string());
     std::ostringstream text;
     text << file.rdbuf();
-    return parse(text.str());
+    return parse(text.str(), path.string());
 }
 
 }  // namespace kvw

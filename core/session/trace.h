@@ -10,14 +10,17 @@
 
 namespace kvw {
 
-// A trace that cannot be read or written; line is 1-based (0: not about a line).
+// A trace that cannot be read or written; line is 1-based (0: not about a line), file is the
+// trace's path (empty for a trace parsed from memory).
 class TraceError : public std::runtime_error {
 public:
-    TraceError(const std::string& message, size_t line = 0);
+    TraceError(const std::string& message, size_t line = 0, std::string file = {});
     size_t line() const { return line_; }
+    const std::string& file() const { return file_; }
 
 private:
     size_t line_;
+    std::string file_;
 };
 
 // What a Session did, one JSON object per line (NDJSON): a header with the options, then one
@@ -28,15 +31,26 @@ class Trace {
 public:
     void add(nlohmann::json event) { events_.push_back(std::move(event)); }
     const std::vector<nlohmann::json>& events() const { return events_; }
-    void clear() { events_.clear(); }
+    void clear() {
+        events_.clear();
+        lines_.clear();
+    }
+    // Where events()[index] stood in the text it was parsed from (blank lines are skipped), so
+    // errors found later name the right line; index + 1 for a trace recorded in memory.
+    size_t line_of(size_t index) const { return index < lines_.size() ? lines_[index] : index + 1; }
+    const std::string& source() const { return source_; }  // the file read; empty otherwise
 
     std::string to_ndjson() const;
     void write(const std::filesystem::path& path) const;
-    static Trace parse(std::string_view ndjson);
+    // Every line is parsed with the shared JSON depth bound (core/json/bounded_parse.h).
+    // Throws TraceError naming `source` and the line.
+    static Trace parse(std::string_view ndjson, std::string source = {});
     static Trace read(const std::filesystem::path& path);
 
 private:
     std::vector<nlohmann::json> events_;
+    std::vector<size_t> lines_;
+    std::string source_;
 };
 
 // State hashes travel as 16 hex digits: JSON numbers are not safe beyond 2^53 for most readers.

@@ -1,5 +1,6 @@
 #include "core/session/trace_events.h"
 
+#include "core/json/json_fields.h"
 #include "core/state/action_json.h"
 
 namespace kvw {
@@ -25,32 +26,33 @@ nlohmann::json trace_header(const SessionOptions& o) {
               {"max", o.brightness.max}}}};
 }
 
-SessionOptions options_from_header(const nlohmann::json& h) {
+SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {
     SessionOptions o;
     try {
-        o.model = h.at("model").get<std::string>();
-        o.backend = h.at("backend").get<std::string>();
-        o.capacity = h.at("capacity").get<int>();
-        const auto policy = parse_rope_policy(h.at("rope_policy").get<std::string>());
-        if (!policy) throw TraceError("header: unknown rope_policy", 1);
+        const JsonFields h(header);
+        o.model = h.get<std::string>("model");
+        o.backend = h.get<std::string>("backend");
+        o.capacity = h.get<int>("capacity");
+        const auto policy = parse_rope_policy(h.get<std::string>("rope_policy"));
+        if (!policy) throw TraceError("header: unknown rope_policy", 1, file);
         o.rope_policy = *policy;
-        const auto layout = parse_cache_layout(h.at("layout").get<std::string>());
-        if (!layout) throw TraceError("header: unknown layout", 1);
+        const auto layout = parse_cache_layout(h.get<std::string>("layout"));
+        if (!layout) throw TraceError("header: unknown layout", 1, file);
         o.layout = *layout;
-        o.proposer = h.at("proposer").get<std::string>();
-        o.guard = h.at("guard").get<bool>();
-        const nlohmann::json& s = h.at("sampling");
-        o.sampling.temperature = s.at("temperature").get<float>();
-        o.sampling.top_k = s.at("top_k").get<int>();
-        o.sampling.top_p = s.at("top_p").get<float>();
-        o.sampling.seed = s.at("seed").get<uint64_t>();
-        const nlohmann::json& b = h.at("brightness");
-        o.brightness.decay = b.at("decay").get<float>();
-        o.brightness.boost = b.at("boost").get<float>();
-        o.brightness.initial = b.at("initial").get<float>();
-        o.brightness.max = b.at("max").get<float>();
-    } catch (const nlohmann::json::exception& e) {
-        throw TraceError(std::string("header: ") + e.what(), 1);
+        o.proposer = h.get<std::string>("proposer");
+        o.guard = h.get<bool>("guard");
+        const JsonFields s = h.object("sampling");
+        o.sampling.temperature = s.get<float>("temperature");
+        o.sampling.top_k = s.get<int>("top_k");
+        o.sampling.top_p = s.get<float>("top_p");
+        o.sampling.seed = s.get<uint64_t>("seed");
+        const JsonFields b = h.object("brightness");
+        o.brightness.decay = b.get<float>("decay");
+        o.brightness.boost = b.get<float>("boost");
+        o.brightness.initial = b.get<float>("initial");
+        o.brightness.max = b.get<float>("max");
+    } catch (const JsonError& e) {
+        throw TraceError(std::string("header: ") + e.what(), 1, file);
     }
     return o;
 }
@@ -72,12 +74,12 @@ nlohmann::json actions_json(const ActionList& actions) {
     return nlohmann::json::parse(to_json(actions));
 }
 
-ActionList actions_from_event(const nlohmann::json& event, size_t line) {
-    if (!event.contains("actions")) throw TraceError("event has no \"actions\"", line);
+ActionList actions_from_event(const nlohmann::json& event, size_t line, const std::string& file) {
+    if (!event.contains("actions")) throw TraceError("event has no \"actions\"", line, file);
     try {
         return parse_action_list(event.at("actions").dump());
     } catch (const ActionParseError& e) {
-        throw TraceError(e.what(), line);
+        throw TraceError(std::string("\"actions\": ") + e.what(), line, file);
     }
 }
 

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json/bounded_parse.h"
+#include "core/json/json_error.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -68,24 +71,21 @@ TextPosition position_of(std::string_view text, size_t offset) {
             int(offset - line_start) + 1};
 }
 
-// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
-// prefix, whose position is relative to the parsed piece rather than to the whole text.
-std::string syntax_detail(const json::parse_error& e) {
-    const std::string what = e.what();
-    const size_t column = what.find("column");
-    const size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
-    return colon == std::string::npos ? what : what.substr(colon + 2);
-}
-
+// One value of the text, parsed with the shared depth bound; the fault's offset within the
+// piece becomes a line and column of the whole text (a number beyond a double has no offset:
+// the value's start, and its field, stand for it).
 json parse_value(std::string_view text, size_t begin, size_t end) {
     try {
-        return json::parse(text.substr(begin, end - begin));
-    } catch (const json::parse_error& e) {
-        // e.byte counts the characters read, so the fault is at the last one read.
-        const size_t offset = begin + (e.byte > 0 ? e.byte - 1 : 0);
-        const TextPosition at = position_of(text, offset);
-        throw ActionParseError(ActionParseErrorKind::Syntax, syntax_detail(e), at.line,
-                               at.column);
+        return parse_json_bounded(text.substr(begin, end - begin));
+    } catch (const JsonError& e) {
+        const TextPosition at = position_of(text, begin + e.offset().value_or(0));
+        if (e.kind() == JsonFaultKind::BadNumber)
+            throw ActionParseError(ActionParseErrorKind::NumberOutOfRange,
+                                   "field '" + e.key() + "' " + e.detail(), at.line, at.column,
+                                   -1, e.key());
+        throw ActionParseError(e.kind() == JsonFaultKind::TooDeep ? ActionParseErrorKind::TooDeep
+                                                                   : ActionParseErrorKind::Syntax,
+                               e.detail(), at.line, at.column);
     }
 }
 
@@ -220,6 +220,7 @@ const char* action_parse_error_kind_name(ActionParseErrorKind kind) {
     switch (kind) {
         case ActionParseErrorKind::CannotRead: return "CannotRead";
         case ActionParseErrorKind::Syntax: return "Syntax";
+        case ActionParseErrorKind::TooDeep: return "TooDeep";
         case ActionParseErrorKind::NotAnObject: return "NotAnObject";
         case ActionParseErrorKind::MissingField: return "MissingField";
         case ActionParseErrorKind::UnknownField: return "UnknownField";

@@ -12,6 +12,7 @@ namespace kvw {
 enum class ActionParseErrorKind {
     CannotRead,        // the file could not be opened or read
     Syntax,            // not JSON: line and column say where
+    TooDeep,           // arrays/objects nested deeper than kMaxJsonDepth: line and column say where
     NotAnObject,       // an action (or the top-level value) is not a JSON object
     MissingField,      // a required field is absent ("action", "pos", ...)
     UnknownField,      // a field that the action does not take

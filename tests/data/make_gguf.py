@@ -305,6 +305,19 @@ def make_tiny(out: pathlib.Path) -> None:
     bad["nan_weight.gguf"] = {"kind": "NonFiniteWeight", "tensor": "blk.1.ffn_up.weight",
                               "element": 123}
 
+    # one block more than llama.block_count: the error names the deepest block's first tensor
+    deeper = dict(tensors)
+    extra = TINY["n_layers"]
+    for k, v in tensors.items():
+        if k.startswith(f"blk.{extra - 1}."):
+            deeper[k.replace(f"blk.{extra - 1}.", f"blk.{extra}.")] = v
+    write_tiny(out / "extra_layer.gguf", deeper)
+    first = sorted(k for k in deeper if k.startswith(f"blk.{extra}."))[0]
+    bad["extra_layer.gguf"] = {"kind": "ShapeMismatch", "tensor": first,
+                               "mentions": "llama.block_count",
+                               "offset": tensor_info_offset(
+                                   (out / "extra_layer.gguf").read_bytes(), first)}
+
     write_tiny(out / "not_llama.gguf", tensors, arch="gpt2")
     bad["not_llama.gguf"] = {"kind": "BadMetadata", "mentions": "general.architecture"}
 

@@ -456,6 +456,19 @@ def write_bad_inputs(out: pathlib.Path, w: dict, tok: dict, vocab: int):
                    "model-00002-of-00002.safetensors", victim)
     write_shards(f, {k: v for k, v in w.items() if k != victim}, extra_listing=[victim])
 
+    # tie_word_embeddings false and no lm_head.weight: tying silently would run another model
+    f = bad_folder(out, "bad_untied_no_lm_head", tok, cfg, "MissingTensor", "model.safetensors",
+                   "lm_head.weight")
+    safetensors.numpy.save_file({k: v for k, v in w.items() if k != "lm_head.weight"},
+                                str(f / "model.safetensors"))
+
+    # config.json says 1 layer, the checkpoint holds 2: the error names the first tensor (by
+    # name) of the deepest layer
+    f = bad_folder(out, "bad_extra_layers", tok, config_json(vocab, num_hidden_layers=1),
+                   "ShapeMismatch", "model.safetensors",
+                   f"model.layers.{N_LAYERS - 1}.input_layernorm.weight")
+    safetensors.numpy.save_file(w, str(f / "model.safetensors"))
+
     with open(out / "bad_cases.txt", "w") as fh:
         for name, (kind, file, tensor) in sorted(BAD_CASES.items()):
             fh.write(f"{name}\t{kind}\t{file}\t{tensor}\n")

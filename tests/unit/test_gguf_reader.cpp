@@ -64,11 +64,12 @@ bool matches(const GgufValue& value, const QJsonObject& expected, QString& why) 
             if constexpr (std::is_same_v<T, GgufArray>) {
                 const QJsonArray values = expected["values"].toArray();
                 const std::string element = expected["element_type"].toString().toStdString();
-                if (gguf_value_type_name(GgufValueType(v.element_type)) != element ||
-                    v.values.size() != size_t(values.size()))
+                const std::vector<GgufValue> elements = v.values();
+                if (gguf_value_type_name(GgufValueType(v.element_type())) != element ||
+                    elements.size() != size_t(values.size()) || v.size() != elements.size())
                     return false;
-                for (size_t i = 0; i < v.values.size(); ++i)
-                    if (!matches(v.values[i], values[qsizetype(i)].toObject(), why)) return false;
+                for (size_t i = 0; i < elements.size(); ++i)
+                    if (!matches(elements[i], values[qsizetype(i)].toObject(), why)) return false;
                 return true;
             } else if constexpr (std::is_same_v<T, std::string>) {
                 return v == text;
@@ -153,7 +154,7 @@ private slots:
         QCOMPARE(f.get_f32("test.float32"), 3.1415927f);
         QCOMPARE(f.get_bool("test.bool"), true);
         QCOMPARE(f.get_string("general.name"), std::string("metadata test"));
-        QCOMPARE(f.get_array("test.array_int32").values.size(), size_t(4));
+        QCOMPARE(f.get_array("test.array_int32").size(), uint64_t(4));
         QCOMPARE(f.get_u32("test.absent", 7u), 7u);
         QCOMPARE(f.get_f32("test.absent", 0.5f), 0.5f);
         QCOMPARE(f.get_bool("test.absent", false), false);
@@ -246,8 +247,8 @@ private slots:
         QCOMPARE(back.version(), 3u);
         check_metadata(back, 1);
         const GgufArray& read_empty = back.get_array("test.empty_array");
-        QCOMPARE(read_empty.element_type, uint32_t(GgufValueType::Float64));
-        QVERIFY(read_empty.values.empty());
+        QCOMPARE(read_empty.element_type(), uint32_t(GgufValueType::Float64));
+        QVERIFY(read_empty.empty());
         const GgufTensorInfo* t = back.find_tensor("q6k");
         QVERIFY(t);
         QCOMPARE(t->type, GgufType::Q6_K);

@@ -321,6 +321,11 @@ private slots:
         QVERIFY2(e->detail().find("[128, 64]") != std::string::npos &&
                      e->detail().find("[96, 64]") != std::string::npos,
                  e->what());
+        e = error_of([] { load_hf_model(folder("bad_extra_layers")); });
+        QVERIFY(e.has_value());
+        QVERIFY2(e->detail().find("layer 1") != std::string::npos &&
+                     e->detail().find("num_hidden_layers is 1") != std::string::npos,
+                 e->what());
         e = error_of([] { load_hf_model(folder("bad_vocab_tokenizer")); });
         QVERIFY(e.has_value());
         QVERIFY2(e->detail().find("700") != std::string::npos &&

@@ -185,7 +185,7 @@ private slots:
         spec.config.n_layers = 1;  // the full 22 layers are 2.2 GB; one shows every shape
         const GgufFile file(bytes_in_memory(write_synthetic_gguf(spec), "synthetic"));
         QCOMPARE(file.get_u32("llama.block_count"), 1u);
-        QCOMPARE(file.get_array("tokenizer.ggml.tokens").values.size(), size_t(32000));
+        QCOMPARE(file.get_array("tokenizer.ggml.tokens").size(), uint64_t(32000));
         QCOMPARE(file.find_tensor("token_embd.weight")->shape,
                  (std::vector<uint64_t>{2048, 32000}));
         QCOMPARE(file.find_tensor("blk.0.attn_k.weight")->shape,
