@@ -14,11 +14,11 @@ cd "$(dirname "$0")/.."
 # little; the CMake files use it when it is there.
 packages=(cmake ninja-build g++ pkg-config ccache qt6-base-dev libqcustomplot-dev
           libqcustomplot2.1-qt6 libspdlog-dev nlohmann-json3-dev xvfb xauth fonts-dejavu-core)
+# The tests check the default model's words against its corpus, the King James Bible.
+if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv); fi
 if [[ " $* " == *" --fuzz "* ]]; then
   packages+=(clang libclang-rt-dev)
 fi
-# The tests check the default model's words against its corpus, the King James Bible.
-if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv); fi
 # A python3 that can make virtual environments may come from elsewhere (pyenv); ask apt for
 # Debian's only when there is none.
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's run command: installs what is missing, builds, and opens the workbench window on
-# the embedded default model (synthetic:tiny). Without a display it runs the demo script
+# the embedded default model (builtin:default). Without a display it runs the demo script
 # headless instead and says where its screenshots are. Extra arguments go to kv-workbench
 # (e.g. --model ~/models/tinyllama.gguf --prompt "Hello" --backend cuda).
 set -euo pipefail

@@ -1,12 +1,17 @@
 #include "cli_args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
 namespace kvw::cli {
 
-CliArgs::CliArgs(const std::vector<std::string>& words, const std::set<std::string>& value_options,
-                 const std::set<std::string>& flag_options) {
+std::string option_word(const OptionSpec& option) {
+    return (option.name.size() == 1 ? "-" : "--") + option.name;
+}
+
+CliArgs::CliArgs(const std::vector<std::string>& words, OptionTable options)
+    : options_(std::move(options)) {
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string& word = words[i];
         // "--name" and the one-letter short form "-n"; anything else (e.g. "-3") is a word.
@@ -17,53 +22,58 @@ CliArgs::CliArgs(const std::vector<std::string>& words, const std::set<std::stri
             continue;
         }
         const std::string name = word.substr(long_option ? 2 : 1);
-        if (flag_options.count(name)) {
+        const auto known = std::find_if(options_.begin(), options_.end(),
+                                        [&](const OptionSpec& o) { return o.name == name; });
+        if (known == options_.end() || word != option_word(*known))
+            throw UsageError("unknown option " + word);
+        if (known->value.empty()) {
             flags_.insert(name);
-        } else if (value_options.count(name)) {
-            if (i + 1 >= words.size()) throw UsageError("option --" + name + " needs a value");
-            values_[name] = words[++i];
         } else {
-            throw UsageError("unknown option --" + name);
+            if (i + 1 >= words.size()) throw UsageError("option " + word + " needs a value");
+            values_[name] = words[++i];
         }
     }
 }
 
+// A name outside the table is a mistake in the command's code, not in the user's input.
+const OptionSpec& CliArgs::spec(const std::string& name) const {
+    for (const OptionSpec& o : options_)
+        if (o.name == name) return o;
+    throw std::logic_error("option --" + name + " is not in the command's option table");
+}
+
 bool CliArgs::has(const std::string& name) const {
+    spec(name);
     return values_.count(name) > 0 || flags_.count(name) > 0;
 }
 
-std::string CliArgs::get(const std::string& name, const std::string& fallback) const {
-    auto it = values_.find(name);
-    return it == values_.end() ? fallback : it->second;
+std::string CliArgs::get(const std::string& name) const {
+    const OptionSpec& option = spec(name);
+    const auto it = values_.find(name);
+    if (it != values_.end()) return it->second;
+    if (option.required) throw UsageError("missing option " + option_word(option));
+    return option.fallback;
 }
 
-std::string CliArgs::require(const std::string& name) const {
-    auto it = values_.find(name);
-    if (it == values_.end()) throw UsageError("missing required option --" + name);
-    return it->second;
-}
-
-long CliArgs::get_int(const std::string& name, long fallback) const {
-    auto it = values_.find(name);
-    if (it == values_.end()) return fallback;
+long CliArgs::get_int(const std::string& name) const {
+    const std::string s = get(name);
     long value = 0;
-    const std::string& s = it->second;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
     if (ec != std::errc() || end != s.data() + s.size())
-        throw UsageError("option --" + name + " expects an integer, got '" + s + "'");
+        throw UsageError("option " + option_word(spec(name)) + " expects an integer, got '" + s +
+                         "'");
     return value;
 }
 
-double CliArgs::get_double(const std::string& name, double fallback) const {
-    auto it = values_.find(name);
-    if (it == values_.end()) return fallback;
+double CliArgs::get_double(const std::string& name) const {
+    const std::string s = get(name);
     try {
         size_t used = 0;
-        const double value = std::stod(it->second, &used);
-        if (used == it->second.size()) return value;
+        const double value = std::stod(s, &used);
+        if (used == s.size()) return value;
     } catch (const std::exception&) {
     }
-    throw UsageError("option --" + name + " expects a number, got '" + it->second + "'");
+    throw UsageError("option " + option_word(spec(name)) + " expects a number, got '" + s + "'");
 }
 
 }  // namespace kvw::cli

@@ -1,6 +1,5 @@
 #pragma once
 #include <map>
-#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -8,22 +7,38 @@
 
 namespace kvw::cli {
 
-// A command line after the command word: positional words and `--name value` (or `-n value`)
-// options. Each command states which options it takes, so a misspelt option is an error, not ignored.
+// One option a command accepts. The same table parses the command line and writes the usage
+// text, so the usage cannot list an option the parser refuses or miss one it takes.
+struct OptionSpec {
+    std::string name;      // "--name"; a one-letter name is written "-n"
+    std::string value;     // the value's placeholder ("N", "FILE"); empty: a flag
+    std::string fallback;  // the value when the option is not given
+    std::string help;
+    bool required = false;  // a missing required option is a usage error
+};
+using OptionTable = std::vector<OptionSpec>;
+
+// "--name" or "-n", as the usage writes an option.
+std::string option_word(const OptionSpec& option);
+
+// A command line after the command word: positional words and the table's options. An option
+// that is not in the table is an error, not ignored.
 class CliArgs {
 public:
-    // value_options take a value, flag_options do not. Throws UsageError.
-    CliArgs(const std::vector<std::string>& words, const std::set<std::string>& value_options,
-            const std::set<std::string>& flag_options = {});
+    // Throws UsageError.
+    CliArgs(const std::vector<std::string>& words, OptionTable options);
 
     const std::vector<std::string>& positional() const { return positional_; }
     bool has(const std::string& name) const;
-    std::string get(const std::string& name, const std::string& fallback) const;
-    std::string require(const std::string& name) const;
-    long get_int(const std::string& name, long fallback) const;
-    double get_double(const std::string& name, double fallback) const;
+    // The value given, else the table's fallback; UsageError when a required one is missing.
+    std::string get(const std::string& name) const;
+    long get_int(const std::string& name) const;
+    double get_double(const std::string& name) const;
 
 private:
+    const OptionSpec& spec(const std::string& name) const;
+
+    OptionTable options_;
     std::vector<std::string> positional_;
     std::map<std::string, std::string> values_;
     std::set<std::string> flags_;

@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_args.h"
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
+#include "common_options.h"
 #include "core/backend/backend_registry.h"
 #include "core/cache/indirection_layout.h"
 #include "core/cache/kv_layout.h"
@@ -336,17 +338,15 @@ void bench_state(const Transformer& engine, const std::string& model_name, int p
                 positions[0], rows_after - positions[0], suffix_ms, suffix_ms / rebuild_ms);
 }
 
-}  // namespace
-
-int cmd_bench_edits(const Words& words) {
-    const CliArgs args(words, {"model", "rows", "capacity", "prefill-rows", "reps", "full-reps",
-                               "backend"});
-    const std::string model_name = args.get("model", "synthetic:tinyllama-shape");
-    const int rows = int(args.get_int("rows", 2048));
-    const int capacity = int(args.get_int("capacity", 2L * rows));
-    const int prefill_rows = int(args.get_int("prefill-rows", 256));
-    const int reps = int(args.get_int("reps", 31));
-    const int full_reps = int(args.get_int("full-reps", 5));
+int run_bench_edits(const CliArgs& args) {
+    if (!args.positional().empty())
+        throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+    const std::string model_name = args.get("model");
+    const int rows = int(args.get_int("rows"));
+    const int capacity = args.has("capacity") ? int(args.get_int("capacity")) : 2 * rows;
+    const int prefill_rows = int(args.get_int("prefill-rows"));
+    const int reps = int(args.get_int("reps"));
+    const int full_reps = int(args.get_int("full-reps"));
     if (rows < 16 || prefill_rows < 16)
         throw UsageError("--rows and --prefill-rows must be >= 16");
     if (capacity < rows + 1) throw UsageError("--capacity must exceed --rows");
@@ -354,10 +354,9 @@ int cmd_bench_edits(const Words& words) {
 
     auto start = Clock::now();
     const std::shared_ptr<const Model> model = load_model(model_name);
-    std::fprintf(stderr, "[bench] %s loaded in %.1f s\n", model_name.c_str(),
-                 ms_since(start) / 1000);
+    spdlog::info("[bench] {} loaded in {:.1f} s", model_name, ms_since(start) / 1000);
     const ModelConfig& c = model->config;
-    const auto backend = create_backend(args.get("backend", "cpu"));
+    const auto backend = create_backend(args.get("backend"));
     const Transformer engine(model, *backend);
 
     std::printf("kvw bench edits: one replace_pair (2 rows -> 1 token) per cache layout, %s\n",
@@ -365,6 +364,24 @@ int cmd_bench_edits(const Words& words) {
     bench_movement(Geometry{c.n_layers, c.kv_dim(), rows, capacity}, reps);
     bench_state(engine, model_name, prefill_rows, full_reps);
     return 0;
+}
+
+}  // namespace
+
+CommandSpec bench_edits_command() {
+    OptionSpec model = model_option();
+    model.fallback = "synthetic:tinyllama-shape";  // a benchmark wants the real model's shapes
+    return {"bench edits", "",
+            "cache layouts compared on one replace_pair, against torch.cat-style copying and "
+            "memmove",
+            {model,
+             {"rows", "N", "2048", "rows in the cache before each edit"},
+             {"capacity", "N", "", "rows per layer (default twice --rows)"},
+             {"prefill-rows", "N", "256", "rows of the real prefill the full edit is timed on"},
+             {"reps", "N", "31", "edits timed per layout"},
+             {"full-reps", "N", "5", "full replace_pair calls timed per layout"},
+             backend_option("cpu")},
+            run_bench_edits};
 }
 
 }  // namespace kvw::cli

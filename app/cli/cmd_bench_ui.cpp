@@ -11,7 +11,11 @@
 
 namespace kvw::cli {
 
-int cmd_bench_ui(const Words& words) {
+namespace {
+
+int run_bench_ui(const CliArgs& args) {
+    if (!args.positional().empty())
+        throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::filesystem::path program = self.parent_path() / "kvw-bench-ui";
@@ -23,15 +27,23 @@ int cmd_bench_ui(const Words& words) {
                      program.c_str());
         return 2;
     }
-    std::vector<std::string> args{program.string()};
-    args.insert(args.end(), words.begin(), words.end());
+    std::vector<std::string> words{program.string()};
+    if (args.has("quick")) words.push_back("--quick");
     std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
+    for (std::string& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);
     std::fflush(stdout);
     execv(program.c_str(), argv.data());
     std::perror("kvw bench ui: cannot run kvw-bench-ui");
     return 1;
+}
+
+}  // namespace
+
+CommandSpec bench_ui_command() {
+    return {"bench ui", "",
+            "Frame build, layer-map repaint and UI-thread stalls (runs kvw-bench-ui)",
+            {{"quick", "", "", "skip the tinyllama-shape stall (2.2 GB, slow)"}}, run_bench_ui};
 }
 
 }  // namespace kvw::cli

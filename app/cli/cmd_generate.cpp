@@ -1,11 +1,13 @@
-// kvw generate: prompt in, sampled tokens out (ids and text), deterministic for a seed.
+// kvw generate: prompt in, sampled tokens out (ids and text), deterministic for a seed; with
+// --logits K also the K largest logits each token was sampled from.
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
 
-#include "cli_args.h"
 #include "commands.h"
+#include "common_options.h"
 #include "sampling_args.h"
+#include "top_logits.h"
 #include "core/backend/backend_registry.h"
 #include "core/engine/generator.h"
 #include "core/engine/transformer.h"
@@ -14,25 +16,50 @@
 namespace kvw::cli {
 namespace {
 
+struct Step {
+    int32_t token = 0;
+    std::vector<RankedLogit> top;  // of the logits the token was sampled from
+};
+
 void print_ids(const char* label, std::span<const int32_t> ids) {
     std::printf("%s", label);
     for (const int32_t id : ids) std::printf(" %d", id);
     std::printf("\n");
 }
 
-}  // namespace
+nlohmann::json steps_json(const std::vector<Step>& steps, const Tokenizer& tokenizer) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Step& s : steps) {
+        nlohmann::json top = nlohmann::json::array();
+        for (const RankedLogit& r : s.top)
+            top.push_back(
+                {{"id", r.id}, {"piece", tokenizer.piece_text(r.id)}, {"logit", r.logit}});
+        out.push_back({{"token", s.token}, {"piece", tokenizer.piece_text(s.token)}, {"top", top}});
+    }
+    return out;
+}
 
-int cmd_generate(const Words& words) {
-    const CliArgs args(words, {"model", "prompt", "n", "seed", "temp", "top-k", "top-p", "backend"},
-                       {"ignore-eos"});
+void print_steps(const std::vector<Step>& steps, const Tokenizer& tokenizer) {
+    for (size_t i = 0; i < steps.size(); ++i) {
+        std::printf("step %zu: %d '%s' |", i, steps[i].token,
+                    tokenizer.piece_text(steps[i].token).c_str());
+        for (const RankedLogit& r : steps[i].top)
+            std::printf(" %d '%s' %.4f", r.id, tokenizer.piece_text(r.id).c_str(), double(r.logit));
+        std::printf("\n");
+    }
+}
+
+int run_generate(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const auto model = load_model(args.get("model", "synthetic:tiny"));
     const SamplingParams sampling = sampling_from_args(args);
-    const long n = args.get_int("n", 32);
+    const long n = args.get_int("n");
     if (n < 0) throw UsageError("-n must be >= 0");
+    const long k = args.get_int("logits");
+    if (k < 0) throw UsageError("--logits must be >= 0");
+    const auto model = load_model(args.get("model"));
 
-    const std::vector<int32_t> prompt = model->tokenizer.encode(args.get("prompt", ""), true);
+    const std::vector<int32_t> prompt = model->tokenizer.encode(args.get("prompt"), true);
     if (prompt.empty()) throw UsageError("the prompt gives no tokens (and the model adds no BOS)");
     const long needed = long(prompt.size()) + n;
     if (needed > model->config.max_context)
@@ -40,27 +67,63 @@ int cmd_generate(const Words& words) {
                          std::to_string(n) + ") exceeds the model's context of " +
                          std::to_string(model->config.max_context));
 
-    const auto backend = create_backend(args.get("backend", "auto"));
+    const auto backend = create_backend(args.get("backend"));
     const Transformer transformer(model, *backend);
     Generator generator(transformer, sampling, int(needed));
     generator.prefill(prompt);
+    std::vector<Step> steps;
     std::vector<int32_t> generated;
     for (long i = 0; i < n; ++i) {
+        std::vector<RankedLogit> top = top_logits(generator.logits(), int(k));
         const int32_t token = generator.decode_next();
         generated.push_back(token);
+        steps.push_back({token, std::move(top)});
         if (token == model->tokenizer.eos_id() && !args.has("ignore-eos")) break;
     }
-
-    print_ids("prompt ids:", prompt);
-    print_ids("generated ids:", generated);
     std::vector<int32_t> all = prompt;
     all.insert(all.end(), generated.begin(), generated.end());
-    std::printf("text: %s\n", model->tokenizer.decode(all).c_str());
     const GenerationTimings& t = generator.timings();
     spdlog::info("{}: prefill {} tokens in {:.3f} s, decode {} tokens in {:.3f} s ({:.1f} tok/s)",
                  backend->name(), t.prefill_items, t.prefill_seconds, t.decode_items,
                  t.decode_seconds, t.decode_seconds > 0 ? t.decode_items / t.decode_seconds : 0.0);
+
+    if (args.has("json")) {
+        nlohmann::json out = {{"model", model->source},
+                              {"backend", backend->name()},
+                              {"prompt_ids", prompt},
+                              {"generated_ids", generated},
+                              {"text", model->tokenizer.decode(all)},
+                              {"timings",
+                               {{"prefill_tokens", t.prefill_items},
+                                {"prefill_seconds", t.prefill_seconds},
+                                {"decode_tokens", t.decode_items},
+                                {"decode_seconds", t.decode_seconds}}}};
+        if (k > 0) out["steps"] = steps_json(steps, model->tokenizer);
+        print_json(out);
+        return 0;
+    }
+    print_ids("prompt ids:", prompt);
+    print_ids("generated ids:", generated);
+    std::printf("text: %s\n", model->tokenizer.decode(all).c_str());
+    if (k > 0) print_steps(steps, model->tokenizer);
     return 0;
+}
+
+}  // namespace
+
+CommandSpec generate_command() {
+    OptionTable options = {
+        model_option(),
+        {"prompt", "TEXT", "", "the prompt, after BOS (none: BOS alone)"},
+        {"n", "N", "32", "tokens to generate"},
+    };
+    for (const OptionSpec& o : sampling_options()) options.push_back(o);
+    options.push_back(backend_option("auto"));
+    options.push_back({"ignore-eos", "", "", "go on after the end-of-sequence token"});
+    options.push_back({"logits", "K", "0", "also print the K largest logits of every step"});
+    options.push_back(json_option());
+    return {"generate", "", "prompt in, sampled tokens out (deterministic for a seed)", options,
+            run_generate};
 }
 
 }  // namespace kvw::cli

@@ -1,8 +1,8 @@
 // kvw info: what a model file holds — its configuration, every tensor, the vocabulary.
 #include <cstdio>
 
-#include "cli_args.h"
 #include "commands.h"
+#include "common_options.h"
 #include "core/model/model_loader.h"
 
 namespace kvw::cli {
@@ -12,44 +12,102 @@ const char* rope_layout_name(RopeLayout layout) {
     return layout == RopeLayout::Interleaved ? "interleaved (GGUF)" : "rotate-half (HF)";
 }
 
-void print_tensor(const WeightTensor& t) {
-    std::printf("  %-28s %-5s %6lld x %-6lld %10.2f MiB\n", t.name.c_str(),
-                std::string(dtype_name(t.dtype)).c_str(), static_cast<long long>(t.rows),
-                static_cast<long long>(t.cols), double(t.bytes()) / (1024.0 * 1024.0));
+// Every tensor as loaded, in the order the engine uses them; the output projection is left out
+// when it is tied to the embedding (`tied` says so).
+std::vector<const WeightTensor*> tensors_of(const ModelWeights& w, bool& tied) {
+    std::vector<const WeightTensor*> out{&w.token_embd};
+    for (const LayerWeights& l : w.layers)
+        for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
+                                      &l.w_gate, &l.w_up, &l.w_down})
+            out.push_back(t);
+    out.push_back(&w.output_norm);
+    tied = w.output.data == w.token_embd.data;
+    if (!tied) out.push_back(&w.output);
+    return out;
 }
 
-}  // namespace
+nlohmann::json info_json(const Model& model) {
+    const ModelConfig& c = model.config;
+    const Vocabulary& v = model.tokenizer.vocabulary();
+    bool tied = false;
+    nlohmann::json tensors = nlohmann::json::array();
+    for (const WeightTensor* t : tensors_of(model.weights, tied))
+        tensors.push_back({{"name", t->name},
+                           {"type", std::string(dtype_name(t->dtype))},
+                           {"shape", {t->rows, t->cols}},
+                           {"bytes", t->bytes()}});
+    return {
+        {"model", model.source},
+        {"file_type", model.file_type},
+        {"architecture", c.architecture},
+        {"name", c.name},
+        {"config",
+         {{"layers", c.n_layers},
+          {"hidden", c.n_embd},
+          {"heads", c.n_heads},
+          {"kv_heads", c.n_kv_heads},
+          {"head_dim", c.head_dim},
+          {"ffn", c.n_ff},
+          {"vocab", c.vocab_size},
+          {"context", c.max_context},
+          {"rope_theta", c.rope_theta},
+          {"rope_layout", rope_layout_name(c.rope_layout)},
+          {"rms_eps", c.rms_eps}}},
+        {"tokenizer",
+         {{"pieces", v.size()},
+          {"bos", v.bos_id},
+          {"eos", v.eos_id},
+          {"unk", v.unk_id},
+          {"add_bos", v.add_bos}}},
+        {"tensors", tensors},
+        {"output_tied_to_embedding", tied},
+        {"weight_bytes", model.weights.total_bytes()}};
+}
 
-int cmd_info(const Words& words) {
-    const CliArgs args(words, {});
-    if (args.positional().size() != 1) throw UsageError("info takes one model path");
-    const auto model = load_model(args.positional()[0]);
-    const ModelConfig& c = model->config;
-    std::printf("model        %s\n", model->source.c_str());
-    std::printf("file type    %s\n", model->file_type.c_str());
+void print_info(const Model& model) {
+    const ModelConfig& c = model.config;
+    std::printf("model        %s\n", model.source.c_str());
+    std::printf("file type    %s\n", model.file_type.c_str());
     std::printf("architecture %s  %s\n", c.architecture.c_str(), c.name.c_str());
     std::printf("layers %d  hidden %d  heads %d  kv heads %d  head dim %d  ffn %d\n", c.n_layers,
                 c.n_embd, c.n_heads, c.n_kv_heads, c.head_dim, c.n_ff);
     std::printf("vocab %d  context %d  rope theta %g (%s)  rms eps %g\n", c.vocab_size,
                 c.max_context, double(c.rope_theta), rope_layout_name(c.rope_layout),
                 double(c.rms_eps));
-    const Vocabulary& v = model->tokenizer.vocabulary();
+    const Vocabulary& v = model.tokenizer.vocabulary();
     std::printf("tokenizer    %d pieces, bos %d eos %d unk %d, add bos %s\n", v.size(), v.bos_id,
                 v.eos_id, v.unk_id, v.add_bos ? "yes" : "no");
     std::printf("tensors (as loaded):\n");
-    const ModelWeights& w = model->weights;
-    print_tensor(w.token_embd);
-    for (const LayerWeights& l : w.layers)
-        for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
-                                      &l.w_gate, &l.w_up, &l.w_down})
-            print_tensor(*t);
-    print_tensor(w.output_norm);
-    if (w.output.data == w.token_embd.data)
-        std::printf("  %-28s tied to %s\n", w.output.name.c_str(), w.token_embd.name.c_str());
+    bool tied = false;
+    for (const WeightTensor* t : tensors_of(model.weights, tied))
+        std::printf("  %-28s %-5s %6lld x %-6lld %10.2f MiB\n", t->name.c_str(),
+                    std::string(dtype_name(t->dtype)).c_str(), static_cast<long long>(t->rows),
+                    static_cast<long long>(t->cols), double(t->bytes()) / (1024.0 * 1024.0));
+    if (tied)
+        std::printf("  %-28s tied to %s\n", model.weights.output.name.c_str(),
+                    model.weights.token_embd.name.c_str());
+    std::printf("weights in memory: %.1f MiB\n",
+                double(model.weights.total_bytes()) / (1024.0 * 1024.0));
+}
+
+int run_info(const CliArgs& args) {
+    if (args.positional().size() > 1) throw UsageError("info takes at most one model");
+    const auto model =
+        load_model(args.positional().empty() ? kDefaultModelSpec : args.positional()[0]);
+    if (args.has("json"))
+        print_json(info_json(*model));
     else
-        print_tensor(w.output);
-    std::printf("weights in memory: %.1f MiB\n", double(w.total_bytes()) / (1024.0 * 1024.0));
+        print_info(*model);
     return 0;
+}
+
+}  // namespace
+
+CommandSpec info_command() {
+    return {"info", "[SPEC]",
+            std::string("a model's configuration, tensor table and vocabulary size (SPEC: see "
+                        "--model of generate; default ") + kDefaultModelSpec + ")",
+            {json_option()}, run_info};
 }
 
 }  // namespace kvw::cli

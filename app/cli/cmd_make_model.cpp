@@ -3,20 +3,20 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "cli_args.h"
 #include "commands.h"
 #include "core/model/synthetic_model.h"
 #include "weight_type_option.h"
 
 namespace kvw::cli {
 
-int cmd_make_model(const Words& words) {
-    const CliArgs args(words, {"type", "seed"});
+namespace {
+
+int run_make_model(const CliArgs& args) {
     if (args.positional().size() != 2)
         throw UsageError("make-model takes a model name (tiny|tinyllama-shape) and an output path");
     SyntheticSpec spec = synthetic_spec(args.positional()[0]);
-    if (args.has("type")) spec = synthetic_spec(spec.name, parse_weight_type(args.get("type", "")));
-    spec.seed = uint64_t(args.get_int("seed", long(spec.seed)));
+    if (args.has("type")) spec = synthetic_spec(spec.name, parse_weight_type(args.get("type")));
+    if (args.has("seed")) spec.seed = uint64_t(args.get_int("seed"));
     const std::string& out = args.positional()[1];
     const std::vector<uint8_t> bytes = write_synthetic_gguf(spec);
     std::ofstream file(out, std::ios::binary | std::ios::trunc);
@@ -26,6 +26,16 @@ int cmd_make_model(const Words& words) {
                 spec.name.c_str(), spec.config.n_layers, spec.config.n_embd,
                 spec.config.vocab_size, static_cast<unsigned long long>(spec.seed));
     return 0;
+}
+
+}  // namespace
+
+CommandSpec make_model_command() {
+    return {"make-model", "tiny|tinyllama-shape OUT",
+            "write one of the synthetic models (random weights) as a GGUF file",
+            {{"type", "f32|f16|bf16", "", "matrix type (default: the model's own)"},
+             {"seed", "S", "", "weight seed (default: the model's own)"}},
+            run_make_model};
 }
 
 }  // namespace kvw::cli

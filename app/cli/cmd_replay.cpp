@@ -1,18 +1,18 @@
 // kvw replay: repeats a recorded trace and checks every recorded outcome.
 #include <cstdio>
 
-#include "cli_args.h"
 #include "commands.h"
 #include "core/session/replay.h"
 
 namespace kvw::cli {
 
-int cmd_replay(const Words& words) {
-    const CliArgs args(words, {"model"});
+namespace {
+
+int run_replay(const CliArgs& args) {
     if (args.positional().size() != 1) throw UsageError("replay takes one trace file");
     const Trace trace = Trace::read(args.positional()[0]);
     const std::optional<std::string> model =
-        args.has("model") ? std::optional(args.get("model", "")) : std::nullopt;
+        args.has("model") ? std::optional(args.get("model")) : std::nullopt;
     const ReplayReport report = replay_trace(trace, model);
     for (const ReplayMismatch& m : report.mismatches)
         std::printf("%s:%zu: %s: %s recorded %s, replayed %s\n", args.positional()[0].c_str(),
@@ -21,6 +21,15 @@ int cmd_replay(const Words& words) {
     std::printf("replayed %zu events, %zu outcomes checked, %zu mismatches: %s\n", report.events,
                 report.checked, report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
     return report.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+CommandSpec replay_command() {
+    return {"replay", "TRACE",
+            "repeat a trace recorded by kvw run; checks every state hash, exit 1 on a mismatch",
+            {{"model", "SPEC", "", "load this model instead of the one the trace names"}},
+            run_replay};
 }
 
 }  // namespace kvw::cli

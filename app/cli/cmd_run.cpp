@@ -1,11 +1,12 @@
 // kvw run: tick transactions headless, with a proposer, injected actions and a trace.
 #include <cstdio>
 
-#include "cli_args.h"
 #include "commands.h"
+#include "common_options.h"
 #include "core/session/session.h"
 #include "core/state/action_json.h"
 #include "sampling_args.h"
+#include "session_args.h"
 
 namespace kvw::cli {
 
@@ -15,33 +16,23 @@ const char* outcome(const TickResult& r) {
     return r.rejected ? "rejected" : r.aborted ? "aborted+rebuilt" : "ok";
 }
 
-}  // namespace
-
-int cmd_run(const Words& words) {
-    const CliArgs args(words, {"model", "prompt", "ticks", "policy", "rope", "actions", "trace",
-                               "seed", "temp", "top-k", "top-p", "backend", "capacity", "layout"});
+int run_run(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     SessionOptions options;
-    options.model = args.get("model", "synthetic:tiny");
-    options.backend = args.get("backend", "cpu");
-    options.capacity = int(args.get_int("capacity", 0));
-    options.proposer = args.get("policy", "manual");
+    options.model = args.get("model");
+    options.backend = args.get("backend");
+    options.capacity = int(args.get_int("capacity"));
     options.sampling = sampling_from_args(args);
-    const auto rope = parse_rope_policy(args.get("rope", "final_index"));
-    if (!rope) throw UsageError("--rope takes final_index, reindex or original");
-    options.rope_policy = *rope;
-    const auto layout = parse_cache_layout(args.get("layout", "contiguous"));
-    if (!layout) throw UsageError("--layout takes contiguous, batch_splice or indirection");
-    options.layout = *layout;
-    const long ticks = args.get_int("ticks", 16);
+    read_session_options(args, options);
+    const long ticks = args.get_int("ticks");
     if (ticks < 0) throw UsageError("--ticks must be >= 0");
     // Read before the model loads, so that a bad file fails fast.
     const ActionList injected =
-        args.has("actions") ? read_action_list_file(args.get("actions", "")) : ActionList{};
+        args.has("actions") ? read_action_list_file(args.get("actions")) : ActionList{};
 
     Session session(options);
-    session.start(args.get("prompt", ""));
+    session.start(args.get("prompt"));
     if (!injected.empty()) session.inject(injected);
     std::printf("tick  token  rows(l0)  actions  outcome  invariants  state_hash\n");
     for (long i = 0; i < ticks; ++i) {
@@ -56,11 +47,30 @@ int cmd_run(const Words& words) {
     }
     std::printf("text: %s\n", session.model().tokenizer.decode(session.state().tokens(0)).c_str());
     if (args.has("trace")) {
-        session.trace().write(args.get("trace", ""));
-        std::printf("trace: %s (%zu events)\n", args.get("trace", "").c_str(),
+        session.trace().write(args.get("trace"));
+        std::printf("trace: %s (%zu events)\n", args.get("trace").c_str(),
                     session.trace().events().size());
     }
     return 0;
+}
+
+}  // namespace
+
+CommandSpec run_command() {
+    OptionTable options = {
+        model_option(),
+        {"prompt", "TEXT", "", "the prompt, after BOS"},
+        {"ticks", "N", "16", "ticks to run"},
+    };
+    for (const OptionSpec& o : session_options()) options.push_back(o);
+    options.push_back({"actions", "FILE", "", "an action list (JSON) queued for the first tick"});
+    options.push_back({"trace", "OUT", "", "write the NDJSON trace that kvw replay repeats"});
+    options.push_back(
+        {"capacity", "ROWS", "0", "rows per layer; 0: the model's context, at most 8192"});
+    for (const OptionSpec& o : sampling_options()) options.push_back(o);
+    options.push_back(backend_option("cpu"));
+    return {"run", "", "tick transactions headless: proposer, injected actions, invariants, trace",
+            options, run_run};
 }
 
 }  // namespace kvw::cli

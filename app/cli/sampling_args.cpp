@@ -2,12 +2,21 @@
 
 namespace kvw::cli {
 
+OptionTable sampling_options() {
+    return {
+        {"seed", "S", "0", "sampling seed"},
+        {"temp", "T", "0", "temperature; 0 is greedy"},
+        {"top-k", "K", "0", "keep the K most likely tokens; 0 keeps all"},
+        {"top-p", "P", "1", "keep the most likely tokens up to probability mass P"},
+    };
+}
+
 SamplingParams sampling_from_args(const CliArgs& args) {
     SamplingParams sampling;
-    sampling.temperature = float(args.get_double("temp", 0.0));
-    sampling.top_k = int(args.get_int("top-k", 0));
-    sampling.top_p = float(args.get_double("top-p", 1.0));
-    sampling.seed = uint64_t(args.get_int("seed", 0));
+    sampling.temperature = float(args.get_double("temp"));
+    sampling.top_k = int(args.get_int("top-k"));
+    sampling.top_p = float(args.get_double("top-p"));
+    sampling.seed = uint64_t(args.get_int("seed"));
     if (sampling.temperature < 0 || sampling.top_k < 0 || sampling.top_p <= 0 || sampling.top_p > 1)
         throw UsageError("need --temp >= 0, --top-k >= 0 and 0 < --top-p <= 1");
     return sampling;

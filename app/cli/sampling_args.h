@@ -4,7 +4,9 @@
 
 namespace kvw::cli {
 
-// --temp, --top-k, --top-p, --seed, shared by the commands that sample. Throws UsageError.
+// --temp, --top-k, --top-p, --seed, shared by the commands that sample.
+OptionTable sampling_options();
+// Reads them. Throws UsageError.
 SamplingParams sampling_from_args(const CliArgs& args);
 
 }  // namespace kvw::cli

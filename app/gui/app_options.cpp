@@ -13,7 +13,8 @@ std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& e
         "KV Workbench: step a Llama-family model tick by tick and inspect its KV cache.\n"
         "Headless: QT_QPA_PLATFORM=offscreen kv-workbench --script FILE --shots DIR");
     parser.addHelpOption();
-    const QCommandLineOption model("model", "Model: a .gguf file, a Hugging Face folder or "
+    const QCommandLineOption model("model", "Model: a .gguf file, a Hugging Face folder, "
+                                            "builtin:default (the default) or "
                                             "synthetic:tiny|synthetic:tinyllama-shape.", "SPEC");
     const QCommandLineOption prompt("prompt", "Prompt to start after loading.", "TEXT");
     const QCommandLineOption backend("backend", "cpu or cuda.", "NAME");

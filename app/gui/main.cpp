@@ -10,6 +10,7 @@
 #include "app/gui/script_runner.h"
 #include "app/gui/session_controller.h"
 #include "core/backend/backend_registry.h"
+#include "core/model/model_loader.h"
 #include "core/script/script_parser.h"
 #include "widgets/log_hub.h"
 #include "widgets/workbench_look.h"
@@ -19,8 +20,7 @@
 
 namespace {
 
-constexpr const char* kDefaultModel = "synthetic:tiny";
-constexpr const char* kDefaultPrompt = "The cache remembers";
+constexpr const char* kDefaultPrompt = "In the beginning God created";
 
 QString default_backend() {
     std::string why;
@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
                                                  : options->backend);
     window.setPrompt(options->prompt.isEmpty() && !script_mode ? kDefaultPrompt : options->prompt);
     window.show();
-    const QString model = options->model.isEmpty() && !script_mode ? kDefaultModel : options->model;
+    const QString model =
+        options->model.isEmpty() && !script_mode ? kvw::kDefaultModelSpec : options->model;
     if (!model.isEmpty()) window.openModel(model);
 
     if (script_mode) return run_script(controller, window, *options);

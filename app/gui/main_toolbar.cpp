@@ -12,6 +12,7 @@
 #include <QToolButton>
 
 #include "core/backend/backend_registry.h"
+#include "core/model/builtin_models.h"
 #include "core/policy/proposer.h"
 
 namespace kvw {
@@ -67,10 +68,22 @@ void MainToolBar::addModelButtons() {
                         "tokenizer.json)");
               if (!dir.isEmpty()) emit modelChosen(dir);
           }}}));
-    addWidget(menu_button(this, "Synthetic",
-                          {{"synthetic:tiny", [this] { emit modelChosen("synthetic:tiny"); }},
-                           {"synthetic:tinyllama-shape (2.2 GB, slow on CPU)",
-                            [this] { emit modelChosen("synthetic:tinyllama-shape"); }}}));
+    // The models that need no file from the user: the built-in ones (core/model/builtin_models.h)
+    // and the synthetic ones with random weights.
+    std::vector<std::pair<QString, std::function<void()>>> entries;
+    const auto qstring = [](std::string_view s) {
+        return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    };
+    for (const BuiltinModel& m : builtin_models()) {
+        const QString spec = "builtin:" + qstring(m.name);
+        entries.push_back({spec + " (" + qstring(m.description) + ")",
+                           [this, spec] { emit modelChosen(spec); }});
+    }
+    entries.push_back({"synthetic:tiny (random weights)",
+                       [this] { emit modelChosen("synthetic:tiny"); }});
+    entries.push_back({"synthetic:tinyllama-shape (random weights, 2.2 GB, slow on CPU)",
+                       [this] { emit modelChosen("synthetic:tinyllama-shape"); }});
+    addWidget(menu_button(this, "Built-in", entries));
 }
 
 void MainToolBar::addBackendCombo() {

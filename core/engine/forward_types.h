@@ -27,15 +27,20 @@ struct LayerContext {
 };
 
 struct ForwardOptions {
-    bool logits = true;          // logits of the last item
+    bool logits = true;          // logits of the last `logit_items` items
     bool attention_mass = false; // per layer, per attended row
+    // How many of the last items get logits (1 .. n): 1 for sampling the next token; more for
+    // teacher-forced scoring (core/eval), which needs the prediction after every item.
+    int logit_items = 1;
 };
 
 struct ForwardOutput {
     // [layer] -> [n_items][kv_dim]: K (rotated at the item's position) and V of the new items.
     std::vector<std::vector<float>> k;
     std::vector<std::vector<float>> v;
-    std::vector<float> logits;  // [vocab] of the last item, when asked for
+    // [logit_items][vocab]: the logits of the last logit_items items in item order, when asked
+    // for ([vocab] of the last item by default).
+    std::vector<float> logits;
     // [layer] -> [context rows + n_items]: softmax weight each row received, summed over heads
     // and over the new items (queries), when asked for.
     std::vector<std::vector<float>> attention_mass;

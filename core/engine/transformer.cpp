@@ -136,6 +136,9 @@ ForwardOutput Transformer::forward(std::span<const Item> items,
                                         std::to_string(item.embedding.size()) + " floats, not " +
                                         std::to_string(cfg.n_embd));
     }
+    if (options.logits && (options.logit_items < 1 || options.logit_items > n))
+        throw std::invalid_argument("forward: logits for " + std::to_string(options.logit_items) +
+                                    " items of " + std::to_string(n));
     for (int l = 0; l < cfg.n_layers; ++l) {
         if (context[l].rows < 0 || (context[l].rows > 0 && (!context[l].k || !context[l].v)))
             throw std::invalid_argument("forward: bad context view for layer " +
@@ -217,11 +220,15 @@ ForwardOutput Transformer::forward(std::span<const Item> items,
     }
 
     if (options.logits) {
-        const float* last = &x[(N - 1) * D];
-        std::vector<float> normed(D);
-        rmsnorm(last, output_norm_.data(), D, cfg.rms_eps, normed.data());
-        result.logits.resize(size_t(weights.output.rows));
-        backend_.matmul(weights.output, normed.data(), 1, result.logits.data());
+        // One matmul over the rows asked for: the backend's sums do not depend on how many rows
+        // it multiplies, so the last item's logits are the same whatever logit_items is.
+        const size_t count = size_t(options.logit_items);
+        const float* rows = &x[(N - count) * D];
+        std::vector<float> normed(count * D);
+        for (size_t i = 0; i < count; ++i)
+            rmsnorm(rows + i * D, output_norm_.data(), D, cfg.rms_eps, &normed[i * D]);
+        result.logits.resize(count * size_t(weights.output.rows));
+        backend_.matmul(weights.output, normed.data(), int(count), result.logits.data());
     }
     return result;
 }

@@ -12,7 +12,8 @@ namespace kvw {
 
 // The single forward primitive (ARCHITECTURE §5): new items at given positions attend to each
 // layer's context rows and then causally to each other. It serves prefill (empty context),
-// decode, K/V for insertions, rebuilds and suffix recomputes.
+// decode, K/V for insertions, rebuilds, suffix recomputes and teacher-forced scoring (logits of
+// several items, ForwardOptions::logit_items).
 //
 // The matrix products go through the Backend; the row maths (core/math) and attention run on
 // the host, attention spread over heads with the transformer's own thread pool. Every step has
@@ -24,8 +25,9 @@ public:
     Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads = 0);
 
     // positions.size() == items.size() > 0; context.size() == n_layers (rows may be 0).
-    // Token ids must lie inside the vocabulary and embeddings hold n_embd floats; otherwise
-    // std::invalid_argument says which item is wrong.
+    // Token ids must lie inside the vocabulary, embeddings hold n_embd floats and
+    // 1 <= logit_items <= n when logits are asked for; otherwise std::invalid_argument says
+    // what is wrong.
     ForwardOutput forward(std::span<const Item> items, std::span<const int32_t> positions,
                           std::span<const LayerContext> context,
                           const ForwardOptions& options = {}) const;

@@ -7,9 +7,13 @@
 namespace kvw {
 
 // Loads a model from a spec: a .gguf file, a Hugging Face folder (config.json +
-// model.safetensors or model.safetensors.index.json + tokenizer.json), or "synthetic:NAME"
-// (the project's own models, written as GGUF in memory and read by the same GGUF loader).
-// Throws ModelError.
+// model.safetensors or model.safetensors.index.json + tokenizer.json), "builtin:NAME" (a GGUF
+// file that ships with the project, builtin_models.h; "builtin:default" is the embedded default)
+// or "synthetic:NAME" (random weights in any shape, written as GGUF in memory and read by the
+// same GGUF loader; for benchmarks and tests). Throws ModelError.
 std::shared_ptr<const Model> load_model(const std::string& spec);
+
+// What the window, `kvw` and scripts load when no model is named.
+inline constexpr const char* kDefaultModelSpec = "builtin:default";
 
 }  // namespace kvw

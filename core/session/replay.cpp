@@ -21,7 +21,14 @@ public:
         const JsonFields e(event);
         event_ = e.get<std::string>("event");
         if (event_ == "start") {
-            session_.start(e.get<std::string>("prompt"));
+            if (e.has("prompt_ids")) {  // start_tokens(): the ids as they were given
+                std::vector<int32_t> ids;
+                for (const nlohmann::json& id : e.array("prompt_ids"))
+                    ids.push_back(json_as<int32_t>(id, "prompt_ids[]"));
+                session_.start_tokens(ids);
+            } else {
+                session_.start(e.get<std::string>("prompt"));
+            }
         } else if (event_ == "inject") {
             bool rejected = false;
             try {
@@ -34,7 +41,10 @@ public:
         } else if (event_ == "clear_injected") {
             session_.clear_injected();
         } else if (event_ == "tick") {
-            session_.step();
+            if (e.get_or<bool>("forced", false))
+                session_.step_forced(e.get<int32_t>("token"));
+            else
+                session_.step();
             const nlohmann::json& token = session_.trace().events().back().at("token");
             compare("token", e.at("token").dump(), token.dump());
         } else if (event_ == "apply_now") {

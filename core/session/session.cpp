@@ -56,18 +56,27 @@ void Session::new_state() {
 }
 
 void Session::start(std::string_view prompt) {
+    prompt_ = std::string(prompt);
+    prefill(model_->tokenizer.encode(prompt, true), {{"event", "start"}, {"prompt", prompt_}});
+}
+
+void Session::start_tokens(std::span<const int32_t> ids) {
+    prompt_ = model_->tokenizer.decode(ids);
+    prefill(ids, {{"event", "start"}, {"prompt_ids", std::vector<int32_t>(ids.begin(), ids.end())}});
+}
+
+// The part of start() and start_tokens() after the prompt became ids; `event` is the trace
+// event that says which of the two ran.
+void Session::prefill(std::span<const int32_t> ids, nlohmann::json event) {
     new_state();
     sampler_ = Sampler(options_.sampling);
-    prompt_ = std::string(prompt);
-    const std::vector<int32_t> ids = model_->tokenizer.encode(prompt, true);
     state_->append(ids, EntryKind::Prompt, 0);
     light_new_records(0);
     started_ = true;
     refresh_invariants();
-    trace_.add({{"event", "start"},
-                {"prompt", prompt_},
-                {"tick", tick_},
-                {"state_hash", hash_hex(state_hash())}});
+    event["tick"] = tick_;
+    event["state_hash"] = hash_hex(state_hash());
+    trace_.add(std::move(event));
     spdlog::info("prompt: {} tokens", ids.size());
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "core/engine/sampler.h"
 #include "core/engine/transformer.h"
 #include "core/model/model.h"
+#include "core/model/model_loader.h"
 #include "core/policy/brightness.h"
 #include "core/policy/proposer.h"
 #include "core/session/frame.h"
@@ -21,13 +24,13 @@
 namespace kvw {
 
 struct SessionOptions {
-    std::string model = "synthetic:tiny";  // anything load_model() takes
-    std::string backend = "cpu";           // "cpu", "cuda", "auto"
-    int capacity = 0;                      // rows per layer; 0: min(model context, 8192)
+    std::string model = kDefaultModelSpec;  // anything load_model() takes
+    std::string backend = "cpu";            // "cpu", "cuda", "auto"
+    int capacity = 0;                       // rows per layer; 0: min(model context, 8192)
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
     std::string proposer = "manual";
-    SamplingParams sampling;               // seed included
+    SamplingParams sampling;                // seed included
     BrightnessParams brightness;
     bool guard = true;
 };
@@ -50,9 +53,15 @@ public:
     // Forgets the sequence (the ledger keeps its records), then prefills BOS + the prompt at
     // tick 0. Throws CapacityExceeded when it does not fit; the state stays empty then.
     void start(std::string_view prompt);
+    // start() with the sequence given as token ids, used as they are (no BOS added): the
+    // teacher-forced evaluation (core/eval) feeds the tokens of a text it has cut into chunks.
+    void start_tokens(std::span<const int32_t> ids);
     // One tick. Needs start(). Returns what Step 4 did; a rejected or aborted list is reported
     // there (and in the frame), never thrown.
     TickResult step();
+    // A tick whose Step 1 takes `token` instead of sampling (teacher forcing); Steps 2-4 as in
+    // step(), so the proposer edits the cache as it would while generating.
+    TickResult step_forced(int32_t token);
     // Queues actions for the next tick after a pre-flight check against the current state;
     // throws ActionsRejected (nothing queued) when the check fails.
     void inject(const ActionList& actions);
@@ -85,6 +94,8 @@ public:
     void debug_desync_row(int layer, int row);
 
 private:
+    void prefill(std::span<const int32_t> ids, nlohmann::json event);
+    TickResult tick(std::optional<int32_t> forced);
     void new_state();
     void require_started(const char* command) const;
     void refresh_invariants();

@@ -65,12 +65,16 @@ ActionList Session::propose_and_merge() {
     return std::move(merged.actions);
 }
 
-TickResult Session::step() {
+TickResult Session::step() { return tick(std::nullopt); }
+
+TickResult Session::step_forced(int32_t token) { return tick(token); }
+
+TickResult Session::tick(std::optional<int32_t> forced) {
     require_started("step");
     const Clock::time_point start = Clock::now();
     StepTimings t;
 
-    const int32_t token = sampler_.sample(state_->last_logits());
+    const int32_t token = forced ? *forced : sampler_.sample(state_->last_logits());
     t.sample_ms = ms_since(start);
 
     Clock::time_point mark = Clock::now();
@@ -101,13 +105,15 @@ TickResult Session::step() {
     t.total_ms = ms_since(start);
     timings_ = t;
     note_result(result, list);
-    trace_.add({{"event", "tick"},
-                {"tick", tick_},
-                {"token", token},
-                {"actions", actions_json(last_actions_)},
-                {"result", tick_result_json(result)},
-                {"invariants_pass", invariants_.all_passed()},
-                {"state_hash", hash_hex(state_hash())}});
+    nlohmann::json event = {{"event", "tick"},
+                            {"tick", tick_},
+                            {"token", token},
+                            {"actions", actions_json(last_actions_)},
+                            {"result", tick_result_json(result)},
+                            {"invariants_pass", invariants_.all_passed()},
+                            {"state_hash", hash_hex(state_hash())}};
+    if (forced) event["forced"] = true;
+    trace_.add(std::move(event));
     return result;
 }
 

@@ -19,6 +19,7 @@ std::shared_ptr<const Model> tiny_model() {
 
 SessionOptions options(std::string proposer = "manual", int capacity = 256) {
     SessionOptions o;
+    o.model = "synthetic:tiny";  // what replay_trace() loads again: the model tiny_model() shares
     o.capacity = capacity;
     o.proposer = std::move(proposer);
     o.sampling.temperature = 0.8f;

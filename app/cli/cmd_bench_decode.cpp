@@ -1,14 +1,14 @@
-// kvw bench: speed measured side by side in one run and printed as ratios.
-//   decode: prefill and decode tokens/s of tinyllama-shape per weight type, against the memory
-//           read bandwidth of this machine measured in the same run.
-//   edits:  cache layouts compared on one replace_pair (cmd_bench_edits.cpp).
+// kvw bench decode: prefill and decode tokens/s of tinyllama-shape per weight type, against the
+// memory read bandwidth of this machine measured in the same run, printed side by side.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
 
-#include "cli_args.h"
+#include <spdlog/spdlog.h>
+
 #include "commands.h"
+#include "common_options.h"
 #include "core/backend/backend_registry.h"
 #include "core/backend/memory_bandwidth.h"
 #include "core/engine/generator.h"
@@ -51,7 +51,7 @@ DecodeRow bench_one_type(const std::string& type_name, const std::string& backen
     const SyntheticSpec spec = synthetic_spec("tinyllama-shape", parse_weight_type(type_name));
     auto start = Clock::now();
     const std::shared_ptr<const Model> model = load_gguf_model(synthetic_source(spec));
-    std::fprintf(stderr, "[bench] %s model written and loaded in %.1f s\n", type_name.c_str(),
+    spdlog::info("[bench] {} model written and loaded in {:.1f} s", type_name,
                  seconds_since(start));
 
     const auto backend = create_backend(backend_name);
@@ -79,11 +79,13 @@ DecodeRow bench_one_type(const std::string& type_name, const std::string& backen
     return row;
 }
 
-int bench_decode(const CliArgs& args) {
-    std::string types = args.get("types", "f32,f16");
-    const int prompt_tokens = int(args.get_int("prompt-tokens", 128));
-    const int decode_tokens = int(args.get_int("decode-tokens", 16));
-    const std::string backend = args.get("backend", "cpu");
+int run_bench_decode(const CliArgs& args) {
+    if (!args.positional().empty())
+        throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+    const std::string types = args.get("types");
+    const int prompt_tokens = int(args.get_int("prompt-tokens"));
+    const int decode_tokens = int(args.get_int("decode-tokens"));
+    const std::string backend = args.get("backend");
     if (prompt_tokens < 1 || decode_tokens < 1) throw UsageError("token counts must be >= 1");
 
     std::vector<DecodeRow> rows;
@@ -110,15 +112,15 @@ int bench_decode(const CliArgs& args) {
 
 }  // namespace
 
-int cmd_bench(const Words& words) {
-    if (!words.empty() && words[0] == "edits")  // each benchmark takes its own options
-        return cmd_bench_edits(Words(words.begin() + 1, words.end()));
-    if (!words.empty() && words[0] == "ui")
-        return cmd_bench_ui(Words(words.begin() + 1, words.end()));
-    const CliArgs args(words, {"types", "prompt-tokens", "decode-tokens", "backend"});
-    if (args.positional().size() != 1 || args.positional()[0] != "decode")
-        throw UsageError("bench takes one benchmark name: decode, edits or ui");
-    return bench_decode(args);
+CommandSpec bench_decode_command() {
+    return {"bench decode", "",
+            "prefill and decode tokens/s of tinyllama-shape per weight type, against the memory "
+            "read bandwidth",
+            {{"types", "T,T", "f32,f16", "weight types to compare: f32, f16, bf16"},
+             {"prompt-tokens", "N", "128", "prompt length"},
+             {"decode-tokens", "N", "16", "decode steps (the median is reported)"},
+             backend_option("cpu")},
+            run_bench_decode};
 }
 
 }  // namespace kvw::cli
