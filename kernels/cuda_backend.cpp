@@ -76,8 +76,8 @@ public:
         const size_t y_bytes = size_t(n) * size_t(rows) * sizeof(float);
         x_.reserve(x_count * sizeof(float));
         y_.reserve(y_bytes);
-        KVW_CUDA_CHECK(cudaMemcpyAsync(x_.get(), x, x_count * sizeof(float),
-                                       cudaMemcpyHostToDevice, stream));
+        KVW_CUDA_CHECK(
+            cudaMemcpyAsync(x_.get(), x, x_count * sizeof(float), cudaMemcpyHostToDevice, stream));
 
         // cublasGemmEx wants A and B of one type, so x is rounded to the weights' 16-bit type
         // on the device; the products are exact in float32 and accumulate in float32. (In f16,
@@ -96,8 +96,8 @@ public:
         const float beta = 0.0f;
         const cudaDataType_t type = cuda_type(w.dtype);
         KVW_CUDA_CHECK(cublasGemmEx(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha,
-                                    weights, type, cols, b, type, cols, &beta, y_.get(),
-                                    CUDA_R_32F, rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                    weights, type, cols, b, type, cols, &beta, y_.get(), CUDA_R_32F,
+                                    rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         KVW_CUDA_CHECK(cudaMemcpyAsync(y, y_.get(), y_bytes, cudaMemcpyDeviceToHost, stream));
         KVW_CUDA_CHECK(cudaStreamSynchronize(stream));
     }

@@ -17,8 +17,8 @@ inline void check(cudaError_t err, const char* call) {
 
 inline void check(cublasStatus_t status, const char* call) {
     if (status == CUBLAS_STATUS_SUCCESS) return;
-    throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) +
-                             " (" + cublasGetStatusString(status) + ")");
+    throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(status) + " (" +
+                             cublasGetStatusString(status) + ")");
 }
 
 }  // namespace kvw::cuda

@@ -51,7 +51,9 @@ public:
 
     void* get() const { return ptr_; }
     template <class T>
-    T* as() const { return static_cast<T*>(ptr_); }
+    T* as() const {
+        return static_cast<T*>(ptr_);
+    }
     size_t bytes() const { return bytes_; }
 
 private:

@@ -136,18 +136,12 @@ ActionForm::Result ActionForm::read() const {
         ids.assign(parsed->begin(), parsed->end());
     }
     switch (kind) {
-        case Delete:
-            result.action = Action{DeleteAction{first}, *layers};
-            break;
+        case Delete: result.action = Action{DeleteAction{first}, *layers}; break;
         case ReplacePair:
             result.action = Action{ReplacePairAction{first, pos2_->value(), ids}, *layers};
             break;
-        case Insert:
-            result.action = Action{InsertAction{first, ids}, *layers};
-            break;
-        default:
-            result.action = Action{AddAction{token_->value()}, {}};
-            break;
+        case Insert: result.action = Action{InsertAction{first, ids}, *layers}; break;
+        default: result.action = Action{AddAction{token_->value()}, {}}; break;
     }
     return result;
 }

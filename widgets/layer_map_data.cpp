@@ -116,12 +116,9 @@ QCPRange map_data_range(const Frame& frame, MapKind kind) {
     switch (kind) {
         case MapKind::LedgerId:
             return QCPRange(0, std::max<double>(double(frame.ledger.size()) - 1, 1));
-        case MapKind::LedgerAge:
-            return QCPRange(0, std::max<double>(double(frame.tick), 1));
-        case MapKind::Brightness:
-            return QCPRange(0, std::max(double(frame.brightness_max), 1.0));
-        case MapKind::Drift:
-            return QCPRange(kDriftFloor, 1);
+        case MapKind::LedgerAge: return QCPRange(0, std::max<double>(double(frame.tick), 1));
+        case MapKind::Brightness: return QCPRange(0, std::max(double(frame.brightness_max), 1.0));
+        case MapKind::Drift: return QCPRange(kDriftFloor, 1);
         case MapKind::PhaseSkew: {
             int skew = 1;
             for (const LayerFrame& layer : frame.layers)

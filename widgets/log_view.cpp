@@ -18,15 +18,11 @@ namespace {
 const char* level_color(spdlog::level::level_enum level) {
     switch (level) {
         case spdlog::level::trace:
-        case spdlog::level::debug:
-            return "#707070";
-        case spdlog::level::warn:
-            return "#9a5b00";
+        case spdlog::level::debug: return "#707070";
+        case spdlog::level::warn: return "#9a5b00";
         case spdlog::level::err:
-        case spdlog::level::critical:
-            return "#b00020";
-        default:
-            return "#000000";
+        case spdlog::level::critical: return "#b00020";
+        default: return "#000000";
     }
 }
 

@@ -42,12 +42,9 @@ const QMap<double, QColor>& color_stops(ColorScale scale) {
                                                          {0.75, "#ef8a62"},
                                                          {1.0, "#b2182b"}});
     switch (scale) {
-        case ColorScale::Brightness:
-            return brightness;
-        case ColorScale::Sequence:
-            return sequence;
-        case ColorScale::Diverging:
-            return diverging;
+        case ColorScale::Brightness: return brightness;
+        case ColorScale::Sequence: return sequence;
+        case ColorScale::Diverging: return diverging;
     }
     return brightness;
 }

@@ -12,11 +12,11 @@
 #include <functional>
 #include <vector>
 
+#include <spdlog/spdlog.h>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
-#include <spdlog/spdlog.h>
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
@@ -89,7 +89,8 @@ SessionOptions options_for(int rows) {
 ActionList fill_actions(int rows_now, int rows_wanted, int vocab) {
     ActionList adds;
     for (int r = rows_now; r < rows_wanted - 1; ++r)
-        adds.push_back(Action{AddAction{int32_t(3 + (uint64_t(r) * 7919u) % uint64_t(vocab - 3))}, {}});
+        adds.push_back(
+            Action{AddAction{int32_t(3 + (uint64_t(r) * 7919u) % uint64_t(vocab - 3))}, {}});
     return adds;
 }
 
@@ -161,8 +162,7 @@ void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows
     view.setFrame(before);
     drain_events();
     std::printf("%-8d frame build %7.2f ms  (%d layers x %d rows, %zu ledger records)\n", rows,
-                frame_ms, int(after->layers.size()), after->layers[0].rows(),
-                after->ledger.size());
+                frame_ms, int(after->layers.size()), after->layers[0].rows(), after->ledger.size());
     bench_views(before, after);
     for (const MapSpec& spec : map_specs()) {
         if (spec.kind == MapKind::Drift) continue;  // needs a measured drift: another prefill
@@ -200,10 +200,10 @@ void bench_stall(SessionController& controller, FrameWork& work, const char* lab
     wait_idle(controller);
     const double stall = probe.stop();
     const FramePtr f = controller.lastFrame();
-    std::printf("stall    %-34s longest UI gap %6.1f ms over %d ticks (%.0f ms/tick on %s); "
-                "window's work per Frame at most %.1f ms\n",
-                label, stall, ticks, ms_since(start) / ticks, f ? f->backend.c_str() : "?",
-                work.max_ms);
+    std::printf(
+        "stall    %-34s longest UI gap %6.1f ms over %d ticks (%.0f ms/tick on %s); "
+        "window's work per Frame at most %.1f ms\n",
+        label, stall, ticks, ms_since(start) / ticks, f ? f->backend.c_str() : "?", work.max_ms);
 }
 
 }  // namespace
@@ -234,9 +234,8 @@ int main(int argc, char** argv) {
     QObject::connect(&controller, &kvw::SessionController::frameReady,
                      [&work] { work.began = kvw::Clock::now(); });
     kvw::MainWindow window(controller, {true, {1600, 1000}});
-    QObject::connect(&controller, &kvw::SessionController::frameReady, [&work] {
-        work.max_ms = std::max(work.max_ms, kvw::ms_since(work.began));
-    });
+    QObject::connect(&controller, &kvw::SessionController::frameReady,
+                     [&work] { work.max_ms = std::max(work.max_ms, kvw::ms_since(work.began)); });
     window.show();
     kvw::drain_events();
 

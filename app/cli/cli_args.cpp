@@ -60,9 +60,8 @@ int64_t CliArgs::get_count(const std::string& name, int64_t max) const {
 }
 
 int64_t parse_count(const std::string& option, const std::string& text, int64_t max) {
-    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return c >= '0' && c <= '9';
-    });
+    const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
+                                                     [](char c) { return c >= '0' && c <= '9'; });
     int64_t value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (!digits || ec != std::errc() || end != text.data() + text.size() || value > max)

@@ -32,8 +32,8 @@ size_t weight_bytes_per_token(const ModelWeights& w) {
     size_t bytes = w.output_norm.bytes() + w.output.bytes() +
                    size_t(w.token_embd.cols) * dtype_size(w.token_embd.dtype);
     for (const LayerWeights& l : w.layers)
-        for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
-                                      &l.w_gate, &l.w_up, &l.w_down})
+        for (const WeightTensor* t :
+             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
             bytes += t->bytes();
     return bytes;
 }
@@ -64,7 +64,8 @@ DecodeRow bench_one_type(const std::string& type_name, const std::string& backen
 
     std::vector<int32_t> prompt(static_cast<size_t>(prompt_tokens));
     for (int i = 0; i < prompt_tokens; ++i)  // spread over the vocabulary, fixed
-        prompt[size_t(i)] = 3 + int32_t((uint64_t(i) * 7919u) % uint64_t(spec.config.vocab_size - 3));
+        prompt[size_t(i)] =
+            3 + int32_t((uint64_t(i) * 7919u) % uint64_t(spec.config.vocab_size - 3));
     generator.prefill(prompt);
     for (int i = 0; i < decode_tokens; ++i) generator.decode_next();
 
@@ -95,9 +96,10 @@ int run_bench_decode(const CliArgs& args) {
     // Measured after the models so it sees the same (warm, otherwise idle) machine.
     const double ceiling = measure_read_bandwidth_gbs(size_t(1) << 30);
 
-    std::printf("kvw bench decode: tinyllama-shape (22 layers, hidden 2048, ffn 5632, vocab 32000),"
-                " backend %s, prompt %d tokens, decode %d tokens (median)\n",
-                backend.c_str(), prompt_tokens, decode_tokens);
+    std::printf(
+        "kvw bench decode: tinyllama-shape (22 layers, hidden 2048, ffn 5632, vocab 32000),"
+        " backend %s, prompt %d tokens, decode %d tokens (median)\n",
+        backend.c_str(), prompt_tokens, decode_tokens);
     std::printf("memory read ceiling (all cores streaming 1 GiB): %.1f GB/s\n", ceiling);
     std::printf("%-5s %10s %14s %13s %14s %10s %12s\n", "type", "weights GB", "prefill tok/s",
                 "decode tok/s", "GB read/token", "GB/s", "of ceiling");
@@ -113,7 +115,8 @@ int run_bench_decode(const CliArgs& args) {
 }  // namespace
 
 CommandSpec bench_decode_command() {
-    return {"bench decode", "",
+    return {"bench decode",
+            "",
             "prefill and decode tokens/s of tinyllama-shape per weight type, against the memory "
             "read bandwidth",
             {{"types", "T,T", "f32,f16", "weight types to compare: f32, f16, bf16"},

@@ -188,36 +188,38 @@ double memmove_bound_us(std::vector<char>& buffer, size_t bytes, size_t block, i
 void print_movement(const char* where, int p1, const std::vector<Timing>& rows,
                     std::vector<char>& buffer, size_t block, int reps) {
     std::printf("\n%s: replace_pair(%d, %d) -> 1 token\n", where, p1, p1 + 1);
-    std::printf("  %-15s %10s %10s %13s %13s %13s %7s %7s  %s\n", "layout", "median us",
-                "mean us", "MB moved/edit", "cold bound us", "warm bound us", "x cold", "x warm",
-                "note");
+    std::printf("  %-15s %10s %10s %13s %13s %13s %7s %7s  %s\n", "layout", "median us", "mean us",
+                "MB moved/edit", "cold bound us", "warm bound us", "x cold", "x warm", "note");
     for (const Timing& t : rows) {
         const size_t bytes = size_t(t.bytes_per_edit);
         const double cold = memmove_bound_us(buffer, bytes, bytes, reps);
         const double warm = memmove_bound_us(buffer, bytes, block, reps);
-        std::printf("  %-15s %10.1f %10.1f %13.3f %13.1f %13.1f %7.1f %7.1f  %s\n",
-                    t.name.c_str(), median(t.us), mean(t.us), t.bytes_per_edit / 1e6, cold, warm,
+        std::printf("  %-15s %10.1f %10.1f %13.3f %13.1f %13.1f %7.1f %7.1f  %s\n", t.name.c_str(),
+                    median(t.us), mean(t.us), t.bytes_per_edit / 1e6, cold, warm,
                     median(t.us) / std::max(cold, 0.01), median(t.us) / std::max(warm, 0.01),
                     t.note.c_str());
     }
 }
 
 void bench_movement(const Geometry& g, int reps) {
-    std::printf("\n== 1. Row movement alone (cache calls on layout objects, synthetic K/V, no "
-                "forward)\n");
-    std::printf("%d layers x kv_dim %d, f32 K and V (%.1f KiB per row per layer), %d rows, "
-                "capacity %d; each edit = remove(p1+1), remove(p1), insert(p1) on every layer + "
-                "a view of every layer (where batch_splice makes its pass); an untimed append "
-                "after each edit keeps %d rows; >= %d edits\n",
-                g.layers, g.kv_dim, 2.0 * g.kv_dim * sizeof(float) / 1024.0, g.rows, g.capacity,
-                g.rows, reps);
+    std::printf(
+        "\n== 1. Row movement alone (cache calls on layout objects, synthetic K/V, no "
+        "forward)\n");
+    std::printf(
+        "%d layers x kv_dim %d, f32 K and V (%.1f KiB per row per layer), %d rows, "
+        "capacity %d; each edit = remove(p1+1), remove(p1), insert(p1) on every layer + "
+        "a view of every layer (where batch_splice makes its pass); an untimed append "
+        "after each edit keeps %d rows; >= %d edits\n",
+        g.layers, g.kv_dim, 2.0 * g.kv_dim * sizeof(float) / 1024.0, g.rows, g.capacity, g.rows,
+        reps);
     const size_t block = size_t(g.rows) * size_t(g.kv_dim) * sizeof(float);
-    std::printf("MB moved = existing K/V rows moved per edit (indirection: + index entries "
-                "shifted; torch.cat: every row copied into new tensors). Bounds, measured in "
-                "this run in a preallocated buffer: cold = one memmove of those bytes; warm = "
-                "memmoves of one layer's K block (%.0f KiB) at a time over the same block. "
-                "x = median / bound. The mean includes indirection's compactions.\n",
-                double(block) / 1024.0);
+    std::printf(
+        "MB moved = existing K/V rows moved per edit (indirection: + index entries "
+        "shifted; torch.cat: every row copied into new tensors). Bounds, measured in "
+        "this run in a preallocated buffer: cold = one memmove of those bytes; warm = "
+        "memmoves of one layer's K block (%.0f KiB) at a time over the same block. "
+        "x = median / bound. The mean includes indirection's compactions.\n",
+        double(block) / 1024.0);
     const int positions[] = {g.rows / 2, std::min(8, g.rows - 2)};
     const char* names[] = {"middle", "near the start"};
     std::vector<std::vector<Timing>> tables;
@@ -289,15 +291,16 @@ void bench_state(const Transformer& engine, const std::string& model_name, int p
         prompt[size_t(i)] = 3 + int32_t((uint64_t(i) * 7919u) % uint64_t(vocab - 3));
     const int positions[2] = {prefill_rows / 2, std::min(8, prefill_rows - 2)};
 
-    std::printf("\n== 2. Full StateManager::replace_pair (real K/V: %s, prefill of %d rows, "
-                "guard off), then a view of every layer; median of %d\n",
-                model_name.c_str(), prefill_rows, reps);
+    std::printf(
+        "\n== 2. Full StateManager::replace_pair (real K/V: %s, prefill of %d rows, "
+        "guard off), then a view of every layer; median of %d\n",
+        model_name.c_str(), prefill_rows, reps);
     std::vector<FullRun> runs;
     double rebuild_ms = 0, suffix_ms = 0;
     int rows_after = 0;
     for (CacheLayout layout : kLayouts) {
-        StateManager s(engine, StateOptions{2 * prefill_rows, RopePolicy::FinalIndex, false,
-                                            layout});
+        StateManager s(engine,
+                       StateOptions{2 * prefill_rows, RopePolicy::FinalIndex, false, layout});
         auto start = Clock::now();
         s.append(prompt, EntryKind::Prompt, 0);
         const double prefill_s = ms_since(start) / 1000.0;
@@ -314,11 +317,12 @@ void bench_state(const Transformer& engine, const std::string& model_name, int p
         suffix_ms = ms_since(start);
     }
 
-    std::printf("prefill of %d rows: %.1f s (contiguous layout); forward = the insert's pass "
-                "alone (1 token over p1 rows), timed just before each replace; rest = replace - "
-                "forward, pairwise: cache calls, mirror, ledger (as small as the noise of two "
-                "forward passes; part 1 times the row movement on its own)\n",
-                prefill_rows, runs[0].prefill_s);
+    std::printf(
+        "prefill of %d rows: %.1f s (contiguous layout); forward = the insert's pass "
+        "alone (1 token over p1 rows), timed just before each replace; rest = replace - "
+        "forward, pairwise: cache calls, mirror, ledger (as small as the noise of two "
+        "forward passes; part 1 times the row movement on its own)\n",
+        prefill_rows, runs[0].prefill_s);
     std::printf("  %-15s %-16s %12s %12s %10s %13s\n", "layout", "position", "replace ms",
                 "forward ms", "rest ms", "MB moved/edit");
     const char* names[] = {"middle", "near the start"};
@@ -330,10 +334,8 @@ void bench_state(const Transformer& engine, const std::string& model_name, int p
                         median(r.rest_ms[p]), r.bytes[p] / 1e6);
         }
 
-    std::printf("\n== 3. Numeric alignment on the contiguous state above (%d rows)\n",
-                rows_after);
-    std::printf("  rebuild_from_mirror (all %d rows)          %10.1f ms\n", rows_after,
-                rebuild_ms);
+    std::printf("\n== 3. Numeric alignment on the contiguous state above (%d rows)\n", rows_after);
+    std::printf("  rebuild_from_mirror (all %d rows)          %10.1f ms\n", rows_after, rebuild_ms);
     std::printf("  recompute_suffix(%d) (the last %d rows)   %10.1f ms  (%.2f x the rebuild)\n",
                 positions[0], rows_after - positions[0], suffix_ms, suffix_ms / rebuild_ms);
 }
@@ -348,8 +350,7 @@ int run_bench_edits(const CliArgs& args) {
     const int prefill_rows = int(args.get_count("prefill-rows", INT32_MAX));
     const int reps = int(args.get_count("reps", INT32_MAX));
     const int full_reps = int(args.get_count("full-reps", INT32_MAX));
-    if (rows < 16 || prefill_rows < 16)
-        throw UsageError("--rows and --prefill-rows must be >= 16");
+    if (rows < 16 || prefill_rows < 16) throw UsageError("--rows and --prefill-rows must be >= 16");
     if (capacity < rows + 1) throw UsageError("--capacity must exceed --rows");
     if (reps < 1 || full_reps < 1) throw UsageError("--reps and --full-reps must be >= 1");
 
@@ -372,7 +373,8 @@ int run_bench_edits(const CliArgs& args) {
 CommandSpec bench_edits_command() {
     OptionSpec model = model_option();
     model.fallback = "synthetic:tinyllama-shape";  // a benchmark wants the real model's shapes
-    return {"bench edits", "",
+    return {"bench edits",
+            "",
             "cache layouts compared on one replace_pair, against torch.cat-style copying and "
             "memmove",
             {model,

@@ -41,9 +41,11 @@ int run_bench_ui(const CliArgs& args) {
 }  // namespace
 
 CommandSpec bench_ui_command() {
-    return {"bench ui", "",
+    return {"bench ui",
+            "",
             "Frame build, layer-map repaint and UI-thread stalls (runs kvw-bench-ui)",
-            {{"quick", "", "", "skip the tinyllama-shape stall (2.2 GB, slow)"}}, run_bench_ui};
+            {{"quick", "", "", "skip the tinyllama-shape stall (2.2 GB, slow)"}},
+            run_bench_ui};
 }
 
 }  // namespace kvw::cli

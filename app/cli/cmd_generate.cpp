@@ -6,12 +6,12 @@
 
 #include "commands.h"
 #include "common_options.h"
-#include "sampling_args.h"
-#include "top_logits.h"
 #include "core/backend/backend_registry.h"
 #include "core/engine/generator.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
+#include "sampling_args.h"
+#include "top_logits.h"
 
 namespace kvw::cli {
 namespace {

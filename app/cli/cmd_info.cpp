@@ -17,8 +17,8 @@ const char* rope_layout_name(RopeLayout layout) {
 std::vector<const WeightTensor*> tensors_of(const ModelWeights& w, bool& tied) {
     std::vector<const WeightTensor*> out{&w.token_embd};
     for (const LayerWeights& l : w.layers)
-        for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
-                                      &l.w_gate, &l.w_up, &l.w_down})
+        for (const WeightTensor* t :
+             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
             out.push_back(t);
     out.push_back(&w.output_norm);
     tied = w.output.data == w.token_embd.data;
@@ -36,32 +36,31 @@ nlohmann::json info_json(const Model& model) {
                            {"type", std::string(dtype_name(t->dtype))},
                            {"shape", {t->rows, t->cols}},
                            {"bytes", t->bytes()}});
-    return {
-        {"model", model.source},
-        {"file_type", model.file_type},
-        {"architecture", c.architecture},
-        {"name", c.name},
-        {"config",
-         {{"layers", c.n_layers},
-          {"hidden", c.n_embd},
-          {"heads", c.n_heads},
-          {"kv_heads", c.n_kv_heads},
-          {"head_dim", c.head_dim},
-          {"ffn", c.n_ff},
-          {"vocab", c.vocab_size},
-          {"context", c.max_context},
-          {"rope_theta", c.rope_theta},
-          {"rope_layout", rope_layout_name(c.rope_layout)},
-          {"rms_eps", c.rms_eps}}},
-        {"tokenizer",
-         {{"pieces", v.size()},
-          {"bos", v.bos_id},
-          {"eos", v.eos_id},
-          {"unk", v.unk_id},
-          {"add_bos", v.add_bos}}},
-        {"tensors", tensors},
-        {"output_tied_to_embedding", tied},
-        {"weight_bytes", model.weights.total_bytes()}};
+    return {{"model", model.source},
+            {"file_type", model.file_type},
+            {"architecture", c.architecture},
+            {"name", c.name},
+            {"config",
+             {{"layers", c.n_layers},
+              {"hidden", c.n_embd},
+              {"heads", c.n_heads},
+              {"kv_heads", c.n_kv_heads},
+              {"head_dim", c.head_dim},
+              {"ffn", c.n_ff},
+              {"vocab", c.vocab_size},
+              {"context", c.max_context},
+              {"rope_theta", c.rope_theta},
+              {"rope_layout", rope_layout_name(c.rope_layout)},
+              {"rms_eps", c.rms_eps}}},
+            {"tokenizer",
+             {{"pieces", v.size()},
+              {"bos", v.bos_id},
+              {"eos", v.eos_id},
+              {"unk", v.unk_id},
+              {"add_bos", v.add_bos}}},
+            {"tensors", tensors},
+            {"output_tied_to_embedding", tied},
+            {"weight_bytes", model.weights.total_bytes()}};
 }
 
 void print_info(const Model& model) {
@@ -104,10 +103,13 @@ int run_info(const CliArgs& args) {
 }  // namespace
 
 CommandSpec info_command() {
-    return {"info", "[SPEC]",
+    return {"info",
+            "[SPEC]",
             std::string("a model's configuration, tensor table and vocabulary size (SPEC: see "
-                        "--model of generate; default ") + kDefaultModelSpec + ")",
-            {json_option()}, run_info};
+                        "--model of generate; default ") +
+                kDefaultModelSpec + ")",
+            {json_option()},
+            run_info};
 }
 
 }  // namespace kvw::cli

@@ -23,15 +23,16 @@ int run_make_model(const CliArgs& args) {
     file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     if (!file.flush()) throw std::runtime_error("cannot write " + out);
     std::printf("wrote %s (%s, %d layers, hidden %d, vocab %d, seed %llu)\n", out.c_str(),
-                spec.name.c_str(), spec.config.n_layers, spec.config.n_embd,
-                spec.config.vocab_size, static_cast<unsigned long long>(spec.seed));
+                spec.name.c_str(), spec.config.n_layers, spec.config.n_embd, spec.config.vocab_size,
+                static_cast<unsigned long long>(spec.seed));
     return 0;
 }
 
 }  // namespace
 
 CommandSpec make_model_command() {
-    return {"make-model", "tiny|tinyllama-shape OUT",
+    return {"make-model",
+            "tiny|tinyllama-shape OUT",
             "write one of the synthetic models (random weights) as a GGUF file",
             {{"type", "f32|f16|bf16", "", "matrix type (default: the model's own)"},
              {"seed", "S", "", "weight seed (default: the model's own)"}},

@@ -38,8 +38,7 @@ std::string read_text(const std::string& path) {
 nlohmann::json result_json(const PerplexityResult& r) {
     const ChunkPlan& plan = r.plan;
     nlohmann::json chunks = nlohmann::json::array();
-    for (const double nll : r.chunk_nll)
-        chunks.push_back(std::exp(nll / plan.scored_per_chunk()));
+    for (const double nll : r.chunk_nll) chunks.push_back(std::exp(nll / plan.scored_per_chunk()));
     return {{"ctx", plan.ctx},
             {"stride", plan.stride},
             {"chunks", r.chunks},
@@ -138,15 +137,17 @@ CommandSpec perplexity_command() {
     OptionTable options = {
         model_option(),
         {"file", "TEXT", "", "the text to score (UTF-8)", true},
-        {"ctx", "N", "", "tokens per chunk, BOS first; the second half is scored "
-                         "(default: the model's context, at most 512)"},
+        {"ctx", "N", "",
+         "tokens per chunk, BOS first; the second half is scored "
+         "(default: the model's context, at most 512)"},
         {"stride", "S", "", "distance between chunk starts (default: --ctx)"},
     };
     for (OptionSpec o : session_options()) {
         if (o.name == "policy") {
             o.fallback.clear();
-            o.help += "; given, each chunk runs tick by tick through a Session with this "
-                      "proposer (default: one pass per chunk over the full cache)";
+            o.help +=
+                "; given, each chunk runs tick by tick through a Session with this "
+                "proposer (default: one pass per chunk over the full cache)";
         }
         options.push_back(o);
     }

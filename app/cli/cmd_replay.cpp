@@ -16,8 +16,7 @@ int run_replay(const CliArgs& args) {
     const ReplayReport report = replay_trace(trace, model);
     for (const ReplayMismatch& m : report.mismatches)
         std::printf("%s:%zu: %s: %s recorded %s, replayed %s\n", args.positional()[0].c_str(),
-                    m.line, m.event.c_str(), m.field.c_str(), m.expected.c_str(),
-                    m.actual.c_str());
+                    m.line, m.event.c_str(), m.field.c_str(), m.expected.c_str(), m.actual.c_str());
     std::printf("replayed %zu events, %zu outcomes checked, %zu mismatches: %s\n", report.events,
                 report.checked, report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
     return report.ok() ? 0 : 1;
@@ -26,7 +25,8 @@ int run_replay(const CliArgs& args) {
 }  // namespace
 
 CommandSpec replay_command() {
-    return {"replay", "TRACE",
+    return {"replay",
+            "TRACE",
             "repeat a trace recorded by kvw run; checks every state hash, exit 1 on a mismatch",
             {{"model", "SPEC", "", "load this model instead of the one the trace names"}},
             run_replay};

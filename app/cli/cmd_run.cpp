@@ -38,9 +38,9 @@ int run_run(const CliArgs& args) {
         const TickResult r = session.step();
         const FramePtr f = session.frame();
         const int32_t token = session.trace().events().back().at("token").get<int32_t>();
-        std::printf("%4lld  %5d  %8d  %7zu  %-8s %-10s  %016llx\n",
-                    static_cast<long long>(f->tick), token, f->layers.front().rows(),
-                    f->last_actions.size(), outcome(r), f->all_invariants_pass() ? "pass" : "FAIL",
+        std::printf("%4lld  %5d  %8d  %7zu  %-8s %-10s  %016llx\n", static_cast<long long>(f->tick),
+                    token, f->layers.front().rows(), f->last_actions.size(), outcome(r),
+                    f->all_invariants_pass() ? "pass" : "FAIL",
                     static_cast<unsigned long long>(f->state_hash));
         if (!f->last_error.empty()) std::printf("      %s\n", f->last_error.c_str());
     }

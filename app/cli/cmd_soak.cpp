@@ -15,19 +15,18 @@ namespace {
 
 void print(const char* label, const SoakReport& r) {
     const SoakCounts& c = r.counts;
-    std::printf("%s: %lld ticks in %.1f s (%.0f ticks/s), %lld sessions; lists: %lld applied, "
-                "%lld rejected; %lld rebuilds, %lld drift checks, %lld layout switches, "
-                "%lld RoPE policy changes, %lld new prompts; RSS %.1f MiB after the first "
-                "session, %.1f MiB now, peak %.1f MiB\n",
-                label, static_cast<long long>(c.ticks), r.seconds,
-                r.seconds > 0 ? double(c.ticks) / r.seconds : 0.0,
-                static_cast<long long>(c.sessions), static_cast<long long>(c.valid_lists),
-                static_cast<long long>(c.rejected_lists), static_cast<long long>(c.rebuilds),
-                static_cast<long long>(c.drift_checks),
-                static_cast<long long>(c.layout_switches),
-                static_cast<long long>(c.policy_changes), static_cast<long long>(c.restarts),
-                double(r.rss_after_warmup) / (1 << 20), double(r.rss_last) / (1 << 20),
-                double(r.peak_rss) / (1 << 20));
+    std::printf(
+        "%s: %lld ticks in %.1f s (%.0f ticks/s), %lld sessions; lists: %lld applied, "
+        "%lld rejected; %lld rebuilds, %lld drift checks, %lld layout switches, "
+        "%lld RoPE policy changes, %lld new prompts; RSS %.1f MiB after the first "
+        "session, %.1f MiB now, peak %.1f MiB\n",
+        label, static_cast<long long>(c.ticks), r.seconds,
+        r.seconds > 0 ? double(c.ticks) / r.seconds : 0.0, static_cast<long long>(c.sessions),
+        static_cast<long long>(c.valid_lists), static_cast<long long>(c.rejected_lists),
+        static_cast<long long>(c.rebuilds), static_cast<long long>(c.drift_checks),
+        static_cast<long long>(c.layout_switches), static_cast<long long>(c.policy_changes),
+        static_cast<long long>(c.restarts), double(r.rss_after_warmup) / (1 << 20),
+        double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20));
     std::fflush(stdout);
 }
 
@@ -44,8 +43,7 @@ int run_soak_command(const CliArgs& args) {
     // Every rejected list and every rebuild would be logged: the report says how many. A
     // --log-level given on the command line still wins.
     if (!args.has("log-level")) spdlog::set_level(spdlog::level::err);
-    const SoakReport report =
-        run_soak(options, [](const SoakReport& r) { print("soak", r); });
+    const SoakReport report = run_soak(options, [](const SoakReport& r) { print("soak", r); });
     if (!report.ok()) {
         std::fprintf(stderr, "kvw soak: FAILED after %lld ticks: %s\n",
                      static_cast<long long>(report.failed_tick), report.failure.c_str());
@@ -62,7 +60,8 @@ CommandSpec soak_command() {
     const SoakOptions defaults;
     OptionSpec model = model_option();
     model.fallback = defaults.model;
-    return {"soak", "",
+    return {"soak",
+            "",
             "random edits, rebuilds and switches, each checked; exit 1 when an invariant breaks",
             {
                 model,

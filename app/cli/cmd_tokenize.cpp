@@ -16,7 +16,10 @@ int run_tokenize(const CliArgs& args) {
     if (args.has("json")) {
         nlohmann::json pieces = nlohmann::json::array();
         for (const int32_t id : ids) pieces.push_back(model->tokenizer.piece_text(id));
-        print_json({{"model", model->source}, {"text", text}, {"ids", ids}, {"pieces", pieces},
+        print_json({{"model", model->source},
+                    {"text", text},
+                    {"ids", ids},
+                    {"pieces", pieces},
                     {"count", ids.size()}});
         return 0;
     }
@@ -29,7 +32,9 @@ int run_tokenize(const CliArgs& args) {
 }  // namespace
 
 CommandSpec tokenize_command() {
-    return {"tokenize", "TEXT", "token ids and pieces of TEXT",
+    return {"tokenize",
+            "TEXT",
+            "token ids and pieces of TEXT",
             {model_option(), {"no-bos", "", "", "do not add the BOS token"}, json_option()},
             run_tokenize};
 }

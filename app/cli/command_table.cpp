@@ -6,10 +6,9 @@ namespace kvw::cli {
 
 const std::vector<CommandSpec>& command_table() {
     static const std::vector<CommandSpec> table = {
-        generate_command(),     tokenize_command(),     info_command(),
-        perplexity_command(),   make_model_command(),   run_command(),
-        replay_command(),       soak_command(),         bench_decode_command(),
-        bench_edits_command(),  bench_ui_command(),
+        generate_command(),     tokenize_command(),    info_command(),     perplexity_command(),
+        make_model_command(),   run_command(),         replay_command(),   soak_command(),
+        bench_decode_command(), bench_edits_command(), bench_ui_command(),
     };
     return table;
 }
@@ -96,8 +95,9 @@ std::string overview() {
         name.resize(width, ' ');
         text += "  " + name + "  " + c.summary + "\n";
     }
-    text += "A model is a .gguf file, a Hugging Face folder, builtin:default (the embedded\n"
-            "default) or synthetic:tiny / synthetic:tinyllama-shape (random weights).\n";
+    text +=
+        "A model is a .gguf file, a Hugging Face folder, builtin:default (the embedded\n"
+        "default) or synthetic:tiny / synthetic:tinyllama-shape (random weights).\n";
     return text;
 }
 

@@ -16,7 +16,7 @@ struct CommandSpec {
     std::string name;      // "generate"; a benchmark is "bench decode"
     std::string operands;  // the positional words, as the usage shows them ("TEXT", "[PATH]")
     std::string summary;
-    OptionTable options;   // the command's own; common_options() are added to every command
+    OptionTable options;  // the command's own; common_options() are added to every command
     int (*run)(const CliArgs& args) = nullptr;
 };
 

@@ -13,19 +13,24 @@ std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& e
         "KV Workbench: step a Llama-family model tick by tick and inspect its KV cache.\n"
         "Headless: QT_QPA_PLATFORM=offscreen kv-workbench --script FILE --shots DIR");
     parser.addHelpOption();
-    const QCommandLineOption model("model", "Model: a .gguf file, a Hugging Face folder, "
-                                            "builtin:default (the default) or "
-                                            "synthetic:tiny|synthetic:tinyllama-shape.", "SPEC");
+    const QCommandLineOption model("model",
+                                   "Model: a .gguf file, a Hugging Face folder, "
+                                   "builtin:default (the default) or "
+                                   "synthetic:tiny|synthetic:tinyllama-shape.",
+                                   "SPEC");
     const QCommandLineOption prompt("prompt", "Prompt to start after loading.", "TEXT");
     const QCommandLineOption backend("backend", "cpu or cuda.", "NAME");
     const QCommandLineOption script("script", "Run a .kvs script, then exit (0: it passed).",
                                     "FILE");
     const QCommandLineOption shots("shots", "Where the script's shots are written.", "DIR");
-    const QCommandLineOption compare("compare", "Compare every shot with DIR/NAME.png; "
-                                                "KVW_UPDATE_GOLDEN=1 rewrites them instead.",
+    const QCommandLineOption compare("compare",
+                                     "Compare every shot with DIR/NAME.png; "
+                                     "KVW_UPDATE_GOLDEN=1 rewrites them instead.",
                                      "DIR");
-    const QCommandLineOption tolerance("tolerance", "Largest per-channel difference that "
-                                                    "still compares equal (default 8).", "N");
+    const QCommandLineOption tolerance("tolerance",
+                                       "Largest per-channel difference that "
+                                       "still compares equal (default 8).",
+                                       "N");
     const QCommandLineOption size("size", "Window size (default 1600x1000).", "WxH");
     parser.addOptions({model, prompt, backend, script, shots, compare, tolerance, size});
 

@@ -7,9 +7,9 @@ namespace kvw {
 // How a screenshot differs from its golden image, channel by channel (R, G, B, A).
 struct ImageDiff {
     bool same_size = false;
-    int max_delta = 0;       // the largest channel difference seen
-    int pixels_over = 0;     // pixels with a channel differing by more than the tolerance
-    QImage marked;           // the golden image greyed, differing pixels in red; null if sizes differ
+    int max_delta = 0;    // the largest channel difference seen
+    int pixels_over = 0;  // pixels with a channel differing by more than the tolerance
+    QImage marked;        // the golden image greyed, differing pixels in red; null if sizes differ
 
     bool within_tolerance() const { return same_size && pixels_over == 0; }
     QString describe(int tolerance) const;

@@ -1,9 +1,9 @@
 // kv-workbench: the workbench window, or (--script) a headless run of a .kvs script.
 #include <cstdio>
 
+#include <spdlog/spdlog.h>
 #include <QApplication>
 #include <QTimer>
-#include <spdlog/spdlog.h>
 
 #include "app/gui/app_options.h"
 #include "app/gui/main_window.h"
@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
     }
     QApplication app(argc, argv);
     int exit_code = 0;
-    const std::optional<kvw::AppOptions> options = kvw::parse_app_options(app.arguments(), exit_code);
+    const std::optional<kvw::AppOptions> options =
+        kvw::parse_app_options(app.arguments(), exit_code);
     if (!options) return exit_code;
 
     spdlog::set_pattern("[%H:%M:%S.%e] [%^%l%$] %v");

@@ -26,7 +26,8 @@ QToolButton* menu_button(QWidget* parent, const QString& text,
     button->setText(text);
     button->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(button);
-    for (const auto& [label, run] : entries) QObject::connect(menu->addAction(label), &QAction::triggered, run);
+    for (const auto& [label, run] : entries)
+        QObject::connect(menu->addAction(label), &QAction::triggered, run);
     button->setMenu(menu);
     return button;
 }
@@ -54,20 +55,20 @@ MainToolBar::MainToolBar(QWidget* parent) : QToolBar("Session", parent) {
 }
 
 void MainToolBar::addModelButtons() {
-    addWidget(menu_button(
-        this, "Open model",
-        {{"GGUF file…",
-          [this] {
-              const QString file = QFileDialog::getOpenFileName(this, "Open a GGUF model", {},
-                                                                "GGUF models (*.gguf)");
-              if (!file.isEmpty()) emit modelChosen(file);
-          }},
-         {"Hugging Face folder…", [this] {
-              const QString dir = QFileDialog::getExistingDirectory(
-                  this, "Open a Hugging Face model folder (config.json, *.safetensors, "
-                        "tokenizer.json)");
-              if (!dir.isEmpty()) emit modelChosen(dir);
-          }}}));
+    addWidget(menu_button(this, "Open model",
+                          {{"GGUF file…",
+                            [this] {
+                                const QString file = QFileDialog::getOpenFileName(
+                                    this, "Open a GGUF model", {}, "GGUF models (*.gguf)");
+                                if (!file.isEmpty()) emit modelChosen(file);
+                            }},
+                           {"Hugging Face folder…", [this] {
+                                const QString dir = QFileDialog::getExistingDirectory(
+                                    this,
+                                    "Open a Hugging Face model folder (config.json, *.safetensors, "
+                                    "tokenizer.json)");
+                                if (!dir.isEmpty()) emit modelChosen(dir);
+                            }}}));
     // The models that need no file from the user: the built-in ones (core/model/builtin_models.h)
     // and the synthetic ones with random weights.
     std::vector<std::pair<QString, std::function<void()>>> entries;
@@ -76,11 +77,11 @@ void MainToolBar::addModelButtons() {
     };
     for (const BuiltinModel& m : builtin_models()) {
         const QString spec = "builtin:" + qstring(m.name);
-        entries.push_back({spec + " (" + qstring(m.description) + ")",
-                           [this, spec] { emit modelChosen(spec); }});
+        entries.push_back(
+            {spec + " (" + qstring(m.description) + ")", [this, spec] { emit modelChosen(spec); }});
     }
-    entries.push_back({"synthetic:tiny (random weights)",
-                       [this] { emit modelChosen("synthetic:tiny"); }});
+    entries.push_back(
+        {"synthetic:tiny (random weights)", [this] { emit modelChosen("synthetic:tiny"); }});
     entries.push_back({"synthetic:tinyllama-shape (random weights, 2.2 GB, slow on CPU)",
                        [this] { emit modelChosen("synthetic:tinyllama-shape"); }});
     addWidget(menu_button(this, "Built-in", entries));
@@ -114,8 +115,9 @@ void MainToolBar::addRunControls() {
     connect(prompt_, &QLineEdit::returnPressed, this,
             [this] { emit promptSubmitted(prompt_->text()); });
     addWidget(prompt_);
-    addAction("Start", this, [this] { emit promptSubmitted(prompt_->text()); })
-        ->setToolTip("Forget the sequence and prefill the prompt");
+    addAction("Start", this, [this] {
+        emit promptSubmitted(prompt_->text());
+    })->setToolTip("Forget the sequence and prefill the prompt");
     addAction("Step", this, &MainToolBar::stepRequested)->setToolTip("One tick");
     run_ticks_ = new QSpinBox(this);
     run_ticks_->setRange(1, 100000);
@@ -136,7 +138,8 @@ void MainToolBar::addRunControls() {
 
 void MainToolBar::addPolicyControls() {
     proposer_ = new QComboBox(this);
-    for (const std::string& name : proposer_names()) proposer_->addItem(QString::fromStdString(name));
+    for (const std::string& name : proposer_names())
+        proposer_->addItem(QString::fromStdString(name));
     proposer_->setToolTip("Step 3 proposer: the actions suggested every tick");
     connect(proposer_, &QComboBox::currentTextChanged, this, &MainToolBar::proposerChosen);
     addWidget(new QLabel(" Policy ", this));

@@ -31,7 +31,7 @@ public slots:
     void setFrame(kvw::FramePtr frame);
 
 signals:
-    void modelChosen(QString spec);          // a file, a folder or synthetic:NAME
+    void modelChosen(QString spec);  // a file, a folder or synthetic:NAME
     void backendChosen(QString backend);
     void promptSubmitted(QString prompt);
     void stepRequested();

@@ -34,7 +34,8 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     addToolBar(Qt::TopToolBarArea, toolbar_);
     docks_ = new ViewDocks(this);
     QMenu* views = menuBar()->addMenu("&Views");
-    for (const QString& name : docks_->names()) views->addAction(docks_->dock(name)->toggleViewAction());
+    for (const QString& name : docks_->names())
+        views->addAction(docks_->dock(name)->toggleViewAction());
 
     connectToolBar();
     connectViews();

@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
+#include <spdlog/spdlog.h>
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
 #include <QTimer>
-#include <spdlog/spdlog.h>
 
 #include "app/gui/image_compare.h"
 #include "app/gui/main_window.h"
@@ -156,16 +156,22 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Set:
         case K::Click: {
             FrameView* target = view(c, QString::fromStdString(c.view));
-            const QString problem =
-                c.kind == K::Set ? set_control(target, text, QString::fromStdString(c.value))
-                                 : click_control(target, text);
+            const QString problem = c.kind == K::Set
+                                        ? set_control(target, text, QString::fromStdString(c.value))
+                                        : click_control(target, text);
             if (!problem.isEmpty()) fail(c, ScriptErrorKind::CommandFailed, problem);
             break;
         }
         case K::ExpectInvariant:
         case K::ExpectRows:
-        case K::ExpectTick: waitIdle(c); expect(c); return;
-        case K::Shot: waitIdle(c); shot(c); return;
+        case K::ExpectTick:
+            waitIdle(c);
+            expect(c);
+            return;
+        case K::Shot:
+            waitIdle(c);
+            shot(c);
+            return;
     }
     waitIdle(c);
 }
@@ -194,8 +200,8 @@ void ScriptRunner::expect(const ScriptCommand& c) {
             return;
         }
         fail(c, ScriptErrorKind::ExpectationFailed,
-             "no invariant named '" + QString::fromStdString(c.text) + "' (known: " +
-                 known.join(", ") + ")");
+             "no invariant named '" + QString::fromStdString(c.text) +
+                 "' (known: " + known.join(", ") + ")");
     }
 }
 

@@ -12,9 +12,9 @@ class MainWindow;
 class SessionController;
 
 struct ShotOptions {
-    QString shots_dir;     // where `shot NAME` writes NAME.png; empty: shots are an error
-    QString golden_dir;    // compare every shot with GOLDEN/NAME.png; empty: no comparison
-    int tolerance = 0;     // largest channel difference that still counts as equal
+    QString shots_dir;           // where `shot NAME` writes NAME.png; empty: shots are an error
+    QString golden_dir;          // compare every shot with GOLDEN/NAME.png; empty: no comparison
+    int tolerance = 0;           // largest channel difference that still counts as equal
     bool update_golden = false;  // KVW_UPDATE_GOLDEN=1: write the goldens instead of comparing
 };
 

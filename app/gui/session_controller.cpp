@@ -68,15 +68,15 @@ void SessionController::jobFinished() {
 void SessionController::cancel() { ++epoch_; }
 
 void SessionController::loadModel(const QString& spec, const QString& backend) {
-    post("load " + spec, [spec = spec.toStdString(), backend = backend.toStdString()](
-                             SessionWorker& w) {
-        SessionOptions options;
-        options.model = spec;
-        options.backend = backend;
-        auto session = std::make_unique<Session>(options);
-        // A load cannot stop half-way; a cancel during it keeps the previous session.
-        if (!w.cancelled()) w.replaceSession(std::move(session));
-    });
+    post("load " + spec,
+         [spec = spec.toStdString(), backend = backend.toStdString()](SessionWorker& w) {
+             SessionOptions options;
+             options.model = spec;
+             options.backend = backend;
+             auto session = std::make_unique<Session>(options);
+             // A load cannot stop half-way; a cancel during it keeps the previous session.
+             if (!w.cancelled()) w.replaceSession(std::move(session));
+         });
 }
 
 void SessionController::adoptModel(std::shared_ptr<const Model> model,
@@ -87,7 +87,8 @@ void SessionController::adoptModel(std::shared_ptr<const Model> model,
 }
 
 void SessionController::startPrompt(const QString& prompt) {
-    post("prompt", [prompt = prompt.toStdString()](SessionWorker& w) { w.session().start(prompt); });
+    post("prompt",
+         [prompt = prompt.toStdString()](SessionWorker& w) { w.session().start(prompt); });
 }
 
 void SessionController::step(int ticks) {
@@ -111,15 +112,15 @@ void SessionController::applyNow(const ActionList& actions) {
 
 void SessionController::textAction(const QString& kind, int layer, int row1, int row2,
                                    const QString& text, bool applyNow) {
-    post(kind + " text", [=, kind = kind.toStdString(), text = text.toStdString()](
-                             SessionWorker& w) {
-        Session& s = w.session();
-        const ActionList actions = text_action(s, kind, layer, row1, row2, text);
-        if (applyNow)
-            report_tick(s.apply_now(actions));
-        else
-            s.inject(actions);
-    });
+    post(kind + " text",
+         [=, kind = kind.toStdString(), text = text.toStdString()](SessionWorker& w) {
+             Session& s = w.session();
+             const ActionList actions = text_action(s, kind, layer, row1, row2, text);
+             if (applyNow)
+                 report_tick(s.apply_now(actions));
+             else
+                 s.inject(actions);
+         });
 }
 
 void SessionController::rebuild() {

@@ -11,8 +11,7 @@ void require_row(const Session& s, int layer, int row) {
     const int rows = s.state().rows(layer);
     if (row < 0 || row >= rows)
         throw std::invalid_argument("row " + std::to_string(row) + " is outside layer " +
-                                    std::to_string(layer) + "'s " + std::to_string(rows) +
-                                    " rows");
+                                    std::to_string(layer) + "'s " + std::to_string(rows) + " rows");
 }
 
 // Layers whose rows [p1, p2] hold the records `layer` holds there; empty when that is all.
@@ -21,8 +20,8 @@ std::vector<int> layers_like(const Session& s, int layer, int p1, int p2) {
     std::vector<int> same;
     for (int l = 0; l < s.state().n_layers(); ++l) {
         const std::vector<int64_t>& ids = s.state().layer_map(l).pos2ledger;
-        if (int(ids.size()) > p2 && std::equal(ids.begin() + p1, ids.begin() + p2 + 1,
-                                               ref.begin() + p1))
+        if (int(ids.size()) > p2 &&
+            std::equal(ids.begin() + p1, ids.begin() + p2 + 1, ref.begin() + p1))
             same.push_back(l);
     }
     if (int(same.size()) == s.state().n_layers()) same.clear();

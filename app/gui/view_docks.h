@@ -19,7 +19,7 @@ public:
     explicit ViewDocks(QMainWindow* window);
 
     QStringList names() const;
-    FrameView* view(const QString& name) const;   // null when there is none by that name
+    FrameView* view(const QString& name) const;  // null when there is none by that name
     QDockWidget* dock(const QString& name) const;
     const std::vector<FrameView*>& views() const { return views_; }
 

@@ -103,8 +103,10 @@ KVW_AVX2 void rows_by_token_triples(const WeightTensor& w, int64_t r0, const flo
                                     int64_t t_begin, int64_t t_end, float* y) {
     int64_t t = t_begin;
     for (; t + 3 <= t_end; t += 3) tile<D, R, 3>(w, r0, x, t, y);
-    if (t_end - t == 2) tile<D, R, 2>(w, r0, x, t, y);
-    else if (t_end - t == 1) tile<D, R, 1>(w, r0, x, t, y);
+    if (t_end - t == 2)
+        tile<D, R, 2>(w, r0, x, t, y);
+    else if (t_end - t == 1)
+        tile<D, R, 1>(w, r0, x, t, y);
 }
 
 // Tokens per pass over the weights in the batched case: 48 rows of x (384 KiB at 2048 columns)
@@ -112,8 +114,8 @@ KVW_AVX2 void rows_by_token_triples(const WeightTensor& w, int64_t r0, const flo
 constexpr int64_t kTokenChunk = 48;
 
 template <DType D>
-KVW_AVX2 void matmul_rows(const WeightTensor& w, const float* x, int n, float* y,
-                          int64_t row_begin, int64_t row_end) {
+KVW_AVX2 void matmul_rows(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
+                          int64_t row_end) {
     if (n == 1) {
         // Decode is bound by reading the weights: eight rows stream at once, which gives eight
         // independent FMA chains and keeps several memory streams in flight.
@@ -132,8 +134,8 @@ KVW_AVX2 void matmul_rows(const WeightTensor& w, const float* x, int n, float* y
 
 }  // namespace
 
-void matmul_rows_avx2(const WeightTensor& w, const float* x, int n, float* y,
-                      int64_t row_begin, int64_t row_end) {
+void matmul_rows_avx2(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
+                      int64_t row_end) {
     switch (w.dtype) {
         case DType::F32: return matmul_rows<DType::F32>(w, x, n, y, row_begin, row_end);
         case DType::F16: return matmul_rows<DType::F16>(w, x, n, y, row_begin, row_end);

@@ -17,8 +17,8 @@ float weight_at(const WeightTensor& w, const uint8_t* row, int64_t k) {
 
 }  // namespace
 
-void matmul_rows_scalar(const WeightTensor& w, const float* x, int n, float* y,
-                        int64_t row_begin, int64_t row_end) {
+void matmul_rows_scalar(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
+                        int64_t row_end) {
     const int64_t cols = w.cols;
     for (int64_t r = row_begin; r < row_end; ++r) {
         const uint8_t* row = w.row_ptr(r);

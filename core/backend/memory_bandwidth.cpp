@@ -35,8 +35,10 @@ uint64_t read_streams(const uint8_t* p, size_t bytes, int streams) {
     for (size_t i = 0; i < per; i += kAlign) {
         for (int s = 0; s < streams; ++s) {
             const auto* q = reinterpret_cast<const __m128i*>(p + size_t(s) * per + i);
-            acc[s][0] = _mm_add_epi64(acc[s][0], _mm_add_epi64(_mm_load_si128(q), _mm_load_si128(q + 1)));
-            acc[s][1] = _mm_add_epi64(acc[s][1], _mm_add_epi64(_mm_load_si128(q + 2), _mm_load_si128(q + 3)));
+            acc[s][0] =
+                _mm_add_epi64(acc[s][0], _mm_add_epi64(_mm_load_si128(q), _mm_load_si128(q + 1)));
+            acc[s][1] = _mm_add_epi64(acc[s][1],
+                                      _mm_add_epi64(_mm_load_si128(q + 2), _mm_load_si128(q + 3)));
         }
     }
     __m128i sum = _mm_setzero_si128();
@@ -79,9 +81,9 @@ double measure_read_bandwidth_gbs(size_t bytes, int threads) {
         for (int pass = 0; pass < kPasses; ++pass) {
             const auto start = std::chrono::steady_clock::now();
             pool.parallel_for(lines, [&](int64_t begin, int64_t end) {
-                sink.fetch_add(read_streams(base + begin * kAlign, size_t(end - begin) * kAlign,
-                                            streams),
-                               std::memory_order_relaxed);
+                sink.fetch_add(
+                    read_streams(base + begin * kAlign, size_t(end - begin) * kAlign, streams),
+                    std::memory_order_relaxed);
             });
             const double seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

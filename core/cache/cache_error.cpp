@@ -9,6 +9,9 @@ CapacityExceeded::CapacityExceeded(int layer, int position, int requested, int c
                          std::to_string(requested) + " rows at position " +
                          std::to_string(position) + " exceeds the capacity of " +
                          std::to_string(capacity) + " rows"),
-      layer_(layer), position_(position), requested_(requested), capacity_(capacity) {}
+      layer_(layer),
+      position_(position),
+      requested_(requested),
+      capacity_(capacity) {}
 
 }  // namespace kvw

@@ -27,8 +27,8 @@ struct LayerContext {
 };
 
 struct ForwardOptions {
-    bool logits = true;          // logits of the last `logit_items` items
-    bool attention_mass = false; // per layer, per attended row
+    bool logits = true;           // logits of the last `logit_items` items
+    bool attention_mass = false;  // per layer, per attended row
     // How many of the last items get logits (1 .. n): 1 for sampling the next token; more for
     // teacher-forced scoring (core/eval), which needs the prediction after every item.
     int logit_items = 1;

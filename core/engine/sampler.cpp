@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kvw {

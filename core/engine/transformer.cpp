@@ -68,9 +68,8 @@ void Transformer::embed(std::span<const Item> items, float* x) const {
 // Grouped-query attention of the n new items over the layer's context rows and, causally, over
 // each other. q is [n][q_dim]; k_new, v_new are [n][kv_dim]; out is [n][q_dim]. mass, when not
 // null, is [n_heads][ctx.rows + n] and receives each head's softmax weights summed over queries.
-void Transformer::attention(const LayerContext& ctx, int n, const float* q,
-                            const float* k_new, const float* v_new, float* out,
-                            float* mass) const {
+void Transformer::attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
+                            const float* v_new, float* out, float* mass) const {
     const ModelConfig& cfg = model_->config;
     const int hd = cfg.head_dim;
     const int q_dim = cfg.q_dim();
@@ -112,8 +111,7 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q,
     });
 }
 
-ForwardOutput Transformer::forward(std::span<const Item> items,
-                                   std::span<const int32_t> positions,
+ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const int32_t> positions,
                                    std::span<const LayerContext> context,
                                    const ForwardOptions& options) const {
     const ModelConfig& cfg = model_->config;
@@ -141,8 +139,7 @@ ForwardOutput Transformer::forward(std::span<const Item> items,
                                     " items of " + std::to_string(n));
     for (int l = 0; l < cfg.n_layers; ++l) {
         if (context[l].rows < 0 || (context[l].rows > 0 && (!context[l].k || !context[l].v)))
-            throw std::invalid_argument("forward: bad context view for layer " +
-                                        std::to_string(l));
+            throw std::invalid_argument("forward: bad context view for layer " + std::to_string(l));
     }
 
     const int D = cfg.n_embd, hd = cfg.head_dim, q_dim = cfg.q_dim(), kv_dim = cfg.kv_dim();
@@ -207,9 +204,7 @@ ForwardOutput Transformer::forward(std::span<const Item> items,
         });
         backend_.matmul(lw.w_gate, xn.data(), n, gate.data());
         backend_.matmul(lw.w_up, xn.data(), n, up.data());
-        for_items([&](size_t i) {
-            swiglu(&gate[i * n_ff], &up[i * n_ff], n_ff, &gate[i * n_ff]);
-        });
+        for_items([&](size_t i) { swiglu(&gate[i * n_ff], &up[i * n_ff], n_ff, &gate[i * n_ff]); });
         backend_.matmul(lw.w_down, gate.data(), n, proj.data());
         for_items([&](size_t i) {
             for (int d = 0; d < D; ++d) x[i * D + d] += proj[i * D + d];

@@ -13,8 +13,9 @@ ChunkPlan plan_chunks(size_t n_tokens, const PerplexityOptions& options) {
     plan.ctx = options.ctx;
     plan.stride = options.stride > 0 ? options.stride : options.ctx;
     // ctx 4 is the least that leaves a context of two and one scored token after it.
-    if (plan.ctx < 4) throw EvalError("the chunk size must be at least 4 tokens, got " +
-                                      std::to_string(plan.ctx));
+    if (plan.ctx < 4)
+        throw EvalError("the chunk size must be at least 4 tokens, got " +
+                        std::to_string(plan.ctx));
     if (options.stride < 0)
         throw EvalError("the stride must be at least 1, got " + std::to_string(options.stride));
     if (n_tokens < size_t(plan.ctx))

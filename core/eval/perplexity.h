@@ -33,13 +33,13 @@ ChunkPlan plan_chunks(size_t n_tokens, const PerplexityOptions& options);
 
 struct PerplexityResult {
     ChunkPlan plan;
-    int chunks = 0;                // chunks scored so far
-    int64_t scored = 0;            // tokens scored
-    double nll = 0.0;              // sum over the scored tokens of -ln p(token | before it)
-    std::vector<double> chunk_nll; // the same sum per chunk
+    int chunks = 0;                 // chunks scored so far
+    int64_t scored = 0;             // tokens scored
+    double nll = 0.0;               // sum over the scored tokens of -ln p(token | before it)
+    std::vector<double> chunk_nll;  // the same sum per chunk
 
     double mean_nll() const { return scored ? nll / double(scored) : 0.0; }
-    double perplexity() const;     // exp(mean_nll())
+    double perplexity() const;  // exp(mean_nll())
 };
 
 // Called after every chunk with the figures so far.

@@ -26,10 +26,10 @@ void check_depth(std::string_view text, int max_depth) {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > max_depth)
-                throw JsonError(JsonFaultKind::TooDeep, {},
-                                "arrays and objects nest deeper than " +
-                                    std::to_string(max_depth) + " levels",
-                                uint64_t(i));
+                throw JsonError(
+                    JsonFaultKind::TooDeep, {},
+                    "arrays and objects nest deeper than " + std::to_string(max_depth) + " levels",
+                    uint64_t(i));
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
         }
@@ -53,8 +53,7 @@ std::string syntax_detail(const nlohmann::json::parse_error& e) {
 std::string path_of_overflow(std::string_view text) {
     using json = nlohmann::json;
     std::vector<std::string> keys;  // keys[d]: the key of the value at depth d + 1 ("" in arrays)
-    const json::parser_callback_t follow = [&](int depth, json::parse_event_t event,
-                                               json& parsed) {
+    const json::parser_callback_t follow = [&](int depth, json::parse_event_t event, json& parsed) {
         if (event == json::parse_event_t::key) {
             keys.resize(size_t(depth - 1));
             keys.push_back(parsed.get<std::string>());

@@ -16,8 +16,7 @@ std::string describe(const nlohmann::json& value) {
 
 }  // namespace
 
-void throw_wrong_type(const nlohmann::json& value, const std::string& path,
-                      const char* expected) {
+void throw_wrong_type(const nlohmann::json& value, const std::string& path, const char* expected) {
     throw JsonError(JsonFaultKind::WrongType, path,
                     "is " + describe(value) + ", expected " + expected);
 }

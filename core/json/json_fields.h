@@ -30,7 +30,7 @@ public:
 
     bool has(std::string_view key) const { return find(key) != nullptr; }
     const nlohmann::json* find(std::string_view key) const;  // nullptr when absent or null
-    const nlohmann::json& at(std::string_view key) const;     // Missing when absent
+    const nlohmann::json& at(std::string_view key) const;    // Missing when absent
     std::string path_of(std::string_view key) const;
 
     template <typename T>

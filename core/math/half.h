@@ -57,12 +57,12 @@ KVW_HD uint16_t float_to_fp16(float f) {
     const uint32_t sign = (u >> 16) & 0x8000u;
     const uint32_t abs = u & 0x7fffffffu;
     if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00u | ((abs >> 13) & 0x3ffu));  // qNaN
-    if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);          // overflow -> inf
-    if (abs < 0x38800000u) {                                          // subnormal or zero
-        if (abs < 0x33000000u) return uint16_t(sign);                 // < half of min subnormal
+    if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow -> inf
+    if (abs < 0x38800000u) {                                  // subnormal or zero
+        if (abs < 0x33000000u) return uint16_t(sign);         // < half of min subnormal
         const uint32_t e = abs >> 23;
         const uint32_t m = (abs & 0x7fffffu) | 0x800000u;
-        const uint32_t shift = 126u - e;                              // 14..24
+        const uint32_t shift = 126u - e;  // 14..24
         uint32_t r = m >> shift;
         const uint32_t rem = m & ((1u << shift) - 1u);
         const uint32_t halfway = 1u << (shift - 1u);

@@ -7,9 +7,8 @@ namespace kvw {
 
 void LayerMap::insert(int row, std::span<const int64_t> ids, std::span<const int32_t> phases) {
     if (row < 0 || row > rows() || ids.size() != phases.size())
-        throw std::out_of_range("layer map: insert of " + std::to_string(ids.size()) +
-                                " rows at " + std::to_string(row) + " of " +
-                                std::to_string(rows()));
+        throw std::out_of_range("layer map: insert of " + std::to_string(ids.size()) + " rows at " +
+                                std::to_string(row) + " of " + std::to_string(rows()));
     pos2ledger.insert(pos2ledger.begin() + row, ids.begin(), ids.end());
     rope_pos.insert(rope_pos.begin() + row, phases.begin(), phases.end());
 }

@@ -21,7 +21,7 @@ struct LedgerEntry {
     int32_t token_id = -1;
     std::string piece;
     int64_t born_tick = 0;
-    int64_t died_tick = -1;  // -1 while live in any layer
+    int64_t died_tick = -1;         // -1 while live in any layer
     std::vector<float> brightness;  // [layer]
     std::vector<RowStatus> status;  // [layer]
 

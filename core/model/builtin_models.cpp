@@ -55,7 +55,8 @@ std::filesystem::path find_builtin_model(std::string_view name) {
     }
     throw ModelError(ModelErrorKind::CannotOpen, spec,
                      "the model file is not in any of the places looked at (set KVW_MODELS_DIR "
-                     "to the folder that holds " + std::string(model->file) + "):" + looked);
+                     "to the folder that holds " +
+                         std::string(model->file) + "):" + looked);
 }
 
 }  // namespace kvw

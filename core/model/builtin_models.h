@@ -9,7 +9,7 @@ namespace kvw {
 // A model that ships with the project, loaded as "builtin:NAME".
 struct BuiltinModel {
     std::string_view name;
-    std::string_view file;  // under the models folder (resources/models in the source tree)
+    std::string_view file;         // under the models folder (resources/models in the source tree)
     std::string_view description;  // for menus and listings
 };
 

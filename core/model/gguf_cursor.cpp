@@ -20,8 +20,8 @@ uint64_t min_value_bytes(GgufValueType type) {
         case GgufValueType::UInt64:
         case GgufValueType::Int64:
         case GgufValueType::Float64:
-        case GgufValueType::String: return 8;        // a string's length field
-        case GgufValueType::Array: return 4 + 8;     // element type + count
+        case GgufValueType::String: return 8;     // a string's length field
+        case GgufValueType::Array: return 4 + 8;  // element type + count
     }
     return 1;
 }
@@ -120,10 +120,10 @@ GgufValue read_gguf_value(GgufCursor& in, uint32_t type, int depth,
         case GgufValueType::Bool: return read_bool(in);
         case GgufValueType::Array: {
             if (depth >= kMaxArrayNesting)
-                throw ModelError(ModelErrorKind::BadMetadata, in.file(),
-                                 "arrays nested more than " + std::to_string(kMaxArrayNesting) +
-                                     " deep",
-                                 in.pos());
+                throw ModelError(
+                    ModelErrorKind::BadMetadata, in.file(),
+                    "arrays nested more than " + std::to_string(kMaxArrayNesting) + " deep",
+                    in.pos());
             const uint64_t type_at = in.pos();
             const uint32_t element_type = in.pod<uint32_t>("array element type");
             if (!gguf_known_value_type(element_type))

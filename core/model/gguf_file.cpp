@@ -105,10 +105,9 @@ GgufFile::GgufFile(std::shared_ptr<const ByteSource> source) : source_(std::move
         const uint64_t type_at = in.pos();
         const uint32_t type = in.pod<uint32_t>("value type");
         if (!gguf_known_value_type(type))
-            throw ModelError(ModelErrorKind::BadMetadata, file,
-                             "metadata '" + key + "' has unknown value type " +
-                                 std::to_string(type),
-                             type_at);
+            throw ModelError(
+                ModelErrorKind::BadMetadata, file,
+                "metadata '" + key + "' has unknown value type " + std::to_string(type), type_at);
         GgufValue value = read_gguf_value(in, type, 0, source_);
         if (metadata_index_.count(key))
             throw ModelError(ModelErrorKind::BadMetadata, file,

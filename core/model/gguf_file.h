@@ -1,11 +1,11 @@
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <map>
 #include <utility>
 #include <vector>
 

@@ -75,9 +75,9 @@ ModelConfig read_config(const GgufFile& file, int vocab_size) {
                           std::to_string(c.n_heads) + " heads do not divide embedding_length " +
                               std::to_string(c.n_embd));
     if (c.head_dim % 2 != 0)
-        file.bad_metadata("llama.attention.head_count",
-                          "head dimension " + std::to_string(c.head_dim) +
-                              " is odd; RoPE rotates pairs");
+        file.bad_metadata(
+            "llama.attention.head_count",
+            "head dimension " + std::to_string(c.head_dim) + " is odd; RoPE rotates pairs");
     if (c.n_heads % c.n_kv_heads != 0)
         file.bad_metadata("llama.attention.head_count_kv",
                           std::to_string(c.n_kv_heads) + " KV heads do not divide " +
@@ -147,8 +147,8 @@ private:
         return *t;
     }
 
-    WeightTensor read(const GgufTensorInfo& t, const std::vector<uint64_t>& expected,
-                      int64_t rows, int64_t cols) const {
+    WeightTensor read(const GgufTensorInfo& t, const std::vector<uint64_t>& expected, int64_t rows,
+                      int64_t cols) const {
         if (t.shape != expected)
             throw ModelError(ModelErrorKind::ShapeMismatch, file_.file_name(),
                              "expected ne = " + shape_text(expected) + " from the config, found " +
@@ -179,12 +179,11 @@ private:
         }
         const int64_t bad = find_non_finite(w.dtype, w.data, size_t(rows) * size_t(cols));
         if (bad >= 0)
-            throw ModelError(ModelErrorKind::NonFiniteWeight, file_.file_name(),
-                             "element " + std::to_string(bad) + " (row " +
-                                 std::to_string(bad / cols) + ", column " +
-                                 std::to_string(bad % cols) + ") is NaN or Inf",
-                             data_start + uint64_t(bad) / layout.block_elems * layout.block_bytes,
-                             t.name);
+            throw ModelError(
+                ModelErrorKind::NonFiniteWeight, file_.file_name(),
+                "element " + std::to_string(bad) + " (row " + std::to_string(bad / cols) +
+                    ", column " + std::to_string(bad % cols) + ") is NaN or Inf",
+                data_start + uint64_t(bad) / layout.block_elems * layout.block_bytes, t.name);
         return w;
     }
 
@@ -246,10 +245,11 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
     model->file_type = "gguf " + reader.majority_matrix_type();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    spdlog::info("loaded {} ({}): {} layers, n_embd {}, heads {}/{} kv, n_ff {}, vocab {}, "
-                 "{:.1f} MiB of weights in memory, {:.2f} s",
-                 model->source, model->file_type, c.n_layers, c.n_embd, c.n_heads, c.n_kv_heads,
-                 c.n_ff, c.vocab_size, double(w.total_bytes()) / (1024.0 * 1024.0), seconds);
+    spdlog::info(
+        "loaded {} ({}): {} layers, n_embd {}, heads {}/{} kv, n_ff {}, vocab {}, "
+        "{:.1f} MiB of weights in memory, {:.2f} s",
+        model->source, model->file_type, c.n_layers, c.n_embd, c.n_heads, c.n_kv_heads, c.n_ff,
+        c.vocab_size, double(w.total_bytes()) / (1024.0 * 1024.0), seconds);
     return model;
 }
 

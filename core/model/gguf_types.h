@@ -55,8 +55,8 @@ enum class GgufValueType : uint32_t {
 
 // A metadata value. Arrays hold one element type each; nested arrays are allowed by the format.
 class GgufArray;
-using GgufValue = std::variant<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float,
-                               bool, std::string, uint64_t, int64_t, double, GgufArray>;
+using GgufValue = std::variant<uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, float, bool,
+                               std::string, uint64_t, int64_t, double, GgufArray>;
 
 // A metadata array. One read from a file is a view of its bytes there, decoded element by
 // element when asked: files carry arrays the loader never reads (llama.cpp's

@@ -25,10 +25,10 @@ std::vector<T> typed_elements(const GgufFile& file, const char* key) {
     const GgufArray& array = file.get_array(key);
     const GgufValueType expected = gguf_value_type(GgufValue(std::in_place_type<T>));
     if (array.element_type() != uint32_t(expected))
-        file.bad_metadata(key, "elements are " +
-                                   std::string(gguf_value_type_name(
-                                       GgufValueType(array.element_type()))) +
-                                   ", expected " + std::string(gguf_value_type_name(expected)));
+        file.bad_metadata(
+            key, "elements are " +
+                     std::string(gguf_value_type_name(GgufValueType(array.element_type()))) +
+                     ", expected " + std::string(gguf_value_type_name(expected)));
     out.reserve(size_t(array.size()));
     array.for_each([&](const GgufValue& v) { out.push_back(std::get<T>(v)); });
     return out;
@@ -91,8 +91,8 @@ Vocabulary read_gguf_vocabulary(const GgufFile& file) {
     vocab.eos_id = special_id(file, "tokenizer.ggml.eos_token_id", vocab.eos_id, size);
     vocab.unk_id = special_id(file, "tokenizer.ggml.unknown_token_id", vocab.unk_id, size);
     vocab.add_bos = file.get_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
-    vocab.add_space_prefix = file.get_bool("tokenizer.ggml.add_space_prefix",
-                                           vocab.add_space_prefix);
+    vocab.add_space_prefix =
+        file.get_bool("tokenizer.ggml.add_space_prefix", vocab.add_space_prefix);
     return vocab;
 }
 

@@ -23,8 +23,7 @@ using nlohmann::json;
 
 int positive_int(const JsonFields& config, const char* key, std::optional<int> fallback,
                  const std::string& file) {
-    const int64_t v = fallback ? config.get_or<int64_t>(key, *fallback)
-                               : config.get<int64_t>(key);
+    const int64_t v = fallback ? config.get_or<int64_t>(key, *fallback) : config.get<int64_t>(key);
     if (v <= 0 || v > std::numeric_limits<int>::max())
         bad(file, std::string("\"") + key + "\" is " + std::to_string(v) +
                       ", not a positive 32-bit integer");
@@ -35,8 +34,8 @@ float positive_float(const JsonFields& config, const char* key, float fallback,
                      const std::string& file) {
     const float v = config.get_or<float>(key, fallback);
     if (!(v > 0.0f))  // also a value so small that it rounds to 0 in float
-        bad(file, std::string("\"") + key + "\" is " + std::to_string(v) +
-                      ", not a positive number");
+        bad(file,
+            std::string("\"") + key + "\" is " + std::to_string(v) + ", not a positive number");
     return v;
 }
 
@@ -83,8 +82,7 @@ HfConfig read_config(const JsonFields& config, const std::string& file) {
     } else {
         if (m.n_embd % m.n_heads != 0)
             bad(file, "hidden_size " + std::to_string(m.n_embd) +
-                          " is not a multiple of num_attention_heads " +
-                          std::to_string(m.n_heads));
+                          " is not a multiple of num_attention_heads " + std::to_string(m.n_heads));
         m.head_dim = m.n_embd / m.n_heads;
     }
     if (m.head_dim % 2 != 0)

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "core/model/extra_layers.h"
 #include "core/model/hf_config.h"
@@ -74,10 +74,9 @@ private:
         const auto source = map_file(index_path);
         const auto bytes = source->bytes();
         const json index = parse_model_json(
-            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-            index_path, ModelErrorKind::BadMetadata);
-        if (!index.is_object() || !index.contains("weight_map") ||
-            !index["weight_map"].is_object())
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), index_path,
+            ModelErrorKind::BadMetadata);
+        if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object())
             throw ModelError(ModelErrorKind::MissingMetadata, index_path, "no \"weight_map\"");
         for (const auto& [tensor, shard] : index["weight_map"].items()) {
             if (!shard.is_string() || shard.get<std::string>().empty() ||
@@ -118,10 +117,10 @@ public:
     WeightTensor read_rows(const std::string& name, int64_t cols) {
         const auto [file, t] = source_.get(name);
         if (t->shape.size() != 2 || t->shape[1] != cols)
-            throw ModelError(ModelErrorKind::ShapeMismatch, file->path(),
-                             "expected [vocab, " + std::to_string(cols) + "], found " +
-                                 shape_text(t->shape),
-                             t->offset, name);
+            throw ModelError(
+                ModelErrorKind::ShapeMismatch, file->path(),
+                "expected [vocab, " + std::to_string(cols) + "], found " + shape_text(t->shape),
+                t->offset, name);
         return make(*file, *t, t->shape[0], cols);
     }
 

@@ -29,8 +29,8 @@ std::string element_path(const std::string& array_path, size_t index) {
 
 bool is_byte_piece(const std::string& piece) {
     auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
-    return piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && hex(piece[3]) &&
-           hex(piece[4]) && piece[5] == '>';
+    return piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && hex(piece[3]) && hex(piece[4]) &&
+           piece[5] == '>';
 }
 
 // Places `piece` at `id`, refusing two different pieces for one id.
@@ -42,8 +42,7 @@ void place(std::map<int64_t, std::string>& by_id, int64_t id, const std::string&
         bad(file, "id " + std::to_string(id) + " of '" + piece + "' is out of range");
     const auto [it, inserted] = by_id.emplace(id, piece);
     if (!inserted && it->second != piece)
-        bad(file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece +
-                      "'");
+        bad(file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece + "'");
 }
 
 std::pair<std::string, std::string> merge_pair(const json& merge, const std::string& file) {
@@ -175,7 +174,7 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
             const auto joined = id_of.find(left + right);
             if (joined == id_of.end())
                 bad(file, "merge of '" + left + "' and '" + right + "' makes '" + left + right +
-                          "', which is not in vocab");
+                              "', which is not in vocab");
             if (rank[joined->second] < 0) rank[joined->second] = n_merges;
             ++n_merges;
         }

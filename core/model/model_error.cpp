@@ -3,9 +3,8 @@
 namespace kvw {
 namespace {
 
-std::string compose_message(ModelErrorKind kind, const std::string& file,
-                            const std::string& detail, const std::optional<uint64_t>& offset,
-                            const std::string& tensor) {
+std::string compose_message(ModelErrorKind kind, const std::string& file, const std::string& detail,
+                            const std::optional<uint64_t>& offset, const std::string& tensor) {
     std::string message = std::string(model_error_kind_name(kind)) + ": " + file;
     if (offset) message += " at offset " + std::to_string(*offset);
     if (!tensor.empty()) message += " (tensor '" + tensor + "')";

@@ -16,8 +16,8 @@ ModelError model_error_from(const JsonError& e, const std::string& file, ModelEr
                       offset);
 }
 
-nlohmann::json parse_model_json(std::string_view text, const std::string& file,
-                                ModelErrorKind kind, uint64_t base_offset) {
+nlohmann::json parse_model_json(std::string_view text, const std::string& file, ModelErrorKind kind,
+                                uint64_t base_offset) {
     try {
         return parse_json_bounded(text);
     } catch (const JsonError& e) {

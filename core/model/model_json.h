@@ -18,7 +18,7 @@ ModelError model_error_from(const JsonError& e, const std::string& file, ModelEr
                             uint64_t base_offset = 0);
 
 // parse_json_bounded() with its faults rethrown by model_error_from().
-nlohmann::json parse_model_json(std::string_view text, const std::string& file,
-                                ModelErrorKind kind, uint64_t base_offset = 0);
+nlohmann::json parse_model_json(std::string_view text, const std::string& file, ModelErrorKind kind,
+                                uint64_t base_offset = 0);
 
 }  // namespace kvw

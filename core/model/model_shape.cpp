@@ -6,8 +6,8 @@ namespace {
 std::optional<ModelShapeFault> above(const char* key, int64_t value, int64_t limit,
                                      const std::string& what) {
     if (value <= limit) return std::nullopt;
-    return ModelShapeFault{key, what + " " + std::to_string(value) + " exceeds the limit of " +
-                                    std::to_string(limit)};
+    return ModelShapeFault{
+        key, what + " " + std::to_string(value) + " exceeds the limit of " + std::to_string(limit)};
 }
 
 }  // namespace

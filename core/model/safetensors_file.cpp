@@ -73,10 +73,10 @@ SafetensorsTensor parse_tensor(const std::string& name, const json& entry, const
     const uint64_t begin = as_u64(offsets[0], file, name, "data offset");
     const uint64_t end = as_u64(offsets[1], file, name, "data offset");
     if (end < begin)
-        throw ModelError(ModelErrorKind::BadMetadata, file,
-                         "data_offsets end " + std::to_string(end) + " < begin " +
-                             std::to_string(begin),
-                         data_start + begin, name);
+        throw ModelError(
+            ModelErrorKind::BadMetadata, file,
+            "data_offsets end " + std::to_string(end) + " < begin " + std::to_string(begin),
+            data_start + begin, name);
     if (end > file_size - data_start)
         throw ModelError(ModelErrorKind::TensorDataPastEnd, file,
                          "data ends at byte " + std::to_string(data_start + end) +
@@ -100,8 +100,8 @@ SafetensorsFile::SafetensorsFile(std::shared_ptr<const ByteSource> source)
     const std::string& file = source_->name();
     const std::span<const uint8_t> bytes = source_->bytes();
     if (bytes.size() < kLengthBytes)
-        throw ModelError(ModelErrorKind::Truncated, file,
-                         "shorter than the 8-byte header length", uint64_t(0));
+        throw ModelError(ModelErrorKind::Truncated, file, "shorter than the 8-byte header length",
+                         uint64_t(0));
     const uint64_t header_len = read_u64_le(bytes.data());
     if (header_len > bytes.size() - kLengthBytes)
         throw ModelError(ModelErrorKind::Truncated, file,
@@ -122,8 +122,8 @@ SafetensorsFile::SafetensorsFile(std::shared_ptr<const ByteSource> source)
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") {
             if (!entry.is_object())
-                throw ModelError(ModelErrorKind::BadMetadata, file,
-                                 "__metadata__ is not an object", kLengthBytes);
+                throw ModelError(ModelErrorKind::BadMetadata, file, "__metadata__ is not an object",
+                                 kLengthBytes);
             for (const auto& [key, value] : entry.items()) {
                 if (!value.is_string())
                     throw ModelError(ModelErrorKind::BadMetadata, file,
@@ -156,10 +156,9 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
 }
 
 const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {
-    const auto it = std::lower_bound(tensors_.begin(), tensors_.end(), name,
-                                     [](const SafetensorsTensor& t, std::string_view n) {
-                                         return t.name < n;
-                                     });
+    const auto it =
+        std::lower_bound(tensors_.begin(), tensors_.end(), name,
+                         [](const SafetensorsTensor& t, std::string_view n) { return t.name < n; });
     return it != tensors_.end() && it->name == name ? &*it : nullptr;
 }
 

@@ -78,9 +78,9 @@ public:
     }
     // RMSNorm weights near 1, kept F32 as llama.cpp keeps them.
     void norm(const std::string& name, int64_t n) {
-        writer_.add_tensor(name, GgufType::F32, {uint64_t(n)},
-                           random_values(GgufType::F32, size_t(n), tensor_seed(seed_, name),
-                                         1.0f, 0.05f));
+        writer_.add_tensor(
+            name, GgufType::F32, {uint64_t(n)},
+            random_values(GgufType::F32, size_t(n), tensor_seed(seed_, name), 1.0f, 0.05f));
     }
 
 private:
@@ -90,9 +90,9 @@ private:
 
 uint32_t llama_file_type(GgufType weight_type) {
     switch (weight_type) {
-        case GgufType::F32: return 0;   // LLAMA_FTYPE_ALL_F32
-        case GgufType::F16: return 1;   // LLAMA_FTYPE_MOSTLY_F16
-        case GgufType::BF16: return 32; // LLAMA_FTYPE_MOSTLY_BF16
+        case GgufType::F32: return 0;    // LLAMA_FTYPE_ALL_F32
+        case GgufType::F16: return 1;    // LLAMA_FTYPE_MOSTLY_F16
+        case GgufType::BF16: return 32;  // LLAMA_FTYPE_MOSTLY_BF16
         default: break;
     }
     throw std::invalid_argument("synthetic models have F32, F16 or BF16 weights, not " +
@@ -138,8 +138,8 @@ void add_config(GgufWriter& w, const SyntheticSpec& spec) {
     w.add("llama.attention.layer_norm_rms_epsilon", c.rms_eps);
 }
 
-ModelConfig llama_config(std::string name, int n_layers, int n_embd, int n_heads,
-                         int n_kv_heads, int n_ff, int vocab_size) {
+ModelConfig llama_config(std::string name, int n_layers, int n_embd, int n_heads, int n_kv_heads,
+                         int n_ff, int vocab_size) {
     ModelConfig c;
     c.name = std::move(name);
     c.n_layers = n_layers;
@@ -179,8 +179,7 @@ SyntheticSpec synthetic_spec(std::string_view name) {
 SyntheticSpec synthetic_spec(std::string_view name, GgufType weight_type) {
     llama_file_type(weight_type);  // rejects a weight type the writer cannot produce
     if (name == "tiny")
-        return {"tiny", llama_config("tiny", 4, 256, 8, 4, 768, 2048), weight_type,
-                kDefaultSeed};
+        return {"tiny", llama_config("tiny", 4, 256, 8, 4, 768, 2048), weight_type, kDefaultSeed};
     if (name == "tinyllama-shape")
         return {"tinyllama-shape", llama_config("tinyllama-shape", 22, 2048, 32, 4, 5632, 32000),
                 weight_type, kDefaultSeed};

@@ -9,9 +9,9 @@
 namespace kvw {
 namespace {
 
-constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";           // U+2581 "▁"
-constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";       // U+FFFD
-constexpr std::string_view kUnknownSurface = " \xE2\x81\x87 ";      // sentencepiece's " ⁇ "
+constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";       // U+2581 "▁"
+constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";   // U+FFFD
+constexpr std::string_view kUnknownSurface = " \xE2\x81\x87 ";  // sentencepiece's " ⁇ "
 
 bool is_continuation(uint8_t b) { return (b & 0xC0) == 0x80; }
 
@@ -69,8 +69,7 @@ std::string replace_all(std::string_view text, std::string_view from, std::strin
 // Pieces that the merge may produce; sentencepiece keeps exactly these in its piece table and
 // reaches unknown, control and byte pieces only through their own paths.
 bool is_mergeable(TokenType type) {
-    return type == TokenType::Normal || type == TokenType::UserDefined ||
-           type == TokenType::Unused;
+    return type == TokenType::Normal || type == TokenType::UserDefined || type == TokenType::Unused;
 }
 
 // One symbol of the text being merged: a byte range of the normalised text in a linked list.
@@ -229,8 +228,8 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
     bool expect_prefix_space = vocab_.add_space_prefix;
     bool prefix_space_consumed = false;
     for (const int32_t id : ids) {
-        if (id < 0 || id >= size()) throw std::out_of_range("token id " + std::to_string(id) +
-                                                            " outside the vocabulary");
+        if (id < 0 || id >= size())
+            throw std::out_of_range("token id " + std::to_string(id) + " outside the vocabulary");
         const TokenType type = vocab_.types[size_t(id)];
         std::string_view piece = vocab_.pieces[size_t(id)];
         if (type == TokenType::Byte) {

@@ -16,8 +16,8 @@ std::vector<float> updated_brightness(std::span<const float> brightness,
                                std::to_string(attention_mass.size()));
     std::vector<float> out(brightness.size());
     for (size_t r = 0; r < out.size(); ++r)
-        out[r] = std::min(params.max,
-                          brightness[r] * params.decay + params.boost * attention_mass[r]);
+        out[r] =
+            std::min(params.max, brightness[r] * params.decay + params.boost * attention_mass[r]);
     return out;
 }
 

@@ -20,16 +20,14 @@ std::optional<std::string> surface(const Tokenizer& tokenizer, int32_t id) {
     const std::string& piece = vocab.pieces[size_t(id)];
     switch (vocab.types[size_t(id)]) {
         case TokenType::Normal:
-        case TokenType::UserDefined:
-            return piece;
+        case TokenType::UserDefined: return piece;
         case TokenType::Byte: {
             unsigned value = 0;
             if (piece.size() != 6 || std::sscanf(piece.c_str(), "<0x%2X>", &value) != 1)
                 return std::nullopt;
             return std::string(1, char(value));
         }
-        default:
-            return std::nullopt;
+        default: return std::nullopt;
     }
 }
 
@@ -61,16 +59,14 @@ std::optional<int32_t> merged_token(const Tokenizer& tokenizer, const Tokenizer&
 void check_input(const ProposerInput& input) {
     if (input.row_tokens.size() != input.brightness.size())
         throw PolicyInputError("proposer input has " + std::to_string(input.row_tokens.size()) +
-                               " layers of tokens but " +
-                               std::to_string(input.brightness.size()) +
+                               " layers of tokens but " + std::to_string(input.brightness.size()) +
                                " layers of brightness");
     for (size_t l = 0; l < input.row_tokens.size(); ++l)
         if (input.row_tokens[l].size() != input.brightness[l].size())
             throw PolicyInputError("layer " + std::to_string(l) + " has " +
                                    std::to_string(input.row_tokens[l].size()) +
                                    " rows of tokens but " +
-                                   std::to_string(input.brightness[l].size()) +
-                                   " of brightness");
+                                   std::to_string(input.brightness[l].size()) + " of brightness");
 }
 
 }  // namespace
@@ -99,8 +95,8 @@ ActionList PairMergeProposer::propose(const ProposerInput& input) {
     for (size_t r = 0; r + 1 < rows.size(); ++r) {
         double sum = 0.0;
         for (const int l : layers)
-            sum += double(input.brightness[size_t(l)][r]) +
-                   double(input.brightness[size_t(l)][r + 1]);
+            sum +=
+                double(input.brightness[size_t(l)][r]) + double(input.brightness[size_t(l)][r + 1]);
         pairs.emplace_back(sum, int(r));
     }
     std::sort(pairs.begin(), pairs.end());

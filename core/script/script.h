@@ -43,18 +43,18 @@ const char* script_command_name(ScriptCommandKind kind);
 // One parsed line. Only the fields its kind names are set.
 struct ScriptCommand {
     ScriptCommandKind kind = ScriptCommandKind::WaitIdle;
-    int line = 0;         // 1-based line in the script
-    std::string source;   // the line as written, trimmed, for messages
-    std::string text;     // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL)
-    std::string view;     // shot NAME VIEW (empty: the whole window), set/click VIEW
-    std::string value;    // set .. VALUE
-    int layer = -1;       // layer, expect rows, desync
-    int row = -1;         // select, desync, replace-text ROW1, insert-text
-    int row2 = -1;        // replace-text ROW2
-    int64_t count = 0;    // step N, expect rows .. N, expect tick N
-    bool flag = false;    // guard on; expect invariant .. pass
+    int line = 0;        // 1-based line in the script
+    std::string source;  // the line as written, trimmed, for messages
+    std::string text;    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL)
+    std::string view;    // shot NAME VIEW (empty: the whole window), set/click VIEW
+    std::string value;   // set .. VALUE
+    int layer = -1;      // layer, expect rows, desync
+    int row = -1;        // select, desync, replace-text ROW1, insert-text
+    int row2 = -1;       // replace-text ROW2
+    int64_t count = 0;   // step N, expect rows .. N, expect tick N
+    bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
-    ActionList actions;   // inject, apply
+    ActionList actions;  // inject, apply
 };
 
 struct Script {

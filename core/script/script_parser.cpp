@@ -38,8 +38,9 @@ public:
 
     std::string word(const char* what) {
         if (rest_.empty()) fail(ScriptErrorKind::MissingArgument, std::string("expected ") + what);
-        const size_t end = std::min(rest_.size(), size_t(std::find_if(rest_.begin(), rest_.end(),
-                                                                      is_blank) - rest_.begin()));
+        const size_t end =
+            std::min(rest_.size(),
+                     size_t(std::find_if(rest_.begin(), rest_.end(), is_blank) - rest_.begin()));
         std::string w(rest_.substr(0, end));
         rest_ = trim(rest_.substr(end));
         return w;
@@ -60,8 +61,8 @@ public:
         if (ec != std::errc() || end != w.data() + w.size() || value < min ||
             value > int64_t(INT32_MAX))
             fail(ScriptErrorKind::BadNumber, std::string(what) + " must be an integer in [" +
-                                                 std::to_string(min) + ", 2147483647], not '" +
-                                                 w + "'");
+                                                 std::to_string(min) + ", 2147483647], not '" + w +
+                                                 "'");
         return value;
     }
 
@@ -111,8 +112,8 @@ RopePolicy rope_policy(LineReader& in) {
     const std::string name = in.word("a RoPE policy");
     const std::optional<RopePolicy> policy = parse_rope_policy(name);
     if (!policy)
-        in.fail(ScriptErrorKind::BadValue, "unknown RoPE policy '" + name +
-                                               "' (known: final_index, reindex, original)");
+        in.fail(ScriptErrorKind::BadValue,
+                "unknown RoPE policy '" + name + "' (known: final_index, reindex, original)");
     return *policy;
 }
 

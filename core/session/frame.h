@@ -65,33 +65,33 @@ struct ModelSummary {
 // An immutable snapshot of a Session for the UI (ARCHITECTURE §6): built on the worker thread,
 // handed to the views by queued signal, never changed afterwards.
 struct Frame {
-    int64_t tick = 0;           // ticks completed since the prompt (0: just prefilled)
-    uint64_t state_hash = 0;    // StateManager::state_hash()
+    int64_t tick = 0;         // ticks completed since the prompt (0: just prefilled)
+    uint64_t state_hash = 0;  // StateManager::state_hash()
     ModelSummary model;
-    std::string backend;        // "cpu", "cuda"
-    int capacity = 0;           // rows per layer
+    std::string backend;  // "cpu", "cuda"
+    int capacity = 0;     // rows per layer
     RopePolicy rope_policy = RopePolicy::FinalIndex;
-    std::string proposer;       // "manual", "pair-merge"
+    std::string proposer;  // "manual", "pair-merge"
     bool guard = true;
     std::string prompt;
 
     std::vector<LayerFrame> layers;
     std::vector<LedgerRecord> ledger;  // every record ever, index == id
     std::vector<InvariantStatus> invariants;
-    float brightness_max = 255.0f;     // BrightnessParams::max: the top of the brightness scale
+    float brightness_max = 255.0f;  // BrightnessParams::max: the top of the brightness scale
 
     bool drift_measured = false;  // layers[].drift belong to this state
     int first_diverging_layer = -1;
-    float max_drift = 0;          // over layers and rows, when measured
+    float max_drift = 0;  // over layers and rows, when measured
 
-    ActionList injected;       // actions queued for the next tick
-    ActionList last_actions;   // the last tick's list in application order (edits, then adds)
+    ActionList injected;      // actions queued for the next tick
+    ActionList last_actions;  // the last tick's list in application order (edits, then adds)
     // [k]: the index of last_actions[k] in the list as given, which TickResult's failed_action
     // and rejections index (application_order() of that list); empty: the same order.
     std::vector<int> last_given_index;
-    TickResult last_result;    // what Step 4 did with it
-    std::string last_error;    // the last rejected command's message (pre-flight, range, ...)
-    StepTimings timings;       // of the last tick
+    TickResult last_result;  // what Step 4 did with it
+    std::string last_error;  // the last rejected command's message (pre-flight, range, ...)
+    StepTimings timings;     // of the last tick
 
     bool all_invariants_pass() const {
         for (const InvariantStatus& s : invariants)

@@ -41,8 +41,8 @@ Session::~Session() = default;
 
 void Session::new_state() {
     state_ = std::make_unique<StateManager>(
-        *engine_, StateOptions{options_.capacity, options_.rope_policy, options_.guard,
-                               options_.layout});
+        *engine_,
+        StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout});
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();
@@ -62,7 +62,8 @@ void Session::start(std::string_view prompt) {
 
 void Session::start_tokens(std::span<const int32_t> ids) {
     prompt_ = model_->tokenizer.decode(ids);
-    prefill(ids, {{"event", "start"}, {"prompt_ids", std::vector<int32_t>(ids.begin(), ids.end())}});
+    prefill(ids,
+            {{"event", "start"}, {"prompt_ids", std::vector<int32_t>(ids.begin(), ids.end())}});
 }
 
 // The part of start() and start_tokens() after the prompt became ids; `event` is the trace
@@ -85,7 +86,8 @@ void Session::inject(const ActionList& actions) {
     ActionList queued = injected_;
     queued.insert(queued.end(), actions.begin(), actions.end());
     std::vector<ValidationError> errors = validate_action_list(queued, sequence_shape(*state_));
-    nlohmann::json event = {{"event", "inject"}, {"tick", tick_}, {"actions", actions_json(actions)}};
+    nlohmann::json event = {
+        {"event", "inject"}, {"tick", tick_}, {"actions", actions_json(actions)}};
     if (!errors.empty()) {
         event["rejected"] = true;
         trace_.add(std::move(event));
@@ -134,8 +136,7 @@ const DriftReport& Session::measure_drift() {
     trace_.add({{"event", "drift"},
                 {"tick", tick_},
                 {"first_diverging_layer", drift_.first_diverging_layer}});
-    spdlog::info("drift at tick {}: first diverging layer {}", tick_,
-                 drift_.first_diverging_layer);
+    spdlog::info("drift at tick {}: first diverging layer {}", tick_, drift_.first_diverging_layer);
     return drift_;
 }
 

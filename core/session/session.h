@@ -32,7 +32,7 @@ struct SessionOptions {
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
     std::string proposer = "manual";
-    SamplingParams sampling;                // seed included
+    SamplingParams sampling;  // seed included
     BrightnessParams brightness;
     bool guard = true;
 };

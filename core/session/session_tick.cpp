@@ -26,11 +26,12 @@ std::vector<std::vector<float>> Session::update_brightness() {
     std::vector<std::vector<float>> before(size_t(state_->n_layers()));
     for (int l = 0; l < state_->n_layers(); ++l) {
         const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
-        for (int64_t id : ids) before[size_t(l)].push_back(state_->ledger().at(id).brightness[size_t(l)]);
+        for (int64_t id : ids)
+            before[size_t(l)].push_back(state_->ledger().at(id).brightness[size_t(l)]);
         // The mass is gone when an edit moved rows since the last append: decay only.
         const bool measured = size_t(l) < mass.size() && mass[size_t(l)].size() == ids.size();
-        const std::vector<float> received = measured ? attention_share(mass[size_t(l)])
-                                                     : std::vector<float>(ids.size(), 0.0f);
+        const std::vector<float> received =
+            measured ? attention_share(mass[size_t(l)]) : std::vector<float>(ids.size(), 0.0f);
         const std::vector<float> after =
             updated_brightness(before[size_t(l)], received, options_.brightness);
         for (size_t r = 0; r < ids.size(); ++r) state_->set_brightness(ids[r], l, after[r]);

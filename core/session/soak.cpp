@@ -13,8 +13,7 @@ namespace kvw {
 namespace {
 
 constexpr const char* kPrompts[] = {"The cache remembers what the model was told",
-                                    "Once upon a time there was a ledger",
-                                    "a b c d e f g h i j",
+                                    "Once upon a time there was a ledger", "a b c d e f g h i j",
                                     "The quick brown fox jumps over the lazy dog"};
 
 int uniform(std::mt19937_64& rng, int lo, int hi) {
@@ -65,9 +64,8 @@ bool layers_agree(const StateManager& s) {
 }
 
 bool has_edits(const ActionList& list) {
-    return std::any_of(list.begin(), list.end(), [](const Action& a) {
-        return !std::holds_alternative<AddAction>(a.op);
-    });
+    return std::any_of(list.begin(), list.end(),
+                       [](const Action& a) { return !std::holds_alternative<AddAction>(a.op); });
 }
 
 }  // namespace
@@ -262,14 +260,14 @@ std::string Soak::check() const {
     const StateManager& s = session_->state();
     for (const InvariantResult& r : s.check_invariants())
         if (!r.passed)
-            return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) +
-                   " row " + std::to_string(r.row) + ": " + r.detail;
+            return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +
+                   std::to_string(r.row) + ": " + r.detail;
     for (int l = 0; l < s.n_layers(); ++l) {
         const std::vector<int32_t> held = s.tokens(l);
         const std::vector<int32_t>& expected = reference_.tokens[size_t(l)];
         if (held != expected) {
-            const auto diff = std::mismatch(held.begin(), held.end(), expected.begin(),
-                                            expected.end());
+            const auto diff =
+                std::mismatch(held.begin(), held.end(), expected.begin(), expected.end());
             return "layer " + std::to_string(l) + " holds " + std::to_string(held.size()) +
                    " rows, the reference " + std::to_string(expected.size()) +
                    "; first difference at row " + std::to_string(diff.first - held.begin());
@@ -281,8 +279,8 @@ std::string Soak::check() const {
                std::to_string(entries.size()) + " records";
     for (size_t i = 0; i < entries.size(); ++i) {
         const LedgerEntry& e = entries[i];
-        if (e.id != int64_t(i)) return "ledger record " + std::to_string(i) + " has id " +
-                                       std::to_string(e.id);
+        if (e.id != int64_t(i))
+            return "ledger record " + std::to_string(i) + " has id " + std::to_string(e.id);
         if (i >= records_.size()) continue;
         const RecordKey& k = records_[i];
         if (e.kind != k.kind || e.token_id != k.token_id || e.born_tick != k.born_tick)
@@ -326,10 +324,9 @@ SoakReport run_soak(const SoakOptions& options,
         if (report.counts.sessions == 1)
             report.rss_after_warmup = report.rss_last;
         else if (report.ok() && report.rss_last > report.rss_after_warmup + options.rss_slack_bytes)
-            report.failure = "resident memory grew from " +
-                             std::to_string(report.rss_after_warmup >> 20) +
-                             " MiB after the first session to " +
-                             std::to_string(report.rss_last >> 20) + " MiB";
+            report.failure =
+                "resident memory grew from " + std::to_string(report.rss_after_warmup >> 20) +
+                " MiB after the first session to " + std::to_string(report.rss_last >> 20) + " MiB";
         report.peak_rss = peak_resident_bytes();
         report.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -99,8 +99,8 @@ ActionList valid_actions(std::mt19937_64& rng, const SoakSequence& seq, int min_
             return seq.rows(l) + gain[i] + std::max(delta, 0) + room <= seq.capacity &&
                    seq.rows(l) - loss[i] + std::min(delta, 0) >= min_rows;
         });
-        const bool clash = std::any_of(taken.begin(), taken.end(),
-                                       [&](const Taken& t) { return meets(t, span); });
+        const bool clash =
+            std::any_of(taken.begin(), taken.end(), [&](const Taken& t) { return meets(t, span); });
         if (!fits || clash) continue;
         for (const int l : aff) (delta > 0 ? gain : loss)[size_t(l)] += std::abs(delta);
         taken.push_back(span);
@@ -146,9 +146,7 @@ ActionList invalid_actions(std::mt19937_64& rng, const SoakSequence& seq) {
                 list.push_back(bad);  // two deletes of row 0
             }
             break;
-        case 8:
-            bad.op = InsertAction{0, std::vector<int32_t>(size_t(seq.capacity) + 1, 1)};
-            break;
+        case 8: bad.op = InsertAction{0, std::vector<int32_t>(size_t(seq.capacity) + 1, 1)}; break;
         default: bad.op = InsertAction{INT_MAX, {1}}; break;
     }
     list.insert(list.begin() + uniform(rng, 0, int(list.size())), std::move(bad));

@@ -67,8 +67,7 @@ TextPosition position_of(std::string_view text, size_t offset) {
     const std::string_view before = text.substr(0, offset);
     const size_t last_newline = before.rfind('\n');
     const size_t line_start = last_newline == std::string_view::npos ? 0 : last_newline + 1;
-    return {int(std::count(before.begin(), before.end(), '\n')) + 1,
-            int(offset - line_start) + 1};
+    return {int(std::count(before.begin(), before.end(), '\n')) + 1, int(offset - line_start) + 1};
 }
 
 // One value of the text, parsed with the shared depth bound; the fault's offset within the
@@ -81,10 +80,10 @@ json parse_value(std::string_view text, size_t begin, size_t end) {
         const TextPosition at = position_of(text, begin + e.offset().value_or(0));
         if (e.kind() == JsonFaultKind::BadNumber)
             throw ActionParseError(ActionParseErrorKind::NumberOutOfRange,
-                                   "field '" + e.key() + "' " + e.detail(), at.line, at.column,
-                                   -1, e.key());
+                                   "field '" + e.key() + "' " + e.detail(), at.line, at.column, -1,
+                                   e.key());
         throw ActionParseError(e.kind() == JsonFaultKind::TooDeep ? ActionParseErrorKind::TooDeep
-                                                                   : ActionParseErrorKind::Syntax,
+                                                                  : ActionParseErrorKind::Syntax,
                                e.detail(), at.line, at.column);
     }
 }
@@ -183,12 +182,10 @@ Action parse_action(const json& obj, const ActionSite& site) {
 
     Action action;
     if (name == "replace_pair") {
-        action.op = ReplacePairAction{read_non_negative_int(obj["original_pos1"], site,
-                                                            "original_pos1"),
-                                      read_non_negative_int(obj["original_pos2"], site,
-                                                            "original_pos2"),
-                                      read_int_array(obj["new_token_ids"], site,
-                                                     "new_token_ids")};
+        action.op =
+            ReplacePairAction{read_non_negative_int(obj["original_pos1"], site, "original_pos1"),
+                              read_non_negative_int(obj["original_pos2"], site, "original_pos2"),
+                              read_int_array(obj["new_token_ids"], site, "new_token_ids")};
     } else if (name == "add") {
         action.op = AddAction{read_non_negative_int(obj["token_id"], site, "token_id")};
     } else if (name == "insert") {
@@ -278,16 +275,13 @@ ActionList parse_action_list(std::string_view text) {
     }
 
     ActionList list;
-    auto site_at = [&](int index, size_t offset) {
-        return ActionSite{index, text, offset};
-    };
+    auto site_at = [&](int index, size_t offset) { return ActionSite{index, text, offset}; };
     if (!values.empty() && text[values[0].begin] == '[') {
         const json array = parse_value(text, values[0].begin, values[0].end);
         if (values.size() > 1) {
             const TextPosition at = position_of(text, values[1].begin);
             throw ActionParseError(ActionParseErrorKind::Syntax,
-                                   "unexpected text after the action array", at.line,
-                                   at.column);
+                                   "unexpected text after the action array", at.line, at.column);
         }
         const std::vector<size_t> starts = array_element_starts(text, values[0].begin);
         for (size_t i = 0; i < array.size(); ++i)
@@ -304,13 +298,13 @@ ActionList parse_action_list(std::string_view text) {
 ActionList read_action_list_file(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot open the file", 0, 0,
-                               -1, {}, path.string());
+        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot open the file", 0, 0, -1,
+                               {}, path.string());
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad())
-        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot read the file", 0, 0,
-                               -1, {}, path.string());
+        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot read the file", 0, 0, -1,
+                               {}, path.string());
     try {
         return parse_action_list(text.str());
     } catch (const ActionParseError& e) {

@@ -103,11 +103,11 @@ void check_position(int pos, const char* field, int index, const std::vector<int
     if (pos >= 0 && (fewest == layers.end() ||
                      pos < shape.rows_per_layer[size_t(*fewest)] + (end_allowed ? 1 : 0)))
         return;
-    const std::string where =
-        fewest == layers.end()
-            ? std::string("no layer")
-            : "layer " + std::to_string(*fewest) + " with " +
-                  std::to_string(shape.rows_per_layer[size_t(*fewest)]) + " rows";
+    const std::string where = fewest == layers.end()
+                                  ? std::string("no layer")
+                                  : "layer " + std::to_string(*fewest) + " with " +
+                                        std::to_string(shape.rows_per_layer[size_t(*fewest)]) +
+                                        " rows";
     report.add(ValidationRule::PositionOutOfRange, index, field,
                std::string(field) + " = " + std::to_string(pos) + " is outside " + where);
 }
@@ -128,8 +128,7 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
         if (r->original_pos1 >= r->original_pos2)
             report.add(ValidationRule::PairOrder, index, "original_pos2",
                        "original_pos1 = " + std::to_string(r->original_pos1) +
-                           " must be below original_pos2 = " +
-                           std::to_string(r->original_pos2));
+                           " must be below original_pos2 = " + std::to_string(r->original_pos2));
         if (r->new_token_ids.empty())
             report.add(ValidationRule::EmptyReplacement, index, "new_token_ids",
                        "new_token_ids is empty (use delete to remove rows)");
@@ -163,11 +162,10 @@ void check_overlaps(const ActionList& list, const std::vector<std::vector<int>>&
         const char* field =
             std::holds_alternative<ReplacePairAction>(list[j].op) ? "original_pos1" : "pos";
         report.add(ValidationRule::Overlap, int(j), field,
-                   std::string(same ? "duplicates" : "overlaps") + " action " +
-                       std::to_string(i) + " (" + action_name(list[size_t(i)]) +
-                       ") on a common layer: rows " + std::to_string(b.first) + ".." +
-                       std::to_string(b.last) + " against " + std::to_string(a.first) + ".." +
-                       std::to_string(a.last),
+                   std::string(same ? "duplicates" : "overlaps") + " action " + std::to_string(i) +
+                       " (" + action_name(list[size_t(i)]) + ") on a common layer: rows " +
+                       std::to_string(b.first) + ".." + std::to_string(b.last) + " against " +
+                       std::to_string(a.first) + ".." + std::to_string(a.last),
                    i);
     }
 }
@@ -175,8 +173,7 @@ void check_overlaps(const ActionList& list, const std::vector<std::vector<int>>&
 int64_t row_delta(const Action& action) {
     if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
         return int64_t(r->new_token_ids.size()) - 2;
-    if (const auto* i = std::get_if<InsertAction>(&action.op))
-        return int64_t(i->token_ids.size());
+    if (const auto* i = std::get_if<InsertAction>(&action.op)) return int64_t(i->token_ids.size());
     return std::holds_alternative<AddAction>(action.op) ? 1 : -1;
 }
 
@@ -203,7 +200,7 @@ void check_capacity(const ActionList& list, const std::vector<std::vector<int>>&
         const Action& action = list[size_t(index)];
         const char* field = std::holds_alternative<AddAction>(action.op)      ? "token_id"
                             : std::holds_alternative<InsertAction>(action.op) ? "token_ids"
-                                                                               : "new_token_ids";
+                                                                              : "new_token_ids";
         report.add(ValidationRule::CapacityExceeded, index, field,
                    overflows + ", beyond the capacity of " + std::to_string(shape.capacity));
     }

@@ -45,8 +45,8 @@ struct ValidationError {
     int64_t unlisted = 0;   // MoreFaults: the faults found beyond the listed ones
 };
 
-// The rows an action touches in each of its layers: [pos, pos] for delete and insert, [pos1, pos2] for
-// replace_pair (the rows between are included, because the replacement closes the gap at pos1
+// The rows an action touches in each of its layers: [pos, pos] for delete and insert, [pos1, pos2]
+// for replace_pair (the rows between are included, because the replacement closes the gap at pos1
 // and so moves them), none for add. Two actions overlap when their spans intersect and they
 // share a layer (an empty `layers` shares every layer). The same test serves validation and
 // conflict resolution, so a merged list never fails pre-flight for an overlap it could have

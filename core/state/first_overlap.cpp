@@ -24,10 +24,10 @@ public:
     }
 
     void add(RowSpan s, int index) {
-        const int a = int(std::lower_bound(bounds_.begin(), bounds_.end(), s.first) -
-                          bounds_.begin());
-        const int b = int(std::lower_bound(bounds_.begin(), bounds_.end(), s.last + 1) -
-                          bounds_.begin()) - 1;
+        const int a =
+            int(std::lower_bound(bounds_.begin(), bounds_.end(), s.first) - bounds_.begin());
+        const int b =
+            int(std::lower_bound(bounds_.begin(), bounds_.end(), s.last + 1) - bounds_.begin()) - 1;
         cover(1, 0, leaves_ - 1, a, b, index);
     }
 

@@ -70,12 +70,12 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         std::vector<Item> items;
         for (int i = start; i < n; ++i) items.push_back(Item::of_token(T[size_t(i)]));
         std::vector<LayerContext> context;
-        for (int m = 0; m < L; ++m) context.push_back(start > 0 ? cache_->view(m, start)
-                                                                : LayerContext{});
+        for (int m = 0; m < L; ++m)
+            context.push_back(start > 0 ? cache_->view(m, start) : LayerContext{});
         const bool has_layer0 = group.front() == 0;
-        ForwardOutput out = engine_.forward(
-            items, std::span<const int32_t>(P).subspan(size_t(start)), context,
-            ForwardOptions{has_layer0, false});
+        ForwardOutput out =
+            engine_.forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
+                            ForwardOptions{has_layer0, false});
         for (int l : group) {
             rec.k[size_t(l)] = std::move(out.k[size_t(l)]);
             rec.v[size_t(l)] = std::move(out.v[size_t(l)]);

@@ -17,6 +17,8 @@ const char* state_error_kind_name(StateErrorKind kind) {
 
 StateError::StateError(StateErrorKind kind, std::string primitive, std::string detail)
     : std::runtime_error(primitive + ": " + state_error_kind_name(kind) + ": " + detail),
-      kind_(kind), primitive_(std::move(primitive)), detail_(std::move(detail)) {}
+      kind_(kind),
+      primitive_(std::move(primitive)),
+      detail_(std::move(detail)) {}
 
 }  // namespace kvw

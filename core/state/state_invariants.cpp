@@ -25,7 +25,10 @@ struct Fnv {
         const auto* b = static_cast<const unsigned char*>(p);
         for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
     }
-    template <class T> void value(const T& v) { bytes(&v, sizeof v); }
+    template <class T>
+    void value(const T& v) {
+        bytes(&v, sizeof v);
+    }
 };
 
 }  // namespace
@@ -62,8 +65,8 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
             if (held != n)
                 live = failed("ids_live", l, -1,
                               "ledger has " + std::to_string(held) +
-                                  " records live in this layer, pos2ledger " +
-                                  std::to_string(n) + " rows");
+                                  " records live in this layer, pos2ledger " + std::to_string(n) +
+                                  " rows");
         }
         out.push_back(live);
 
@@ -80,9 +83,10 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
         InvariantResult rope = passed("rope_policy", l);
         for (int r = 0; r < std::min(n, int(map.rope_pos.size())) && rope.passed; ++r) {
             const int32_t phase = map.rope_pos[size_t(r)];
-            const bool ok = policy_ == RopePolicy::Reindex    ? phase == r
-                            : policy_ == RopePolicy::Original ? phase == map.pos2ledger[size_t(r)]
-                                                              : phase >= 0 && phase < cache_->capacity();
+            const bool ok = policy_ == RopePolicy::Reindex ? phase == r
+                            : policy_ == RopePolicy::Original
+                                ? phase == map.pos2ledger[size_t(r)]
+                                : phase >= 0 && phase < cache_->capacity();
             if (!ok)
                 rope = failed("rope_policy", l, r,
                               std::string(rope_policy_name(policy_)) + ": phase " +

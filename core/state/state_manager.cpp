@@ -44,8 +44,7 @@ std::vector<int32_t> StateManager::tokens(int layer) const {
 
 // ---- validation -------------------------------------------------------------------------------
 
-std::vector<int> StateManager::resolve_layers(const LayerSet& layers,
-                                              const char* primitive) const {
+std::vector<int> StateManager::resolve_layers(const LayerSet& layers, const char* primitive) const {
     std::vector<int> out;
     if (layers.empty()) {
         for (int l = 0; l < n_layers(); ++l) out.push_back(l);
@@ -216,9 +215,9 @@ void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
     const std::vector<int> layers = resolve_layers(layer_set, "replace_pair");
     validate_tokens(tokens, "replace_pair");
     if (p1 >= p2)
-        throw StateError(StateErrorKind::PairOrder, "replace_pair",
-                         "pos1 " + std::to_string(p1) + " is not before pos2 " +
-                             std::to_string(p2));
+        throw StateError(
+            StateErrorKind::PairOrder, "replace_pair",
+            "pos1 " + std::to_string(p1) + " is not before pos2 " + std::to_string(p2));
     const int grow = int(tokens.size()) - 2;
     for (int l : layers) {
         check_row("replace_pair", l, p1, rows(l) - 1);

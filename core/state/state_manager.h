@@ -49,8 +49,7 @@ public:
     // ---- primitives -------------------------------------------------------------------------
     // Writes the tokens after the last row of every layer (prefill and decode alike) and
     // returns the logits of the last one.
-    const std::vector<float>& append(std::span<const int32_t> tokens, EntryKind kind,
-                                     int64_t tick);
+    const std::vector<float>& append(std::span<const int32_t> tokens, EntryKind kind, int64_t tick);
     void remove(const LayerSet& layers, int row, int64_t tick);
     // K/V of the new rows come from the engine with each layer's rows [0, row) as context, at
     // the phases the policy gives (FinalIndex/Reindex: row + i; Original: the new ledger ids).
@@ -124,8 +123,7 @@ public:
 private:
     std::vector<int> resolve_layers(const LayerSet& layers, const char* primitive) const;
     void validate_tokens(std::span<const int32_t> tokens, const char* primitive) const;
-    std::vector<int64_t> add_records(std::span<const int32_t> tokens, EntryKind kind,
-                                     int64_t tick);
+    std::vector<int64_t> add_records(std::span<const int32_t> tokens, EntryKind kind, int64_t tick);
     std::vector<int32_t> new_phases(int row, std::span<const int64_t> ids) const;
     void between_blades(const char* primitive);
     void end_primitive(const std::vector<int>& layers, const char* primitive);
@@ -135,7 +133,7 @@ private:
                    EntryKind kind, int64_t tick);
     // The reference K/V of every layer for rows >= from_row (see recompute_suffix).
     struct Recompute {
-        std::vector<int> first_row;  // [layer]: rows before it were reused as context
+        std::vector<int> first_row;            // [layer]: rows before it were reused as context
         std::vector<std::vector<float>> k, v;  // [layer][(mirror rows - first_row) * kv_dim]
         std::vector<float> logits;             // of the last row of layer 0's list, if computed
     };

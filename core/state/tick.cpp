@@ -55,8 +55,8 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
             current = i;
             const Action& a = actions[size_t(i)];
             if (const auto* r = std::get_if<ReplacePairAction>(&a.op))
-                state.replace_pair(a.layers, r->original_pos1, r->original_pos2,
-                                   r->new_token_ids, tick);
+                state.replace_pair(a.layers, r->original_pos1, r->original_pos2, r->new_token_ids,
+                                   tick);
             else if (const auto* in = std::get_if<InsertAction>(&a.op))
                 state.insert(a.layers, in->pos, in->token_ids, EntryKind::Inserted, tick);
             else
@@ -76,8 +76,8 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
         else if (dynamic_cast<const CapacityExceeded*>(&e))
             result.failed_primitive = "capacity";
         else
-            result.failed_primitive = current >= 0 ? action_name(actions[size_t(current)])
-                                                   : "append";
+            result.failed_primitive =
+                current >= 0 ? action_name(actions[size_t(current)]) : "append";
         result.abort_reason = e.what();
         spdlog::error("tick {} aborted: action {} ({}), primitive {}: {}; rebuilding from mirror",
                       tick, current, current >= 0 ? action_name(actions[size_t(current)]) : "add",

@@ -14,7 +14,7 @@ struct TickResult {
     int64_t tick = 0;
     bool rejected = false;                    // pre-flight refused the list; nothing changed
     std::vector<ValidationError> rejections;  // every fault validate_action_list found
-    bool aborted = false;   // a primitive failed after pre-flight: mirror put back, cache rebuilt
+    bool aborted = false;    // a primitive failed after pre-flight: mirror put back, cache rebuilt
     int failed_action = -1;  // index into the given list; -1 for the batched appends
     std::string failed_primitive;  // "remove", "insert", "append", ...
     std::string abort_reason;      // the exception's message
@@ -22,14 +22,15 @@ struct TickResult {
     int actions_applied = 0;       // before the failure, or all of them
 };
 
-// The shape of the state that pre-flight validates against (rows of every layer, capacity, vocabulary).
+// The shape of the state that pre-flight validates against (rows of every layer, capacity,
+// vocabulary).
 SequenceShape sequence_shape(const StateManager& state);
 
 // Step 4 (ARCHITECTURE §2.1): pre-flight (validate_action_list), then the edits in
 // application_order() (strictly descending first position), then every add as one append
-// (kind Generated; an add's `layers` is ignored: appends go to every layer). Any exception after pre-flight
-// aborts the tick: the error is logged with the action and primitive, the mirror maps and
-// ledger liveness go back to how they were before the tick (the ledger keeps every record, the
+// (kind Generated; an add's `layers` is ignored: appends go to every layer). Any exception after
+// pre-flight aborts the tick: the error is logged with the action and primitive, the mirror maps
+// and ledger liveness go back to how they were before the tick (the ledger keeps every record, the
 // ones born in the tick die at `tick`) and the cache is rebuilt from the mirror. No snapshot of
 // the cache is taken.
 TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick);

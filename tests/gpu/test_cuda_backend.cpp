@@ -60,8 +60,8 @@ WeightTensor tensor_of(const std::vector<uint8_t>& storage, DType dtype, int row
 }
 
 TestWeights make_weights(DType dtype, int rows, int cols, std::mt19937& rng) {
-    auto storage = std::make_shared<std::vector<uint8_t>>(size_t(rows) * size_t(cols) *
-                                                          dtype_size(dtype));
+    auto storage =
+        std::make_shared<std::vector<uint8_t>>(size_t(rows) * size_t(cols) * dtype_size(dtype));
     TestWeights w;
     w.values = fill_weights(*storage, dtype, rng);
     w.tensor = tensor_of(*storage, dtype, rows, cols);
@@ -108,7 +108,11 @@ QString compare_with_reference(const std::vector<double>& w, DType dtype, int ro
             const double tol = (u_x + u_acc) * magnitude + 1e-6;
             if (!(std::fabs(got - ref) <= tol))
                 return QString("y[%1][%2] = %3, float64 reference %4, tolerance %5")
-                    .arg(t).arg(r).arg(got, 0, 'g', 9).arg(ref, 0, 'g', 9).arg(tol, 0, 'g', 3);
+                    .arg(t)
+                    .arg(r)
+                    .arg(got, 0, 'g', 9)
+                    .arg(ref, 0, 'g', 9)
+                    .arg(tol, 0, 'g', 3);
         }
     }
     return {};
@@ -198,9 +202,22 @@ private slots:
     // over the edge cases of both formats and a spread of random bit patterns (NaNs included).
     void conversionMatchesHost() {
         QFETCH(DType, dtype);
-        std::vector<float> x = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65520.0f, -65520.0f,
-                                6.1035156e-05f, 5.9604645e-08f, 2.9802322e-08f, 2.9802326e-08f,
-                                1.0009766f, 1.00048828125f, 1.00146484375f, 3.0e38f, 1e-40f,
+        std::vector<float> x = {0.0f,
+                                -0.0f,
+                                1.0f,
+                                -1.0f,
+                                65504.0f,
+                                65520.0f,
+                                -65520.0f,
+                                6.1035156e-05f,
+                                5.9604645e-08f,
+                                2.9802322e-08f,
+                                2.9802326e-08f,
+                                1.0009766f,
+                                1.00048828125f,
+                                1.00146484375f,
+                                3.0e38f,
+                                1e-40f,
                                 std::numeric_limits<float>::infinity(),
                                 -std::numeric_limits<float>::infinity(),
                                 std::numeric_limits<float>::quiet_NaN(),

@@ -52,10 +52,9 @@ inline Vec ref_rmsnorm(const Vec& x, const Vec& w, double eps) {
     return y;
 }
 
-
 // One causal pass over all items from an empty cache.
 inline RefResult reference_forward(const RefModel& m, const std::vector<Vec>& inputs,
-                            const std::vector<int32_t>& positions) {
+                                   const std::vector<int32_t>& positions) {
     const ModelConfig& c = m.cfg;
     const int n = int(inputs.size()), D = c.n_embd, hd = c.head_dim;
     const int qd = c.n_heads * hd, kvd = c.n_kv_heads * hd;
@@ -171,8 +170,8 @@ inline ModelConfig small_config(int n_kv_heads, RopeLayout layout) {
     c.n_kv_heads = n_kv_heads;
     c.head_dim = 20;
     c.n_embd = 80;
-    c.n_ff = 100;      // not a multiple of 8: exercises the kernels' column tail
-    c.vocab_size = 50; // not a multiple of 8: exercises the row tail
+    c.n_ff = 100;       // not a multiple of 8: exercises the kernels' column tail
+    c.vocab_size = 50;  // not a multiple of 8: exercises the row tail
     c.max_context = 64;
     c.rope_theta = 10000.0f;
     c.rms_eps = 1e-5f;

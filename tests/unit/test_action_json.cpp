@@ -73,9 +73,9 @@ class TestActionJson : public QObject {
 
 private slots:
     void original_format_examples() {
-        const ActionList list = parse_action_list(
-            R"([{"action":"replace_pair","original_pos1":45,"original_pos2":46,)"
-            R"("new_token_ids":[1234]},
+        const ActionList list =
+            parse_action_list(R"([{"action":"replace_pair","original_pos1":45,"original_pos2":46,)"
+                              R"("new_token_ids":[1234]},
                 {"action":"add","token_id":42},
                 {"action":"delete","pos":12,"layers":[0,3]}])");
         QCOMPARE(list.size(), size_t(3));
@@ -160,10 +160,9 @@ private slots:
             {R"({"action":"delete"})", ActionParseErrorKind::MissingField, "pos"},
             {R"({"action":"replace_pair","original_pos1":1,"new_token_ids":[2]})",
              ActionParseErrorKind::MissingField, "original_pos2"},
-            {R"({"action":"add","token_id":1,"pos":3})", ActionParseErrorKind::UnknownField,
-             "pos"},
-            {R"({"action":"add","token_id":1,"colour":"red"})",
-             ActionParseErrorKind::UnknownField, "colour"},
+            {R"({"action":"add","token_id":1,"pos":3})", ActionParseErrorKind::UnknownField, "pos"},
+            {R"({"action":"add","token_id":1,"colour":"red"})", ActionParseErrorKind::UnknownField,
+             "colour"},
             {R"({"action":"merge","pos":3})", ActionParseErrorKind::UnknownAction, "action"},
             {R"({"action":3,"pos":3})", ActionParseErrorKind::WrongType, "action"},
             {R"({"action":"replace_pair","original_pos1":45,"original_pos2":"46",)"
@@ -179,17 +178,16 @@ private slots:
             {R"({"action":"add","token_id":1,"layers":"all"})", ActionParseErrorKind::WrongType,
              "layers"},
             {R"({"action":"delete","pos":-1})", ActionParseErrorKind::NegativeNumber, "pos"},
-            {R"({"action":"add","token_id":-7})", ActionParseErrorKind::NegativeNumber,
-             "token_id"},
+            {R"({"action":"add","token_id":-7})", ActionParseErrorKind::NegativeNumber, "token_id"},
             {R"({"action":"replace_pair","original_pos1":1,"original_pos2":2,)"
              R"("new_token_ids":[-5]})",
              ActionParseErrorKind::NegativeNumber, "new_token_ids[0]"},
-            {R"({"action":"delete","pos":1,"layers":[0,-2]})",
-             ActionParseErrorKind::NegativeNumber, "layers[1]"},
+            {R"({"action":"delete","pos":1,"layers":[0,-2]})", ActionParseErrorKind::NegativeNumber,
+             "layers[1]"},
             {R"({"action":"delete","pos":2147483648})", ActionParseErrorKind::NumberOutOfRange,
              "pos"},
-            {R"({"action":"add","token_id":99999999999999999999})",
-             ActionParseErrorKind::WrongType, "token_id"},  // beyond 64 bits: a float to JSON
+            {R"({"action":"add","token_id":99999999999999999999})", ActionParseErrorKind::WrongType,
+             "token_id"},  // beyond 64 bits: a float to JSON
             {R"({"action":"delete","pos":1,"layers":[]})", ActionParseErrorKind::EmptyLayers,
              "layers"},
         };

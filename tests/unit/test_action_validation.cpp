@@ -153,9 +153,9 @@ Scenario random_sequence(std::mt19937& rng) {
     Scenario s;
     const int n_layers = 1 + int(rng() % 3);
     for (int l = 0; l < n_layers; ++l) s.shape.rows_per_layer.push_back(int(rng() % 13));
-    s.shape.capacity = *std::max_element(s.shape.rows_per_layer.begin(),
-                                         s.shape.rows_per_layer.end()) +
-                       int(rng() % 5);
+    s.shape.capacity =
+        *std::max_element(s.shape.rows_per_layer.begin(), s.shape.rows_per_layer.end()) +
+        int(rng() % 5);
     s.shape.vocab_size = 50;
     for (const int rows : s.shape.rows_per_layer) {
         s.seq.emplace_back();
@@ -184,8 +184,7 @@ Scenario constructed_valid(std::mt19937& rng) {
     std::vector<Taken> taken;
     for (int n = int(rng() % 7); n > 0; --n) {
         std::vector<int> layers = random_layers(rng, n_layers, false);
-        const std::vector<int> affected =
-            layers.empty() ? layers_of(Action{}, n_layers) : layers;
+        const std::vector<int> affected = layers.empty() ? layers_of(Action{}, n_layers) : layers;
         const int kind = int(rng() % 3);
         if (kind == 2) {
             s.list.push_back(add(int32_t(rng() % 50), layers));
@@ -272,8 +271,9 @@ Scenario overlapping(std::mt19937& rng) {
                 layers.push_back(int(rng() % unsigned(n_layers + 1)));  // may not exist
         const int pos = int(rng() % 11);
         switch (rng() % 4) {
-            case 0: s.list.push_back(replace(pos, pos + 1 + int(rng() % unsigned(11 - pos)),
-                                             {int32_t(rng() % 50)}, layers));
+            case 0:
+                s.list.push_back(replace(pos, pos + 1 + int(rng() % unsigned(11 - pos)),
+                                         {int32_t(rng() % 50)}, layers));
                 break;
             case 1: s.list.push_back(del(pos, layers)); break;
             case 2: s.list.push_back(insert(pos, {7}, layers)); break;
@@ -368,8 +368,7 @@ private slots:
                    {"pos = 8", "layer 2 with 8 rows"});
         QVERIFY(valid({del(8, {0, 1})}, shape()));
         QVERIFY(valid({del(7, {2})}, shape()));
-        expect_one({del(-1)}, shape(), ValidationRule::PositionOutOfRange, 0, "pos",
-                   {"pos = -1"});
+        expect_one({del(-1)}, shape(), ValidationRule::PositionOutOfRange, 0, "pos", {"pos = -1"});
         expect_one({replace(6, 8, {1})}, shape(), ValidationRule::PositionOutOfRange, 0,
                    "original_pos2", {"original_pos2 = 8"});
         expect_one({replace(-2, 3, {1})}, shape(), ValidationRule::PositionOutOfRange, 0,
@@ -408,10 +407,10 @@ private slots:
                    {"replace_pair 2,6"});
         expect_one({del(3), del(3)}, shape(), ValidationRule::Overlap, 1, "pos",
                    {"duplicates action 0"});
-        expect_one({replace(5, 6, {1}), replace(6, 7, {2})}, shape(), ValidationRule::Overlap,
-                   1, "original_pos1", {"replace_pair 5,6"});
-        expect_one({replace(5, 6, {1}, {0, 1}), del(5, {1})}, shape(), ValidationRule::Overlap,
-                   1, "pos", {});
+        expect_one({replace(5, 6, {1}), replace(6, 7, {2})}, shape(), ValidationRule::Overlap, 1,
+                   "original_pos1", {"replace_pair 5,6"});
+        expect_one({replace(5, 6, {1}, {0, 1}), del(5, {1})}, shape(), ValidationRule::Overlap, 1,
+                   "pos", {});
         // Adjacent but not sharing rows, or on no common layer: fine.
         QVERIFY(valid({replace(5, 6, {1}), del(4), del(7), replace(2, 3, {4})}, shape()));
         QVERIFY(valid({replace(5, 6, {1}, {0}), del(5, {1}), del(6, {2})}, shape()));
@@ -428,8 +427,8 @@ private slots:
         expect_one({add(1, {2}), add(1, {2}), add(1, {2}), add(1, {2}), add(1, {2})}, shape(),
                    ValidationRule::CapacityExceeded, 4, "token_id", {"layer 2 would hold 13"});
         QVERIFY(valid({replace(1, 2, {3, 4, 5, 6}), del(5)}, shape()));  // ends at 11
-        expect_one({replace(1, 2, {3, 4, 5, 6, 7})}, shape(), ValidationRule::CapacityExceeded,
-                   0, "new_token_ids", {"would hold 13"});
+        expect_one({replace(1, 2, {3, 4, 5, 6, 7})}, shape(), ValidationRule::CapacityExceeded, 0,
+                   "new_token_ids", {"would hold 13"});
         // A delete below a growing replace is applied after it: the peak counts, not the end.
         const SequenceShape full{{12}, 12, 100};
         QVERIFY(valid({replace(5, 6, {1, 2})}, full));
@@ -445,8 +444,7 @@ private slots:
         QVERIFY(valid({insert(10, {4}, {0, 1})}, shape()));
         expect_one({insert(9, {4})}, shape(), ValidationRule::PositionOutOfRange, 0, "pos",
                    {"pos = 9", "layer 2 with 8 rows"});
-        expect_one({insert(3, {})}, shape(), ValidationRule::EmptyReplacement, 0, "token_ids",
-                   {});
+        expect_one({insert(3, {})}, shape(), ValidationRule::EmptyReplacement, 0, "token_ids", {});
         expect_one({insert(3, {7, 100})}, shape(), ValidationRule::TokenOutOfVocabulary, 0,
                    "token_ids[1]", {"token_ids[1] = 100"});
         expect_one({del(3), insert(3, {1})}, shape(), ValidationRule::Overlap, 1, "pos",
@@ -462,10 +460,10 @@ private slots:
             validate_action_list({add(100), del(20), replace(3, 3, {})}, shape());
         std::vector<ValidationRule> rules;
         for (const ValidationError& e : errors) rules.push_back(e.rule);
-        QCOMPARE(rules, (std::vector<ValidationRule>{
-                            ValidationRule::TokenOutOfVocabulary,
-                            ValidationRule::PositionOutOfRange, ValidationRule::PairOrder,
-                            ValidationRule::EmptyReplacement}));
+        QCOMPARE(rules,
+                 (std::vector<ValidationRule>{
+                     ValidationRule::TokenOutOfVocabulary, ValidationRule::PositionOutOfRange,
+                     ValidationRule::PairOrder, ValidationRule::EmptyReplacement}));
     }
 
     void faults_match_a_pairwise_reference_on_random_lists() {
@@ -532,9 +530,9 @@ private slots:
         const std::vector<ValidationError> errors = validate_action_list(list, shape());
         QCOMPARE(errors.size(), size_t(1));
         QVERIFY(errors[0].rule == ValidationRule::TooManyActions);
-        QVERIFY2(errors[0].message.find(std::to_string(kMaxActionsPerList + 1)) !=
-                     std::string::npos,
-                 errors[0].message.c_str());
+        QVERIFY2(
+            errors[0].message.find(std::to_string(kMaxActionsPerList + 1)) != std::string::npos,
+            errors[0].message.c_str());
         // At the limit the list is examined: here it overfills the layers.
         const std::vector<ValidationError> at_limit =
             validate_action_list(ActionList(kMaxActionsPerList, add(1)), shape());
@@ -542,8 +540,8 @@ private slots:
     }
 
     void application_order_is_descending_then_appends() {
-        const ActionList list = {add(1), del(2), replace(5, 6, {9}), add(2), del(8, {0}),
-                                 del(8, {1})};
+        const ActionList list = {add(1), del(2),      replace(5, 6, {9}),
+                                 add(2), del(8, {0}), del(8, {1})};
         QCOMPARE(application_order(list), (std::vector<int>{4, 5, 2, 1, 0, 3}));
         const ActionList ordered = order_for_application(list);
         QCOMPARE(ordered.size(), list.size());

@@ -43,7 +43,8 @@ class TestCapacity : public QObject {
     Q_OBJECT
 private slots:
     void negative_capacities_are_refused() {
-        for (const int64_t capacity : {int64_t(-5), int64_t(-1), std::numeric_limits<int64_t>::min()}) {
+        for (const int64_t capacity :
+             {int64_t(-5), int64_t(-1), std::numeric_limits<int64_t>::min()}) {
             const InvalidCapacity e = refusal(capacity);
             QVERIFY(e.fault() == CapacityFault::Negative);
             QCOMPARE(e.requested(), capacity);

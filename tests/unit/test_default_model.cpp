@@ -38,7 +38,8 @@ struct Passage {
 };
 
 std::vector<Passage> read_passages() {
-    const QString path = QString::fromStdString(test::testdata_path("default_model/passages.jsonl"));
+    const QString path =
+        QString::fromStdString(test::testdata_path("default_model/passages.jsonl"));
     std::vector<Passage> passages;
     for (const QByteArray& line : read_all(path).split('\n')) {
         if (line.trimmed().isEmpty()) continue;
@@ -52,7 +53,8 @@ std::vector<Passage> read_passages() {
 
 QSet<QString> read_corpus_words() {
     QSet<QString> words;
-    const QString path = QString::fromStdString(test::testdata_path("default_model/corpus_words.txt"));
+    const QString path =
+        QString::fromStdString(test::testdata_path("default_model/corpus_words.txt"));
     for (const QByteArray& w : read_all(path).split('\n'))
         if (!w.isEmpty()) words.insert(QString::fromLatin1(w));
     return words;
@@ -80,9 +82,8 @@ private slots:
     void tokenizes_passages_like_sentencepiece() {
         for (const Passage& p : passages_) {
             const QByteArray text = read_all(kResources + "/text/" + p.file);
-            const std::vector<int32_t> ours =
-                model_->tokenizer.encode(std::string_view(text.constData(), size_t(text.size())),
-                                         false);
+            const std::vector<int32_t> ours = model_->tokenizer.encode(
+                std::string_view(text.constData(), size_t(text.size())), false);
             QVERIFY2(p.ids.size() > 300, qPrintable(p.file + " is too short to say much"));
             QVERIFY2(ours == p.ids, qPrintable(p.file + ": the ids differ from sentencepiece's"));
         }
@@ -94,15 +95,14 @@ private slots:
         const QSet<QString> corpus = read_corpus_words();
         QVERIFY(corpus.size() > 10000);
         const QRegularExpression word("[A-Za-z]+");
-        for (const char* prompt :
-             {"And God said", "In the beginning", "The LORD is my shepherd", "Blessed are the",
-              "And it came to pass"}) {
+        for (const char* prompt : {"And God said", "In the beginning", "The LORD is my shepherd",
+                                   "Blessed are the", "And it came to pass"}) {
             Generator gen(*transformer_, SamplingParams{});
             gen.prefill(model_->tokenizer.encode(prompt, true));
             for (int i = 0; i < 40; ++i) gen.decode_next();
             const std::vector<int32_t>& all = gen.tokens();
-            const QString text = QString::fromStdString(model_->tokenizer.decode(
-                std::span<const int32_t>(all).subspan(1)));  // after BOS
+            const QString text = QString::fromStdString(
+                model_->tokenizer.decode(std::span<const int32_t>(all).subspan(1)));  // after BOS
             qInfo().noquote() << "greedy:" << text;
 
             QStringList words;
@@ -110,8 +110,10 @@ private slots:
             words.removeLast();  // generation may stop inside a word
             QVERIFY2(words.size() >= 20, qPrintable("too few words: " + text));
             for (const QString& w : words)
-                QVERIFY2(corpus.contains(w), qPrintable("\"" + w + "\" is not a word of the "
-                                                        "corpus, in: " + text));
+                QVERIFY2(corpus.contains(w), qPrintable("\"" + w +
+                                                        "\" is not a word of the "
+                                                        "corpus, in: " +
+                                                        text));
         }
     }
 
@@ -161,8 +163,9 @@ private slots:
                   ratio);
             if (l >= 1 && !(ratio > 1.0)) without_sink << QString::number(l);
         }
-        QEXPECT_FAIL("", "kjv-llama shows no attention sink in layers 2 and 3 "
-                         "(resources/models/README.md); an XPASS means a retrained model has one",
+        QEXPECT_FAIL("",
+                     "kjv-llama shows no attention sink in layers 2 and 3 "
+                     "(resources/models/README.md); an XPASS means a retrained model has one",
                      Abort);
         QVERIFY2(without_sink.isEmpty(),
                  qPrintable("no sink on BOS in layer(s) " + without_sink.join(", ")));

@@ -38,11 +38,11 @@ private slots:
         for (DType d : {DType::F32, DType::F16, DType::BF16})
             for (int kv : {4, 2, 1})  // 1, 2 and 4 query heads per KV head
                 for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::HalfSplit}) {
-                    const QString name = QString("%1 kv%2 %3")
-                                             .arg(QString::fromUtf8(dtype_name(d).data()))
-                                             .arg(kv)
-                                             .arg(layout == RopeLayout::Interleaved ? "interleaved"
-                                                                                    : "halfsplit");
+                    const QString name =
+                        QString("%1 kv%2 %3")
+                            .arg(QString::fromUtf8(dtype_name(d).data()))
+                            .arg(kv)
+                            .arg(layout == RopeLayout::Interleaved ? "interleaved" : "halfsplit");
                     QTest::newRow(name.toUtf8().constData()) << d << kv << layout;
                 }
     }
@@ -52,8 +52,7 @@ private slots:
         QFETCH(int, kv_heads);
         QFETCH(RopeLayout, layout);
         const Built b = build_model(small_config(kv_heads, layout), dtype, 7 + kv_heads);
-        const RefResult ref =
-            reference_forward(b.ref, token_inputs(b.ref, kTokens), kPositions);
+        const RefResult ref = reference_forward(b.ref, token_inputs(b.ref, kTokens), kPositions);
 
         CpuBackend backend(2);
         Transformer tf(b.model, backend, 2);
@@ -126,9 +125,8 @@ private slots:
         const Built b = build_model(small_config(1, RopeLayout::HalfSplit), DType::F32, 5);
         CpuBackend backend(2);
         Transformer tf(b.model, backend, 2);
-        const ForwardOutput first = tf.forward(token_items({1, 2, 3, 4, 5}),
-                                               std::vector<int32_t>{0, 1, 2, 3, 4},
-                                               empty_context(2));
+        const ForwardOutput first = tf.forward(
+            token_items({1, 2, 3, 4, 5}), std::vector<int32_t>{0, 1, 2, 3, 4}, empty_context(2));
         std::vector<LayerContext> ctx;
         for (int l = 0; l < 2; ++l) ctx.push_back({5, first.k[l].data(), first.v[l].data()});
         ForwardOptions opt;

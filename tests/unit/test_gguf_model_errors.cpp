@@ -47,8 +47,8 @@ std::vector<const WeightTensor*> all_weights(const Model& m) {
     std::vector<const WeightTensor*> out = {&m.weights.token_embd, &m.weights.output_norm,
                                             &m.weights.output};
     for (const LayerWeights& l : m.weights.layers)
-        for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
-                                      &l.w_gate, &l.w_up, &l.w_down})
+        for (const WeightTensor* t :
+             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
             out.push_back(t);
     return out;
 }
@@ -134,8 +134,8 @@ private slots:
     }
 
     void weights_keep_the_source_alive() {
-        std::shared_ptr<Model> m = load_gguf_model(
-            bytes_in_memory(read_bytes("tiny_f32.gguf"), "synthetic:from-test"));
+        std::shared_ptr<Model> m =
+            load_gguf_model(bytes_in_memory(read_bytes("tiny_f32.gguf"), "synthetic:from-test"));
         QCOMPARE(m->source, std::string("synthetic:from-test"));
         QVERIFY(same_floats(m->weights.layers[1].w_down, "tiny_f32.blk.1.ffn_down.weight.f32.bin"));
     }

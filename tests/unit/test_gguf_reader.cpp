@@ -108,8 +108,7 @@ ModelError expect_error(Fn&& fn, ModelErrorKind kind) {
     try {
         fn();
     } catch (const ModelError& e) {
-        if (e.kind() != kind)
-            qFatal("expected %s, got: %s", model_error_kind_name(kind), e.what());
+        if (e.kind() != kind) qFatal("expected %s, got: %s", model_error_kind_name(kind), e.what());
         return e;
     }
     qFatal("expected %s, nothing was thrown", model_error_kind_name(kind));
@@ -173,8 +172,8 @@ private slots:
         bad([&] { (void)f.get_f32("test.float64"); }, "test.float64");  // -1.5e300 overflows
         bad([&] { (void)f.get_array("test.string"); }, "test.string");
         bad([&] { (void)f.get_u32("test.int8", 3u); }, "test.int8");  // present, still checked
-        const ModelError missing = expect_error([&] { (void)f.get_u32("test.absent"); },
-                                                ModelErrorKind::MissingMetadata);
+        const ModelError missing =
+            expect_error([&] { (void)f.get_u32("test.absent"); }, ModelErrorKind::MissingMetadata);
         QVERIFY(missing.detail().find("test.absent") != std::string::npos);
     }
 
@@ -273,8 +272,8 @@ private slots:
         bytes.resize(24);  // drop the padding to the data section
         const uint64_t absurd = uint64_t(1) << 62;
         std::memcpy(bytes.data() + 8, &absurd, 8);
-        const ModelError e = expect_error(
-            [&] { GgufFile(bytes_in_memory(bytes, "absurd")); }, ModelErrorKind::Truncated);
+        const ModelError e = expect_error([&] { GgufFile(bytes_in_memory(bytes, "absurd")); },
+                                          ModelErrorKind::Truncated);
         QCOMPARE(e.offset(), std::optional<uint64_t>(24));
         QVERIFY2(e.detail().find("tensor info 0") != std::string::npos, e.what());
         QCOMPARE(e.file(), std::string("absurd"));
@@ -286,8 +285,8 @@ private slots:
         const size_t count_at = 24 + 8 + 1 + 4 + 4;  // header, key "k", value type, element type
         const uint64_t huge = uint64_t(1) << 60;
         std::memcpy(arr.data() + count_at, &huge, 8);
-        const ModelError a = expect_error([&] { GgufFile(bytes_in_memory(arr, "arr")); },
-                                          ModelErrorKind::Truncated);
+        const ModelError a =
+            expect_error([&] { GgufFile(bytes_in_memory(arr, "arr")); }, ModelErrorKind::Truncated);
         QCOMPARE(a.offset(), std::optional<uint64_t>(count_at));
     }
 

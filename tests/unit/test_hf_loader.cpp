@@ -34,8 +34,8 @@ std::vector<uint8_t> read_bytes(const std::string& path) {
 std::vector<const WeightTensor*> all_tensors(const ModelWeights& w) {
     std::vector<const WeightTensor*> out = {&w.token_embd, &w.output_norm, &w.output};
     for (const LayerWeights& l : w.layers)
-        for (const WeightTensor* t : {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm,
-                                      &l.w_gate, &l.w_up, &l.w_down})
+        for (const WeightTensor* t :
+             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
             out.push_back(t);
     return out;
 }
@@ -135,11 +135,14 @@ private slots:
             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
             "intermediate_size": 128, "vocab_size": 700 %1})";
         QTest::newRow("rope_scaling") << base.arg(R"(, "rope_scaling": {"type": "linear",
-            "factor": 2.0})") << int(ModelErrorKind::BadMetadata) << "rope_scaling";
+            "factor": 2.0})") << int(ModelErrorKind::BadMetadata)
+                                      << "rope_scaling";
         QTest::newRow("not llama") << QString(R"({"architectures": ["GPT2LMHeadModel"],
-            "model_type": "gpt2"})") << int(ModelErrorKind::BadMetadata) << "GPT2LMHeadModel";
+            "model_type": "gpt2"})")
+                                   << int(ModelErrorKind::BadMetadata) << "GPT2LMHeadModel";
         QTest::newRow("no hidden_size") << QString(R"({"model_type": "llama",
-            "num_hidden_layers": 2})") << int(ModelErrorKind::MissingMetadata) << "hidden_size";
+            "num_hidden_layers": 2})") << int(ModelErrorKind::MissingMetadata)
+                                        << "hidden_size";
         QTest::newRow("gqa") << base.arg(R"(, "num_key_value_heads": 3)")
                              << int(ModelErrorKind::BadMetadata) << "num_key_value_heads";
         QTest::newRow("negative") << base.arg(R"(, "intermediate_size": -1)")
@@ -223,8 +226,7 @@ private slots:
             QCOMPARE(b[i]->name, a[i]->name);
             QCOMPARE(b[i]->rows, a[i]->rows);
             QCOMPARE(b[i]->cols, a[i]->cols);
-            QVERIFY2(std::memcmp(a[i]->data, b[i]->data, a[i]->bytes()) == 0,
-                     a[i]->name.c_str());
+            QVERIFY2(std::memcmp(a[i]->data, b[i]->data, a[i]->bytes()) == 0, a[i]->name.c_str());
             owners.insert(b[i]->owner.get());
         }
         QCOMPARE(owners.size(), size_t(2));  // each shard mapped once
@@ -277,10 +279,9 @@ private slots:
             std::string cell;
             while (std::getline(ss, cell, '\t')) f.push_back(cell);
             f.resize(4);
-            QTest::newRow(f[0].c_str()) << QString::fromStdString(f[0])
-                                        << QString::fromStdString(f[1])
-                                        << QString::fromStdString(f[2])
-                                        << QString::fromStdString(f[3]);
+            QTest::newRow(f[0].c_str())
+                << QString::fromStdString(f[0]) << QString::fromStdString(f[1])
+                << QString::fromStdString(f[2]) << QString::fromStdString(f[3]);
             ++rows;
         }
         if (rows < 14) qFatal("bad_cases.txt lists only %d cases", rows);

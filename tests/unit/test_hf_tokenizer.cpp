@@ -80,8 +80,8 @@ private slots:
         for (const Case& c : cases) {
             const std::vector<int32_t> ids = tok.encode(c.text, false);
             if (ids != c.ids && ++wrong <= 10)
-                qWarning("'%s': got %s, sentencepiece %s", c.text.c_str(),
-                         qPrintable(show(ids)), qPrintable(show(c.ids)));
+                qWarning("'%s': got %s, sentencepiece %s", c.text.c_str(), qPrintable(show(ids)),
+                         qPrintable(show(c.ids)));
         }
         QCOMPARE(wrong, 0);
     }
@@ -111,8 +111,8 @@ private slots:
     // The newer converter output (Metaspace pre-tokenizer, merges as pairs) reads the same.
     void metaspace_form_equals_legacy() {
         const Vocabulary legacy = load_hf_tokenizer(path("f32"));
-        const Vocabulary meta = parse_hf_tokenizer_json(
-            read_text(path("tokenizer_metaspace.json")), "tokenizer_metaspace.json");
+        const Vocabulary meta = parse_hf_tokenizer_json(read_text(path("tokenizer_metaspace.json")),
+                                                        "tokenizer_metaspace.json");
         QVERIFY(meta.pieces == legacy.pieces);
         QVERIFY(meta.scores == legacy.scores);
         QVERIFY(meta.types == legacy.types);
@@ -158,7 +158,8 @@ private slots:
         QTest::newRow("no bos")
             << R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": []}})"
             << "BOS";
-        QTest::newRow("not json") << "{\"model\": " << "JSON";
+        QTest::newRow("not json") << "{\"model\": "
+                                  << "JSON";
     }
     void bad_tokenizers() {
         QFETCH(QString, json);

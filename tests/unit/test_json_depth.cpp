@@ -108,8 +108,8 @@ private slots:
         sequence += R"({"type":"Lowercase"})";
         for (int i = 0; i < kDeep; ++i) sequence += "]}";
         const std::string vocab = R"({"<unk>":0,"<s>":1,"</s>":2,"a":3,"b":4,"ab":5})";
-        const std::string with_normalizer = R"({"normalizer":)" + sequence +
-                                            R"(,"model":{"type":"BPE","vocab":)" + vocab + "}}";
+        const std::string with_normalizer =
+            R"({"normalizer":)" + sequence + R"(,"model":{"type":"BPE","vocab":)" + vocab + "}}";
         const std::string with_merges = R"({"model":{"type":"BPE","vocab":)" + vocab +
                                         R"(,"merges":[)" + deep_array(kDeep) + "]}}";
         for (const std::string& text : {with_normalizer, with_merges}) {
@@ -192,7 +192,8 @@ private slots:
         for (const std::string& text :
              {"[" + deep_array(kDeep) + "]",
               "{\"action\":\"add\",\"token_id\":1}\n{\"action\":\"insert\",\"pos\":0,"
-              "\"token_ids\":" + deep_object(kDeep) + "}"}) {
+              "\"token_ids\":" +
+                  deep_object(kDeep) + "}"}) {
             write_text(path, text);
             try {
                 read_action_list_file(path);
@@ -210,7 +211,8 @@ private slots:
     void moderate_depth_still_parses() {
         const std::string text = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
             "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
-            "vocab_size": 700, "task_specific_params": )" + deep_object(100) + "}";
+            "vocab_size": 700, "task_specific_params": )" +
+                                 deep_object(100) + "}";
         QCOMPARE(parse_hf_config(text, "config.json").model.n_embd, 64);
     }
 };

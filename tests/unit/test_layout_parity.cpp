@@ -53,16 +53,17 @@ std::vector<Row> read_rows(const KvLayout& cache, int layer) {
     return rows;
 }
 
-void write_rows(KvLayout& cache, int layer, int row, const std::vector<Row>& rows,
-                bool overwrite) {
+void write_rows(KvLayout& cache, int layer, int row, const std::vector<Row>& rows, bool overwrite) {
     const int d = cache.kv_dim();
     std::vector<float> k, v;
     for (const Row& r : rows) {
         k.insert(k.end(), r.begin(), r.begin() + d);
         v.insert(v.end(), r.begin() + d, r.end());
     }
-    if (overwrite) cache.overwrite(layer, row, k.data(), v.data(), int(rows.size()));
-    else cache.insert(layer, row, k.data(), v.data(), int(rows.size()));
+    if (overwrite)
+        cache.overwrite(layer, row, k.data(), v.data(), int(rows.size()));
+    else
+        cache.insert(layer, row, k.data(), v.data(), int(rows.size()));
 }
 
 // Equal logical K and V bytes in every layer, equal pos2ledger and rope_pos.
@@ -87,8 +88,8 @@ void compare_states(const StateManager& a, const StateManager& b) {
 ActionList random_valid_list(std::mt19937& rng, const StateManager& s) {
     const SequenceShape shape = sequence_shape(s);
     const int n_layers = s.n_layers();
-    const auto [lo, hi] = std::minmax_element(shape.rows_per_layer.begin(),
-                                              shape.rows_per_layer.end());
+    const auto [lo, hi] =
+        std::minmax_element(shape.rows_per_layer.begin(), shape.rows_per_layer.end());
     const int min_rows = *lo;
     // Keep every layer between 10 rows and the capacity: shrink when full, grow when short.
     const bool crowded = *hi > shape.capacity - 8, short_of_rows = min_rows < 10;
@@ -134,7 +135,9 @@ private slots:
             const int rows = int(model.size());
             const int before = cache->physical_rows(1);
             switch (rng() % 8) {
-                case 0: case 1: case 2: {  // insert 1-3 rows anywhere
+                case 0:
+                case 1:
+                case 2: {  // insert 1-3 rows anywhere
                     const int n = 1 + int(rng() % 3);
                     if (rows + n > kCap) break;
                     const int at = int(rng() % unsigned(rows + 1));
@@ -144,7 +147,9 @@ private slots:
                     model.insert(model.begin() + at, fresh.begin(), fresh.end());
                     break;
                 }
-                case 3: case 4: case 5:
+                case 3:
+                case 4:
+                case 5:
                     if (rows == 0) break;
                     {
                         const int at = int(rng() % unsigned(rows));

@@ -16,8 +16,8 @@
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/synthetic_model.h"
-#include "tests/unit/tiny_gguf_with.h"
 #include "tests/unit/error_checks.h"
+#include "tests/unit/tiny_gguf_with.h"
 
 using namespace kvw;
 
@@ -39,22 +39,24 @@ private slots:
         QTest::newRow("head_dim overflows q_dim") << "head_dim" << (qint64(1) << 26) << "head_dim";
         QTest::newRow("head_dim beyond limit") << "head_dim" << qint64(1 << 16) << "head_dim";
         QTest::newRow("hidden_size") << "hidden_size" << qint64(1 << 30) << "hidden_size";
-        QTest::newRow("intermediate_size") << "intermediate_size" << qint64(2147483647)
-                                           << "intermediate_size";
+        QTest::newRow("intermediate_size")
+            << "intermediate_size" << qint64(2147483647) << "intermediate_size";
         QTest::newRow("vocab_size") << "vocab_size" << qint64(1 << 30) << "vocab_size";
-        QTest::newRow("num_hidden_layers") << "num_hidden_layers" << qint64(1000000)
-                                           << "num_hidden_layers";
-        QTest::newRow("max_position_embeddings") << "max_position_embeddings"
-                                                 << qint64(2147483647)
-                                                 << "max_position_embeddings";
+        QTest::newRow("num_hidden_layers")
+            << "num_hidden_layers" << qint64(1000000) << "num_hidden_layers";
+        QTest::newRow("max_position_embeddings")
+            << "max_position_embeddings" << qint64(2147483647) << "max_position_embeddings";
     }
     void hf_config() {
         QFETCH(QString, key);
         QFETCH(qint64, value);
         QFETCH(QString, blamed);
-        json config = {{"architectures", {"LlamaForCausalLM"}}, {"hidden_size", 4096},
-                       {"num_hidden_layers", 32},  {"num_attention_heads", 32},
-                       {"num_key_value_heads", 8}, {"intermediate_size", 11008},
+        json config = {{"architectures", {"LlamaForCausalLM"}},
+                       {"hidden_size", 4096},
+                       {"num_hidden_layers", 32},
+                       {"num_attention_heads", 32},
+                       {"num_key_value_heads", 8},
+                       {"intermediate_size", 11008},
                        {"vocab_size", 32000}};
         QVERIFY(parse_hf_config(config.dump(), "m/config.json").model.n_embd == 4096);
         config[key.toStdString()] = value;
@@ -93,8 +95,8 @@ private slots:
         writer.add("general.architecture", std::string("llama"));
         writer.add_tensor("vast", GgufType::F32, {uint64_t(1) << 31, uint64_t(1) << 31}, {});
         std::vector<uint8_t> bytes = writer.to_bytes();
-        const auto e = test::model_error_of(
-            [&] { GgufFile(bytes_in_memory(std::move(bytes), "vast.gguf")); });
+        const auto e =
+            test::model_error_of([&] { GgufFile(bytes_in_memory(std::move(bytes), "vast.gguf")); });
         QVERIFY2(e.has_value(), "parsed");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);
         QCOMPARE(e->tensor(), std::string("vast"));

@@ -16,8 +16,8 @@
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/synthetic_model.h"
-#include "tests/unit/tiny_gguf_with.h"
 #include "tests/unit/error_checks.h"
+#include "tests/unit/tiny_gguf_with.h"
 
 using namespace kvw;
 
@@ -43,8 +43,7 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::addColumn<double>("value");
         QTest::addColumn<bool>("as_f64");
-        for (const char* key :
-             {"llama.rope.freq_base", "llama.attention.layer_norm_rms_epsilon"}) {
+        for (const char* key : {"llama.rope.freq_base", "llama.attention.layer_norm_rms_epsilon"}) {
             const QString k = key;
             QTest::addRow("%s NaN", key) << k << double(kNaN) << false;
             QTest::addRow("%s inf", key) << k << double(kInf) << false;
@@ -76,9 +75,9 @@ private slots:
             std::vector<GgufValue> values(size_t(n), GgufValue(-1.0f));
             values[37] = bad;
             const GgufArray scores(uint32_t(GgufValueType::Float32), std::move(values));
-            const auto e = test::model_error_of(
-                [&] { load_gguf_model(test::tiny_gguf_with("tokenizer.ggml.scores", scores,
-                                                           "bad.gguf")); });
+            const auto e = test::model_error_of([&] {
+                load_gguf_model(test::tiny_gguf_with("tokenizer.ggml.scores", scores, "bad.gguf"));
+            });
             QVERIFY2(e.has_value(), "loaded");
             QCOMPARE(e->kind(), ModelErrorKind::BadTokenizer);
             QVERIFY2(test::contains(e->detail(), "tokenizer.ggml.scores[37]"), e->what());
@@ -102,7 +101,8 @@ private slots:
         QFETCH(QString, value);
         const std::string text = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
             "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
-            "vocab_size": 700, )" + ("\"" + key.toStdString() + "\": ") + value.toStdString() + "}";
+            "vocab_size": 700, )" +
+                                 ("\"" + key.toStdString() + "\": ") + value.toStdString() + "}";
         const auto e = test::model_error_of([&] { parse_hf_config(text, "m/config.json"); });
         QVERIFY2(e.has_value(), "accepted");
         QCOMPARE(e->kind(), ModelErrorKind::BadMetadata);

@@ -99,8 +99,7 @@ private slots:
         // Two heads, one query, four rows: total mass 2, so a uniform row would get 0.5.
         QCOMPARE(attention_share(std::vector<float>{1.0f, 0.5f, 0.25f, 0.25f}),
                  (std::vector<float>{2.0f, 1.0f, 0.5f, 0.5f}));
-        QCOMPARE(attention_share(std::vector<float>{0.0f, 0.0f}),
-                 (std::vector<float>{0.0f, 0.0f}));
+        QCOMPARE(attention_share(std::vector<float>{0.0f, 0.0f}), (std::vector<float>{0.0f, 0.0f}));
     }
 
     void brightness_per_layer() {
@@ -116,27 +115,26 @@ private slots:
             updated_brightness(b, {{1.0f, 0.0f}, {}}, p);
             QFAIL("no error");
         } catch (const PolicyInputError& e) {
-            QVERIFY2(std::string(e.what()).starts_with("layer 1: brightness has 1 rows"),
-                     e.what());
+            QVERIFY2(std::string(e.what()).starts_with("layer 1: brightness has 1 rows"), e.what());
         }
     }
 
     void conflict_resolution_keeps_injected() {
         const ActionList injected = {replace(5, 6, {1}), del(9), replace(2, 3, {4}, {0})};
         const ActionList proposed = {
-            del(5),                  // 0: on a replaced row -> dropped (kept 0)
-            del(6),                  // 1: dropped (kept 0)
-            replace(9, 10, {7}),     // 2: touches the injected delete -> dropped (kept 1)
-            del(7),                  // 3: kept
-            del(7),                  // 4: duplicates proposed 3 -> dropped (kept 3)
-            add(3),                  // 5: kept
-            replace(5, 6, {8}, {1}), // 6: same rows, common layer 1 -> dropped (kept 0)
-            del(2, {1}),             // 7: no common layer with the layer-0 replace -> kept
-            del(3, {0, 1}),          // 8: shares layer 0 -> dropped (kept 2)
+            del(5),                   // 0: on a replaced row -> dropped (kept 0)
+            del(6),                   // 1: dropped (kept 0)
+            replace(9, 10, {7}),      // 2: touches the injected delete -> dropped (kept 1)
+            del(7),                   // 3: kept
+            del(7),                   // 4: duplicates proposed 3 -> dropped (kept 3)
+            add(3),                   // 5: kept
+            replace(5, 6, {8}, {1}),  // 6: same rows, common layer 1 -> dropped (kept 0)
+            del(2, {1}),              // 7: no common layer with the layer-0 replace -> kept
+            del(3, {0, 1}),           // 8: shares layer 0 -> dropped (kept 2)
         };
         const MergedActions m = merge_actions(injected, proposed);
-        const ActionList expected = {injected[0], injected[1], injected[2], proposed[3],
-                                     proposed[5], proposed[7]};
+        const ActionList expected = {injected[0], injected[1], injected[2],
+                                     proposed[3], proposed[5], proposed[7]};
         QCOMPARE(m.actions, expected);
         std::vector<std::pair<int, int>> dropped;
         for (const DroppedAction& d : m.dropped) {
@@ -179,11 +177,17 @@ private slots:
         const Tokenizer& t = model_->tokenizer;
         const std::string sp = "\xE2\x96\x81";  // "▁"
         // BOS ▁the ▁ water . , ▁wat e th e ▁cache
-        const std::vector<int32_t> row = {
-            t.bos_id(),           piece_id(t, sp + "the"), piece_id(t, sp),
-            piece_id(t, "water"), piece_id(t, "."),        piece_id(t, ","),
-            piece_id(t, sp + "wat"), piece_id(t, "e"),     piece_id(t, "th"),
-            piece_id(t, "e"),     piece_id(t, sp + "cache")};
+        const std::vector<int32_t> row = {t.bos_id(),
+                                          piece_id(t, sp + "the"),
+                                          piece_id(t, sp),
+                                          piece_id(t, "water"),
+                                          piece_id(t, "."),
+                                          piece_id(t, ","),
+                                          piece_id(t, sp + "wat"),
+                                          piece_id(t, "e"),
+                                          piece_id(t, "th"),
+                                          piece_id(t, "e"),
+                                          piece_id(t, sp + "cache")};
         const std::vector<std::vector<int32_t>> rows(3, row);
         std::mt19937 rng(5);
         std::uniform_real_distribution<float> level(0.0f, 255.0f);
@@ -203,9 +207,9 @@ private slots:
             const std::vector<int32_t> pair = {row[size_t(r.original_pos1)],
                                                row[size_t(r.original_pos2)]};
             QCOMPARE(t.decode(r.new_token_ids), t.decode(pair));
-            QCOMPARE(t.vocabulary().pieces[size_t(r.new_token_ids[0])],
-                     t.vocabulary().pieces[size_t(pair[0])] +
-                         t.vocabulary().pieces[size_t(pair[1])]);
+            QCOMPARE(
+                t.vocabulary().pieces[size_t(r.new_token_ids[0])],
+                t.vocabulary().pieces[size_t(pair[0])] + t.vocabulary().pieces[size_t(pair[1])]);
         }
         // Each mergeable pair (▁+water, ▁wat+e, th+e) was the darkest sometimes.
         QVERIFY(per_pair[2] > 0 && per_pair[6] > 0 && per_pair[8] > 0);
@@ -234,15 +238,14 @@ private slots:
         other[3] = piece_id(t, sp + "cache");
         const std::vector<std::vector<int32_t>> rows = {row, other, row};
         // Counting layer 1 would make pair 1 the darker; layers 0 and 2 alone make it pair 3.
-        const std::vector<std::vector<float>> bright = {{9, 5, 5, 2, 2},
-                                                        {9, 0, 0, 255, 255},
-                                                        {9, 5, 5, 2, 2}};
+        const std::vector<std::vector<float>> bright = {
+            {9, 5, 5, 2, 2}, {9, 0, 0, 255, 255}, {9, 5, 5, 2, 2}};
         PairMergeProposer proposer;
         QCOMPARE(proposer.propose({rows, bright, t}),
                  (ActionList{replace(3, 4, {piece_id(t, sp + "wate")}, {0, 2})}));
         // Nothing merges: nothing proposed.
-        const std::vector<std::vector<int32_t>> plain = {{t.bos_id(), piece_id(t, "."),
-                                                          piece_id(t, ",")}};
+        const std::vector<std::vector<int32_t>> plain = {
+            {t.bos_id(), piece_id(t, "."), piece_id(t, ",")}};
         QVERIFY(proposer.propose({plain, {{1, 1, 1}}, t}).empty());
         QVERIFY(proposer.propose({{}, {}, t}).empty());
         QVERIFY_THROWS_EXCEPTION(PolicyInputError, proposer.propose({rows, {{1}}, t}));

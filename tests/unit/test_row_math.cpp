@@ -57,10 +57,10 @@ std::vector<float> conversion_probes() {
         }
     };
     for (int m = 0; m < 1024; ++m) around(std::ldexp(m + 0.5, -24));  // subnormal halves
-    for (int e = -14; e <= 15; ++e)                                     // normal halves
+    for (int e = -14; e <= 15; ++e)                                   // normal halves
         for (int m = 0; m < 1024; ++m) around(std::ldexp(1024 + m + 0.5, e - 10));
-    for (float f : {0.0f, -0.0f, 65504.0f, 65520.0f, 6.1035156e-05f, 5.9604645e-08f,
-                    INFINITY, -INFINITY, NAN, -NAN})
+    for (float f : {0.0f, -0.0f, 65504.0f, 65520.0f, 6.1035156e-05f, 5.9604645e-08f, INFINITY,
+                    -INFINITY, NAN, -NAN})
         probes.push_back(f);
     return probes;
 }
@@ -171,8 +171,8 @@ private slots:
         for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::HalfSplit})
             for (int hd : {64, 128})
                 for (float theta : {10000.0f, 500000.0f})
-                    for (auto [p, delta] : {std::pair{0, 5}, {100, -37}, {4000, 96}, {16000, -9000},
-                                            {7, 32000}}) {
+                    for (auto [p, delta] :
+                         {std::pair{0, 5}, {100, -37}, {4000, 96}, {16000, -9000}, {7, 32000}}) {
                         std::vector<float> x(static_cast<size_t>(hd));
                         for (float& v : x) v = normal(rng);
                         std::vector<float> direct = x, shifted = x;
@@ -186,7 +186,9 @@ private slots:
                         }
                         QVERIFY2(std::sqrt(diff / norm) < 1e-6,
                                  qPrintable(QString("p %1 delta %2: %3")
-                                                .arg(p).arg(delta).arg(std::sqrt(diff / norm))));
+                                                .arg(p)
+                                                .arg(delta)
+                                                .arg(std::sqrt(diff / norm))));
                     }
     }
 
@@ -195,9 +197,8 @@ private slots:
         QTest::addColumn<int>("n");
         for (DType d : {DType::F32, DType::F16, DType::BF16})
             for (int n : {1, 3, 8, 37})
-                QTest::newRow(qPrintable(QString("%1 n=%2")
-                                             .arg(QString::fromUtf8(dtype_name(d).data()))
-                                             .arg(n)))
+                QTest::newRow(qPrintable(
+                    QString("%1 n=%2").arg(QString::fromUtf8(dtype_name(d).data())).arg(n)))
                     << d << n;
     }
 

@@ -88,9 +88,9 @@ private slots:
         constexpr int kDraws = 200000;
         Sampler s(SamplingParams{float(temperature), 0, 1.0f, 42});
         const std::vector<double> f = frequencies(s, logits, kDraws);
-        for (size_t i = 0; i < p.size(); ++i) QVERIFY2(close_to(f[i], p[i], kDraws),
-                                                       qPrintable(QString("token %1: %2 vs %3")
-                                                                      .arg(i).arg(f[i]).arg(p[i])));
+        for (size_t i = 0; i < p.size(); ++i)
+            QVERIFY2(close_to(f[i], p[i], kDraws),
+                     qPrintable(QString("token %1: %2 vs %3").arg(i).arg(f[i]).arg(p[i])));
     }
 
     void top_p_excludes_the_tail() {

@@ -112,16 +112,16 @@ private slots:
     }
 
     void json_actions() {
-        const ScriptCommand one =
-            only(R"(inject {"action":"replace_pair","original_pos1":2,"original_pos2":3,"new_token_ids":[7, 9]})");
+        const ScriptCommand one = only(
+            R"(inject {"action":"replace_pair","original_pos1":2,"original_pos2":3,"new_token_ids":[7, 9]})");
         QCOMPARE(one.kind, K::Inject);
         Action expected;
         expected.op = ReplacePairAction{2, 3, {7, 9}};
         QCOMPARE(one.actions.size(), size_t(1));
         QVERIFY(one.actions[0] == expected);
 
-        const ScriptCommand list =
-            only(R"(apply [{"action":"delete","pos":4,"layers":[1]},{"action":"add","token_id":5}])");
+        const ScriptCommand list = only(
+            R"(apply [{"action":"delete","pos":4,"layers":[1]},{"action":"add","token_id":5}])");
         QCOMPARE(list.kind, K::Apply);
         QCOMPARE(list.actions.size(), size_t(2));
         Action del;
@@ -177,7 +177,8 @@ private slots:
     void the_command_is_named_once() {
         const ScriptError e(ScriptErrorKind::CommandFailed, "t.kvs", 4, "rebuild",
                             "rebuild: the session has no prompt yet");
-        QCOMPARE(std::string(e.what()), std::string("t.kvs:4: rebuild: the session has no prompt yet"));
+        QCOMPARE(std::string(e.what()),
+                 std::string("t.kvs:4: rebuild: the session has no prompt yet"));
         const ScriptError other(ScriptErrorKind::CommandFailed, "t.kvs", 5, "inject [1]",
                                 "inject: action list rejected");
         QCOMPARE(std::string(other.what()),

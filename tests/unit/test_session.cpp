@@ -139,7 +139,8 @@ private slots:
         auto id = [&](const std::string& piece) {
             return int32_t(std::find(pieces.begin(), pieces.end(), piece) - pieces.begin());
         };
-        const int32_t space = id("\xE2\x96\x81"), water = id("water"), merged = id("\xE2\x96\x81water");
+        const int32_t space = id("\xE2\x96\x81"), water = id("water"),
+                      merged = id("\xE2\x96\x81water");
         QVERIFY(merged < int32_t(pieces.size()));
         s.apply_now({Action{AddAction{space}, {}}, Action{AddAction{water}, {}}});
         const int rows = s.state().rows(0);

@@ -16,10 +16,7 @@ using namespace kvw::test;
 
 Q_DECLARE_METATYPE(kvw::RopePolicy)
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 class TestStateExactness : public QObject {
     Q_OBJECT
@@ -138,7 +135,8 @@ private slots:
                 err = std::max(err, std::fabs(k[i] - e));
                 norm += e * e;
             }
-            QVERIFY2(err / std::sqrt(norm) <= 1e-6, qPrintable(QString("row %1: %2").arg(r).arg(err)));
+            QVERIFY2(err / std::sqrt(norm) <= 1e-6,
+                     qPrintable(QString("row %1: %2").arg(r).arg(err)));
         }
     }
 };

@@ -102,7 +102,8 @@ private slots:
         StateManager prefill = make_state(16), decode = make_state(16);
         const std::vector<float> logits_p = prefill.append(toks, EntryKind::Prompt, 0);
         std::vector<float> logits_d;
-        for (int32_t t : toks) logits_d = decode.append(std::vector<int32_t>{t}, EntryKind::Prompt, 0);
+        for (int32_t t : toks)
+            logits_d = decode.append(std::vector<int32_t>{t}, EntryKind::Prompt, 0);
         QCOMPARE(logits_p, logits_d);
         for (int l = 0; l < prefill.n_layers(); ++l) {
             const LayerContext a = prefill.cache().view(l), b = decode.cache().view(l);

@@ -22,8 +22,10 @@ std::vector<int32_t> apply_reference(std::vector<int32_t> seq, const ActionList&
     std::vector<const Action*> edits;
     std::vector<int32_t> adds;
     for (const Action& a : list) {
-        if (const auto* add = std::get_if<AddAction>(&a.op)) adds.push_back(add->token_id);
-        else edits.push_back(&a);
+        if (const auto* add = std::get_if<AddAction>(&a.op))
+            adds.push_back(add->token_id);
+        else
+            edits.push_back(&a);
     }
     auto key = [](const Action* a) {
         if (const auto* r = std::get_if<ReplacePairAction>(&a->op)) return r->original_pos1;
@@ -67,8 +69,8 @@ ActionList random_valid_list(std::mt19937& rng, int rows) {
         else if (single)
             list.push_back({DeleteAction{a}, {}});
         else
-            list.push_back({ReplacePairAction{a, b, random_tokens(rng, shrink ? 1 : 1 + int(rng() % 3))},
-                            {}});
+            list.push_back(
+                {ReplacePairAction{a, b, random_tokens(rng, shrink ? 1 : 1 + int(rng() % 3))}, {}});
     }
     const int adds = shrink ? 0 : int(rng() % 3);
     for (int i = 0; i < adds || list.empty(); ++i)

@@ -73,8 +73,8 @@ private slots:
             const std::vector<int32_t> expected = ids_of(c["ids"]);
             const std::vector<int32_t> got = tok_.encode(text, false);
             if (got != expected && ++mismatches <= 5)
-                qWarning() << "text" << c["text"].toString() << "sentencepiece"
-                           << show(expected) << "ours" << show(got);
+                qWarning() << "text" << c["text"].toString() << "sentencepiece" << show(expected)
+                           << "ours" << show(got);
         }
         QCOMPARE(mismatches, 0);
     }

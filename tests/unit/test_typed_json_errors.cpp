@@ -6,8 +6,8 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,22 +33,29 @@ using nlohmann::json;
 bool leaks_nlohmann(const std::string& text) { return test::contains(text, "json.exception"); }
 
 json good_config() {
-    return {{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"},
-            {"hidden_size", 64}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
-            {"intermediate_size", 128}, {"vocab_size", 6}};
+    return {{"architectures", {"LlamaForCausalLM"}},
+            {"model_type", "llama"},
+            {"hidden_size", 64},
+            {"num_hidden_layers", 2},
+            {"num_attention_heads", 4},
+            {"intermediate_size", 128},
+            {"vocab_size", 6}};
 }
 
 json good_tokenizer() {
-    return {{"added_tokens", {{{"id", 0}, {"content", "<unk>"}, {"special", true}},
-                              {{"id", 1}, {"content", "<s>"}, {"special", true}},
-                              {{"id", 2}, {"content", "</s>"}, {"special", true}}}},
-            {"normalizer",
-             {{"type", "Sequence"},
-              {"normalizers", {{{"type", "Prepend"}, {"prepend", "\u2581"}}}}}},
-            {"model",
-             {{"type", "BPE"}, {"unk_token", "<unk>"}, {"byte_fallback", true},
-              {"vocab", {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"a", 3}, {"b", 4}, {"ab", 5}}},
-              {"merges", {"a b"}}}}};
+    return {
+        {"added_tokens",
+         {{{"id", 0}, {"content", "<unk>"}, {"special", true}},
+          {{"id", 1}, {"content", "<s>"}, {"special", true}},
+          {{"id", 2}, {"content", "</s>"}, {"special", true}}}},
+        {"normalizer",
+         {{"type", "Sequence"}, {"normalizers", {{{"type", "Prepend"}, {"prepend", "\u2581"}}}}}},
+        {"model",
+         {{"type", "BPE"},
+          {"unk_token", "<unk>"},
+          {"byte_fallback", true},
+          {"vocab", {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"a", 3}, {"b", 4}, {"ab", 5}}},
+          {"merges", {"a b"}}}}};
 }
 
 // A trace file: the header of default options with `header_edit` applied, then `events`.
@@ -87,13 +94,20 @@ private slots:
     void config_json_data() {
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("value");
-        QTest::newRow("model_type number") << "model_type" << "5";
-        QTest::newRow("_name_or_path array") << "_name_or_path" << "[1]";
-        QTest::newRow("architectures string") << "architectures" << "\"LlamaForCausalLM\"";
-        QTest::newRow("hidden_size string") << "hidden_size" << "\"64\"";
-        QTest::newRow("hidden_size float") << "hidden_size" << "64.5";
-        QTest::newRow("rope_theta string") << "rope_theta" << "\"1e4\"";
-        QTest::newRow("tie_word_embeddings string") << "tie_word_embeddings" << "\"no\"";
+        QTest::newRow("model_type number") << "model_type"
+                                           << "5";
+        QTest::newRow("_name_or_path array") << "_name_or_path"
+                                             << "[1]";
+        QTest::newRow("architectures string") << "architectures"
+                                              << "\"LlamaForCausalLM\"";
+        QTest::newRow("hidden_size string") << "hidden_size"
+                                            << "\"64\"";
+        QTest::newRow("hidden_size float") << "hidden_size"
+                                           << "64.5";
+        QTest::newRow("rope_theta string") << "rope_theta"
+                                           << "\"1e4\"";
+        QTest::newRow("tie_word_embeddings string") << "tie_word_embeddings"
+                                                    << "\"no\"";
     }
     void config_json() {
         QFETCH(QString, key);
@@ -123,17 +137,31 @@ private slots:
     void tokenizer_json_data() {
         QTest::addColumn<QString>("pointer");  // JSON pointer of the value to replace
         QTest::addColumn<QString>("value");
-        QTest::addColumn<QString>("key");      // how the error must name it
-        QTest::newRow("byte_fallback") << "/model/byte_fallback" << "\"yes\""
+        QTest::addColumn<QString>("key");  // how the error must name it
+        QTest::newRow("byte_fallback") << "/model/byte_fallback"
+                                       << "\"yes\""
                                        << "model.byte_fallback";
-        QTest::newRow("special") << "/added_tokens/1/special" << "1" << "added_tokens[1].special";
-        QTest::newRow("content") << "/added_tokens/2/content" << "2" << "added_tokens[2].content";
-        QTest::newRow("unk_token") << "/model/unk_token" << "{}" << "model.unk_token";
-        QTest::newRow("vocab id") << "/model/vocab/ab" << "\"5\"" << "model.vocab.ab";
-        QTest::newRow("normalizer type") << "/normalizer/normalizers/0/type" << "7"
+        QTest::newRow("special") << "/added_tokens/1/special"
+                                 << "1"
+                                 << "added_tokens[1].special";
+        QTest::newRow("content") << "/added_tokens/2/content"
+                                 << "2"
+                                 << "added_tokens[2].content";
+        QTest::newRow("unk_token") << "/model/unk_token"
+                                   << "{}"
+                                   << "model.unk_token";
+        QTest::newRow("vocab id") << "/model/vocab/ab"
+                                  << "\"5\""
+                                  << "model.vocab.ab";
+        QTest::newRow("normalizer type") << "/normalizer/normalizers/0/type"
+                                         << "7"
                                          << "normalizer.normalizers[0].type";
-        QTest::newRow("model type") << "/model/type" << "[]" << "model.type";
-        QTest::newRow("added_tokens") << "/added_tokens" << "{}" << "added_tokens";
+        QTest::newRow("model type") << "/model/type"
+                                    << "[]"
+                                    << "model.type";
+        QTest::newRow("added_tokens") << "/added_tokens"
+                                      << "{}"
+                                      << "added_tokens";
     }
     void tokenizer_json() {
         QFETCH(QString, pointer);
@@ -168,30 +196,45 @@ private slots:
         QTest::addColumn<QString>("pointer");
         QTest::addColumn<QString>("value");  // empty: the key is removed
         QTest::addColumn<QString>("key");
-        QTest::newRow("no capacity") << "/capacity" << "" << "capacity";
-        QTest::newRow("capacity string") << "/capacity" << "\"64\"" << "capacity";
-        QTest::newRow("guard string") << "/guard" << "\"yes\"" << "guard";
-        QTest::newRow("no sampling") << "/sampling" << "" << "sampling";
-        QTest::newRow("top_k float") << "/sampling/top_k" << "1.5" << "sampling.top_k";
-        QTest::newRow("seed negative") << "/sampling/seed" << "-1" << "sampling.seed";
-        QTest::newRow("decay string") << "/brightness/decay" << "\"x\"" << "brightness.decay";
-        QTest::newRow("brightness array") << "/brightness" << "[]" << "brightness";
+        QTest::newRow("no capacity") << "/capacity"
+                                     << ""
+                                     << "capacity";
+        QTest::newRow("capacity string") << "/capacity"
+                                         << "\"64\""
+                                         << "capacity";
+        QTest::newRow("guard string") << "/guard"
+                                      << "\"yes\""
+                                      << "guard";
+        QTest::newRow("no sampling") << "/sampling"
+                                     << ""
+                                     << "sampling";
+        QTest::newRow("top_k float") << "/sampling/top_k"
+                                     << "1.5"
+                                     << "sampling.top_k";
+        QTest::newRow("seed negative") << "/sampling/seed"
+                                       << "-1"
+                                       << "sampling.seed";
+        QTest::newRow("decay string") << "/brightness/decay"
+                                      << "\"x\""
+                                      << "brightness.decay";
+        QTest::newRow("brightness array") << "/brightness"
+                                          << "[]"
+                                          << "brightness";
     }
     void trace_header() {
         QFETCH(QString, pointer);
         QFETCH(QString, value);
         QFETCH(QString, key);
         QTemporaryDir dir;
-        const std::string path = write_trace(
-            dir,
-            [&](json& h) {
-                const json::json_pointer p(pointer.toStdString());
-                if (value.isEmpty())
-                    h[p.parent_pointer()].erase(p.back());
-                else
-                    h[p] = json::parse(value.toStdString());
-            },
-            {});
+        const std::string path = write_trace(dir,
+                                             [&](json& h) {
+                                                 const json::json_pointer p(pointer.toStdString());
+                                                 if (value.isEmpty())
+                                                     h[p.parent_pointer()].erase(p.back());
+                                                 else
+                                                     h[p] = json::parse(value.toStdString());
+                                             },
+                                             {});
         const auto fault = replay_fault(path);
         QVERIFY2(fault.has_value(), "replayed");
         QCOMPARE(fault->line, size_t(1));
@@ -203,25 +246,33 @@ private slots:
     void trace_events_data() {
         QTest::addColumn<QString>("event");
         QTest::addColumn<QString>("key");
-        QTest::newRow("no event") << R"({"prompt":"a"})" << "event";
-        QTest::newRow("event number") << R"({"event":7})" << "event";
-        QTest::newRow("prompt number") << R"({"event":"start","prompt":5})" << "prompt";
-        QTest::newRow("no prompt") << R"({"event":"start"})" << "prompt";
-        QTest::newRow("guard string") << R"({"event":"set_guard","on":"yes"})" << "on";
-        QTest::newRow("beyond double") << R"({"event":"set_guard","on":1e999})" << "on";
-        QTest::newRow("no row") << R"({"event":"desync","layer":0})" << "row";
-        QTest::newRow("name number") << R"({"event":"set_proposer","name":1})" << "name";
+        QTest::newRow("no event") << R"({"prompt":"a"})"
+                                  << "event";
+        QTest::newRow("event number") << R"({"event":7})"
+                                      << "event";
+        QTest::newRow("prompt number") << R"({"event":"start","prompt":5})"
+                                       << "prompt";
+        QTest::newRow("no prompt") << R"({"event":"start"})"
+                                   << "prompt";
+        QTest::newRow("guard string") << R"({"event":"set_guard","on":"yes"})"
+                                      << "on";
+        QTest::newRow("beyond double") << R"({"event":"set_guard","on":1e999})"
+                                       << "on";
+        QTest::newRow("no row") << R"({"event":"desync","layer":0})"
+                                << "row";
+        QTest::newRow("name number") << R"({"event":"set_proposer","name":1})"
+                                     << "name";
         QTest::newRow("hash number")
-            << R"({"event":"set_proposer","name":"manual","state_hash":12})" << "state_hash";
+            << R"({"event":"set_proposer","name":"manual","state_hash":12})"
+            << "state_hash";
     }
     void trace_events() {
         QFETCH(QString, event);
         QFETCH(QString, key);
         QTemporaryDir dir;
         // The faulty event stands on line 4: a blank line is skipped but still counted.
-        const std::string path = write_trace(dir, [](json&) {},
-                                             {R"({"event":"set_guard","on":true})", "",
-                                              event.toStdString()});
+        const std::string path = write_trace(
+            dir, [](json&) {}, {R"({"event":"set_guard","on":true})", "", event.toStdString()});
         const auto fault = replay_fault(path);
         QVERIFY2(fault.has_value(), "replayed");
         QCOMPARE(fault->line, size_t(4));
@@ -233,8 +284,9 @@ private slots:
     // nlohmann throws out_of_range, not parse_error, for a literal beyond a double.
     void action_list_number_beyond_double() {
         try {
-            parse_action_list("[{\"action\":\"add\",\"token_id\":1}, "
-                              "{\"action\":\"add\",\n\"token_id\":-1e999}]");
+            parse_action_list(
+                "[{\"action\":\"add\",\"token_id\":1}, "
+                "{\"action\":\"add\",\n\"token_id\":-1e999}]");
             QFAIL("parsed");
         } catch (const ActionParseError& e) {
             QCOMPARE(e.kind(), ActionParseErrorKind::NumberOutOfRange);

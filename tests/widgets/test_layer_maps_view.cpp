@@ -18,16 +18,11 @@ constexpr int kRows = 40;
 // The value the test expects in each cell, from the builder's formulas.
 double expected(const Frame& f, MapKind kind, int l, int r) {
     switch (kind) {
-        case MapKind::LedgerId:
-            return double(test::ledger_of(l, r));
-        case MapKind::LedgerAge:
-            return double(f.tick - test::born_of(test::ledger_of(l, r)));
-        case MapKind::Brightness:
-            return test::brightness_of(l, r, kRows);
-        case MapKind::Drift:
-            return test::drift_of(l, r);
-        case MapKind::PhaseSkew:
-            return double(test::rope_of(l, r) - r);
+        case MapKind::LedgerId: return double(test::ledger_of(l, r));
+        case MapKind::LedgerAge: return double(f.tick - test::born_of(test::ledger_of(l, r)));
+        case MapKind::Brightness: return test::brightness_of(l, r, kRows);
+        case MapKind::Drift: return test::drift_of(l, r);
+        case MapKind::PhaseSkew: return double(test::rope_of(l, r) - r);
     }
     return 0;
 }

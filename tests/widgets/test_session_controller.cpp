@@ -23,7 +23,8 @@ bool wait_idle(const SessionController& c) {
 // The token ids a layer's rows hold, read through the ledger as a view would.
 std::vector<int32_t> row_tokens(const Frame& f, int layer) {
     std::vector<int32_t> ids;
-    for (int64_t id : f.layers[size_t(layer)].pos2ledger) ids.push_back(f.ledger[size_t(id)].token_id);
+    for (int64_t id : f.layers[size_t(layer)].pos2ledger)
+        ids.push_back(f.ledger[size_t(id)].token_id);
     return ids;
 }
 
