@@ -27,6 +27,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+std::string session_options_policy(const CliArgs& args) {
+    return args.has("policy") ? args.get("policy") : "manual";
+}
+
 std::string read_text(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
     if (!file) throw UsageError("cannot read --file " + path);
@@ -60,7 +64,9 @@ struct Scoring {
 int run_perplexity(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const bool through_session = args.has("policy");
+    // Quantised storage is a session's cache: --k-type / --v-type alone take the session path
+    // with the manual proposer (no edits), which scores like the full cache up to storage.
+    const bool through_session = args.has("policy") || args.has("k-type") || args.has("v-type");
     if (!through_session && (args.has("rope") || args.has("layout")))
         throw UsageError("--rope and --layout apply to the session path: give --policy too");
     const std::string path = args.get("file");
@@ -93,6 +99,7 @@ int run_perplexity(const CliArgs& args) {
         session_options.backend = args.get("backend");
         session_options.capacity = options.ctx;
         read_session_options(args, session_options);
+        if (!args.has("policy")) session_options.proposer = "manual";
         scoring.session = std::make_unique<Session>(session_options, model);
         scoring.scorer = std::make_unique<SessionScorer>(*scoring.session);
     } else {
@@ -115,7 +122,11 @@ int run_perplexity(const CliArgs& args) {
         out["file"] = path;
         out["text_tokens"] = tokens.size();
         out["path"] = through_session ? "session" : "full-cache";
-        if (through_session) out["policy"] = args.get("policy");
+        if (through_session) {
+            out["policy"] = session_options_policy(args);
+            out["k_type"] = args.get("k-type");
+            out["v_type"] = args.get("v-type");
+        }
         out["seconds"] = seconds;
         print_json(out);
         return 0;
@@ -124,7 +135,10 @@ int run_perplexity(const CliArgs& args) {
                 tokens.size());
     std::printf("%d chunks of %d tokens (stride %d, %s), %lld tokens scored\n", result.chunks,
                 plan.ctx, plan.stride,
-                through_session ? ("session, policy " + args.get("policy")).c_str() : "full cache",
+                through_session ? ("session, policy " + session_options_policy(args) + ", K " +
+                                   args.get("k-type") + ", V " + args.get("v-type"))
+                                      .c_str()
+                                : "full cache",
                 static_cast<long long>(result.scored));
     std::printf("mean NLL %.6f nats/token, perplexity %.4f\n", result.mean_nll(),
                 result.perplexity());
@@ -149,6 +163,8 @@ CommandSpec perplexity_command() {
                 "; given, each chunk runs tick by tick through a Session with this "
                 "proposer (default: one pass per chunk over the full cache)";
         }
+        if (o.name == "k-type" || o.name == "v-type")
+            o.help += "; given, the session path (its --policy defaults to manual)";
         options.push_back(o);
     }
     options.push_back(backend_option("cpu"));

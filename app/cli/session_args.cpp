@@ -15,6 +15,14 @@ constexpr RopePolicy kRopePolicies[] = {RopePolicy::FinalIndex, RopePolicy::Rein
                                         RopePolicy::Original};
 constexpr CacheLayout kLayouts[] = {CacheLayout::Contiguous, CacheLayout::BatchSplice,
                                     CacheLayout::Indirection};
+constexpr KvType kKvTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
+                               KvType::Fp8E4M3};
+
+KvType kv_type_option(const CliArgs& args, const std::string& name) {
+    const auto t = parse_kv_type(args.get(name));
+    if (!t) throw UsageError("--" + name + " takes " + names_of(kKvTypes, kv_type_name));
+    return *t;
+}
 
 }  // namespace
 
@@ -26,6 +34,10 @@ OptionTable session_options() {
         {"rope", "NAME", "final_index",
          "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
         {"layout", "NAME", "contiguous", "cache layout: " + names_of(kLayouts, cache_layout_name)},
+        {"k-type", "TYPE", "f32",
+         "storage type of cached K rows: " + names_of(kKvTypes, kv_type_name) +
+             " (int8, fp8: E4M3 with a scale per row and KV head)"},
+        {"v-type", "TYPE", "f32", "storage type of cached V rows, as --k-type"},
     };
 }
 
@@ -37,6 +49,8 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     const auto layout = parse_cache_layout(args.get("layout"));
     if (!layout) throw UsageError("--layout takes " + names_of(kLayouts, cache_layout_name));
     options.layout = *layout;
+    options.k_type = kv_type_option(args, "k-type");
+    options.v_type = kv_type_option(args, "v-type");
 }
 
 }  // namespace kvw::cli

@@ -2,8 +2,8 @@
 
 namespace kvw {
 
-BatchSpliceLayout::BatchSpliceLayout(int n_layers, int kv_dim, int capacity)
-    : KvLayout(n_layers, kv_dim, capacity), layers_(size_t(n_layers)) {}
+BatchSpliceLayout::BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage)
+    : KvLayout(n_layers, kv_dim, capacity, storage), layers_(size_t(n_layers)) {}
 
 int BatchSpliceLayout::physical_rows(int layer) const {
     rows(layer);  // validates the layer
@@ -130,7 +130,7 @@ int BatchSpliceLayout::physical_row(int layer, int row) const {
 
 LayerContext BatchSpliceLayout::layer_view(int layer, int rows) const {
     if (!prefix_untouched(layers_[size_t(layer)], rows)) apply_pending(layer);
-    return LayerContext{rows, slab_.k(layer, 0), slab_.v(layer, 0)};
+    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
 }
 
 }  // namespace kvw

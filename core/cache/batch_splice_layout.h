@@ -21,7 +21,7 @@ namespace kvw {
 // are a list of runs, each either slab rows [start, start + count) or staged new rows.
 class BatchSpliceLayout : public KvLayout {
 public:
-    BatchSpliceLayout(int n_layers, int kv_dim, int capacity);
+    BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     CacheLayout layout() const override { return CacheLayout::BatchSplice; }
     // The slab rows the pending edits refer to (rows() once they are applied).

@@ -37,8 +37,8 @@ InvalidCapacity::InvalidCapacity(CapacityFault fault, int64_t requested, int64_t
       requested_(requested),
       limit_(limit) {}
 
-uint64_t cache_bytes(int64_t capacity, int n_layers, int kv_dim) {
-    return 2 * uint64_t(capacity) * uint64_t(n_layers) * uint64_t(kv_dim) * sizeof(float);
+uint64_t cache_bytes(int64_t capacity, int n_layers, int kv_dim, const KvStorage& storage) {
+    return uint64_t(capacity) * uint64_t(n_layers) * storage.row_bytes(kv_dim);
 }
 
 uint64_t default_cache_memory_budget() {
@@ -52,11 +52,11 @@ uint64_t default_cache_memory_budget() {
 }
 
 int checked_capacity(int64_t requested, int max_context, int n_layers, int kv_dim,
-                     uint64_t memory_budget) {
+                     uint64_t memory_budget, const KvStorage& storage) {
     if (requested < 0) throw InvalidCapacity(CapacityFault::Negative, requested, 0);
     if (requested > max_context)
         throw InvalidCapacity(CapacityFault::BeyondContext, requested, max_context);
-    const uint64_t row_bytes = cache_bytes(1, n_layers, kv_dim);
+    const uint64_t row_bytes = cache_bytes(1, n_layers, kv_dim, storage);
     if (memory_budget > 0 && row_bytes > 0 && uint64_t(requested) > memory_budget / row_bytes)
         throw InvalidCapacity(CapacityFault::BeyondMemory, requested,
                               int64_t(memory_budget / row_bytes));

@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "core/cache/kv_storage.h"
+
 namespace kvw {
 
 // Why a cache capacity (rows per layer) was refused.
@@ -29,8 +31,9 @@ private:
     int64_t limit_;
 };
 
-// Bytes a cache of `capacity` rows per layer takes: K and V floats of every layer.
-uint64_t cache_bytes(int64_t capacity, int n_layers, int kv_dim);
+// Bytes a cache of `capacity` rows per layer takes: K and V of every layer in their storage
+// types, scales included.
+uint64_t cache_bytes(int64_t capacity, int n_layers, int kv_dim, const KvStorage& storage = {});
 
 // What a new cache may take: half of the memory the system reports available now
 // (MemAvailable), leaving the rest to the forward pass, the frames and everything else;
@@ -41,6 +44,6 @@ uint64_t default_cache_memory_budget();
 // known); throws InvalidCapacity. Checking before allocating turns a typo such as
 // --capacity 2000000000 into an error that names it, not a bare std::bad_alloc.
 int checked_capacity(int64_t requested, int max_context, int n_layers, int kv_dim,
-                     uint64_t memory_budget);
+                     uint64_t memory_budget, const KvStorage& storage = {});
 
 }  // namespace kvw

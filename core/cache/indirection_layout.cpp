@@ -6,9 +6,9 @@
 
 namespace kvw {
 
-IndirectionLayout::IndirectionLayout(int n_layers, int kv_dim, int capacity,
+IndirectionLayout::IndirectionLayout(int n_layers, int kv_dim, int capacity, KvStorage storage,
                                      double max_dead_fraction)
-    : KvLayout(n_layers, kv_dim, capacity),
+    : KvLayout(n_layers, kv_dim, capacity, storage),
       max_dead_fraction_(max_dead_fraction),
       layers_(size_t(n_layers)),
       renumber_(size_t(capacity)) {
@@ -85,7 +85,7 @@ int IndirectionLayout::physical_row(int layer, int row) const {
 }
 
 LayerContext IndirectionLayout::layer_view(int layer, int rows) const {
-    return LayerContext{rows, slab_.k(layer, 0), slab_.v(layer, 0),
+    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer),
                         layers_[size_t(layer)].index.data()};
 }
 

@@ -15,7 +15,8 @@ namespace kvw {
 // the index; the logical rows do not change. The engine reads through view().index.
 class IndirectionLayout : public KvLayout {
 public:
-    IndirectionLayout(int n_layers, int kv_dim, int capacity, double max_dead_fraction = 0.5);
+    IndirectionLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {},
+                      double max_dead_fraction = 0.5);
 
     CacheLayout layout() const override { return CacheLayout::Indirection; }
     // Used slab rows, live and dead.

@@ -1,5 +1,6 @@
 #include "core/cache/kv_layout.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -61,19 +62,72 @@ void KvLayout::truncate(int layer, int rows) {
 
 void KvLayout::reset() { reset_rows(); }
 
-float* KvLayout::k_row(int layer, int row) {
+void KvLayout::overwrite_k(int layer, int row, const float* k) {
     check_rows(layer, row, 1, rows(layer));
-    return slab_.k(layer, physical_row(layer, row));
+    slab_.write_k(layer, physical_row(layer, row), k);
 }
 
-const float* KvLayout::k_row(int layer, int row) const {
-    check_rows(layer, row, 1, rows(layer));
-    return slab_.k(layer, physical_row(layer, row));
+void KvLayout::append_stored(int layer, const KvLayout& src) {
+    const int n = src.rows(layer);
+    check_room(layer, n);
+    const int first = rows(layer);
+    // The layout places the rows (zeros, which encode without a fault); then their stored bytes
+    // replace them wherever they landed.
+    const std::vector<float> zeros(size_t(n) * size_t(kv_dim()), 0.0f);
+    append(layer, zeros.data(), zeros.data(), n);
+    for (int r = 0; r < n; ++r)
+        slab_.copy_row(layer, physical_row(layer, first + r), src.slab_,
+                       src.physical_row(layer, r));
 }
 
-const float* KvLayout::v_row(int layer, int row) const {
+void KvLayout::read_k(int layer, int row, float* out) const {
     check_rows(layer, row, 1, rows(layer));
-    return slab_.v(layer, physical_row(layer, row));
+    slab_.read_k(layer, physical_row(layer, row), out);
+}
+
+void KvLayout::read_v(int layer, int row, float* out) const {
+    check_rows(layer, row, 1, rows(layer));
+    slab_.read_v(layer, physical_row(layer, row), out);
+}
+
+namespace {
+
+void append_stored_half(std::vector<uint8_t>& out, const KvRows& rows, size_t p, int kv_dim,
+                        int groups) {
+    const auto* data = static_cast<const uint8_t*>(rows.row(p, kv_dim));
+    out.insert(out.end(), data, data + size_t(kv_dim) * size_t(kv_type_bytes(rows.type)));
+    if (!rows.scale) return;
+    const auto* scale = reinterpret_cast<const uint8_t*>(rows.scale + p * size_t(groups));
+    out.insert(out.end(), scale, scale + size_t(groups) * sizeof(float));
+}
+
+int64_t nonfinite(const float* scale, int n) {
+    int64_t bad = 0;
+    for (int i = 0; i < n; ++i) bad += std::isfinite(scale[i]) ? 0 : 1;
+    return bad;
+}
+
+}  // namespace
+
+std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
+    check_rows(layer, row, 1, rows(layer));
+    const size_t p = size_t(physical_row(layer, row));
+    std::vector<uint8_t> out;
+    out.reserve(slab_.row_bytes());
+    append_stored_half(out, slab_.k_rows(layer), p, kv_dim(), storage().groups);
+    append_stored_half(out, slab_.v_rows(layer), p, kv_dim(), storage().groups);
+    return out;
+}
+
+int64_t KvLayout::nonfinite_scales(int layer) const {
+    const int groups = storage().groups;
+    int64_t bad = 0;
+    for (int r = 0; r < rows(layer); ++r) {
+        const size_t p = size_t(physical_row(layer, r));
+        for (const KvRows& half : {slab_.k_rows(layer), slab_.v_rows(layer)})
+            if (half.scale) bad += nonfinite(half.scale + p * size_t(groups), groups);
+    }
+    return bad;
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/cache/cache_layout.h"
 #include "core/cache/row_buffer.h"
@@ -8,8 +9,8 @@
 
 namespace kvw {
 
-// Per-layer K and V rows (float32, kv_dim floats a row) as the logical sequence the mirror
-// describes; where each logical row lives in the slab is the subclass's business (ARCHITECTURE
+// Per-layer K and V rows (kv_dim values a row, stored in the KvStorage types) as the logical
+// sequence the mirror describes; where each logical row lives in the slab is the subclass's business (ARCHITECTURE
 // §4, layouts). The public calls validate and then delegate, so every layout has the same
 // contract:
 //  - FT-022: a layer's position (its next write row) is its logical row count, starts at 0 and
@@ -29,6 +30,7 @@ public:
     int n_layers() const { return slab_.n_layers(); }
     int kv_dim() const { return slab_.kv_dim(); }
     int capacity() const { return slab_.capacity(); }
+    const KvStorage& storage() const { return slab_.storage(); }
     int rows(int layer) const;
     int position(int layer) const { return rows(layer); }
     int remaining(int layer) const { return capacity() - rows(layer); }
@@ -54,17 +56,31 @@ public:
     void truncate(int layer, int rows);
     // Every layer back to position 0; the slab stays allocated.
     void reset();
+    // Re-encodes the K of row `row` from k (kv_dim floats); its V is not touched.
+    void overwrite_k(int layer, int row, const float* k);
+    // Appends the logical rows of `src`'s layer (same kv_dim and storage) as they are stored:
+    // bytes and scales copied, nothing re-encoded.
+    void append_stored(int layer, const KvLayout& src);
 
-    float* k_row(int layer, int row);
-    const float* k_row(int layer, int row) const;
-    const float* v_row(int layer, int row) const;
+    // A logical row decoded to kv_dim floats.
+    void read_k(int layer, int row, float* out) const;
+    void read_v(int layer, int row, float* out) const;
+    // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
+    // has them), for hashing.
+    std::vector<uint8_t> stored_row(int layer, int row) const;
+    // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types).
+    int64_t nonfinite_scales(int layer) const;
+    // What encoding met since construction: values clamped to the type's range, NaN inputs.
+    const QuantStats& k_stats(int layer) const { return slab_.k_stats(layer); }
+    const QuantStats& v_stats(int layer) const { return slab_.v_stats(layer); }
 
     // The first `rows` logical rows of a layer (all when rows < 0) as the engine reads them:
     // row j at physical row view.index[j], or j when the view has no index.
     LayerContext view(int layer, int rows = -1) const;
 
 protected:
-    KvLayout(int n_layers, int kv_dim, int capacity) : slab_(n_layers, kv_dim, capacity) {}
+    KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
+        : slab_(n_layers, kv_dim, capacity, storage) {}
 
     // Called with validated arguments; rows(), room and ranges are already checked.
     virtual int logical_rows(int layer) const = 0;
@@ -86,6 +102,6 @@ private:
 };
 
 std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim,
-                                         int capacity);
+                                         int capacity, KvStorage storage = {});
 
 }  // namespace kvw

@@ -4,8 +4,8 @@
 
 namespace kvw {
 
-KvStore::KvStore(int n_layers, int kv_dim, int capacity)
-    : KvLayout(n_layers, kv_dim, capacity), rows_(size_t(n_layers), 0) {}
+KvStore::KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage)
+    : KvLayout(n_layers, kv_dim, capacity, storage), rows_(size_t(n_layers), 0) {}
 
 void KvStore::insert_rows(int layer, int row, const float* k, const float* v, int n) {
     int& rows = rows_[size_t(layer)];
@@ -23,7 +23,7 @@ void KvStore::remove_row(int layer, int row) {
 void KvStore::reset_rows() { std::fill(rows_.begin(), rows_.end(), 0); }
 
 LayerContext KvStore::layer_view(int layer, int rows) const {
-    return LayerContext{rows, slab_.k(layer, 0), slab_.v(layer, 0)};
+    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
 }
 
 }  // namespace kvw

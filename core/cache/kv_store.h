@@ -10,7 +10,7 @@ namespace kvw {
 // edit costs the bytes of the rows behind it; nothing is ever deferred.
 class KvStore : public KvLayout {
 public:
-    KvStore(int n_layers, int kv_dim, int capacity);
+    KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     CacheLayout layout() const override { return CacheLayout::Contiguous; }
 

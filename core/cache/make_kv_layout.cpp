@@ -6,15 +6,15 @@
 namespace kvw {
 
 std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim,
-                                         int capacity) {
+                                         int capacity, KvStorage storage) {
     switch (layout) {
         case CacheLayout::BatchSplice:
-            return std::make_unique<BatchSpliceLayout>(n_layers, kv_dim, capacity);
+            return std::make_unique<BatchSpliceLayout>(n_layers, kv_dim, capacity, storage);
         case CacheLayout::Indirection:
-            return std::make_unique<IndirectionLayout>(n_layers, kv_dim, capacity);
+            return std::make_unique<IndirectionLayout>(n_layers, kv_dim, capacity, storage);
         case CacheLayout::Contiguous: break;
     }
-    return std::make_unique<KvStore>(n_layers, kv_dim, capacity);
+    return std::make_unique<KvStore>(n_layers, kv_dim, capacity, storage);
 }
 
 }  // namespace kvw

@@ -3,30 +3,50 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cache/kv_storage.h"
+#include "core/engine/forward_types.h"
+
 namespace kvw {
 
-// The physical K and V rows of every layer: float32, token-major rows of kv_dim floats, a fixed
-// capacity allocated once. It knows nothing about which logical row a physical row holds (the
-// layouts decide that); it only copies and moves rows, and counts the bytes of existing rows it
-// moved so that layouts can be compared by traffic, not just by time.
+// The physical K and V rows of every layer in their storage types (KvStorage), token-major, a
+// fixed capacity allocated once; an int8 or FP8 row keeps its per-KV-head scales beside it.
+// It knows nothing about which logical row a physical row holds (the layouts decide that); it
+// only writes, moves and copies rows — the only calls that touch rows, so a row's scales cannot
+// part from it — and counts the bytes of existing rows it moved so that layouts can be compared
+// by traffic, not just by time.
 class RowBuffer {
 public:
-    RowBuffer(int n_layers, int kv_dim, int capacity);
+    RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     int n_layers() const { return n_layers_; }
     int kv_dim() const { return kv_dim_; }
     int capacity() const { return capacity_; }
-    size_t row_bytes() const { return size_t(kv_dim_) * sizeof(float); }
+    const KvStorage& storage() const { return storage_; }
+    // Bytes of one K row plus one V row, scales included.
+    size_t row_bytes() const { return k_.row_bytes() + v_.row_bytes(); }
 
-    float* k(int layer, int row) { return k_[size_t(layer)].data() + offset(row); }
-    float* v(int layer, int row) { return v_[size_t(layer)].data() + offset(row); }
-    const float* k(int layer, int row) const { return k_[size_t(layer)].data() + offset(row); }
-    const float* v(int layer, int row) const { return v_[size_t(layer)].data() + offset(row); }
-
-    // k, v: [n][kv_dim], copied to physical rows [row, row + n).
+    // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
-    // K and V of physical rows [from, from + n) to [to, to + n); the ranges may overlap.
+    // Only the K of one physical row (the RoPE re-rotation rewrites K and leaves V alone).
+    void write_k(int layer, int row, const float* k) { k_.write(layer, row, k); }
+    // K and V of physical rows [from, from + n) to [to, to + n), scales with them; the ranges
+    // may overlap.
     void move(int layer, int to, int from, int n);
+    // Physical row `from` of `src` (same kv_dim and storage) to physical row `to`, bytes and
+    // scales as they are: no re-encoding.
+    void copy_row(int layer, int to, const RowBuffer& src, int from);
+
+    // A row decoded to kv_dim floats.
+    void read_k(int layer, int row, float* out) const;
+    void read_v(int layer, int row, float* out) const;
+    // The layer's rows as stored, from physical row 0 (LayerContext's K and V).
+    KvRows k_rows(int layer) const { return k_.rows(layer); }
+    KvRows v_rows(int layer) const { return v_.rows(layer); }
+
+    // What encoding the layer's rows met since construction or the last clear_stats().
+    const QuantStats& k_stats(int layer) const { return k_.stats[size_t(layer)]; }
+    const QuantStats& v_stats(int layer) const { return v_.stats[size_t(layer)]; }
+    void clear_stats();
 
     // Bytes of existing K and V rows moved since construction, plus whatever a layout adds with
     // count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
@@ -34,13 +54,32 @@ public:
     void count_moved(uint64_t bytes) { bytes_moved_ += bytes; }
 
 private:
-    size_t offset(int row) const { return size_t(row) * size_t(kv_dim_); }
+    // K or V of every layer in one type.
+    struct Plane {
+        KvType type = KvType::F32;
+        int kv_dim = 0;
+        int groups = 1;
+        std::vector<std::vector<uint8_t>> data;   // [layer][capacity * element bytes]
+        std::vector<std::vector<float>> scales;   // [layer][capacity * groups]; empty: unscaled
+        std::vector<QuantStats> stats;            // [layer]
+
+        Plane(KvType t, int n_layers, int kv_dim, int groups, int capacity);
+        size_t data_bytes() const { return size_t(kv_dim) * size_t(kv_type_bytes(type)); }
+        size_t scale_count() const { return kv_type_scaled(type) ? size_t(groups) : 0; }
+        size_t row_bytes() const { return data_bytes() + scale_count() * sizeof(float); }
+        void write(int layer, int row, const float* x);
+        void move(int layer, int to, int from, int n);
+        void copy_row(int layer, int to, const Plane& src, int from);
+        void read(int layer, int row, float* out) const;
+        KvRows rows(int layer) const;
+    };
 
     int n_layers_;
     int kv_dim_;
     int capacity_;
-    std::vector<std::vector<float>> k_;  // [layer][capacity * kv_dim]
-    std::vector<std::vector<float>> v_;
+    KvStorage storage_;
+    Plane k_;
+    Plane v_;
     uint64_t bytes_moved_ = 0;
 };
 

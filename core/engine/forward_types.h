@@ -4,6 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "core/math/kv_quant.h"
+
 namespace kvw {
 
 // What the engine consumes: a token id, or an embedding vector (a gist) given directly.
@@ -14,13 +16,32 @@ struct Item {
     static Item of_token(int32_t id) { return Item{id, {}}; }
 };
 
-// Read-only view of one layer's cached rows, token-major: row j of K starts at
-// k + physical_row(j) * kv_dim. K rows are stored with RoPE already applied at their rope
-// position. `index` is set by a layout that keeps rows out of logical order (indirection).
+// K or V of one layer's rows as the cache stores them (docs/ARCHITECTURE.md §6.3): physical row
+// p starts at data + p * kv_dim elements of `type`; int8 and FP8 rows have `groups` scales
+// (one per KV head) at scale + p * groups.
+struct KvRows {
+    const void* data = nullptr;
+    KvType type = KvType::F32;
+    const float* scale = nullptr;
+
+    const void* row(size_t p, int kv_dim) const {
+        return static_cast<const uint8_t*>(data) + p * size_t(kv_dim) * size_t(kv_type_bytes(type));
+    }
+    // The rows as floats, when they are stored as floats; null otherwise.
+    const float* f32() const {
+        return type == KvType::F32 ? static_cast<const float*>(data) : nullptr;
+    }
+};
+
+// Read-only view of one layer's cached rows, token-major: row j of K is physical row
+// physical_row(j) of k. K rows are stored with RoPE already applied at their rope position.
+// `index` is set by a layout that keeps rows out of logical order (indirection). The engine
+// decodes K and V with the core/math/kv_quant.h functions, and stores the K/V of the items it
+// computes through the same types before they attend (see Transformer::forward).
 struct LayerContext {
     int rows = 0;
-    const float* k = nullptr;
-    const float* v = nullptr;
+    KvRows k;
+    KvRows v;
     const int32_t* index = nullptr;  // [rows]: the physical row of each row; null: row j is j
 
     size_t physical_row(int j) const { return size_t(index ? index[j] : j); }

@@ -21,7 +21,7 @@ Generator::Generator(const Transformer& transformer, SamplingParams sampling, in
 }
 
 LayerContext Generator::layer(int l) const {
-    return LayerContext{rows(), k_[l].data(), v_[l].data()};
+    return LayerContext{rows(), {k_[l].data()}, {v_[l].data()}};
 }
 
 void Generator::run(std::span<const int32_t> tokens, Phase phase) {

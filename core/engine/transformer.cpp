@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/math/half.h"
+#include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
 #include "core/math/softmax.h"
@@ -38,6 +39,37 @@ float dot(const float* a, const float* b, int n) {
     float s = 0.0f;
     for (int i = 0; i < n; ++i) s += a[i] * b[i];
     return s;
+}
+
+// The context's rows decoded to float32 in logical order, in k and v; ctx itself when it is
+// stored as float32 already (no copy on the default path).
+LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups,
+                             std::vector<float>& k, std::vector<float>& v) {
+    if (ctx.k.type == KvType::F32 && ctx.v.type == KvType::F32) return ctx;
+    const size_t d = size_t(kv_dim);
+    k.resize(size_t(ctx.rows) * d);
+    v.resize(k.size());
+    for (int j = 0; j < ctx.rows; ++j) {
+        const size_t p = ctx.physical_row(j);
+        kv_decode_row(ctx.k.type, ctx.k.row(p, kv_dim), ctx.k.scale ? ctx.k.scale + p * groups : nullptr,
+                      kv_dim, groups, &k[size_t(j) * d]);
+        kv_decode_row(ctx.v.type, ctx.v.row(p, kv_dim), ctx.v.scale ? ctx.v.scale + p * groups : nullptr,
+                      kv_dim, groups, &v[size_t(j) * d]);
+    }
+    return LayerContext{ctx.rows, {k.data()}, {v.data()}};
+}
+
+// rows ([n][kv_dim]) as a cache storing them in `t` gives them back: encoded, then decoded.
+std::vector<float> stored_values(KvType t, const std::vector<float>& rows, int kv_dim, int groups) {
+    std::vector<float> out(rows.size());
+    std::vector<uint8_t> code(size_t(kv_dim) * size_t(kv_type_bytes(t)));
+    std::vector<float> scales(static_cast<size_t>(groups));
+    QuantStats ignored;  // the cache counts them when it stores the rows
+    for (size_t at = 0; at < rows.size(); at += size_t(kv_dim)) {
+        kv_encode_row(t, &rows[at], kv_dim, groups, code.data(), scales.data(), ignored);
+        kv_decode_row(t, code.data(), scales.data(), kv_dim, groups, &out[at]);
+    }
+    return out;
 }
 
 }  // namespace
@@ -83,11 +115,11 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
         for (int64_t h = h_begin; h < h_end; ++h) {
             const int kv_off = int(h / group) * hd;
             auto k_row = [&](int j) {
-                return j < ctx.rows ? ctx.k + ctx.physical_row(j) * kv_dim + kv_off
+                return j < ctx.rows ? ctx.k.f32() + ctx.physical_row(j) * kv_dim + kv_off
                                     : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
             };
             auto v_row = [&](int j) {
-                return j < ctx.rows ? ctx.v + ctx.physical_row(j) * kv_dim + kv_off
+                return j < ctx.rows ? ctx.v.f32() + ctx.physical_row(j) * kv_dim + kv_off
                                     : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
             };
             for (int i = 0; i < n; ++i) {
@@ -138,7 +170,7 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         throw std::invalid_argument("forward: logits for " + std::to_string(options.logit_items) +
                                     " items of " + std::to_string(n));
     for (int l = 0; l < cfg.n_layers; ++l) {
-        if (context[l].rows < 0 || (context[l].rows > 0 && (!context[l].k || !context[l].v)))
+        if (context[l].rows < 0 || (context[l].rows > 0 && (!context[l].k.data || !context[l].v.data)))
             throw std::invalid_argument("forward: bad context view for layer " + std::to_string(l));
     }
 
@@ -168,8 +200,9 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
     for (int l = 0; l < cfg.n_layers; ++l) {
         const LayerWeights& lw = weights.layers[l];
-        const LayerContext& ctx = context[l];
-        std::vector<float> k(N * kv_dim), v(N * kv_dim);
+        std::vector<float> k(N * kv_dim), v(N * kv_dim), k_buf, v_buf;
+        const LayerContext& stored = context[l];
+        const LayerContext ctx = decoded_context(stored, kv_dim, cfg.n_kv_heads, k_buf, v_buf);
 
         for_items([&](size_t i) {
             rmsnorm(&x[i * D], attn_norm_[l].data(), D, cfg.rms_eps, &xn[i * D]);
@@ -188,7 +221,18 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
         const int total = ctx.rows + n;
         std::vector<float> head_mass(options.attention_mass ? size_t(cfg.n_heads) * total : 0);
-        attention(ctx, n, q.data(), k.data(), v.data(), att.data(),
+        // The new items attend to their K/V as the cache will hold them (this step's own row
+        // included), so a row reads the same values in the step that writes it as in every
+        // later one: a prefill in one pass equals a token-by-token one, and a rebuilt cache the
+        // incremental one. k and v themselves go to the cache, which encodes them the same way.
+        const std::vector<float> k_att = stored.k.type == KvType::F32 ? std::vector<float>{}
+                                                        : stored_values(stored.k.type, k, kv_dim,
+                                                                        cfg.n_kv_heads);
+        const std::vector<float> v_att = stored.v.type == KvType::F32 ? std::vector<float>{}
+                                                        : stored_values(stored.v.type, v, kv_dim,
+                                                                        cfg.n_kv_heads);
+        attention(ctx, n, q.data(), k_att.empty() ? k.data() : k_att.data(),
+                  v_att.empty() ? v.data() : v_att.data(), att.data(),
                   options.attention_mass ? head_mass.data() : nullptr);
         if (options.attention_mass) {
             std::vector<float>& mass = result.attention_mass[l];

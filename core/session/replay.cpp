@@ -71,6 +71,11 @@ public:
             const auto layout = parse_cache_layout(e.at("name").get<std::string>());
             if (!layout) throw TraceError("unknown cache layout", line);
             session_.set_layout(*layout);
+        } else if (event_ == "set_kv_types") {
+            const auto k = parse_kv_type(e.get<std::string>("k_type"));
+            const auto v = parse_kv_type(e.get<std::string>("v_type"));
+            if (!k || !v) throw TraceError("unknown kv storage type", line, file_);
+            session_.set_kv_types(*k, *v);
         } else if (event_ == "set_guard") {
             session_.set_guard(e.get<bool>("on"));
         } else if (event_ == "desync") {

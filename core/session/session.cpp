@@ -42,7 +42,8 @@ Session::~Session() = default;
 void Session::new_state() {
     state_ = std::make_unique<StateManager>(
         *engine_,
-        StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout});
+        StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
+                     std::nullopt, options_.k_type, options_.v_type});
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();
@@ -163,6 +164,18 @@ void Session::set_layout(CacheLayout layout) {
     trace_.add({{"event", "set_layout"},
                 {"tick", tick_},
                 {"name", cache_layout_name(layout)},
+                {"state_hash", hash_hex(state_hash())}});
+}
+
+void Session::set_kv_types(KvType k, KvType v) {
+    state_->set_kv_types(k, v);
+    options_.k_type = k;
+    options_.v_type = v;
+    drift_current_ = false;
+    trace_.add({{"event", "set_kv_types"},
+                {"tick", tick_},
+                {"k_type", kv_type_name(k)},
+                {"v_type", kv_type_name(v)},
                 {"state_hash", hash_hex(state_hash())}});
 }
 

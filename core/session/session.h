@@ -31,6 +31,8 @@ struct SessionOptions {
     int64_t capacity = 0;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
+    KvType k_type = KvType::F32;  // storage types of the cached K and V rows
+    KvType v_type = KvType::F32;
     std::string proposer = "manual";
     SamplingParams sampling;  // seed included
     BrightnessParams brightness;
@@ -79,6 +81,8 @@ public:
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
     void set_layout(CacheLayout layout);
+    // Stores the cache's K and V in other types (StateManager::set_kv_types).
+    void set_kv_types(KvType k, KvType v);
     void set_guard(bool on);
 
     // The tokenizer's ids for text without BOS, for actions built from text.

@@ -5,6 +5,19 @@
 
 namespace kvw {
 
+namespace {
+
+KvType kv_type_of(const std::string& name, const char* key, const std::string& file) {
+    const std::optional<KvType> t = parse_kv_type(name);
+    if (!t)
+        throw TraceError(std::string("header: ") + key + " \"" + name + "\" is not one of " +
+                             kv_type_choices(),
+                         1, file);
+    return *t;
+}
+
+}  // namespace
+
 nlohmann::json trace_header(const SessionOptions& o) {
     return {{"kvw_trace", 1},
             {"model", o.model},
@@ -12,6 +25,8 @@ nlohmann::json trace_header(const SessionOptions& o) {
             {"capacity", o.capacity},
             {"rope_policy", rope_policy_name(o.rope_policy)},
             {"layout", cache_layout_name(o.layout)},
+            {"k_type", kv_type_name(o.k_type)},
+            {"v_type", kv_type_name(o.v_type)},
             {"proposer", o.proposer},
             {"guard", o.guard},
             {"sampling",
@@ -39,6 +54,8 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
         const auto layout = parse_cache_layout(h.get<std::string>("layout"));
         if (!layout) throw TraceError("header: unknown layout", 1, file);
         o.layout = *layout;
+        o.k_type = kv_type_of(h.get_or<std::string>("k_type", "f32"), "k_type", file);
+        o.v_type = kv_type_of(h.get_or<std::string>("v_type", "f32"), "v_type", file);
         o.proposer = h.get<std::string>("proposer");
         o.guard = h.get<bool>("guard");
         const JsonFields s = h.object("sampling");

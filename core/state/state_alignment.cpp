@@ -71,7 +71,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         for (int i = start; i < n; ++i) items.push_back(Item::of_token(T[size_t(i)]));
         std::vector<LayerContext> context;
         for (int m = 0; m < L; ++m)
-            context.push_back(start > 0 ? cache_->view(m, start) : LayerContext{});
+            context.push_back(cache_->view(m, start));  // even empty: it carries the types
         const bool has_layer0 = group.front() == 0;
         ForwardOutput out =
             engine_.forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
@@ -103,9 +103,13 @@ void StateManager::recompute_suffix(int from_row) {
     if (!rec.logits.empty()) last_logits_ = std::move(rec.logits);
 }
 
-DriftReport StateManager::measure_drift(float tolerance) const {
+DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) const {
     const Recompute rec = reference(0);
     const int kv_dim = cache_->kv_dim();
+    const float tolerance =
+        tolerance_given.value_or(std::max(kv_type_drift_tolerance(cache_->storage().k),
+                                          kv_type_drift_tolerance(cache_->storage().v)));
+    std::vector<float> k(static_cast<size_t>(kv_dim)), v(k.size());
     DriftReport report;
     report.tolerance = tolerance;
     for (int l = 0; l < n_layers(); ++l) {
@@ -118,8 +122,10 @@ DriftReport StateManager::measure_drift(float tolerance) const {
             float dk = std::numeric_limits<float>::infinity(), dv = dk;
             if (r < ref_rows && r < cached_rows) {
                 const size_t at = size_t(r) * size_t(kv_dim);
-                dk = relative_row_error(cache_->k_row(l, r), rec.k[size_t(l)].data() + at, kv_dim);
-                dv = relative_row_error(cache_->v_row(l, r), rec.v[size_t(l)].data() + at, kv_dim);
+                cache_->read_k(l, r, k.data());
+                cache_->read_v(l, r, v.data());
+                dk = relative_row_error(k.data(), rec.k[size_t(l)].data() + at, kv_dim);
+                dv = relative_row_error(v.data(), rec.v[size_t(l)].data() + at, kv_dim);
             }
             d.k.push_back(dk);
             d.v.push_back(dv);

@@ -110,15 +110,16 @@ uint64_t StateManager::state_hash() const {
         f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
         f.bytes(e.status.data(), e.status.size());
     }
-    const size_t row_bytes = size_t(cache_->kv_dim()) * sizeof(float);
     for (int l = 0; l < n_layers(); ++l) {
         const LayerMap& map = maps_[size_t(l)];
         f.value(map.rows());
         f.bytes(map.pos2ledger.data(), map.pos2ledger.size() * sizeof(int64_t));
         f.bytes(map.rope_pos.data(), map.rope_pos.size() * sizeof(int32_t));
         f.value(cache_->rows(l));
-        for (int r = 0; r < cache_->rows(l); ++r) f.bytes(cache_->k_row(l, r), row_bytes);
-        for (int r = 0; r < cache_->rows(l); ++r) f.bytes(cache_->v_row(l, r), row_bytes);
+        for (int r = 0; r < cache_->rows(l); ++r) {
+            const std::vector<uint8_t> row = cache_->stored_row(l, r);
+            f.bytes(row.data(), row.size());
+        }
     }
     return f.h;
 }

@@ -1,17 +1,36 @@
-// Moving a live state to another cache layout.
+// Moving a live state to another cache layout or storage types.
+#include "core/cache/cache_capacity.h"
 #include "core/state/state_manager.h"
 
 namespace kvw {
 
 void StateManager::set_layout(CacheLayout layout) {
     if (layout == cache_->layout()) return;
-    auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), cache_->capacity());
-    // The logical rows are copied as they are, stale ones included: a layout is where rows
-    // live, not what they hold, so the state hash does not change.
-    for (int l = 0; l < cache_->n_layers(); ++l)
-        for (int r = 0; r < cache_->rows(l); ++r)
-            next->append(l, cache_->k_row(l, r), cache_->v_row(l, r), 1);
+    auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), cache_->capacity(),
+                               cache_->storage());
+    // The logical rows are copied as they are stored, stale ones included: a layout is where
+    // rows live, not what they hold, so the state hash does not change.
+    for (int l = 0; l < cache_->n_layers(); ++l) next->append_stored(l, *cache_);
     cache_ = std::move(next);
+}
+
+void StateManager::set_kv_types(KvType k, KvType v) {
+    const KvStorage storage{k, v, cache_->storage().groups};
+    if (k == cache_->storage().k && v == cache_->storage().v) return;
+    const ModelConfig& c = engine_.model().config;
+    checked_capacity(cache_->capacity(), c.max_context, c.n_layers, c.kv_dim(),
+                     memory_budget_.value_or(default_cache_memory_budget()), storage);
+    auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),
+                               cache_->capacity(), storage);
+    std::vector<float> k_row(size_t(cache_->kv_dim())), v_row(k_row.size());
+    for (int l = 0; l < cache_->n_layers(); ++l)
+        for (int r = 0; r < cache_->rows(l); ++r) {
+            cache_->read_k(l, r, k_row.data());
+            cache_->read_v(l, r, v_row.data());
+            next->append(l, k_row.data(), v_row.data(), 1);
+        }
+    cache_ = std::move(next);
+    last_attention_mass_.clear();
 }
 
 }  // namespace kvw

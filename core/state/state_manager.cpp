@@ -18,10 +18,15 @@ std::vector<Item> items_of(std::span<const int32_t> tokens) {
     return items;
 }
 
+KvStorage storage_of(const StateOptions& options, const ModelConfig& config) {
+    return KvStorage{options.k_type, options.v_type, config.n_kv_heads};
+}
+
 int cache_capacity(const StateOptions& options, const ModelConfig& config) {
     return checked_capacity(options.capacity != 0 ? options.capacity : config.max_context,
                             config.max_context, config.n_layers, config.kv_dim(),
-                            options.memory_budget.value_or(default_cache_memory_budget()));
+                            options.memory_budget.value_or(default_cache_memory_budget()),
+                            storage_of(options, config));
 }
 
 }  // namespace
@@ -32,9 +37,11 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
       guard_(options.guard),
       ledger_(engine.model().config.n_layers),
       maps_(size_t(engine.model().config.n_layers)),
+      memory_budget_(options.memory_budget),
       cache_(make_kv_layout(options.layout, engine.model().config.n_layers,
                             engine.model().config.kv_dim(),
-                            cache_capacity(options, engine.model().config))) {}
+                            cache_capacity(options, engine.model().config),
+                            storage_of(options, engine.model().config))) {}
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
     std::vector<int32_t> out;
@@ -117,17 +124,20 @@ void StateManager::end_primitive(const std::vector<int>& layers, const char* pri
                                  std::to_string(r.row) + ": " + r.detail);
 }
 
-// The K-shift: a row whose phase is not its index is rotated by the difference.
+// The K-shift: a row whose phase is not its index is rotated by the difference. A quantised K
+// is decoded, rotated and encoded again (new scales), as a kernel doing the shift in place would.
 void StateManager::reindex_layer(int layer) {
     const ModelConfig& c = engine_.model().config;
     LayerMap& map = maps_[size_t(layer)];
+    std::vector<float> k(size_t(c.kv_dim()));
     for (int r = 0; r < map.rows(); ++r) {
         const int delta = r - map.rope_pos[size_t(r)];
         if (delta == 0) continue;
-        float* k = cache_->k_row(layer, r);
+        cache_->read_k(layer, r, k.data());
         for (int h = 0; h < c.n_kv_heads; ++h)
-            rope_rerotate(k + size_t(h) * size_t(c.head_dim), c.head_dim, double(delta),
+            rope_rerotate(k.data() + size_t(h) * size_t(c.head_dim), c.head_dim, double(delta),
                           c.rope_theta, c.rope_layout);
+        cache_->overwrite_k(layer, r, k.data());
         map.rope_pos[size_t(r)] = r;
     }
 }

@@ -29,6 +29,9 @@ struct StateOptions {
     CacheLayout layout = CacheLayout::Contiguous;  // where the cache rows live (core/cache)
     // Bytes the cache may take; unset: default_cache_memory_budget().
     std::optional<uint64_t> memory_budget = std::nullopt;
+    // Storage types of the cached K and V rows (docs/ARCHITECTURE.md §6.3).
+    KvType k_type = KvType::F32;
+    KvType v_type = KvType::F32;
 };
 
 // The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
@@ -68,8 +71,10 @@ public:
     // Recomputes rows >= from_row of every layer with rows [0, from_row) as context; gives the
     // same cache as rebuild_from_mirror() when the rows before from_row are exact.
     void recompute_suffix(int from_row);
-    // Against a fresh reference pass (no stored state is trusted).
-    DriftReport measure_drift(float tolerance = 1e-5f) const;
+    // Against a fresh reference pass (no stored state is trusted): the cached rows decoded,
+    // against the reference's float32 K/V. Unset tolerance: one step of the coarser of the
+    // K and V storage types (kv_type_drift_tolerance).
+    DriftReport measure_drift(std::optional<float> tolerance = std::nullopt) const;
 
     // ---- structural alignment ---------------------------------------------------------------
     std::vector<InvariantResult> check_invariants() const;
@@ -101,6 +106,10 @@ public:
     // Moves the cache to another layout, copying every layer's logical rows; the state hash
     // stays the same. Both caches are held for the length of the copy.
     void set_layout(CacheLayout layout);
+    // Stores K and V in other types: every logical row is decoded and encoded again in a new
+    // cache of the same layout and capacity (checked against the memory budget first; a stale
+    // row stays stale). Both caches are held for the length of the copy.
+    void set_kv_types(KvType k, KvType v);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
     // (summed over heads and queries); empty once any other primitive moved rows, because the
@@ -144,6 +153,7 @@ private:
     bool guard_;
     Ledger ledger_;
     std::vector<LayerMap> maps_;
+    std::optional<uint64_t> memory_budget_;
     std::unique_ptr<KvLayout> cache_;
     std::vector<float> last_logits_;
     std::vector<std::vector<float>> last_attention_mass_;

@@ -98,7 +98,7 @@ private slots:
         for (size_t start = 0; start < kTokens.size();) {
             const size_t count = start == 0 ? size_t(prefill) : 1;
             std::vector<LayerContext> ctx;
-            for (int l = 0; l < 2; ++l) ctx.push_back({int(start), k[l].data(), v[l].data()});
+            for (int l = 0; l < 2; ++l) ctx.push_back({int(start), {k[l].data()}, {v[l].data()}});
             const std::vector<int32_t> toks(kTokens.begin() + start,
                                             kTokens.begin() + start + count);
             const std::vector<int32_t> pos(kPositions.begin() + start,
@@ -128,7 +128,7 @@ private slots:
         const ForwardOutput first = tf.forward(
             token_items({1, 2, 3, 4, 5}), std::vector<int32_t>{0, 1, 2, 3, 4}, empty_context(2));
         std::vector<LayerContext> ctx;
-        for (int l = 0; l < 2; ++l) ctx.push_back({5, first.k[l].data(), first.v[l].data()});
+        for (int l = 0; l < 2; ++l) ctx.push_back({5, {first.k[l].data()}, {first.v[l].data()}});
         ForwardOptions opt;
         opt.attention_mass = true;
         const ForwardOutput out =

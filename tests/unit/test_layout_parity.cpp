@@ -39,13 +39,14 @@ std::vector<Row> read_rows(const KvLayout& cache, int layer) {
     std::vector<Row> rows;
     const LayerContext view = cache.view(layer);
     for (int r = 0; r < cache.rows(layer); ++r) {
-        Row row(cache.k_row(layer, r), cache.k_row(layer, r) + d);
-        row.insert(row.end(), cache.v_row(layer, r), cache.v_row(layer, r) + d);
+        Row row(2 * size_t(d));
+        cache.read_k(layer, r, row.data());
+        cache.read_v(layer, r, row.data() + d);
         rows.push_back(row);
     }
     for (int r = 0; r < view.rows; ++r) {
-        const float* k = view.k + view.physical_row(r) * size_t(d);
-        const float* v = view.v + view.physical_row(r) * size_t(d);
+        const float* k = view.k.f32() + view.physical_row(r) * size_t(d);
+        const float* v = view.v.f32() + view.physical_row(r) * size_t(d);
         if (!std::equal(k, k + d, rows[size_t(r)].begin()) ||
             !std::equal(v, v + d, rows[size_t(r)].begin() + d))
             return {};  // the view disagrees with the rows: the caller's comparison fails
@@ -68,17 +69,13 @@ void write_rows(KvLayout& cache, int layer, int row, const std::vector<Row>& row
 
 // Equal logical K and V bytes in every layer, equal pos2ledger and rope_pos.
 void compare_states(const StateManager& a, const StateManager& b) {
-    const size_t row_bytes = size_t(a.cache().kv_dim()) * sizeof(float);
     for (int l = 0; l < a.n_layers(); ++l) {
         QCOMPARE(b.cache().rows(l), a.cache().rows(l));
         QCOMPARE(b.layer_map(l).pos2ledger, a.layer_map(l).pos2ledger);
         QCOMPARE(b.layer_map(l).rope_pos, a.layer_map(l).rope_pos);
-        for (int r = 0; r < a.cache().rows(l); ++r) {
-            QVERIFY2(std::memcmp(a.cache().k_row(l, r), b.cache().k_row(l, r), row_bytes) == 0,
-                     qPrintable(QString("K layer %1 row %2").arg(l).arg(r)));
-            QVERIFY2(std::memcmp(a.cache().v_row(l, r), b.cache().v_row(l, r), row_bytes) == 0,
-                     qPrintable(QString("V layer %1 row %2").arg(l).arg(r)));
-        }
+        for (int r = 0; r < a.cache().rows(l); ++r)
+            QVERIFY2(a.cache().stored_row(l, r) == b.cache().stored_row(l, r),
+                     qPrintable(QString("K/V layer %1 row %2").arg(l).arg(r)));
     }
     QCOMPARE(b.state_hash(), a.state_hash());
 }
@@ -177,7 +174,7 @@ private slots:
                         for (int r = 0; r < n; ++r)
                             QVERIFY(std::equal(model[size_t(r)].begin(),
                                                model[size_t(r)].begin() + kDim,
-                                               v.k + v.physical_row(r) * kDim));
+                                               v.k.f32() + v.physical_row(r) * kDim));
                     }
             }
             QCOMPARE(cache->rows(1), int(model.size()));

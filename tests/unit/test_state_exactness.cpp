@@ -128,7 +128,8 @@ private slots:
         const int kv = s.cache().kv_dim();
         for (int r = 0; r < int(toks.size()); ++r) {
             QCOMPARE(s.layer_map(0).rope_pos[size_t(r)], r);
-            const float* k = s.cache().k_row(0, r);
+            std::vector<float> k(static_cast<size_t>(kv));
+            s.cache().read_k(0, r, k.data());
             double err = 0.0, norm = 0.0;
             for (int i = 0; i < kv; ++i) {
                 const double e = ref.k[0][size_t(r * kv + i)];

@@ -36,21 +36,21 @@ private slots:
         KvStore store(1, 2, 6);
         const std::vector<float> k{0, 0, 1, 1, 2, 2}, v{5, 5, 6, 6, 7, 7};
         store.append(0, k.data(), v.data(), 3);
-        const float* base = store.view(0).k;
+        const float* base = store.view(0).k.f32();
         const std::vector<float> nk{9, 9}, nv{8, 8};
         store.insert(0, 1, nk.data(), nv.data(), 1);
         store.remove(0, 0);
-        QCOMPARE(store.view(0).k, base);  // never reallocated
+        QCOMPARE(store.view(0).k.f32(), base);  // never reallocated
         const std::vector<float> expect_k{9, 9, 1, 1, 2, 2}, expect_v{8, 8, 6, 6, 7, 7};
         QCOMPARE(std::vector<float>(base, base + 6), expect_k);
-        QCOMPARE(std::vector<float>(store.view(0).v, store.view(0).v + 6), expect_v);
+        QCOMPARE(std::vector<float>(store.view(0).v.f32(), store.view(0).v.f32() + 6), expect_v);
     }
 
     void overflow_names_position_and_capacity_and_changes_nothing() {
         KvStore store(1, 2, 4);
         std::vector<float> k(10, 1.0f), v(10, 1.0f);
         store.append(0, k.data(), v.data(), 3);
-        const std::vector<float> before(store.view(0).k, store.view(0).k + 6);
+        const std::vector<float> before(store.view(0).k.f32(), store.view(0).k.f32() + 6);
         try {
             store.append(0, k.data(), v.data(), 2);
             QFAIL("no CapacityExceeded");
@@ -62,7 +62,7 @@ private slots:
             QVERIFY(QString(e.what()).contains("position 3"));
         }
         QCOMPARE(store.position(0), 3);
-        QCOMPARE(std::vector<float>(store.view(0).k, store.view(0).k + 6), before);
+        QCOMPARE(std::vector<float>(store.view(0).k.f32(), store.view(0).k.f32() + 6), before);
     }
 
     void state_overflow_changes_nothing() {
@@ -110,8 +110,10 @@ private slots:
             QCOMPARE(a.rows, 7);
             QCOMPARE(b.rows, 7);
             const size_t n = size_t(7 * prefill.cache().kv_dim());
-            QCOMPARE(std::vector<float>(a.k, a.k + n), std::vector<float>(b.k, b.k + n));
-            QCOMPARE(std::vector<float>(a.v, a.v + n), std::vector<float>(b.v, b.v + n));
+            QCOMPARE(std::vector<float>(a.k.f32(), a.k.f32() + n),
+                     std::vector<float>(b.k.f32(), b.k.f32() + n));
+            QCOMPARE(std::vector<float>(a.v.f32(), a.v.f32() + n),
+                     std::vector<float>(b.v.f32(), b.v.f32() + n));
         }
     }
 };

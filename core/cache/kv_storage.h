@@ -1,0 +1,30 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "core/math/kv_quant.h"
+
+namespace kvw {
+
+// How a cache stores its rows (docs/ARCHITECTURE.md §6.3): K and V each in their own type,
+// chosen independently; int8 and FP8 rows carry one scale per KV head (`groups`).
+struct KvStorage {
+    KvType k = KvType::F32;
+    KvType v = KvType::F32;
+    int groups = 1;  // scales per row: the model's KV heads
+
+    // Bytes one row of K and V takes, scales included.
+    uint64_t row_bytes(int kv_dim) const;
+};
+
+const char* kv_type_name(KvType t);  // "f32", "f16", "bf16", "int8", "fp8"
+std::optional<KvType> parse_kv_type(std::string_view name);
+// The names accepted, for help texts: "f32|f16|bf16|int8|fp8".
+const char* kv_type_choices();
+
+// The largest relative row error (max |cached - reference| / ||reference row||) storing a row
+// in `t` may add: one step of the format (docs/ARCHITECTURE.md §6.3), plus the float32 slack.
+float kv_type_drift_tolerance(KvType t);
+
+}  // namespace kvw
