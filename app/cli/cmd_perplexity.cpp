@@ -21,20 +21,13 @@
 #include "core/eval/session_scorer.h"
 #include "core/model/model_loader.h"
 #include "core/session/trace_events.h"
+#include "policy_eval.h"
 #include "session_args.h"
 
 namespace kvw::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string read_text(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw UsageError("cannot read --file " + path);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
 
 nlohmann::json result_json(const PerplexityResult& r) {
     const ChunkPlan& plan = r.plan;
@@ -67,7 +60,7 @@ int run_perplexity(const CliArgs& args) {
             throw UsageError(std::string("--") + session_only +
                              " applies to the session path: give --policy too");
     const std::string path = args.get("file");
-    const std::string text = read_text(path);
+    const std::string text = read_text_file(path);
     const auto model = load_model(args.get("model"));
     PerplexityOptions options;
     options.ctx = args.has("ctx") ? int(args.get_count("ctx", INT32_MAX))

@@ -99,6 +99,10 @@ public:
     const Model& model() const { return *model_; }
     const SessionOptions& options() const { return options_; }
     const Trace& trace() const { return trace_; }
+    // Step timings summed over every tick since the session was made (all sequences), and the
+    // number of ticks: what `kvw bench policies` divides.
+    const StepTimings& summed_timings() const { return summed_timings_; }
+    int64_t timed_ticks() const { return timed_ticks_; }
 
     // Test hook (see StateManager::debug_desync_row): breaks the mirror of one row.
     void debug_desync_row(int layer, int row);
@@ -138,6 +142,8 @@ private:
     TickResult last_result_;
     std::string last_error_;
     StepTimings timings_;
+    StepTimings summed_timings_;
+    int64_t timed_ticks_ = 0;
     DriftReport drift_;
     bool drift_current_ = false;
 };

@@ -108,6 +108,12 @@ TickResult Session::tick(std::optional<int32_t> forced) {
     injected_.clear();
     t.total_ms = ms_since(start);
     timings_ = t;
+    summed_timings_.sample_ms += t.sample_ms;
+    summed_timings_.brightness_ms += t.brightness_ms;
+    summed_timings_.propose_ms += t.propose_ms;
+    summed_timings_.apply_ms += t.apply_ms;
+    summed_timings_.total_ms += t.total_ms;
+    ++timed_ticks_;
     note_result(result, list);
     nlohmann::json event = {{"event", "tick"},
                             {"tick", tick_},
