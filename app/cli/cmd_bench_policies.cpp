@@ -22,15 +22,16 @@ int run_bench_policies(const CliArgs& args) {
     const std::vector<std::string> policies = selective_policy_names();
 
     const PerplexityResult full = score_full_cache(text);
-    std::printf("model %s, file %s: %zu tokens, %d chunk(s) of %d (prompt %d, %lld ticks "
-                "scored), backend %s\n",
-                text.model->source.c_str(), text.file.c_str(), text.tokens.size(), full.chunks,
-                text.chunks.ctx, text.chunks.ctx / 2 + 1, static_cast<long long>(full.scored),
-                text.backend.c_str());
+    std::printf(
+        "model %s, file %s: %zu tokens, %d chunk(s) of %d (prompt %d, %lld ticks "
+        "scored), backend %s\n",
+        text.model->source.c_str(), text.file.c_str(), text.tokens.size(), full.chunks,
+        text.chunks.ctx, text.chunks.ctx / 2 + 1, static_cast<long long>(full.scored),
+        text.backend.c_str());
     std::printf("\nper tick at S %d + B %d + W %d (manual: full cache, no policy):\n",
                 base.budget.sink, base.budget.budget, base.budget.window);
-    std::printf("%-14s  %14s  %26s  %10s\n", "policy", "Step 3 us/tick",
-                "Step 4 us/tick (del+fwd)", "perplexity");
+    std::printf("%-14s  %14s  %26s  %10s\n", "policy", "Step 3 us/tick", "Step 4 us/tick (del+fwd)",
+                "perplexity");
     std::vector<std::string> timed = {"manual"};
     timed.insert(timed.end(), policies.begin(), policies.end());
     for (const std::string& p : timed) {
@@ -63,8 +64,8 @@ CommandSpec bench_policies_command() {
     OptionTable options = policy_eval_options();
     options.insert(options.begin() + 4,
                    {"budget", "B", "20", "high-value rows per layer for the per-tick timings"});
-    options.insert(options.begin() + 5,
-                   {"budgets", "B,B", "8,20,56", "high-value rows per layer for the perplexity table"});
+    options.insert(options.begin() + 5, {"budgets", "B,B", "8,20,56",
+                                         "high-value rows per layer for the perplexity table"});
     return {"bench policies", "",
             "per cache policy: Step 3 cost per tick beside Step 4, and perplexity against budget",
             options, run_bench_policies};

@@ -35,7 +35,8 @@ int run_compare(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const std::vector<std::string> policies = args.get_all("policy");
-    if (policies.size() != 2) throw UsageError("give --policy exactly twice: --policy A --policy B");
+    if (policies.size() != 2)
+        throw UsageError("give --policy exactly twice: --policy A --policy B");
     const PolicyOptions options = policy_options_from_args(args);
     const EvalText text = eval_text_from_args(args);
     const PerplexityResult full = score_full_cache(text);

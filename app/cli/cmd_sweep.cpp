@@ -13,7 +13,8 @@ namespace {
 
 std::string csv(const EvalText& text, const PerplexityResult& full,
                 const std::vector<SweepPoint>& points) {
-    std::string out = "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity\n";
+    std::string out =
+        "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity\n";
     char line[256];
     std::snprintf(line, sizeof line, "full,,,,,%d,%lld,%.6f,%.6f\n", text.chunks.ctx,
                   static_cast<long long>(full.scored), full.mean_nll(), full.perplexity());

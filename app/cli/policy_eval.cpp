@@ -34,6 +34,9 @@ OptionTable policy_eval_options() {
         {"window", "W", std::to_string(fallback.window),
          "most recent rows every layer keeps (at least 1)"},
         {"seed", "S", "0", "seed of the random policy"},
+        {"rope", "NAME", "original",
+         "RoPE position policy; original keeps every row at its position in the text, so a "
+         "pruned cache differs from the full one only by the rows it lacks"},
         backend_option("cpu"),
     };
 }
@@ -44,6 +47,9 @@ EvalText eval_text_from_args(const CliArgs& args) {
     const std::string text = read_text_file(t.file);
     t.model = load_model(args.get("model"));
     t.backend = args.get("backend");
+    const auto rope = parse_rope_policy(args.get("rope"));
+    if (!rope) throw UsageError("--rope takes final_index, reindex or original");
+    t.rope = *rope;
     t.chunks.ctx = int(args.get_count("ctx", t.model->config.max_context));
     t.chunks.stride = t.chunks.ctx;
     if (t.chunks.ctx < 4) throw UsageError("--ctx must be at least 4");
@@ -68,6 +74,7 @@ PolicyScore score_policy(const EvalText& text, const std::string& policy,
     so.capacity = text.chunks.ctx;
     so.proposer = policy;
     so.policy = options;
+    so.rope_policy = text.rope;
     s.session = std::make_unique<Session>(so, text.model);
     SessionScorer scorer(*s.session);
     s.result = perplexity(text.tokens, text.model->tokenizer.bos_id(), text.chunks, scorer);

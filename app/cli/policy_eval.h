@@ -35,6 +35,7 @@ struct EvalText {
     PerplexityOptions chunks;     // ctx from --ctx, stride = ctx
     std::string backend;
     std::string file;
+    RopePolicy rope = RopePolicy::Original;
 };
 EvalText eval_text_from_args(const CliArgs& args);
 

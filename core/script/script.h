@@ -56,7 +56,7 @@ struct ScriptCommand {
     int64_t count = 0;   // step N, expect rows .. N, expect tick N
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
-    ActionList actions;  // inject, apply
+    ActionList actions;    // inject, apply
     PolicyOptions policy;  // budget (the gate stays empty: scripts do not name files for it)
 };
 

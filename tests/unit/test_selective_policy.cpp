@@ -81,7 +81,10 @@ struct RefLayer {
 class Reference {
 public:
     Reference(std::string policy, PolicyBudget b, uint64_t seed, int layers)
-        : policy_(std::move(policy)), b_(b), seed_(seed), layers_(size_t(layers)),
+        : policy_(std::move(policy)),
+          b_(b),
+          seed_(seed),
+          layers_(size_t(layers)),
           attention_(size_t(layers)) {}
 
     // Accumulated attention (h2o): the same input the policy reads, summed here in double.
@@ -138,8 +141,7 @@ public:
                 } else if (*L.high_value.begin() < mine) {
                     const auto weakest = *L.high_value.begin();
                     L.high_value.erase(L.high_value.begin());
-                    L.evicted[weakest.second] = {tick, RemovalReason::StreamingLoss,
-                                                 weakest.first};
+                    L.evicted[weakest.second] = {tick, RemovalReason::StreamingLoss, weakest.first};
                     L.high_value.insert(mine);
                 } else {
                     L.evicted[old] = {tick, RemovalReason::StreamingLoss, mine.first};
@@ -184,8 +186,8 @@ std::string compare(const Session& s, const Reference& ref, int64_t tick) {
         const LayerSelection& P = sel.at(size_t(l));
         if (P.sinks != R.sinks) return at + ": sinks differ";
         if (P.window != R.window) return at + ": window differs";
-        if (P.high_value != std::vector<std::pair<float, int64_t>>(R.high_value.begin(),
-                                                                    R.high_value.end()))
+        if (P.high_value !=
+            std::vector<std::pair<float, int64_t>>(R.high_value.begin(), R.high_value.end()))
             return at + ": high-value list differs";
         for (const auto& [id, e] : R.evicted) {
             const LedgerEntry& rec = st.ledger().at(id);
@@ -242,9 +244,9 @@ private slots:
                 QVERIFY(!r.rejected && !r.aborted);
                 ref.add_attention(s.state());
                 const std::string diff = compare(s, ref, t);
-                QVERIFY2(diff.empty(), (policy.toStdString() + " trial " +
-                                        std::to_string(trial) + ": " + diff)
-                                           .c_str());
+                QVERIFY2(diff.empty(),
+                         (policy.toStdString() + " trial " + std::to_string(trial) + ": " + diff)
+                             .c_str());
                 const FramePtr f = s.frame();
                 for (const InvariantStatus& inv : f->invariants)
                     QVERIFY2(inv.passed, (inv.name + ": " + inv.detail).c_str());
@@ -269,10 +271,11 @@ private slots:
         s.start_tokens(std::vector<int32_t>{1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
         s.step_forced(20);
         std::vector<std::string> names;
-        for (const InvariantStatus& inv : s.frame()->invariants) names.push_back(inv.name);
+        const FramePtr before = s.frame();
+        for (const InvariantStatus& inv : before->invariants) names.push_back(inv.name);
         for (const std::string& n : selection_invariant_names())
             QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n.c_str());
-        QVERIFY(s.frame()->all_invariants_pass());
+        QVERIFY(before->all_invariants_pass());
         s.apply_now({Action{DeleteAction{0}, {1}}});
         const FramePtr f = s.frame();
         bool sinks_failed = false;
@@ -318,7 +321,8 @@ private slots:
     }
 
     void bad_budgets_are_refused() {
-        QVERIFY_THROWS_EXCEPTION(PolicyInputError, Session(options("h2o", {2, 4, 0}), micro_model()));
+        QVERIFY_THROWS_EXCEPTION(PolicyInputError,
+                                 Session(options("h2o", {2, 4, 0}), micro_model()));
         QVERIFY_THROWS_EXCEPTION(PolicyInputError,
                                  Session(options("random", {-1, 4, 2}), micro_model()));
     }
