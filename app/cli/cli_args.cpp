@@ -31,6 +31,7 @@ CliArgs::CliArgs(const std::vector<std::string>& words, OptionTable options)
         } else {
             if (i + 1 >= words.size()) throw UsageError("option " + word + " needs a value");
             values_[name] = words[++i];
+            all_values_[name].push_back(words[i]);
         }
     }
 }
@@ -53,6 +54,12 @@ std::string CliArgs::get(const std::string& name) const {
     if (it != values_.end()) return it->second;
     if (option.required) throw UsageError("missing option " + option_word(option));
     return option.fallback;
+}
+
+std::vector<std::string> CliArgs::get_all(const std::string& name) const {
+    spec(name);
+    const auto it = all_values_.find(name);
+    return it != all_values_.end() ? it->second : std::vector<std::string>{};
 }
 
 int64_t CliArgs::get_count(const std::string& name, int64_t max) const {

@@ -33,6 +33,9 @@ public:
     bool has(const std::string& name) const;
     // The value given, else the table's fallback; UsageError when a required one is missing.
     std::string get(const std::string& name) const;
+    // Every value given to a repeatable option, in order (`--policy A --policy B`); get()
+    // returns the last.
+    std::vector<std::string> get_all(const std::string& name) const;
     // get() as a count (rows, ticks, tokens, a seed) of at most `max`: see parse_count.
     int64_t get_count(const std::string& name, int64_t max) const;
     double get_double(const std::string& name) const;
@@ -43,6 +46,7 @@ private:
     OptionTable options_;
     std::vector<std::string> positional_;
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> all_values_;
     std::set<std::string> flags_;
 };
 

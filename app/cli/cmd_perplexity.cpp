@@ -20,6 +20,8 @@
 #include "core/eval/perplexity.h"
 #include "core/eval/session_scorer.h"
 #include "core/model/model_loader.h"
+#include "core/session/trace_events.h"
+#include "policy_eval.h"
 #include "session_args.h"
 
 namespace kvw::cli {
@@ -29,14 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 std::string session_options_policy(const CliArgs& args) {
     return args.has("policy") ? args.get("policy") : "manual";
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw UsageError("cannot read --file " + path);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
 }
 
 nlohmann::json result_json(const PerplexityResult& r) {
@@ -67,10 +61,12 @@ int run_perplexity(const CliArgs& args) {
     // Quantised storage is a session's cache: --k-type / --v-type alone take the session path
     // with the manual proposer (no edits), which scores like the full cache up to storage.
     const bool through_session = args.has("policy") || args.has("k-type") || args.has("v-type");
-    if (!through_session && (args.has("rope") || args.has("layout")))
-        throw UsageError("--rope and --layout apply to the session path: give --policy too");
+    for (const char* session_only : {"rope", "layout", "sink", "budget", "window", "seed"})
+        if (!through_session && args.has(session_only))
+            throw UsageError(std::string("--") + session_only +
+                             " applies to the session path: give --policy too");
     const std::string path = args.get("file");
-    const std::string text = read_text(path);
+    const std::string text = read_text_file(path);
     const auto model = load_model(args.get("model"));
     PerplexityOptions options;
     options.ctx = args.has("ctx") ? int(args.get_count("ctx", INT32_MAX))
@@ -124,6 +120,7 @@ int run_perplexity(const CliArgs& args) {
         out["path"] = through_session ? "session" : "full-cache";
         if (through_session) {
             out["policy"] = session_options_policy(args);
+            out["policy_options"] = policy_options_json(scoring.session->options().policy);
             out["k_type"] = args.get("k-type");
             out["v_type"] = args.get("v-type");
         }
@@ -167,6 +164,7 @@ CommandSpec perplexity_command() {
             o.help += "; given, the session path (its --policy defaults to manual)";
         options.push_back(o);
     }
+    options.push_back({"seed", "S", "0", "seed of the random policy"});
     options.push_back(backend_option("cpu"));
     options.push_back(json_option());
     return {"perplexity", "",

@@ -31,6 +31,9 @@ CommandSpec soak_command();
 CommandSpec bench_decode_command();
 CommandSpec bench_edits_command();
 CommandSpec bench_ui_command();
+CommandSpec compare_command();
+CommandSpec sweep_command();
+CommandSpec bench_policies_command();
 
 // Every command, in the order `kvw --help` lists them.
 const std::vector<CommandSpec>& command_table();

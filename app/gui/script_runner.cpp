@@ -126,6 +126,7 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Rebuild: controller_.rebuild(); break;
         case K::Drift: controller_.measureDrift(); break;
         case K::Policy: controller_.setProposer(text); break;
+        case K::Budget: controller_.setPolicyOptions(c.policy); break;
         case K::Rope: controller_.setRopePolicy(c.rope); break;
         case K::Guard: controller_.setGuard(c.flag); break;
         case K::Desync: controller_.desync(c.layer, c.row); break;

@@ -136,6 +136,14 @@ void SessionController::setProposer(const QString& name) {
          [name = name.toStdString()](SessionWorker& w) { w.session().set_proposer(name); });
 }
 
+void SessionController::setPolicyOptions(const PolicyOptions& options) {
+    post(QString("budget %1 %2 %3")
+             .arg(options.budget.sink)
+             .arg(options.budget.budget)
+             .arg(options.budget.window),
+         [options](SessionWorker& w) { w.session().set_policy_options(options); });
+}
+
 void SessionController::setRopePolicy(RopePolicy policy) {
     post(QString("rope ") + rope_policy_name(policy),
          [policy](SessionWorker& w) { w.session().set_rope_policy(policy); });

@@ -54,6 +54,8 @@ public slots:
     void rebuild();
     void measureDrift();
     void setProposer(const QString& name);
+    // A selective policy's budgets (and the random policy's seed): the proposer is made again.
+    void setPolicyOptions(const kvw::PolicyOptions& options);
     void setRopePolicy(kvw::RopePolicy policy);
     void setGuard(bool on);
     // Test hook: breaks the mirror of one row so the invariants go red.

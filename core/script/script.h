@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/policy/policy_options.h"
 #include "core/state/action.h"
 #include "core/state/rope_policy.h"
 
@@ -22,6 +23,7 @@ enum class ScriptCommandKind {
     Rebuild,          // rebuild
     Drift,            // drift
     Policy,           // policy NAME                (proposer)
+    Budget,           // budget SINK BUDGET WINDOW [SEED]  (a selective policy's S, B, W)
     Rope,             // rope final_index|reindex|original
     Guard,            // guard on|off
     Layer,            // layer N
@@ -54,7 +56,8 @@ struct ScriptCommand {
     int64_t count = 0;   // step N, expect rows .. N, expect tick N
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
-    ActionList actions;  // inject, apply
+    ActionList actions;    // inject, apply
+    PolicyOptions policy;  // budget (the gate stays empty: scripts do not name files for it)
 };
 
 struct Script {

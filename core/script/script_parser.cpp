@@ -149,6 +149,12 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
     } else if (word == "policy") {
         c.kind = K::Policy;
         c.text = proposer_name(in);
+    } else if (word == "budget") {
+        c.kind = K::Budget;
+        c.policy.budget.sink = int(in.number("the sink count", 0));
+        c.policy.budget.budget = int(in.number("the budget", 0));
+        c.policy.budget.window = int(in.number("the window", 1));
+        if (!in.at_end()) c.policy.seed = uint64_t(in.number("the seed", 0));
     } else if (word == "rope") {
         c.kind = K::Rope;
         c.rope = rope_policy(in);
@@ -220,6 +226,7 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::Rebuild: return "rebuild";
         case K::Drift: return "drift";
         case K::Policy: return "policy";
+        case K::Budget: return "budget";
         case K::Rope: return "rope";
         case K::Guard: return "guard";
         case K::Layer: return "layer";

@@ -33,8 +33,9 @@ struct SessionOptions {
     CacheLayout layout = CacheLayout::Contiguous;
     KvType k_type = KvType::F32;  // storage types of the cached K and V rows
     KvType v_type = KvType::F32;
-    std::string proposer = "manual";
-    SamplingParams sampling;  // seed included
+    std::string proposer = "manual";  // a name of policy_table()
+    PolicyOptions policy;             // budgets, seed, gate of a selective proposer
+    SamplingParams sampling;          // seed included
     BrightnessParams brightness;
     bool guard = true;
 };
@@ -76,7 +77,11 @@ public:
 
     void rebuild();
     const DriftReport& measure_drift();
-    void set_proposer(std::string_view name);  // UnknownProposer
+    // A new proposer from the table with the current policy options; a selective one starts
+    // its bookkeeping from the rows as they are (its first tick bulk-prunes).
+    void set_proposer(std::string_view name);  // UnknownProposer, PolicyInputError
+    // The current proposer again, with other budgets / seed / gate.
+    void set_policy_options(const PolicyOptions& options);  // PolicyInputError
     // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
@@ -98,6 +103,10 @@ public:
     const Model& model() const { return *model_; }
     const SessionOptions& options() const { return options_; }
     const Trace& trace() const { return trace_; }
+    // Step timings summed over every tick since the session was made (all sequences), and the
+    // number of ticks: what `kvw bench policies` divides.
+    const StepTimings& summed_timings() const { return summed_timings_; }
+    int64_t timed_ticks() const { return timed_ticks_; }
 
     // Test hook (see StateManager::debug_desync_row): breaks the mirror of one row.
     void debug_desync_row(int layer, int row);
@@ -108,6 +117,7 @@ private:
     void new_state();
     void require_started(const char* command) const;
     void refresh_invariants();
+    void new_proposer();
     void light_new_records(int64_t first_id);
     // `given`: the list as Step 4 received it (TickResult indices refer to it).
     void note_result(const TickResult& result, const ActionList& given);
@@ -136,6 +146,8 @@ private:
     TickResult last_result_;
     std::string last_error_;
     StepTimings timings_;
+    StepTimings summed_timings_;
+    int64_t timed_ticks_ = 0;
     DriftReport drift_;
     bool drift_current_ = false;
 };

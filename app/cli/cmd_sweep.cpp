@@ -1,0 +1,70 @@
+// kvw sweep: perplexity against budget for each policy, as CSV (docs/ARCHITECTURE.md §12). No
+// plot is drawn: the CSV is meant for whatever plots the reader prefers.
+#include <cstdio>
+#include <fstream>
+
+#include "commands.h"
+#include "policy_eval.h"
+#include "session_args.h"
+
+namespace kvw::cli {
+
+namespace {
+
+std::string csv(const EvalText& text, const PerplexityResult& full,
+                const std::vector<SweepPoint>& points) {
+    std::string out =
+        "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "full,,,,,%d,%lld,%.6f,%.6f\n", text.chunks.ctx,
+                  static_cast<long long>(full.scored), full.mean_nll(), full.perplexity());
+    out += line;
+    for (const SweepPoint& p : points) {
+        const PolicyBudget& b = p.options.budget;
+        std::snprintf(line, sizeof line, "%s,%d,%d,%d,%d,%d,%lld,%.6f,%.6f\n", p.policy.c_str(),
+                      b.sink, b.budget, b.window, b.sink + b.budget + b.window, text.chunks.ctx,
+                      static_cast<long long>(p.result.scored), p.result.mean_nll(),
+                      p.result.perplexity());
+        out += line;
+    }
+    return out;
+}
+
+int run_sweep(const CliArgs& args) {
+    if (!args.positional().empty())
+        throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+    std::vector<std::string> policies = args.get_all("policy");
+    if (policies.empty()) policies = selective_policy_names();
+    const std::vector<int> budgets = count_list("--budgets", args.get("budgets"));
+    PolicyOptions base;
+    base.budget.sink = int(args.get_count("sink", INT32_MAX));
+    base.budget.window = int(args.get_count("window", INT32_MAX));
+    base.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    const EvalText text = eval_text_from_args(args);
+    const PerplexityResult full = score_full_cache(text);
+    const std::string table = csv(text, full, sweep(text, policies, budgets, base));
+    if (!args.has("out")) {
+        std::fputs(table.c_str(), stdout);
+        return 0;
+    }
+    std::ofstream out(args.get("out"), std::ios::binary);
+    out << table;
+    if (!out) throw UsageError("cannot write --out " + args.get("out"));
+    std::printf("wrote %s\n", args.get("out").c_str());
+    return 0;
+}
+
+}  // namespace
+
+CommandSpec sweep_command() {
+    OptionTable options = policy_eval_options();
+    options.insert(options.begin() + 2,
+                   {"policy", "NAME", "",
+                    "a policy to sweep; repeat for several (default: every selective policy)"});
+    options.insert(options.begin() + 4,
+                   {"budgets", "B,B", "8,16,32,64", "high-value rows per layer to try"});
+    options.push_back({"out", "CSV", "", "write the CSV there (default: stdout)"});
+    return {"sweep", "", "perplexity against budget per cache policy, as CSV", options, run_sweep};
+}
+
+}  // namespace kvw::cli

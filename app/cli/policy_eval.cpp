@@ -1,0 +1,125 @@
+#include "policy_eval.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "common_options.h"
+#include "core/backend/backend_registry.h"
+#include "core/eval/full_cache_scorer.h"
+#include "core/eval/session_scorer.h"
+#include "core/model/model_loader.h"
+#include "core/policy/policy_table.h"
+
+namespace kvw::cli {
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw UsageError("cannot read --file " + path);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+OptionTable policy_eval_options() {
+    const PolicyBudget fallback;
+    return {
+        model_option(),
+        {"file", "TEXT", "", "the text to score (UTF-8)", true},
+        {"ctx", "N", "256",
+         "tokens per chunk, BOS first: the first half is the prompt (prefilled whole), the "
+         "second half is scored tick by tick"},
+        {"sink", "S", std::to_string(fallback.sink), "rows every layer keeps from the start"},
+        {"window", "W", std::to_string(fallback.window),
+         "most recent rows every layer keeps (at least 1)"},
+        {"seed", "S", "0", "seed of the random policy"},
+        {"rope", "NAME", "original",
+         "RoPE position policy; original keeps every row at its position in the text, so a "
+         "pruned cache differs from the full one only by the rows it lacks"},
+        backend_option("cpu"),
+    };
+}
+
+EvalText eval_text_from_args(const CliArgs& args) {
+    EvalText t;
+    t.file = args.get("file");
+    const std::string text = read_text_file(t.file);
+    t.model = load_model(args.get("model"));
+    t.backend = args.get("backend");
+    const auto rope = parse_rope_policy(args.get("rope"));
+    if (!rope) throw UsageError("--rope takes final_index, reindex or original");
+    t.rope = *rope;
+    t.chunks.ctx = int(args.get_count("ctx", t.model->config.max_context));
+    t.chunks.stride = t.chunks.ctx;
+    if (t.chunks.ctx < 4) throw UsageError("--ctx must be at least 4");
+    if (t.model->tokenizer.bos_id() < 0)
+        throw UsageError("the model has no BOS token to start chunks with");
+    t.tokens = t.model->tokenizer.encode(text, true);
+    if (int(t.tokens.size()) < t.chunks.ctx)
+        throw UsageError(t.file + " has " + std::to_string(t.tokens.size()) +
+                         " tokens, fewer than --ctx " + std::to_string(t.chunks.ctx));
+    return t;
+}
+
+PolicyScore score_policy(const EvalText& text, const std::string& policy,
+                         const PolicyOptions& options) {
+    if (!find_policy(policy)) throw UsageError("unknown policy '" + policy + "'");
+    PolicyScore s;
+    s.policy = policy;
+    s.options = options;
+    SessionOptions so;
+    so.model = text.model->source;
+    so.backend = text.backend;
+    so.capacity = text.chunks.ctx;
+    so.proposer = policy;
+    so.policy = options;
+    so.rope_policy = text.rope;
+    s.session = std::make_unique<Session>(so, text.model);
+    SessionScorer scorer(*s.session);
+    s.result = perplexity(text.tokens, text.model->tokenizer.bos_id(), text.chunks, scorer);
+    const int64_t ticks = std::max<int64_t>(1, s.session->timed_ticks());
+    s.step3_us = 1000.0 * s.session->summed_timings().propose_ms / double(ticks);
+    s.step4_us = 1000.0 * s.session->summed_timings().apply_ms / double(ticks);
+    return s;
+}
+
+PerplexityResult score_full_cache(const EvalText& text) {
+    const auto backend = create_backend(text.backend);
+    Transformer engine(text.model, *backend);
+    FullCacheScorer scorer(engine);
+    return perplexity(text.tokens, text.model->tokenizer.bos_id(), text.chunks, scorer);
+}
+
+std::vector<SweepPoint> sweep(const EvalText& text, const std::vector<std::string>& policies,
+                              const std::vector<int>& budgets, const PolicyOptions& base) {
+    std::vector<SweepPoint> points;
+    for (const std::string& policy : policies)
+        for (int b : budgets) {
+            PolicyOptions o = base;
+            o.budget.budget = b;
+            PolicyScore s = score_policy(text, policy, o);
+            spdlog::info("[sweep] {} S {} B {} W {}: perplexity {:.4f}", policy, o.budget.sink, b,
+                         o.budget.window, s.result.perplexity());
+            points.push_back({policy, o, s.result, s.step3_us, s.step4_us});
+        }
+    return points;
+}
+
+std::vector<std::string> selective_policy_names() {
+    std::vector<std::string> names;
+    for (const PolicyInfo& p : policy_table())
+        if (p.selective) names.emplace_back(p.name);
+    return names;
+}
+
+std::vector<int> count_list(const std::string& option, const std::string& text) {
+    std::vector<int> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        out.push_back(int(parse_count(option, item, INT32_MAX)));
+    if (out.empty()) throw UsageError(option + " needs at least one count");
+    return out;
+}
+
+}  // namespace kvw::cli

@@ -1,0 +1,332 @@
+// Selective caches (docs/ARCHITECTURE.md §12): the S+B+W policies against a plain reference of
+// the seed's algorithm written here with sets and sorted lists, tick by tick on a micro model;
+// the ledger's removal records; and the rows a prune keeps against a float64 decode step over
+// exactly those rows.
+#include <QtTest>
+
+#include "reference_rope.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/model/gguf_model_loader.h"
+#include "core/model/synthetic_model.h"
+#include "core/policy/policy_error.h"
+#include "core/session/replay.h"
+#include "core/session/session.h"
+#include "core/state/action_json.h"
+
+using namespace kvw;
+
+namespace {
+
+// 3 layers, 32 wide: thousands of ticks take a few seconds.
+std::shared_ptr<const Model> micro_model() {
+    static const std::shared_ptr<const Model> model = [] {
+        SyntheticSpec spec = synthetic_spec("tiny");
+        spec.name = "micro";
+        spec.config.n_layers = 3;
+        spec.config.n_embd = 32;
+        spec.config.n_heads = 4;
+        spec.config.n_kv_heads = 2;
+        spec.config.head_dim = 8;
+        spec.config.n_ff = 48;
+        spec.config.vocab_size = 2048;
+        spec.config.max_context = 256;
+        return std::shared_ptr<const Model>(load_gguf_model(synthetic_source(spec)));
+    }();
+    return model;
+}
+
+SessionOptions options(const std::string& policy, PolicyBudget budget, uint64_t seed = 0) {
+    SessionOptions o;
+    o.model = "synthetic:tiny";
+    o.capacity = 256;
+    o.proposer = policy;
+    o.policy.budget = budget;
+    o.policy.seed = seed;
+    return o;
+}
+
+// ---- the reference: the seed's algorithm, per layer, with plain containers ----------------
+
+// SplitMix64, written out again: the random policy's scores, independent of the code under test.
+uint64_t splitmix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+struct Evicted {
+    int64_t tick;
+    RemovalReason reason;
+    float score;
+};
+
+struct RefLayer {
+    std::vector<int64_t> sinks;
+    std::deque<int64_t> window;
+    std::set<std::pair<float, int64_t>> high_value;
+    int64_t seen = 0;
+    std::map<int64_t, Evicted> evicted;
+};
+
+class Reference {
+public:
+    Reference(std::string policy, PolicyBudget b, uint64_t seed, int layers)
+        : policy_(std::move(policy)),
+          b_(b),
+          seed_(seed),
+          layers_(size_t(layers)),
+          attention_(size_t(layers)) {}
+
+    // Accumulated attention (h2o): the same input the policy reads, summed here in double.
+    void add_attention(const StateManager& s) {
+        const auto& mass = s.last_attention_mass();
+        for (int l = 0; l < s.n_layers(); ++l)
+            for (int r = 0; r < s.rows(l); ++r)
+                attention_[size_t(l)][s.layer_map(l).pos2ledger[size_t(r)]] +=
+                    mass[size_t(l)][size_t(r)];
+    }
+
+    float score(int layer, int64_t id) {
+        if (policy_ == "streaming-llm") return float(id);
+        if (policy_ == "h2o") return float(attention_[size_t(layer)][id]);
+        const uint64_t h = splitmix(splitmix(splitmix(seed_) ^ uint64_t(layer)) ^ uint64_t(id));
+        return float(h >> 40) / 16777216.0f;
+    }
+
+    // One generation tick: `prompt` records exist before the first one; `fresh` is the id the
+    // tick appends.
+    void tick(int64_t tick, int64_t prompt, int64_t fresh) {
+        for (int l = 0; l < int(layers_.size()); ++l) {
+            RefLayer& L = layers_[size_t(l)];
+            if (!pruned_) {
+                const int64_t sinks = std::min<int64_t>(b_.sink, prompt);
+                const int64_t window = std::min<int64_t>(b_.window, prompt - sinks);
+                for (int64_t id = 0; id < sinks; ++id) L.sinks.push_back(id);
+                for (int64_t id = prompt - window; id < prompt; ++id) L.window.push_back(id);
+                std::vector<std::pair<float, int64_t>> middle;
+                for (int64_t id = sinks; id < prompt - window; ++id)
+                    middle.emplace_back(score(l, id), id);
+                std::sort(middle.rbegin(), middle.rend());  // best first
+                for (size_t i = 0; i < middle.size(); ++i) {
+                    if (int(i) < b_.budget)
+                        L.high_value.insert(middle[i]);
+                    else
+                        L.evicted[middle[i].second] = {tick, RemovalReason::BulkPrune,
+                                                       middle[i].first};
+                }
+                L.seen = prompt;
+            } else if (policy_ == "h2o") {
+                std::set<std::pair<float, int64_t>> again;
+                for (const auto& e : L.high_value) again.insert({score(l, e.second), e.second});
+                L.high_value = again;
+            }
+            while (!L.window.empty() && int(L.window.size()) >= b_.window) {
+                const int64_t old = L.window.front();
+                L.window.pop_front();
+                const std::pair<float, int64_t> mine{score(l, old), old};
+                if (int(L.high_value.size()) < b_.budget) {
+                    L.high_value.insert(mine);
+                } else if (b_.budget == 0) {
+                    L.evicted[old] = {tick, RemovalReason::Window, mine.first};
+                } else if (*L.high_value.begin() < mine) {
+                    const auto weakest = *L.high_value.begin();
+                    L.high_value.erase(L.high_value.begin());
+                    L.evicted[weakest.second] = {tick, RemovalReason::StreamingLoss, weakest.first};
+                    L.high_value.insert(mine);
+                } else {
+                    L.evicted[old] = {tick, RemovalReason::StreamingLoss, mine.first};
+                }
+            }
+            if (L.seen++ < b_.sink)
+                L.sinks.push_back(fresh);
+            else
+                L.window.push_back(fresh);
+        }
+        pruned_ = true;
+    }
+
+    std::vector<int64_t> kept(int layer) const {
+        const RefLayer& L = layers_[size_t(layer)];
+        std::vector<int64_t> ids(L.sinks.begin(), L.sinks.end());
+        ids.insert(ids.end(), L.window.begin(), L.window.end());
+        for (const auto& e : L.high_value) ids.push_back(e.second);
+        std::sort(ids.begin(), ids.end());  // rows stay in ledger order: nothing is inserted
+        return ids;
+    }
+    const RefLayer& layer(int l) const { return layers_[size_t(l)]; }
+
+private:
+    std::string policy_;
+    PolicyBudget b_;
+    uint64_t seed_;
+    std::vector<RefLayer> layers_;
+    std::vector<std::map<int64_t, double>> attention_;
+    bool pruned_ = false;
+};
+
+// Everything the reference says about the state after a tick, compared; returns the first
+// difference ("" when none).
+std::string compare(const Session& s, const Reference& ref, int64_t tick) {
+    const StateManager& st = s.state();
+    const std::vector<LayerSelection> sel = s.frame()->selection;
+    for (int l = 0; l < st.n_layers(); ++l) {
+        const std::string at = "tick " + std::to_string(tick) + " layer " + std::to_string(l);
+        if (st.layer_map(l).pos2ledger != ref.kept(l)) return at + ": other rows kept";
+        const RefLayer& R = ref.layer(l);
+        const LayerSelection& P = sel.at(size_t(l));
+        if (P.sinks != R.sinks) return at + ": sinks differ";
+        if (P.window != R.window) return at + ": window differs";
+        if (P.high_value !=
+            std::vector<std::pair<float, int64_t>>(R.high_value.begin(), R.high_value.end()))
+            return at + ": high-value list differs";
+        for (const auto& [id, e] : R.evicted) {
+            const LedgerEntry& rec = st.ledger().at(id);
+            const Removal& gone = rec.removal[size_t(l)];
+            if (rec.status[size_t(l)] != RowStatus::Removed || gone.tick != e.tick ||
+                gone.cause.reason != e.reason || gone.cause.score != e.score)
+                return at + ": ledger record " + std::to_string(id) + " left at tick " +
+                       std::to_string(gone.tick) + " (" + removal_reason_name(gone.cause.reason) +
+                       "), the reference says tick " + std::to_string(e.tick) + " (" +
+                       removal_reason_name(e.reason) + ")";
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+class TestSelectivePolicy : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Thousands of teacher-forced ticks over random prompts and budgets, per policy: the rows
+    // of every layer, the bookkeeping and the ledger equal the reference after every tick, and
+    // every invariant (the state's and the policy's) holds.
+    void policies_match_the_reference_data() {
+        QTest::addColumn<QString>("policy");
+        QTest::newRow("streaming-llm") << "streaming-llm";
+        QTest::newRow("h2o") << "h2o";
+        QTest::newRow("random") << "random";
+    }
+    void policies_match_the_reference() {
+        QFETCH(QString, policy);
+        const auto model = micro_model();
+        const int vocab = model->config.vocab_size;
+        std::mt19937_64 rng(1234);
+        int64_t ticks_run = 0;
+        for (int trial = 0; trial < 40; ++trial) {
+            const PolicyBudget b{int(rng() % 5), int(rng() % 9), 1 + int(rng() % 6)};
+            const uint64_t seed = rng();
+            const int prompt = 1 + int(rng() % 48);
+            const int ticks = 20 + int(rng() % 40);
+            std::vector<int32_t> ids{1};
+            while (int(ids.size()) < prompt) ids.push_back(int32_t(rng() % uint64_t(vocab)));
+
+            Session s(options(policy.toStdString(), b, seed), model);
+            Reference ref(policy.toStdString(), b, seed, model->config.n_layers);
+            s.start_tokens(ids);
+            ref.add_attention(s.state());
+            QVERIFY(s.frame()->all_invariants_pass());
+            for (int t = 1; t <= ticks; ++t) {
+                const int64_t fresh = s.state().ledger().size();
+                ref.tick(t, prompt, fresh);
+                const TickResult r = s.step_forced(int32_t(rng() % uint64_t(vocab)));
+                QVERIFY(!r.rejected && !r.aborted);
+                ref.add_attention(s.state());
+                const std::string diff = compare(s, ref, t);
+                QVERIFY2(diff.empty(),
+                         (policy.toStdString() + " trial " + std::to_string(trial) + ": " + diff)
+                             .c_str());
+                const FramePtr f = s.frame();
+                for (const InvariantStatus& inv : f->invariants)
+                    QVERIFY2(inv.passed, (inv.name + ": " + inv.detail).c_str());
+                const int64_t full = int64_t(b.sink) + b.budget + b.window;
+                if (prompt + t >= full)
+                    for (int l = 0; l < s.state().n_layers(); ++l)
+                        QCOMPARE(int64_t(s.state().rows(l)), full);
+                ++ticks_run;
+            }
+            // The ledger lost nothing: every record ever made, with the token it was made for.
+            QCOMPARE(s.state().ledger().size(), int64_t(prompt + ticks));
+            for (int i = 0; i < prompt; ++i)
+                QCOMPARE(s.state().ledger().at(i).token_id, ids[size_t(i)]);
+        }
+        QVERIFY(ticks_run > 1000);
+    }
+
+    // The policy's invariants are shown with the state's, and turn red when someone else breaks
+    // the bookkeeping: deleting a sink by hand.
+    void invariants_see_a_deleted_sink() {
+        Session s(options("h2o", {2, 4, 3}), micro_model());
+        s.start_tokens(std::vector<int32_t>{1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+        s.step_forced(20);
+        std::vector<std::string> names;
+        const FramePtr before = s.frame();
+        for (const InvariantStatus& inv : before->invariants) names.push_back(inv.name);
+        for (const std::string& n : selection_invariant_names())
+            QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n.c_str());
+        QVERIFY(before->all_invariants_pass());
+        s.apply_now({Action{DeleteAction{0}, {1}}});
+        const FramePtr f = s.frame();
+        bool sinks_failed = false;
+        for (const InvariantStatus& inv : f->invariants)
+            if (inv.name == "sinks_first") sinks_failed = !inv.passed && inv.layer == 1;
+        QVERIFY(sinks_failed);
+        // The ledger says who removed it: a plain delete, not the policy.
+        QCOMPARE(s.state().ledger().at(0).removal[1].cause.reason, RemovalReason::Deleted);
+        QCOMPARE(s.state().ledger().at(0).removal[1].tick, s.tick());
+    }
+
+    // A policy's choices replay: the header carries policy and budgets, the trace repeats the
+    // same state hashes.
+    void selective_sessions_replay() {
+        for (const char* policy : {"streaming-llm", "h2o", "random"}) {
+            SessionOptions o = options(policy, {1, 3, 2}, 99);
+            o.sampling.temperature = 0.9f;
+            o.sampling.seed = 3;
+            Session s(o);  // replay loads the model from the options again
+            s.start("the quick brown fox jumps over the lazy dog again and again");
+            for (int i = 0; i < 8; ++i) s.step();
+            s.set_policy_options(PolicyOptions{{2, 2, 2}, 5, {}});
+            for (int i = 0; i < 4; ++i) s.step();
+            const Trace& trace = s.trace();
+            QCOMPARE(trace.events().front().at("policy").at("budget").get<int>(), 3);
+            const ReplayReport report = replay_trace(trace);
+            QVERIFY2(report.mismatches.empty(), policy);
+            QVERIFY(report.checked > 10);
+        }
+    }
+
+    // A delete's reason and score survive the JSON round trip (the trace's "actions").
+    void delete_reasons_round_trip() {
+        const ActionList list = {
+            Action{DeleteAction{3, {RemovalReason::StreamingLoss, 0.25f}}, {2}},
+            Action{DeleteAction{4}, {}},
+        };
+        QCOMPARE(parse_action_list(to_json(list)), list);
+        QVERIFY_THROWS_EXCEPTION(ActionParseError,
+                                 parse_action_list(R"({"action":"delete","pos":1,"reason":"x"})"));
+        QVERIFY_THROWS_EXCEPTION(
+            ActionParseError, parse_action_list(R"({"action":"delete","pos":1,"score":"high"})"));
+    }
+
+    void bad_budgets_are_refused() {
+        QVERIFY_THROWS_EXCEPTION(PolicyInputError,
+                                 Session(options("h2o", {2, 4, 0}), micro_model()));
+        QVERIFY_THROWS_EXCEPTION(PolicyInputError,
+                                 Session(options("random", {-1, 4, 2}), micro_model()));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSelectivePolicy)
+#include "test_selective_policy.moc"
