@@ -16,10 +16,11 @@ LifespanRecorder::LifespanRecorder(const StateManager& state, LifespanOptions op
     records_.options = options;
     records_.layers.resize(size_t(records_.n_layers));
     watched_.resize(size_t(records_.n_layers));
+    next_id_.assign(watched_.size(), 0);
 }
 
 void LifespanRecorder::begin(const StateManager& state) {
-    first_new_id_ = int64_t(state.ledger().size());
+    next_id_.assign(watched_.size(), state.ledger().size());
     for (auto& w : watched_) w.clear();
 }
 
@@ -36,20 +37,22 @@ void LifespanRecorder::observe(const StateManager& state, int64_t tick) {
                                    " (an edit moved rows); record with the full cache");
         const std::vector<float> share = attention_share(mass[size_t(l)]);
         std::map<int64_t, Watched>& watched = watched_[size_t(l)];
+        int64_t& next_id = next_id_[size_t(l)];
         size_t seen = 0;
         for (int row = 0; row < map.rows(); ++row) {
             const int64_t id = map.pos2ledger[size_t(row)];
-            if (id < first_new_id_) continue;
-            auto it = watched.find(id);
-            if (it == watched.end()) {
+            if (id >= next_id) {
                 // Born this tick (ids only grow); its own query's attention does not count.
                 const std::span<const float> k(state.cache().k_row(l, row), size_t(kv_dim));
                 watched.emplace(
                     id, Watched{tick, 0,
                                 gate_key(k, map.rope_pos[size_t(row)], config, records_.key_kind)});
+                next_id = id + 1;
                 ++seen;
                 continue;
             }
+            auto it = watched.find(id);
+            if (it == watched.end()) continue;  // a prompt token, or its record is written
             ++seen;
             const int64_t age = tick - it->second.birth;
             if (share[size_t(row)] >= records_.options.threshold) it->second.lifespan = int(age);

@@ -34,8 +34,8 @@ private:
         std::vector<float> key;
     };
     LifespanRecords records_;
-    int64_t first_new_id_ = 0;
     std::vector<std::map<int64_t, Watched>> watched_;  // [layer] ledger id → token
+    std::vector<int64_t> next_id_;  // [layer]: a row with this id or above was born this tick
 };
 
 }  // namespace kvw

@@ -14,7 +14,7 @@ namespace kvw {
 // its attention share there (attention_share: 1 = a uniform row's share) was >= threshold, or
 // 0 when it never was.
 struct LifespanOptions {
-    float threshold = 1.0f;
+    float threshold = 2.0f;
     int horizon = 64;
 };
 
