@@ -43,12 +43,15 @@ int run_train_gate(const CliArgs& args) {
     if (!(options.held_out > 0.0 && options.held_out < 1.0))
         throw UsageError("--held-out must lie strictly between 0 and 1");
     if (!(options.learning_rate > 0.0f)) throw UsageError("--lr must be positive");
+    if (args.get("type") != "f32" && args.get("type") != "f16")
+        throw UsageError("--type must be f32 or f16, got '" + args.get("type") + "'");
 
     const std::vector<std::string> files = comma_list(args.get("data"));
     std::vector<LifespanRecords> data;
     for (const std::string& f : files) data.push_back(read_lifespans_file(f));
     const GateTraining trained = train_gate(data, files, options);
-    write_gate_file(trained.gate, args.get("out"));
+    const std::string type = args.get("type");
+    write_gate_file(trained.gate, args.get("out"), type == "f16" ? GgufType::F16 : GgufType::F32);
 
     nlohmann::json layers = nlohmann::json::array();
     double gate_sum = 0.0, constant_sum = 0.0;

@@ -3,8 +3,9 @@ computed by numpy in float64 (tests/unit/test_gate.cpp).
 
 Files (in OUTDIR):
   ref.gate.gguf: a gate of 2 model layers, input 8, hidden 16, depth 3 (ReLU between fully
-  connected layers), seeded random weights; ref_cases.json: per layer, input keys and the
-  float64 forward of each.
+  connected layers), seeded random weights; ref16.gate.gguf: the same stored as F16;
+  ref_cases.json: per layer, input keys and the float64 forward of each with the F32 weights
+  (`expected`) and with the F16-rounded ones (`expected_f16`).
   bad_*.gate.gguf: ref.gate.gguf with one fault each; bad_expected.json: the error kind and
   the tensor (or metadata key) each must be refused with.
 """
@@ -54,6 +55,8 @@ def write_gate(path: pathlib.Path, tensors: dict[str, np.ndarray], meta: dict) -
     for name, array in tensors.items():
         if array.dtype == np.float16:
             w.add_tensor(name, array, raw_dtype=gguf.GGMLQuantizationType.F16)
+        elif array.dtype == np.uint16:
+            w.add_tensor(name, array, raw_dtype=gguf.GGMLQuantizationType.BF16)
         else:
             w.add_tensor(name, array)
     w.write_header_to_file()
@@ -66,11 +69,14 @@ def generate(out: pathlib.Path) -> None:
     rng = np.random.default_rng(SEED)
     tensors = make_weights(rng)
     write_gate(out / "ref.gate.gguf", tensors, {})
+    half = {name: t.astype(np.float16) for name, t in tensors.items()}
+    write_gate(out / "ref16.gate.gguf", half, {})
     cases = []
     for layer in range(LAYERS):
         keys = rng.normal(0, 1.5, (12, INPUT)).astype(np.float32)
         cases.append({"inputs": [[float(v) for v in k] for k in keys],
-                      "expected": [forward64(tensors, layer, k) for k in keys]})
+                      "expected": [forward64(tensors, layer, k) for k in keys],
+                      "expected_f16": [forward64(half, layer, k) for k in keys]})
     (out / "ref_cases.json").write_text(json.dumps({"layers": cases}))
 
     bad = {}
@@ -87,8 +93,10 @@ def generate(out: pathlib.Path) -> None:
     variant("shape", "shape contradicts config", w,
             changed={w: np.zeros((HIDDEN - 1, HIDDEN), np.float32)})
     variant("missing", "missing tensor", "gate.0.fc2.bias", drop="gate.0.fc2.bias")
-    variant("f16", "shape contradicts config", "gate.0.fc0.weight",
-            changed={"gate.0.fc0.weight": tensors["gate.0.fc0.weight"].astype(np.float16)})
+    # BF16 bits (the top half of each float32): a type the gate does not read.
+    bf16 = (tensors["gate.0.fc0.weight"].view(np.uint32) >> 16).astype(np.uint16)
+    variant("bf16", "shape contradicts config", "gate.0.fc0.weight",
+            changed={"gate.0.fc0.weight": bf16})
     variant("extra", "shape contradicts config", "gate.2.fc0.weight",
             changed={"gate.2.fc0.weight": tensors["gate.0.fc0.weight"]})
     nan_bias = tensors["gate.1.fc0.bias"].copy()

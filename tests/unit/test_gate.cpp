@@ -73,8 +73,19 @@ class TestGate : public QObject {
     Q_OBJECT
 
 private slots:
+    void forward_matches_float64_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("f32") << "ref.gate.gguf"
+                             << "expected";
+        QTest::newRow("f16") << "ref16.gate.gguf"
+                             << "expected_f16";
+    }
+
     void forward_matches_float64() {
-        const GateMlp gate = read_gate_file(data("ref.gate.gguf"));
+        QFETCH(QString, file);
+        QFETCH(QString, expected);
+        const GateMlp gate = read_gate_file(data(file.toStdString()));
         QCOMPARE(gate.shape().n_layers, 2);
         QCOMPARE(gate.shape().input_dim, 8);
         QCOMPARE(gate.shape().hidden, 16);
@@ -85,11 +96,11 @@ private slots:
         int checked = 0;
         for (int l = 0; l < layers.size(); ++l) {
             const QJsonArray inputs = layers[l].toObject()["inputs"].toArray();
-            const QJsonArray expected = layers[l].toObject()["expected"].toArray();
+            const QJsonArray want_all = layers[l].toObject()[expected].toArray();
             for (int c = 0; c < inputs.size(); ++c) {
                 std::vector<float> key;
                 for (const QJsonValue v : inputs[c].toArray()) key.push_back(float(v.toDouble()));
-                const double want = expected[c].toDouble();
+                const double want = want_all[c].toDouble();
                 const double got = gate.score(l, key);
                 if (std::abs(got - want) > 1e-4 * (1.0 + std::abs(want)))
                     QFAIL(qPrintable(QString("layer %1 case %2: %3, numpy %4")
@@ -144,6 +155,17 @@ private slots:
                 QVERIFY(back.layer(l)[i].bias == changed.layer(l)[i].bias);
             }
         QCOMPARE(gate_to_bytes(back), gate_to_bytes(changed));
+        // F16: half the bytes, every weight the nearest half of the original.
+        write_gate_file(changed, path, GgufType::F16);
+        const GateMlp half = read_gate_file(path);
+        std::filesystem::remove(path);
+        QVERIFY(gate_to_bytes(changed, GgufType::F16).size() < gate_to_bytes(changed).size());
+        for (int l = 0; l < changed.shape().n_layers; ++l)
+            for (size_t i = 0; i < changed.layer(l).size(); ++i)
+                for (size_t j = 0; j < changed.layer(l)[i].weight.size(); ++j) {
+                    const float w = changed.layer(l)[i].weight[j];
+                    QVERIFY(std::abs(half.layer(l)[i].weight[j] - w) <= std::abs(w) / 1024.0f);
+                }
     }
 
     // Layer 0's K depends on the token alone, so the same token at several positions has one

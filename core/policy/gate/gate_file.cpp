@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/math/half.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_writer.h"
 #include "core/model/model_error.h"
@@ -32,24 +33,34 @@ std::string shape_text(const std::vector<uint64_t>& shape) {
     return s + "]";
 }
 
-// The tensor's floats, after checking it exists, is F32, has exactly `shape` and is finite.
+// The tensor's values as floats, after checking it exists, is F32 or F16, has exactly `shape`
+// and is finite.
 std::vector<float> read_tensor(const GgufFile& file, const std::string& name,
                                const std::vector<uint64_t>& shape) {
     const GgufTensorInfo* info = file.find_tensor(name);
     if (!info)
         throw ModelError(ModelErrorKind::MissingTensor, file.file_name(), "the gate needs it",
                          std::nullopt, name);
-    if (info->type != GgufType::F32)
-        throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
-                         "type " + std::string(gguf_type_name(info->type)) + "; the gate reads F32",
-                         info->info_offset, name);
+    if (info->type != GgufType::F32 && info->type != GgufType::F16)
+        throw ModelError(
+            ModelErrorKind::ShapeMismatch, file.file_name(),
+            "type " + std::string(gguf_type_name(info->type)) + "; the gate reads F32 or F16",
+            info->info_offset, name);
     if (info->shape != shape)
         throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
                          "shape " + shape_text(info->shape) + ", expected " + shape_text(shape),
                          info->info_offset, name);
     const std::span<const uint8_t> bytes = file.tensor_bytes(*info);
-    std::vector<float> values(bytes.size() / sizeof(float));
-    std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+    std::vector<float> values(info->n_elements());
+    if (info->type == GgufType::F32) {
+        std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+    } else {
+        for (size_t i = 0; i < values.size(); ++i) {
+            uint16_t h;
+            std::memcpy(&h, bytes.data() + 2 * i, 2);
+            values[i] = fp16_to_float(h);
+        }
+    }
     for (size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
             throw ModelError(ModelErrorKind::NonFiniteWeight, file.file_name(),
@@ -58,9 +69,18 @@ std::vector<float> read_tensor(const GgufFile& file, const std::string& name,
     return values;
 }
 
-std::vector<uint8_t> float_bytes(const std::vector<float>& values) {
-    std::vector<uint8_t> bytes(values.size() * sizeof(float));
-    std::memcpy(bytes.data(), values.data(), bytes.size());
+// The values in the file's encoding of `type` (F32 or F16).
+std::vector<uint8_t> encoded(const std::vector<float>& values, GgufType type) {
+    if (type == GgufType::F32) {
+        std::vector<uint8_t> bytes(values.size() * sizeof(float));
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        return bytes;
+    }
+    std::vector<uint8_t> bytes(values.size() * 2);
+    for (size_t i = 0; i < values.size(); ++i) {
+        const uint16_t h = float_to_fp16(values[i]);
+        std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
     return bytes;
 }
 
@@ -119,7 +139,13 @@ GateMlp read_gate_file(const std::string& path) { return read_gate(map_file(path
 
 namespace {
 
-GgufWriter gate_writer(const GateMlp& gate) {
+void check_type(GgufType type) {
+    if (type != GgufType::F32 && type != GgufType::F16)
+        throw std::invalid_argument("a gate is written as F32 or F16, not " +
+                                    std::string(gguf_type_name(type)));
+}
+
+GgufWriter gate_writer(const GateMlp& gate, GgufType type) {
     const GateShape& s = gate.shape();
     GgufWriter w;
     w.add("general.architecture", std::string(kGateArchitecture));
@@ -133,10 +159,10 @@ GgufWriter gate_writer(const GateMlp& gate) {
     for (int l = 0; l < s.n_layers; ++l) {
         for (int i = 0; i < s.depth; ++i) {
             const GateDense& d = gate.layer(l)[size_t(i)];
-            w.add_tensor(gate_tensor_name(l, i, "weight"), GgufType::F32,
-                         {uint64_t(d.in), uint64_t(d.out)}, float_bytes(d.weight));
-            w.add_tensor(gate_tensor_name(l, i, "bias"), GgufType::F32, {uint64_t(d.out)},
-                         float_bytes(d.bias));
+            w.add_tensor(gate_tensor_name(l, i, "weight"), type, {uint64_t(d.in), uint64_t(d.out)},
+                         encoded(d.weight, type));
+            w.add_tensor(gate_tensor_name(l, i, "bias"), type, {uint64_t(d.out)},
+                         encoded(d.bias, type));
         }
     }
     return w;
@@ -144,10 +170,14 @@ GgufWriter gate_writer(const GateMlp& gate) {
 
 }  // namespace
 
-std::vector<uint8_t> gate_to_bytes(const GateMlp& gate) { return gate_writer(gate).to_bytes(); }
+std::vector<uint8_t> gate_to_bytes(const GateMlp& gate, GgufType type) {
+    check_type(type);
+    return gate_writer(gate, type).to_bytes();
+}
 
-void write_gate_file(const GateMlp& gate, const std::string& path) {
-    gate_writer(gate).write_file(path);
+void write_gate_file(const GateMlp& gate, const std::string& path, GgufType type) {
+    check_type(type);
+    gate_writer(gate, type).write_file(path);
 }
 
 }  // namespace kvw
