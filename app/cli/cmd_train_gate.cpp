@@ -97,6 +97,7 @@ CommandSpec train_gate_command() {
         {
             {"data", "FILE[,FILE...]", "", "recorded lifespans (kvw run --record-lifespans)", true},
             {"out", "FILE", "", "the gate sidecar to write (NAME.gate.gguf)", true},
+            {"type", "f32|f16", "f32", "how the sidecar stores the weights (f16: half the size)"},
             {"hidden", "N", std::to_string(d.hidden), "width of each hidden layer"},
             {"depth", "N", std::to_string(d.depth), "fully connected layers per model layer"},
             {"epochs", "N", std::to_string(d.epochs), "passes over the training records"},
