@@ -12,6 +12,7 @@
 #include "core/model/model_loader.h"
 #include "core/policy/gate/gate_file.h"
 #include "core/policy/gate/gate_key.h"
+#include "core/policy/gate/gate_sidecar.h"
 #include "core/policy/gate/gate_training.h"
 #include "core/policy/gate/lifespan_recorder.h"
 #include "core/session/session.h"
@@ -364,6 +365,37 @@ private slots:
         } catch (const std::invalid_argument& e) {
             QVERIFY2(QString(e.what()).contains("run 2"), e.what());
         }
+    }
+
+    // The gate shipped beside the embedded model is found, fits it, and predicts the lifespans
+    // of a run it never saw better than those lifespans' own mean does.
+    void shipped_gate_predicts_unseen_lifespans() {
+        const std::optional<std::filesystem::path> path = gate_beside_model("builtin:default");
+        QVERIFY(path.has_value());
+        QCOMPARE(path->filename().string(), std::string("kjv-llama.gate.gguf"));
+        QVERIFY(!gate_beside_model("synthetic:tiny").has_value());
+        const GateMlp gate = read_gate_file(path->string());
+        QCOMPARE(gate.shape().n_layers, 4);
+        QCOMPARE(gate.shape().input_dim, 128);
+        QCOMPARE(gate.shape().hidden, 256);
+        QCOMPARE(gate.shape().depth, 4);
+        const LifespanRecords r = record("builtin:default", "And the", 200, 99, LifespanOptions{});
+        double gate_sse = 0.0, mean_sse = 0.0;
+        for (int l = 0; l < r.n_layers; ++l) {
+            const LifespanRecords::Layer& layer = r.layers[size_t(l)];
+            QCOMPARE(layer.count(), size_t(200 - 64));
+            double mean = 0.0;
+            for (float t : layer.lifespans) mean += lifespan_target(t) / double(layer.count());
+            for (size_t i = 0; i < layer.count(); ++i) {
+                const double y = lifespan_target(layer.lifespans[i]);
+                const double p =
+                    gate.score(l, std::span<const float>(layer.keys.data() + i * 128, size_t(128)));
+                gate_sse += (p - y) * (p - y);
+                mean_sse += (mean - y) * (mean - y);
+            }
+        }
+        QVERIFY2(gate_sse < 0.8 * mean_sse,
+                 qPrintable(QString("%1 vs %2").arg(gate_sse).arg(mean_sse)));
     }
 };
 
