@@ -20,6 +20,7 @@
 #include "core/eval/perplexity.h"
 #include "core/eval/session_scorer.h"
 #include "core/model/model_loader.h"
+#include "core/session/trace_events.h"
 #include "session_args.h"
 
 namespace kvw::cli {
@@ -61,8 +62,10 @@ int run_perplexity(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const bool through_session = args.has("policy");
-    if (!through_session && (args.has("rope") || args.has("layout")))
-        throw UsageError("--rope and --layout apply to the session path: give --policy too");
+    for (const char* session_only : {"rope", "layout", "sink", "budget", "window", "seed"})
+        if (!through_session && args.has(session_only))
+            throw UsageError(std::string("--") + session_only +
+                             " applies to the session path: give --policy too");
     const std::string path = args.get("file");
     const std::string text = read_text(path);
     const auto model = load_model(args.get("model"));
@@ -115,7 +118,10 @@ int run_perplexity(const CliArgs& args) {
         out["file"] = path;
         out["text_tokens"] = tokens.size();
         out["path"] = through_session ? "session" : "full-cache";
-        if (through_session) out["policy"] = args.get("policy");
+        if (through_session) {
+            out["policy"] = args.get("policy");
+            out["policy_options"] = policy_options_json(scoring.session->options().policy);
+        }
         out["seconds"] = seconds;
         print_json(out);
         return 0;
@@ -151,6 +157,7 @@ CommandSpec perplexity_command() {
         }
         options.push_back(o);
     }
+    options.push_back({"seed", "S", "0", "seed of the random policy"});
     options.push_back(backend_option("cpu"));
     options.push_back(json_option());
     return {"perplexity", "",

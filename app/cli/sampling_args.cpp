@@ -4,7 +4,7 @@ namespace kvw::cli {
 
 OptionTable sampling_options() {
     return {
-        {"seed", "S", "0", "sampling seed"},
+        {"seed", "S", "0", "sampling seed; also seeds the random policy"},
         {"temp", "T", "0", "temperature; 0 is greedy"},
         {"top-k", "K", "0", "keep the K most likely tokens; 0 keeps all"},
         {"top-p", "P", "1", "keep the most likely tokens up to probability mass P"},

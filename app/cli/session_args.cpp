@@ -19,18 +19,44 @@ constexpr CacheLayout kLayouts[] = {CacheLayout::Contiguous, CacheLayout::BatchS
 }  // namespace
 
 OptionTable session_options() {
-    std::string proposers;
-    for (const std::string& n : proposer_names()) proposers += (proposers.empty() ? "" : ", ") + n;
+    std::string policies;
+    for (const PolicyInfo& p : policy_table())
+        policies +=
+            (policies.empty() ? "" : "; ") + std::string(p.name) + " (" + std::string(p.help) + ")";
+    const PolicyBudget fallback;
     return {
-        {"policy", "NAME", "manual", "Step 3 proposer: " + proposers},
+        {"policy", "NAME", "manual", "Step 3 proposer: " + policies},
+        {"sink", "S", std::to_string(fallback.sink),
+         "selective policies: rows every layer keeps from the start"},
+        {"budget", "B", std::to_string(fallback.budget),
+         "selective policies: high-value rows per layer, chosen by the policy's score"},
+        {"window", "W", std::to_string(fallback.window),
+         "selective policies: most recent rows every layer keeps (at least 1)"},
         {"rope", "NAME", "final_index",
          "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
         {"layout", "NAME", "contiguous", "cache layout: " + names_of(kLayouts, cache_layout_name)},
     };
 }
 
+PolicyOptions policy_options_from_args(const CliArgs& args) {
+    PolicyOptions o;
+    o.budget.sink = int(args.get_count("sink", INT32_MAX));
+    o.budget.budget = int(args.get_count("budget", INT32_MAX));
+    o.budget.window = int(args.get_count("window", INT32_MAX));
+    if (o.budget.window < 1) throw UsageError("--window must be at least 1");
+    o.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    return o;
+}
+
 void read_session_options(const CliArgs& args, SessionOptions& options) {
     options.proposer = args.get("policy");
+    if (!find_policy(options.proposer))
+        throw UsageError("--policy takes " + [] {
+            std::string names;
+            for (const std::string& n : proposer_names()) names += (names.empty() ? "" : ", ") + n;
+            return names;
+        }());
+    options.policy = policy_options_from_args(args);
     const auto rope = parse_rope_policy(args.get("rope"));
     if (!rope) throw UsageError("--rope takes " + names_of(kRopePolicies, rope_policy_name));
     options.rope_policy = *rope;

@@ -31,6 +31,7 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     e.born_tick = tick;
     e.brightness.assign(size_t(n_layers_), 0.0f);
     e.status.assign(size_t(n_layers_), RowStatus::NeverHeld);
+    e.removal.assign(size_t(n_layers_), Removal{});
     entries_.push_back(std::move(e));
     return entries_.back().id;
 }
@@ -50,9 +51,10 @@ void Ledger::mark_live(int64_t id, int layer) {
     e.died_tick = -1;
 }
 
-void Ledger::mark_removed(int64_t id, int layer, int64_t tick) {
+void Ledger::mark_removed(int64_t id, int layer, int64_t tick, RemovalCause cause) {
     LedgerEntry& e = entry(id);
     e.status.at(size_t(layer)) = RowStatus::Removed;
+    e.removal.at(size_t(layer)) = Removal{tick, cause};
     if (!e.live_anywhere()) e.died_tick = tick;
 }
 
@@ -63,9 +65,11 @@ void Ledger::set_brightness(int64_t id, int layer, float value) {
 Ledger::Liveness Ledger::liveness() const {
     Liveness saved;
     saved.status.reserve(entries_.size() * size_t(n_layers_));
+    saved.removal.reserve(entries_.size() * size_t(n_layers_));
     saved.died.reserve(entries_.size());
     for (const LedgerEntry& e : entries_) {
         saved.status.insert(saved.status.end(), e.status.begin(), e.status.end());
+        saved.removal.insert(saved.removal.end(), e.removal.begin(), e.removal.end());
         saved.died.push_back(e.died_tick);
     }
     return saved;
@@ -76,12 +80,16 @@ void Ledger::restore_liveness(const Liveness& saved, int64_t tick) {
     for (size_t i = 0; i < entries_.size(); ++i) {
         LedgerEntry& e = entries_[i];
         if (i < kept) {
-            std::copy_n(saved.status.begin() + ptrdiff_t(i * size_t(n_layers_)), n_layers_,
-                        e.status.begin());
+            const ptrdiff_t first = ptrdiff_t(i * size_t(n_layers_));
+            std::copy_n(saved.status.begin() + first, n_layers_, e.status.begin());
+            std::copy_n(saved.removal.begin() + first, n_layers_, e.removal.begin());
             e.died_tick = saved.died[i];
         } else {
-            for (RowStatus& s : e.status)
-                if (s == RowStatus::Live) s = RowStatus::Removed;
+            for (size_t l = 0; l < e.status.size(); ++l)
+                if (e.status[l] == RowStatus::Live) {
+                    e.status[l] = RowStatus::Removed;
+                    e.removal[l] = Removal{tick, {RemovalReason::TickAborted, std::nullopt}};
+                }
             if (e.died_tick < 0) e.died_tick = tick;
         }
     }

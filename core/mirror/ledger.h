@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/mirror/removal.h"
+
 namespace kvw {
 
 // Where a ledger record came from.
@@ -14,7 +16,7 @@ const char* entry_kind_name(EntryKind kind);
 enum class RowStatus : uint8_t { NeverHeld, Live, Removed };
 
 // One token ever seen by the session (ARCHITECTURE §4). Records are never reordered or deleted;
-// only their per-layer status, brightness and died_tick change.
+// only their per-layer status, brightness, removal and died_tick change.
 struct LedgerEntry {
     int64_t id = 0;  // its index in the ledger
     EntryKind kind = EntryKind::Prompt;
@@ -24,6 +26,7 @@ struct LedgerEntry {
     int64_t died_tick = -1;         // -1 while live in any layer
     std::vector<float> brightness;  // [layer]
     std::vector<RowStatus> status;  // [layer]
+    std::vector<Removal> removal;   // [layer]: when and why it left the layer (tick -1: not)
 
     bool live_anywhere() const;
 };
@@ -44,15 +47,17 @@ public:
     std::span<const LedgerEntry> entries() const { return entries_; }
 
     void mark_live(int64_t id, int layer);
-    // Sets died_tick once the record is live in no layer.
-    void mark_removed(int64_t id, int layer, int64_t tick);
+    // Records when and why the record left the layer; sets died_tick once it is live in no
+    // layer.
+    void mark_removed(int64_t id, int layer, int64_t tick, RemovalCause cause = {});
     void set_brightness(int64_t id, int layer, float value);
 
-    // The per-layer status and died_tick of every record, so that an aborted tick can put the
-    // mirror back without touching history: records born after the snapshot are kept, marked
-    // Removed where they were live, and die at `tick`.
+    // The per-layer status, removal and died_tick of every record, so that an aborted tick can
+    // put the mirror back without touching history: records born after the snapshot are kept,
+    // marked Removed (TickAborted) where they were live, and die at `tick`.
     struct Liveness {
         std::vector<RowStatus> status;  // [record][layer]
+        std::vector<Removal> removal;   // [record][layer]
         std::vector<int64_t> died;      // [record]
     };
     Liveness liveness() const;

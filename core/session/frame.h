@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "core/mirror/ledger.h"
+#include "core/policy/layer_selection.h"
+#include "core/policy/policy_options.h"
 #include "core/state/action.h"
 #include "core/state/invariant_result.h"
 #include "core/state/rope_policy.h"
@@ -30,7 +32,8 @@ struct LedgerRecord {
     int32_t token_id = -1;
     std::string piece;
     int64_t born_tick = 0;
-    int64_t died_tick = -1;  // -1 while live in some layer
+    int64_t died_tick = -1;        // -1 while live in some layer
+    std::vector<Removal> removal;  // [layer]: when and why it left the layer (tick -1: not)
 };
 
 // One named invariant over all layers: the first failing layer decides its row and detail.
@@ -47,7 +50,7 @@ struct InvariantStatus {
 struct StepTimings {
     double sample_ms = 0;      // Step 1
     double brightness_ms = 0;  // Step 2
-    double propose_ms = 0;     // Step 3 (proposer + conflict resolution)
+    double propose_ms = 0;     // Step 3 (proposer + conflict resolution + its bookkeeping)
     double apply_ms = 0;       // Step 4 (pre-flight + edits + append)
     double total_ms = 0;
 };
@@ -71,7 +74,10 @@ struct Frame {
     std::string backend;  // "cpu", "cuda"
     int capacity = 0;     // rows per layer
     RopePolicy rope_policy = RopePolicy::FinalIndex;
-    std::string proposer;  // "manual", "pair-merge"
+    std::string proposer;  // a name of policy_table()
+    PolicyOptions policy;  // its budgets (used by the selective ones)
+    // [layer]: a selective policy's sinks / window / high-value rows; empty for the others
+    std::vector<LayerSelection> selection;
     bool guard = true;
     std::string prompt;
 

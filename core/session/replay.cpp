@@ -63,6 +63,8 @@ public:
                     std::to_string(session_.measure_drift().first_diverging_layer));
         } else if (event_ == "set_proposer") {
             session_.set_proposer(e.get<std::string>("name"));
+        } else if (event_ == "set_policy_options") {
+            session_.set_policy_options(policy_options_from_json(e.object("policy")));
         } else if (event_ == "set_rope_policy") {
             const auto policy = parse_rope_policy(e.get<std::string>("name"));
             if (!policy) throw TraceError("unknown rope policy", line, file_);

@@ -27,7 +27,6 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
       model_(std::move(model)),
       backend_(create_backend(options_.backend)),
       engine_(std::make_unique<Transformer>(model_, *backend_)),
-      proposer_(make_proposer(options_.proposer)),
       sampler_(options_.sampling) {
     if (options_.capacity == 0)  // a negative one is refused when the state is made
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
@@ -40,6 +39,7 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
 Session::~Session() = default;
 
 void Session::new_state() {
+    new_proposer();
     state_ = std::make_unique<StateManager>(
         *engine_,
         StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout});
@@ -72,6 +72,7 @@ void Session::prefill(std::span<const int32_t> ids, nlohmann::json event) {
     new_state();
     sampler_ = Sampler(options_.sampling);
     state_->append(ids, EntryKind::Prompt, 0);
+    proposer_->observe(*state_, true);
     light_new_records(0);
     started_ = true;
     refresh_invariants();
@@ -110,6 +111,7 @@ TickResult Session::apply_now(const ActionList& actions) {
     require_started("apply_now");
     const int64_t first_new = state_->ledger().size();
     TickResult result = apply_action_list(*state_, actions, tick_);
+    proposer_->observe(*state_, false);
     light_new_records(first_new);
     note_result(result, actions);
     trace_.add({{"event", "apply_now"},
@@ -141,10 +143,26 @@ const DriftReport& Session::measure_drift() {
 }
 
 void Session::set_proposer(std::string_view name) {
-    proposer_ = make_proposer(name);
+    auto made = make_proposer(name, options_.policy);  // throws before anything changes
     options_.proposer = std::string(name);
+    proposer_ = std::move(made);
+    if (started_) proposer_->observe(*state_, false);
+    refresh_invariants();
     trace_.add({{"event", "set_proposer"}, {"tick", tick_}, {"name", options_.proposer}});
 }
+
+void Session::set_policy_options(const PolicyOptions& options) {
+    auto made = make_proposer(options_.proposer, options);
+    options_.policy = options;
+    proposer_ = std::move(made);
+    if (started_) proposer_->observe(*state_, false);
+    refresh_invariants();
+    trace_.add({{"event", "set_policy_options"},
+                {"tick", tick_},
+                {"policy", policy_options_json(options_.policy)}});
+}
+
+void Session::new_proposer() { proposer_ = make_proposer(options_.proposer, options_.policy); }
 
 void Session::set_rope_policy(RopePolicy policy) {
     options_.rope_policy = policy;
@@ -194,7 +212,13 @@ void Session::require_started(const char* command) const {
     if (!started_) throw SessionNotStarted(command);
 }
 
-void Session::refresh_invariants() { invariants_.record(state_->check_invariants(), tick_); }
+// The state's invariants, then those of the proposer's bookkeeping (a selective policy's).
+void Session::refresh_invariants() {
+    std::vector<InvariantResult> results = state_->check_invariants();
+    const std::vector<InvariantResult> policy = proposer_->check_invariants(*state_);
+    results.insert(results.end(), policy.begin(), policy.end());
+    invariants_.record(results, tick_);
+}
 
 // Records made at or after `first_id` enter the cache at full brightness in every layer that
 // holds them (ARCHITECTURE §2.1: a new row has not yet had the chance to be attended to).

@@ -31,8 +31,9 @@ struct SessionOptions {
     int64_t capacity = 0;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
-    std::string proposer = "manual";
-    SamplingParams sampling;  // seed included
+    std::string proposer = "manual";  // a name of policy_table()
+    PolicyOptions policy;             // budgets, seed, gate of a selective proposer
+    SamplingParams sampling;          // seed included
     BrightnessParams brightness;
     bool guard = true;
 };
@@ -74,7 +75,11 @@ public:
 
     void rebuild();
     const DriftReport& measure_drift();
-    void set_proposer(std::string_view name);  // UnknownProposer
+    // A new proposer from the table with the current policy options; a selective one starts
+    // its bookkeeping from the rows as they are (its first tick bulk-prunes).
+    void set_proposer(std::string_view name);  // UnknownProposer, PolicyInputError
+    // The current proposer again, with other budgets / seed / gate.
+    void set_policy_options(const PolicyOptions& options);  // PolicyInputError
     // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
@@ -104,6 +109,7 @@ private:
     void new_state();
     void require_started(const char* command) const;
     void refresh_invariants();
+    void new_proposer();
     void light_new_records(int64_t first_id);
     // `given`: the list as Step 4 received it (TickResult indices refer to it).
     void note_result(const TickResult& result, const ActionList& given);

@@ -24,13 +24,16 @@ FramePtr Session::frame() const {
     f->capacity = state_->cache().capacity();
     f->rope_policy = options_.rope_policy;
     f->proposer = options_.proposer;
+    f->policy = options_.policy;
+    f->selection = proposer_->selection();
     f->guard = options_.guard;
     f->prompt = prompt_;
 
     const Ledger& ledger = state_->ledger();
     f->ledger.reserve(size_t(ledger.size()));
     for (const LedgerEntry& e : ledger.entries())
-        f->ledger.push_back({e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick});
+        f->ledger.push_back(
+            {e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick, e.removal});
 
     for (int l = 0; l < state_->n_layers(); ++l) {
         const LayerMap& map = state_->layer_map(l);

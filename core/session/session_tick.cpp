@@ -58,7 +58,7 @@ ActionList Session::propose_and_merge() {
         brightness.push_back(std::move(b));
     }
     const ActionList proposed =
-        proposer_->propose(ProposerInput{row_tokens, brightness, model_->tokenizer});
+        proposer_->propose(ProposerInput{row_tokens, brightness, model_->tokenizer, state_.get()});
     MergedActions merged = merge_actions(injected_, proposed);
     for (const DroppedAction& d : merged.dropped)
         spdlog::debug("tick {}: proposed action {} dropped, overlaps kept action {}", tick_ + 1,
@@ -91,6 +91,9 @@ TickResult Session::tick(std::optional<int32_t> forced) {
     const int64_t first_new = state_->ledger().size();
     TickResult result = apply_action_list(*state_, list, tick_ + 1);
     t.apply_ms = ms_since(mark);
+    mark = Clock::now();  // the proposer's bookkeeping counts as Step 3
+    proposer_->observe(*state_, !result.rejected && !result.aborted);
+    t.propose_ms += ms_since(mark);
 
     // A rejected list changes nothing, brightness included; the injected actions that made it
     // fail are dropped so that the next step can go on.

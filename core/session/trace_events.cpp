@@ -13,6 +13,7 @@ nlohmann::json trace_header(const SessionOptions& o) {
             {"rope_policy", rope_policy_name(o.rope_policy)},
             {"layout", cache_layout_name(o.layout)},
             {"proposer", o.proposer},
+            {"policy", policy_options_json(o.policy)},
             {"guard", o.guard},
             {"sampling",
              {{"temperature", o.sampling.temperature},
@@ -40,6 +41,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
         if (!layout) throw TraceError("header: unknown layout", 1, file);
         o.layout = *layout;
         o.proposer = h.get<std::string>("proposer");
+        if (h.has("policy")) o.policy = policy_options_from_json(h.object("policy"));
         o.guard = h.get<bool>("guard");
         const JsonFields s = h.object("sampling");
         o.sampling.temperature = s.get<float>("temperature");
@@ -54,6 +56,24 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
     } catch (const JsonError& e) {
         throw TraceError(std::string("header: ") + e.what(), 1, file);
     }
+    return o;
+}
+
+nlohmann::json policy_options_json(const PolicyOptions& o) {
+    return {{"sink", o.budget.sink},
+            {"budget", o.budget.budget},
+            {"window", o.budget.window},
+            {"seed", o.seed},
+            {"gate", o.gate}};
+}
+
+PolicyOptions policy_options_from_json(const JsonFields& p) {
+    PolicyOptions o;
+    o.budget.sink = p.get<int>("sink");
+    o.budget.budget = p.get<int>("budget");
+    o.budget.window = p.get<int>("window");
+    o.seed = p.get<uint64_t>("seed");
+    o.gate = p.get<std::string>("gate");
     return o;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include "core/json/json_fields.h"
 #include "core/session/session.h"
 
 namespace kvw {
@@ -11,6 +12,9 @@ nlohmann::json trace_header(const SessionOptions& options);
 // of the wrong type or range.
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file = {});
 nlohmann::json tick_result_json(const TickResult& result);
+nlohmann::json policy_options_json(const PolicyOptions& options);
+// Throws JsonError naming the key.
+PolicyOptions policy_options_from_json(const JsonFields& fields);
 nlohmann::json actions_json(const ActionList& actions);
 // Throws TraceError (line of `file`) when the event's "actions" field is not an action list.
 ActionList actions_from_event(const nlohmann::json& event, size_t line,

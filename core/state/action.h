@@ -5,6 +5,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/mirror/removal.h"
+
 namespace kvw {
 
 // The Step 4 actions of an action_list (ARCHITECTURE §2.1), in the positions of the cache as it
@@ -27,8 +29,14 @@ struct InsertAction {
     bool operator==(const InsertAction&) const = default;
 };
 
+// `cause` (JSON: optional "reason" and "score") is what the ledger records about the dropped
+// row: a selective policy's deletes say why and with which score (docs/ARCHITECTURE.md §12).
 struct DeleteAction {
+    DeleteAction() = default;
+    // Not explicit: DeleteAction{pos} reads as it did before the cause existed.
+    DeleteAction(int at, RemovalCause why = {}) : pos(at), cause(why) {}  // NOLINT
     int pos = 0;
+    RemovalCause cause;
     bool operator==(const DeleteAction&) const = default;
 };
 

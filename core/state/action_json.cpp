@@ -6,6 +6,7 @@
 #include "core/json/json_error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -135,17 +136,41 @@ std::vector<int32_t> read_int_array(const json& v, const ActionSite& site,
     return out;
 }
 
+// A delete's optional "reason" (a removal_reason_name) and "score" (a finite number).
+RemovalCause read_removal_cause(const json& obj, const ActionSite& site) {
+    RemovalCause cause;
+    if (const auto reason = obj.find("reason"); reason != obj.end()) {
+        if (!reason->is_string())
+            fail(ActionParseErrorKind::WrongType, site, "reason",
+                 "field 'reason' must be a string, got " + describe(*reason));
+        const auto parsed = parse_removal_reason(reason->get<std::string>());
+        if (!parsed)
+            fail(ActionParseErrorKind::WrongType, site, "reason",
+                 "field 'reason' names no removal reason: '" + reason->get<std::string>() + "'");
+        cause.reason = *parsed;
+    }
+    if (const auto score = obj.find("score"); score != obj.end()) {
+        if (!score->is_number() || !std::isfinite(score->get<double>()) ||
+            std::abs(score->get<double>()) > double(std::numeric_limits<float>::max()))
+            fail(ActionParseErrorKind::WrongType, site, "score",
+                 "field 'score' must be a finite number, got " + describe(*score));
+        cause.score = score->get<float>();
+    }
+    return cause;
+}
+
 struct ActionSchema {
     const char* name;
     std::vector<std::string> required;  // besides "action"
+    std::vector<std::string> optional;  // besides "layers"
 };
 
 const std::vector<ActionSchema>& schemas() {
     static const std::vector<ActionSchema> s = {
-        {"replace_pair", {"original_pos1", "original_pos2", "new_token_ids"}},
-        {"add", {"token_id"}},
-        {"delete", {"pos"}},
-        {"insert", {"pos", "token_ids"}},
+        {"replace_pair", {"original_pos1", "original_pos2", "new_token_ids"}, {}},
+        {"add", {"token_id"}, {}},
+        {"delete", {"pos"}, {"reason", "score"}},
+        {"insert", {"pos", "token_ids"}, {}},
     };
     return s;
 }
@@ -168,9 +193,11 @@ Action parse_action(const json& obj, const ActionSite& site) {
              "unknown action '" + name + "' (expected replace_pair, add, delete or insert)");
 
     for (const auto& [key, value] : obj.items()) {
-        const bool known = key == "action" || key == "layers" ||
-                           std::find(schema->required.begin(), schema->required.end(), key) !=
-                               schema->required.end();
+        const auto listed = [&](const std::vector<std::string>& keys) {
+            return std::find(keys.begin(), keys.end(), key) != keys.end();
+        };
+        const bool known = key == "action" || key == "layers" || listed(schema->required) ||
+                           listed(schema->optional);
         if (!known)
             fail(ActionParseErrorKind::UnknownField, site, key,
                  "unknown field '" + key + "' for action '" + name + "'");
@@ -192,7 +219,8 @@ Action parse_action(const json& obj, const ActionSite& site) {
         action.op = InsertAction{read_non_negative_int(obj["pos"], site, "pos"),
                                  read_int_array(obj["token_ids"], site, "token_ids")};
     } else {
-        action.op = DeleteAction{read_non_negative_int(obj["pos"], site, "pos")};
+        action.op = DeleteAction{read_non_negative_int(obj["pos"], site, "pos"),
+                                 read_removal_cause(obj, site)};
     }
     if (const auto layers = obj.find("layers"); layers != obj.end()) {
         action.layers = read_int_array(*layers, site, "layers");
@@ -328,8 +356,13 @@ json action_object(const Action& action) {
                 return {{"action", "add"}, {"token_id", op.token_id}};
             else if constexpr (std::is_same_v<T, InsertAction>)
                 return {{"action", "insert"}, {"pos", op.pos}, {"token_ids", op.token_ids}};
-            else
-                return {{"action", "delete"}, {"pos", op.pos}};
+            else {
+                json del = {{"action", "delete"}, {"pos", op.pos}};
+                if (op.cause.reason != RemovalReason::Deleted)
+                    del["reason"] = removal_reason_name(op.cause.reason);
+                if (op.cause.score) del["score"] = *op.cause.score;
+                return del;
+            }
         },
         action.op);
     if (!action.layers.empty()) obj["layers"] = action.layers;

@@ -109,6 +109,12 @@ uint64_t StateManager::state_hash() const {
         f.value(e.died_tick);
         f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
         f.bytes(e.status.data(), e.status.size());
+        for (const Removal& r : e.removal) {
+            f.value(r.tick);
+            f.value(r.cause.reason);
+            f.value(r.cause.score.value_or(0.0f));
+            f.value(r.cause.score.has_value());
+        }
     }
     const size_t row_bytes = size_t(cache_->kv_dim()) * sizeof(float);
     for (int l = 0; l < n_layers(); ++l) {

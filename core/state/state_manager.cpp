@@ -132,14 +132,15 @@ void StateManager::reindex_layer(int layer) {
     }
 }
 
-void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t tick) {
+void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t tick,
+                             RemovalCause cause) {
     last_attention_mass_.clear();
     for (int l : layers) cache_->remove(l, row);
     between_blades("remove");
     for (int l : layers) {
         const int64_t id = maps_[size_t(l)].pos2ledger[size_t(row)];
         maps_[size_t(l)].remove(row);
-        ledger_.mark_removed(id, l, tick);
+        ledger_.mark_removed(id, l, tick, cause);
     }
 }
 
@@ -191,10 +192,10 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     return last_logits_;
 }
 
-void StateManager::remove(const LayerSet& layer_set, int row, int64_t tick) {
+void StateManager::remove(const LayerSet& layer_set, int row, int64_t tick, RemovalCause cause) {
     const std::vector<int> layers = resolve_layers(layer_set, "remove");
     for (int l : layers) check_row("remove", l, row, rows(l) - 1);
-    do_remove(layers, row, tick);
+    do_remove(layers, row, tick, cause);
     end_primitive(layers, "remove");
 }
 
@@ -224,9 +225,10 @@ void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
         check_row("replace_pair", l, p2, rows(l) - 1);
         if (grow > 0) cache_->check_room(l, grow);
     }
-    do_remove(layers, p2, tick);
+    const RemovalCause replaced{RemovalReason::Replaced, std::nullopt};
+    do_remove(layers, p2, tick, replaced);
     end_primitive(layers, "remove");
-    do_remove(layers, p1, tick);
+    do_remove(layers, p1, tick, replaced);
     end_primitive(layers, "remove");
     do_insert(layers, p1, tokens, EntryKind::Replacement, tick);
     end_primitive(layers, "insert");
@@ -235,7 +237,8 @@ void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
 void StateManager::reset(int64_t tick) {
     cache_->reset();
     for (int l = 0; l < n_layers(); ++l) {
-        for (int64_t id : maps_[size_t(l)].pos2ledger) ledger_.mark_removed(id, l, tick);
+        for (int64_t id : maps_[size_t(l)].pos2ledger)
+            ledger_.mark_removed(id, l, tick, {RemovalReason::Reset, std::nullopt});
         maps_[size_t(l)].clear();
     }
     last_logits_.clear();

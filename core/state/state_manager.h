@@ -50,7 +50,8 @@ public:
     // Writes the tokens after the last row of every layer (prefill and decode alike) and
     // returns the logits of the last one.
     const std::vector<float>& append(std::span<const int32_t> tokens, EntryKind kind, int64_t tick);
-    void remove(const LayerSet& layers, int row, int64_t tick);
+    // The ledger records `cause` (why, and the policy's score) for every layer the row leaves.
+    void remove(const LayerSet& layers, int row, int64_t tick, RemovalCause cause = {});
     // K/V of the new rows come from the engine with each layer's rows [0, row) as context, at
     // the phases the policy gives (FinalIndex/Reindex: row + i; Original: the new ledger ids).
     void insert(const LayerSet& layers, int row, std::span<const int32_t> tokens, EntryKind kind,
@@ -128,7 +129,7 @@ private:
     void between_blades(const char* primitive);
     void end_primitive(const std::vector<int>& layers, const char* primitive);
     void reindex_layer(int layer);
-    void do_remove(const std::vector<int>& layers, int row, int64_t tick);
+    void do_remove(const std::vector<int>& layers, int row, int64_t tick, RemovalCause cause);
     void do_insert(const std::vector<int>& layers, int row, std::span<const int32_t> tokens,
                    EntryKind kind, int64_t tick);
     // The reference K/V of every layer for rows >= from_row (see recompute_suffix).

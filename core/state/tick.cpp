@@ -59,8 +59,8 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
                                    tick);
             else if (const auto* in = std::get_if<InsertAction>(&a.op))
                 state.insert(a.layers, in->pos, in->token_ids, EntryKind::Inserted, tick);
-            else
-                state.remove(a.layers, std::get<DeleteAction>(a.op).pos, tick);
+            else if (const auto* del = std::get_if<DeleteAction>(&a.op))
+                state.remove(a.layers, del->pos, tick, del->cause);
             ++result.actions_applied;
         }
         current = -1;

@@ -153,14 +153,24 @@ private slots:
         const auto merge = make_proposer("pair-merge");
         QCOMPARE(merge->name(), std::string_view("pair-merge"));
         QVERIFY(dynamic_cast<PairMergeProposer*>(merge.get()));
-        QCOMPARE(proposer_names(), (std::vector<std::string>{"manual", "pair-merge"}));
+        // Every row of the table builds a proposer answering to its name.
+        for (const std::string& name : proposer_names())
+            QCOMPARE(make_proposer(name)->name(), std::string_view(name));
+        QVERIFY(proposer_names().size() >= 5);
         try {
-            make_proposer("h2o");
+            make_proposer("h3o");
             QFAIL("no error");
         } catch (const UnknownProposer& e) {
-            QCOMPARE(e.name(), std::string("h2o"));
-            QVERIFY2(std::string(e.what()).find("manual, pair-merge") != std::string::npos,
+            QCOMPARE(e.name(), std::string("h3o"));
+            QVERIFY2(std::string(e.what()).find("manual, pair-merge, streaming-llm") !=
+                         std::string::npos,
                      e.what());
+        }
+        try {
+            make_proposer("h2o", PolicyOptions{PolicyBudget{4, 8, 0}, 0, {}});
+            QFAIL("a window of 0 was taken");
+        } catch (const PolicyInputError& e) {
+            QVERIFY2(std::string(e.what()).find("window") != std::string::npos, e.what());
         }
     }
 
