@@ -397,6 +397,73 @@ private slots:
         QVERIFY2(gate_sse < 0.8 * mean_sse,
                  qPrintable(QString("%1 vs %2").arg(gate_sse).arg(mean_sse)));
     }
+
+    // `smartkv` on the embedded model: at the bulk prune every layer keeps the rows with the
+    // highest gate scores, and the scores the policy keeps and the ledger records are the
+    // gate's on the pre-RoPE key, recomputed here from the cached K rows (taken before the
+    // prune) rotated back in float64.
+    void smartkv_keeps_the_rows_the_gate_ranks_highest() {
+        SessionOptions o = session_options("builtin:default", 4);
+        o.proposer = "smartkv";
+        o.policy.budget = {2, 10, 4};
+        Session session(o);
+        session.start(
+            "And it came to pass, when the king had heard the words of the book of the law, that "
+            "he "
+            "rent his clothes. And the king commanded Hilkiah the priest, and Ahikam the son of "
+            "Shaphan");
+        const StateManager& state = session.state();
+        const ModelConfig& c = state.engine().model().config;
+        const GateMlp gate = read_gate_file(gate_beside_model("builtin:default")->string());
+        const int rows = state.rows(0);
+        QVERIFY(rows > 2 * (2 + 10 + 4));
+        // [layer][id]: the gate's score of each prompt row, from its K before the prune.
+        std::vector<std::map<int64_t, float>> want(size_t(c.n_layers));
+        for (int l = 0; l < c.n_layers; ++l)
+            for (int row = 0; row < rows; ++row) {
+                std::vector<float> key(size_t(c.kv_dim()));
+                for (int h = 0; h < c.n_kv_heads; ++h) {
+                    std::vector<double> head(size_t(c.head_dim));
+                    for (int j = 0; j < c.head_dim; ++j)
+                        head[size_t(j)] = state.cache().k_row(l, row)[h * c.head_dim + j];
+                    test::reference_rope(head.data(), c.head_dim,
+                                         -double(state.layer_map(l).rope_pos[size_t(row)]),
+                                         c.rope_theta, c.rope_layout);
+                    for (int j = 0; j < c.head_dim; ++j)
+                        key[size_t(h * c.head_dim + j)] = float(head[size_t(j)]);
+                }
+                want[size_t(l)][state.layer_map(l).pos2ledger[size_t(row)]] = gate.score(l, key);
+            }
+        session.step();
+        const FramePtr f = session.frame();
+        QVERIFY(f->all_invariants_pass());
+        QCOMPARE(f->selection.size(), size_t(c.n_layers));
+        for (int l = 0; l < c.n_layers; ++l) {
+            QCOMPARE(state.rows(l), 2 + 10 + 4);
+            float lowest_kept = INFINITY, highest_pruned = -INFINITY;
+            for (const auto& [score, id] : f->selection[size_t(l)].high_value) {
+                QVERIFY(std::abs(score - want[size_t(l)].at(id)) < 1e-4f);
+                lowest_kept = std::min(lowest_kept, score);
+            }
+            int pruned = 0;
+            for (const auto& [id, score] : want[size_t(l)]) {
+                const Removal& r = state.ledger().at(id).removal[size_t(l)];
+                if (r.cause.reason != RemovalReason::BulkPrune || r.tick < 0) continue;
+                QVERIFY(r.cause.score.has_value());
+                QVERIFY(std::abs(*r.cause.score - score) < 1e-4f);
+                highest_pruned = std::max(highest_pruned, score);
+                ++pruned;
+            }
+            QCOMPARE(pruned, rows - (2 + 10 + 4));
+            QVERIFY2(highest_pruned <= lowest_kept,
+                     qPrintable(QString("layer %1: pruned %2 > kept %3")
+                                    .arg(l)
+                                    .arg(highest_pruned)
+                                    .arg(lowest_kept)));
+        }
+        // Layers choose differently: the gate is per layer.
+        QVERIFY(f->selection[0].high_value != f->selection[1].high_value);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGate)
