@@ -1,8 +1,10 @@
 // kvw run: tick transactions headless, with a proposer, injected actions and a trace.
 #include <cstdio>
+#include <optional>
 
 #include "commands.h"
 #include "common_options.h"
+#include "core/policy/gate/lifespan_recorder.h"
 #include "core/session/session.h"
 #include "core/state/action_json.h"
 #include "sampling_args.h"
@@ -14,6 +16,26 @@ namespace {
 
 const char* outcome(const TickResult& r) {
     return r.rejected ? "rejected" : r.aborted ? "aborted+rebuilt" : "ok";
+}
+
+void write_lifespans(const LifespanRecorder& recorder, const std::string& path) {
+    const LifespanRecords& records = recorder.records();
+    write_lifespans_file(records, path);
+    size_t total = 0;
+    double sum = 0.0;
+    size_t zero = 0;
+    for (const LifespanRecords::Layer& layer : records.layers) {
+        total += layer.count();
+        for (const float t : layer.lifespans) {
+            sum += t;
+            zero += t == 0.0f;
+        }
+    }
+    std::printf(
+        "lifespans: %s (%zu records over %d layers, mean %.2f ticks, %.1f%% never above "
+        "threshold; %zu censored and dropped)\n",
+        path.c_str(), total, records.n_layers, total ? sum / double(total) : 0.0,
+        total ? 100.0 * double(zero) / double(total) : 0.0, recorder.censored());
 }
 
 int run_run(const CliArgs& args) {
@@ -30,12 +52,22 @@ int run_run(const CliArgs& args) {
     const ActionList injected =
         args.has("actions") ? read_action_list_file(args.get("actions")) : ActionList{};
 
+    LifespanOptions lifespan;
+    lifespan.threshold = float(args.get_double("lifespan-threshold"));
+    lifespan.horizon = int(args.get_count("lifespan-horizon", INT32_MAX));
+
     Session session(options);
     session.start(args.get("prompt"));
     if (!injected.empty()) session.inject(injected);
+    std::optional<LifespanRecorder> recorder;
+    if (args.has("record-lifespans")) {
+        recorder.emplace(session.state(), lifespan);
+        recorder->begin(session.state());
+    }
     std::printf("tick  token  rows(l0)  actions  outcome  invariants  state_hash\n");
     for (long i = 0; i < ticks; ++i) {
         const TickResult r = session.step();
+        if (recorder) recorder->observe(session.state(), session.tick());
         const FramePtr f = session.frame();
         const int32_t token = session.trace().events().back().at("token").get<int32_t>();
         std::printf("%4lld  %5d  %8d  %7zu  %-8s %-10s  %016llx\n", static_cast<long long>(f->tick),
@@ -50,6 +82,7 @@ int run_run(const CliArgs& args) {
         std::printf("trace: %s (%zu events)\n", args.get("trace").c_str(),
                     session.trace().events().size());
     }
+    if (recorder) write_lifespans(*recorder, args.get("record-lifespans"));
     return 0;
 }
 
@@ -64,6 +97,14 @@ CommandSpec run_command() {
     for (const OptionSpec& o : session_options()) options.push_back(o);
     options.push_back({"actions", "FILE", "", "an action list (JSON) queued for the first tick"});
     options.push_back({"trace", "OUT", "", "write the NDJSON trace that kvw replay repeats"});
+    options.push_back({"record-lifespans", "OUT", "",
+                       "record each generated token's key and lifespan per layer (GGUF) for "
+                       "kvw train-gate; needs the full cache"});
+    options.push_back({"lifespan-threshold", "X", "2",
+                       "attention share (1 = a uniform row's) a token must reach to count as "
+                       "alive"});
+    options.push_back(
+        {"lifespan-horizon", "TICKS", "64", "ticks each token is watched; later ones are dropped"});
     options.push_back(
         {"capacity", "ROWS", "0",
          "rows per layer, at most the model's context and what memory allows; 0: the model's "

@@ -6,10 +6,10 @@ namespace kvw::cli {
 
 const std::vector<CommandSpec>& command_table() {
     static const std::vector<CommandSpec> table = {
-        generate_command(), tokenize_command(),       info_command(),         perplexity_command(),
-        compare_command(),  sweep_command(),          make_model_command(),   run_command(),
-        replay_command(),   soak_command(),           bench_decode_command(), bench_edits_command(),
-        bench_ui_command(), bench_policies_command(),
+        generate_command(),    tokenize_command(), info_command(),           perplexity_command(),
+        compare_command(),     sweep_command(),    make_model_command(),     run_command(),
+        replay_command(),      soak_command(),     train_gate_command(),     bench_decode_command(),
+        bench_edits_command(), bench_ui_command(), bench_policies_command(),
     };
     return table;
 }

@@ -28,6 +28,7 @@ CommandSpec make_model_command();
 CommandSpec run_command();
 CommandSpec replay_command();
 CommandSpec soak_command();
+CommandSpec train_gate_command();
 CommandSpec bench_decode_command();
 CommandSpec bench_edits_command();
 CommandSpec bench_ui_command();

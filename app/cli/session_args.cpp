@@ -40,6 +40,8 @@ OptionTable session_options() {
          "selective policies: high-value rows per layer, chosen by the policy's score"},
         {"window", "W", std::to_string(fallback.window),
          "selective policies: most recent rows every layer keeps (at least 1)"},
+        {"gate", "FILE", "",
+         "smartkv: the gate sidecar (*.gate.gguf); default: the one beside the model"},
         {"rope", "NAME", "final_index",
          "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
         {"layout", "NAME", "contiguous", "cache layout: " + names_of(kLayouts, cache_layout_name)},
@@ -57,6 +59,7 @@ PolicyOptions policy_options_from_args(const CliArgs& args) {
     o.budget.window = int(args.get_count("window", INT32_MAX));
     if (o.budget.window < 1) throw UsageError("--window must be at least 1");
     o.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    if (args.has("gate")) o.gate = args.get("gate");
     return o;
 }
 

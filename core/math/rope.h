@@ -61,4 +61,11 @@ KVW_HD void rope_rerotate(float* x, int head_dim, double delta, float theta, Rop
     rope_rotate(x, head_dim, delta, theta, layout);
 }
 
+// Undoes rope_rotate at position pos: the head vector as it was before RoPE (rotations by pos
+// and -pos compose to the identity, up to float rounding). The SmartKV gate scores the
+// un-rotated key, so its score does not depend on where a row sits (docs/ARCHITECTURE.md §12).
+KVW_HD void rope_unrotate(float* x, int head_dim, double pos, float theta, RopeLayout layout) {
+    rope_rotate(x, head_dim, -pos, theta, layout);
+}
+
 }  // namespace kvw

@@ -1,6 +1,7 @@
 #include "core/policy/policy_table.h"
 
 #include "core/policy/attention_scorer.h"
+#include "core/policy/gate/smartkv_scorer.h"
 #include "core/policy/manual_proposer.h"
 #include "core/policy/pair_merge_proposer.h"
 #include "core/policy/policy_error.h"
@@ -40,6 +41,12 @@ const std::vector<PolicyInfo>& table() {
         {"random", "sinks + window + B rows drawn at random (seeded by --seed)", true,
          selective("random",
                    [](const PolicyOptions& o) { return std::make_unique<RandomScorer>(o.seed); })},
+        {"smartkv",
+         "sinks + window + the B rows the gate MLP expects to be attended longest (--gate; "
+         "default: the NAME.gate.gguf beside the model)",
+         true,
+         selective("smartkv",
+                   [](const PolicyOptions& o) { return std::make_unique<SmartKvScorer>(o.gate); })},
     };
     return rows;
 }

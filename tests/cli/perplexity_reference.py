@@ -60,7 +60,10 @@ def rope_adjacent_pairs(x, theta):
     return out
 
 
-def all_logits(cfg, w, ids):
+def all_logits(cfg, w, ids, record=None):
+    """Logits of every position. With a list as `record`, appends per layer a dict with the
+    pre-RoPE keys ("k": [T, kv_heads, head_dim]) and the attention weights ("probs":
+    [heads, T, T])."""
     T, H, KV = len(ids), cfg["heads"], cfg["kv_heads"]
     hd = cfg["hidden"] // H
     x = w["token_embd.weight"][ids]
@@ -69,15 +72,20 @@ def all_logits(cfg, w, ids):
         p = f"blk.{layer}."
         h = rms_norm(x, w[p + "attn_norm.weight"], cfg["eps"])
         q = rope_adjacent_pairs((h @ w[p + "attn_q.weight"].T).reshape(T, H, hd), cfg["theta"])
-        k = rope_adjacent_pairs((h @ w[p + "attn_k.weight"].T).reshape(T, KV, hd), cfg["theta"])
+        k_pre = (h @ w[p + "attn_k.weight"].T).reshape(T, KV, hd)
+        k = rope_adjacent_pairs(k_pre, cfg["theta"])
         v = (h @ w[p + "attn_v.weight"].T).reshape(T, KV, hd)
         out = np.zeros((T, H, hd))
+        all_probs = np.zeros((H, T, T))
         for head in range(H):
             kv = head // (H // KV)
             scores = q[:, head] @ k[:, kv].T / math.sqrt(hd)
             scores[causal] = -np.inf
             probs = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            out[:, head] = (probs / probs.sum(axis=-1, keepdims=True)) @ v[:, kv]
+            all_probs[head] = probs / probs.sum(axis=-1, keepdims=True)
+            out[:, head] = all_probs[head] @ v[:, kv]
+        if record is not None:
+            record.append({"k": k_pre, "probs": all_probs})
         x = x + out.reshape(T, H * hd) @ w[p + "attn_output.weight"].T
         h = rms_norm(x, w[p + "ffn_norm.weight"], cfg["eps"])
         gate, up = h @ w[p + "ffn_gate.weight"].T, h @ w[p + "ffn_up.weight"].T

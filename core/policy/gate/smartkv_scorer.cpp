@@ -1,0 +1,47 @@
+#include "core/policy/gate/smartkv_scorer.h"
+
+#include "core/policy/gate/gate_file.h"
+#include "core/policy/gate/gate_key.h"
+#include "core/policy/gate/gate_sidecar.h"
+#include "core/policy/policy_error.h"
+#include "core/state/state_manager.h"
+
+namespace kvw {
+
+SmartKvScorer::SmartKvScorer(std::string gate_path) : path_(std::move(gate_path)) {
+    if (!path_.empty()) gate_ = std::make_shared<const GateMlp>(read_gate_file(path_));
+}
+
+const GateMlp& SmartKvScorer::gate_for(const StateManager& state) {
+    const Model& model = state.engine().model();
+    if (!gate_) {
+        const auto beside = gate_beside_model(model.source);
+        if (!beside)
+            throw PolicyInputError("smartkv: no gate given (--gate) and no sidecar beside model '" +
+                                   model.source + "' (NAME.gate.gguf next to NAME.gguf)");
+        path_ = beside->string();
+        gate_ = std::make_shared<const GateMlp>(read_gate_file(path_));
+    }
+    if (!checked_) {
+        const GateShape& g = gate_->shape();
+        if (g.n_layers != model.config.n_layers || g.input_dim != model.config.kv_dim())
+            throw PolicyInputError("smartkv: gate " + path_ + " has " + std::to_string(g.n_layers) +
+                                   " layers of input " + std::to_string(g.input_dim) + ", model '" +
+                                   model.source + "' has " + std::to_string(model.config.n_layers) +
+                                   " layers with keys of " + std::to_string(model.config.kv_dim()) +
+                                   " floats");
+        checked_ = true;
+    }
+    return *gate_;
+}
+
+void SmartKvScorer::observe(const StateManager& state, bool) { gate_for(state); }
+
+float SmartKvScorer::score(const ScoredRow& row, const StateManager& state) {
+    const GateMlp& gate = gate_for(state);
+    const std::vector<float> key =
+        gate_key(row.k, row.rope_pos, state.engine().model().config, gate.key_kind());
+    return gate.score(row.layer, key);
+}
+
+}  // namespace kvw
