@@ -167,7 +167,8 @@ void StateManager::collapse(const LayerSet& layer_set, int row, int level, int64
             std::vector<int> token_blocks;
             int r = row;
             for (int b = 0; b < wlod_k_; ++b) {
-                if (!gist(layer_map(group.front()).pos2ledger[size_t(r)])) token_blocks.push_back(r);
+                if (!gist(layer_map(group.front()).pos2ledger[size_t(r)]))
+                    token_blocks.push_back(r);
                 r += gist(layer_map(group.front()).pos2ledger[size_t(r)]) ? 1 : wlod_k_;
             }
             for (auto it = token_blocks.rbegin(); it != token_blocks.rend(); ++it)
@@ -210,12 +211,13 @@ void StateManager::expand(const LayerSet& layer_set, int row, int64_t tick) {
                                       std::to_string(rows(l)) + ") in layer " + std::to_string(l));
         const int64_t id = layer_map(l).pos2ledger[size_t(row)];
         if (!gist(id))
-            shape_error("expand", "row " + std::to_string(row) + " in layer " +
-                                      std::to_string(l) + " holds a token, not a gist");
+            shape_error("expand", "row " + std::to_string(row) + " in layer " + std::to_string(l) +
+                                      " holds a token, not a gist");
         cache_->check_room(l, wlod_k_ - 1);
         held.push_back({id});
     }
-    for (const std::vector<int>& group : group_by_rows(layers, held)) expand_group(group, row, tick);
+    for (const std::vector<int>& group : group_by_rows(layers, held))
+        expand_group(group, row, tick);
 }
 
 }  // namespace kvw

@@ -75,8 +75,8 @@ void WlodContext::regenerate_gists(const StateManager& state, int layer) {
     // Entries of nodes that no longer exist, or are no longer complete, go.
     for (auto it = t.gists.begin(); it != t.gists.end();) {
         const auto& nodes = tree.level(it->first.first);
-        const bool keep = it->first.second < int64_t(nodes.size()) &&
-                          nodes[size_t(it->first.second)].complete;
+        const bool keep =
+            it->first.second < int64_t(nodes.size()) && nodes[size_t(it->first.second)].complete;
         it = keep ? std::next(it) : t.gists.erase(it);
     }
     for (int level = 1; level <= 2; ++level)  // bottom-up: level 2 pools level 1

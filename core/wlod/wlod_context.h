@@ -56,9 +56,7 @@ public:
     WlodTree tree(const StateManager& state, int layer) const;
     std::set<NodeKey> dirty_hierarchical(int layer) const { return layers_[size_t(layer)].hier; }
     int64_t dirty_temporal_from(int layer) const { return layers_[size_t(layer)].temporal_from; }
-    const Invalidation& last_invalidation(int layer) const {
-        return layers_[size_t(layer)].last;
-    }
+    const Invalidation& last_invalidation(int layer) const { return layers_[size_t(layer)].last; }
     const std::map<NodeKey, std::vector<float>>& gists(int layer) const {
         return layers_[size_t(layer)].gists;
     }

@@ -16,18 +16,18 @@ enum class InContext : uint8_t {
 const char* in_context_name(InContext how);
 
 struct WlodNode {
-    int level = 0;             // 0: a block of K tokens; 1: that block's gist; 2: K blocks' gist
-    int64_t index = 0;         // among the nodes of its level, in time order
-    int64_t first_leaf = 0;    // its span on the timeline: leaves [first_leaf, end_leaf)
+    int level = 0;           // 0: a block of K tokens; 1: that block's gist; 2: K blocks' gist
+    int64_t index = 0;       // among the nodes of its level, in time order
+    int64_t first_leaf = 0;  // its span on the timeline: leaves [first_leaf, end_leaf)
     int64_t end_leaf = 0;
-    bool complete = false;     // the span holds all K (level 0, 1) or K² (level 2) leaves
+    bool complete = false;  // the span holds all K (level 0, 1) or K² (level 2) leaves
     InContext how = InContext::AsTokens;
-    int first_row = -1;        // the working-context rows its span occupies
+    int first_row = -1;  // the working-context rows its span occupies
     int rows = 0;
-    int64_t gist_id = -1;      // the gist record whose row shows it, when AsGist
-    std::vector<float> gist;   // its gist vector, when computed (WlodContext)
-    double t_center = 0.0;     // phase of its central leaf: its gist's RoPE position
-    double sigma = 0.0;        // standard deviation of its leaves' phases
+    int64_t gist_id = -1;     // the gist record whose row shows it, when AsGist
+    std::vector<float> gist;  // its gist vector, when computed (WlodContext)
+    double t_center = 0.0;    // phase of its central leaf: its gist's RoPE position
+    double sigma = 0.0;       // standard deviation of its leaves' phases
     bool dirty_hierarchical = false;
     bool dirty_temporal = false;
 };
