@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "core/math/mean_pool.h"
+#include "core/state/action_json.h"
 #include "core/state/state_error.h"
+#include "core/state/tick.h"
 #include "core/wlod/gist_net.h"
 #include "core/wlod/wlod_context.h"
 #include "state_fixture.h"
@@ -259,6 +261,51 @@ private slots:
         QVERIFY(refused([&] { s.expand({}, 10, 1); }));      // no such row
         s.collapse({}, 0, 1, 1);
         QVERIFY_THROWS_EXCEPTION(StateError, s.collapse({}, 0, 1, 2));  // already a gist
+    }
+
+    // The JSON actions, their pre-flight rules against the state's wLOD shape, and a tick that
+    // applies them.
+    void actions_json_and_preflight() {
+        const ActionList list = parse_action_list(R"([{"action":"collapse","pos":32,"level":1},)"
+                                                  R"({"action":"expand","pos":5,"layers":[1]}])");
+        QCOMPARE(list.size(), size_t(2));
+        QCOMPARE(std::get<CollapseAction>(list[0].op), (CollapseAction{32, 1}));
+        QCOMPARE(std::get<ExpandAction>(list[1].op), (ExpandAction{5}));
+        QCOMPARE(list[1].layers, std::vector<int>{1});
+        QCOMPARE(parse_action_list(to_json(list)), list);
+        QVERIFY_THROWS_EXCEPTION(ActionParseError,
+                                 parse_action_list(R"({"action":"collapse","pos":3})"));
+
+        std::mt19937 rng(4);
+        StateManager s = make_wlod_state(64);
+        s.append(random_tokens(rng, 18), EntryKind::Prompt, 0);
+        auto rules = [&](const ActionList& l) {
+            std::vector<ValidationRule> out;
+            for (const ValidationError& e : validate_action_list(l, sequence_shape(s)))
+                out.push_back(e.rule);
+            return out;
+        };
+        using R = std::vector<ValidationRule>;
+        QCOMPARE(rules({Action{CollapseAction{2, 1}, {}}}), R{ValidationRule::NotABlock});
+        QCOMPARE(rules({Action{CollapseAction{16, 1}, {}}}), R{ValidationRule::NotABlock});
+        QCOMPARE(rules({Action{CollapseAction{4, 3}, {}}}), R{ValidationRule::WlodLevel});
+        QCOMPARE(rules({Action{ExpandAction{4}, {}}}), R{ValidationRule::NotAGist});
+        QVERIFY(
+            rules({Action{CollapseAction{4, 1}, {}}, Action{CollapseAction{12, 1}, {0}}}).empty());
+
+        const TickResult t = apply_action_list(
+            s, {Action{CollapseAction{4, 1}, {}}, Action{CollapseAction{12, 1}, {0}}}, 1);
+        QVERIFY(!t.rejected && !t.aborted);
+        QCOMPARE(s.rows(0), 12);
+        QCOMPARE(s.rows(1), 15);
+        QCOMPARE(rules({Action{DeleteAction{3}, {}}}), R{ValidationRule::EditBeforeGist});
+        QVERIFY(rules({Action{DeleteAction{13}, {1}}}).empty());
+        QVERIFY(rules({Action{CollapseAction{0, 2}, {}}}).empty());  // tokens and gists: 16
+        QCOMPARE(rules({Action{CollapseAction{1, 2}, {}}}), R{ValidationRule::NotABlock});
+        const TickResult back = apply_action_list(s, {Action{ExpandAction{4}, {}}}, 2);
+        QVERIFY(!back.rejected && !back.aborted);
+        QCOMPARE(s.rows(0), 15);
+        QCOMPARE(s.rows(1), 18);
     }
 
     // Random streams of collapse / expand / token edits, per layer or on all layers, against
