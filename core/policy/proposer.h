@@ -15,6 +15,11 @@ struct ProposerInput {
     const std::vector<std::vector<int32_t>>& row_tokens;  // [layer][row]: token id of each row
     const std::vector<std::vector<float>>& brightness;    // [layer][row]
     const Tokenizer& tokenizer;
+    // wLOD (ARCHITECTURE §14), for the focus proposer: [layer][row] 0 for a token row, else the
+    // gist's level (null when wLOD is off), the block size K and the row budget W_max.
+    const std::vector<std::vector<uint8_t>>* row_levels = nullptr;
+    int wlod_k = 0;
+    int64_t wlod_max = 0;
 };
 
 // Suggests Step 4 actions in the positions of the current cache. Proposals are merged with the
@@ -27,7 +32,7 @@ public:
     virtual std::string_view name() const = 0;
 };
 
-// The proposers by name: "manual", "pair-merge". Throws UnknownProposer.
+// The proposers by name: "manual", "pair-merge", "focus". Throws UnknownProposer.
 std::unique_ptr<Proposer> make_proposer(std::string_view name);
 std::vector<std::string> proposer_names();
 

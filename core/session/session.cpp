@@ -40,9 +40,16 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
 Session::~Session() = default;
 
 void Session::new_state() {
-    state_ = std::make_unique<StateManager>(
-        *engine_,
-        StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout});
+    StateOptions so{options_.capacity, options_.rope_policy, options_.guard, options_.layout};
+    if (options_.wlod_k > 0) so.wlod_k = options_.wlod_k;
+    state_ = std::make_unique<StateManager>(*engine_, so);
+    wlod_.reset();
+    if (options_.wlod_k > 0) {
+        WlodOptions wo;
+        wo.w_max = options_.wlod_max;
+        wo.full_recompute_below = options_.wlod_full_recompute_below;
+        wlod_ = std::make_unique<WlodContext>(*state_, wo);
+    }
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();
@@ -194,7 +201,17 @@ void Session::require_started(const char* command) const {
     if (!started_) throw SessionNotStarted(command);
 }
 
-void Session::refresh_invariants() { invariants_.record(state_->check_invariants(), tick_); }
+// Every change of the state ends here, so this is also where wLOD regenerates what the change
+// made dirty, before its invariants are checked.
+void Session::refresh_invariants() {
+    std::vector<InvariantResult> results = state_->check_invariants();
+    if (wlod_) {
+        wlod_->regenerate(*state_);
+        const std::vector<InvariantResult> w = wlod_->check_invariants(*state_);
+        results.insert(results.end(), w.begin(), w.end());
+    }
+    invariants_.record(results, tick_);
+}
 
 // Records made at or after `first_id` enter the cache at full brightness in every layer that
 // holds them (ARCHITECTURE §2.1: a new row has not yet had the chance to be attended to).
