@@ -1,5 +1,7 @@
 #include "session_args.h"
 
+#include <climits>
+
 namespace kvw::cli {
 
 namespace {
@@ -26,6 +28,8 @@ OptionTable session_options() {
         {"rope", "NAME", "final_index",
          "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
         {"layout", "NAME", "contiguous", "cache layout: " + names_of(kLayouts, cache_layout_name)},
+        {"wlod-k", "K", "0", "tokens per wLOD block (gists of K and K*K tokens); 0: wLOD off"},
+        {"wlod-max", "W", "0", "rows the focus policy keeps the context within; 0: no budget"},
     };
 }
 
@@ -37,6 +41,11 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     const auto layout = parse_cache_layout(args.get("layout"));
     if (!layout) throw UsageError("--layout takes " + names_of(kLayouts, cache_layout_name));
     options.layout = *layout;
+    options.wlod_k = int(args.get_count("wlod-k", 1 << 20));
+    if (options.wlod_k == 1) throw UsageError("--wlod-k takes 0 (off) or a block size >= 2");
+    options.wlod_max = args.get_count("wlod-max", INT32_MAX);
+    if (options.proposer == "focus" && (options.wlod_k == 0 || options.wlod_max == 0))
+        throw UsageError("--policy focus needs --wlod-k K and --wlod-max W");
 }
 
 }  // namespace kvw::cli
