@@ -86,7 +86,7 @@ int run_bench_wlod(const CliArgs& args) {
     ctx.regenerate(s);
 
     std::printf("kvw bench wlod: %s, %d tokens (context %d), K = %d, %s backend, median of %d\n",
-                model_name.c_str(), tokens, context, k, backend->name().c_str(), reps);
+                model_name.c_str(), tokens, context, k, std::string(backend->name()).c_str(), reps);
     std::vector<Row> rows;
     int64_t tick = 1;
     for (const char* edit : {"replace_pair", "collapse L1"}) {
