@@ -48,21 +48,20 @@ int64_t WlodTreeView::leafCount() const {
     return blocks.empty() ? 0 : blocks.back().end_leaf;
 }
 
-QRectF WlodTreeView::nodeRect(const WlodNode& node) const {
+QRectF WlodTreeView::nodeRect(int level, int64_t first_leaf, int64_t end_leaf) const {
     const double x0 = kMargin + kLabelWidth;
     const double w = std::max(1.0, width() - x0 - kMargin);
     const double band = (height() - kLegend - 2 * kMargin) / 3.0;
     const double scale = w / double(std::max<int64_t>(leafCount(), 1));
-    const double top = kLegend + kMargin + band * (2 - node.level);
-    return {x0 + scale * double(node.first_leaf), top,
-            scale * double(node.end_leaf - node.first_leaf), band - 2};
+    const double top = kLegend + kMargin + band * (2 - level);
+    return {x0 + scale * double(first_leaf), top, scale * double(end_leaf - first_leaf), band - 2};
 }
 
 std::pair<int, int64_t> WlodTreeView::nodeAt(QPointF p) const {
     if (!frame_ || size_t(layer_) >= frame_->wlod.size()) return {-1, 0};
     for (int level = 0; level < 3; ++level)
         for (const WlodNode& n : frame_->wlod[size_t(layer_)].levels[level])
-            if (nodeRect(n).contains(p)) return {level, n.index};
+            if (nodeRect(n.level, n.first_leaf, n.end_leaf).contains(p)) return {level, n.index};
     return {-1, 0};
 }
 
@@ -103,11 +102,12 @@ void WlodTreeView::paintEvent(QPaintEvent*) {
                    .arg(frame_->wlod_k));
 
     for (int level = 0; level < 3; ++level) {
-        const QRectF band = nodeRect(WlodNode{level, 0, 0, 0});
+        const QRectF band = nodeRect(level, 0, 0);
+        p.setPen(palette().windowText().color());
         p.drawText(QRectF(kMargin, band.top(), kLabelWidth, band.height()), Qt::AlignVCenter,
                    QString("L%1").arg(level));
         for (const WlodNode& n : wf.levels[level]) {
-            const QRectF r = nodeRect(n).adjusted(0.5, 0, -0.5, 0);
+            const QRectF r = nodeRect(n.level, n.first_leaf, n.end_leaf).adjusted(0.5, 0, -0.5, 0);
             const QColor fill = in_context_color(n.how);
             if (n.complete) {
                 p.fillRect(r, fill);
@@ -135,8 +135,7 @@ void WlodTreeView::paintEvent(QPaintEvent*) {
         }
     }
     if (wf.last.temporal_from >= 0 && leafCount() > 0) {
-        const double x0 =
-            nodeRect(WlodNode{0, 0, wf.last.temporal_from, wf.last.temporal_from}).left();
+        const double x0 = nodeRect(0, wf.last.temporal_from, wf.last.temporal_from).left();
         p.setPen(QPen(fail_color(), 2));
         p.drawLine(QPointF(x0, kLegend + kMargin), QPointF(x0, height() - kMargin));
     }

@@ -28,7 +28,8 @@ protected:
 private:
     // The node under a point: (level, index), or level -1.
     std::pair<int, int64_t> nodeAt(QPointF p) const;
-    QRectF nodeRect(const WlodNode& node) const;
+    // The cell of a node of `level` spanning leaves [first_leaf, end_leaf).
+    QRectF nodeRect(int level, int64_t first_leaf, int64_t end_leaf) const;
     int64_t leafCount() const;
 
     FramePtr frame_;
