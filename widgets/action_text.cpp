@@ -29,6 +29,8 @@ QString action_summary_text(const Action& action) {
             [](const AddAction& a) { return QString("add %1").arg(a.token_id); },
             [](const DeleteAction&) { return QString("delete"); },
             [](const InsertAction& a) { return QString("insert [%1]").arg(joined(a.token_ids)); },
+            [](const CollapseAction& a) { return QString("collapse L%1").arg(a.level); },
+            [](const ExpandAction&) { return QString("expand"); },
         },
         action.op);
 }
@@ -41,6 +43,8 @@ QString action_rows_text(const Action& action) {
                           [](const AddAction&) { return QString("end"); },
                           [](const DeleteAction& a) { return QString::number(a.pos); },
                           [](const InsertAction& a) { return QString("before %1").arg(a.pos); },
+                          [](const CollapseAction& a) { return QString("from %1").arg(a.pos); },
+                          [](const ExpandAction& a) { return QString::number(a.pos); },
                       },
                       action.op);
 }

@@ -7,6 +7,7 @@
 #include "widgets/tick_inspector_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/token_strip_view.h"
+#include "widgets/wlod_tree_view.h"
 
 namespace kvw {
 
@@ -30,6 +31,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"tick", "Tick inspector", Qt::RightDockWidgetArea, make<TickInspectorView>},
         {"timeline", "Timeline", Qt::BottomDockWidgetArea, make<TimelineView>},
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
+        {"wlod", "wLOD tree", Qt::BottomDockWidgetArea, make<WlodTreeView>},
     };
     return views;
 }

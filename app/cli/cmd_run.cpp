@@ -1,6 +1,7 @@
 // kvw run: tick transactions headless, with a proposer, injected actions and a trace.
 #include <cstdio>
 #include <optional>
+#include <vector>
 
 #include "commands.h"
 #include "common_options.h"
@@ -76,7 +77,9 @@ int run_run(const CliArgs& args) {
                     static_cast<unsigned long long>(f->state_hash));
         if (!f->last_error.empty()) std::printf("      %s\n", f->last_error.c_str());
     }
-    std::printf("text: %s\n", session.model().tokenizer.decode(session.state().tokens(0)).c_str());
+    std::vector<int32_t> text_ids = session.state().tokens(0);
+    std::erase(text_ids, -1);  // wLOD gist rows stand for tokens without being one
+    std::printf("text: %s\n", session.model().tokenizer.decode(text_ids).c_str());
     if (args.has("trace")) {
         session.trace().write(args.get("trace"));
         std::printf("trace: %s (%zu events)\n", args.get("trace").c_str(),

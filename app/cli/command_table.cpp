@@ -6,10 +6,25 @@ namespace kvw::cli {
 
 const std::vector<CommandSpec>& command_table() {
     static const std::vector<CommandSpec> table = {
-        generate_command(),    tokenize_command(), info_command(),           perplexity_command(),
-        compare_command(),     sweep_command(),    make_model_command(),     run_command(),
-        replay_command(),      soak_command(),     train_gate_command(),     bench_decode_command(),
-        bench_edits_command(), bench_ui_command(), bench_policies_command(),
+        // One command per line, so that adding one is a one-line change.
+        // clang-format off
+        generate_command(),
+        tokenize_command(),
+        info_command(),
+        perplexity_command(),
+        compare_command(),
+        sweep_command(),
+        make_model_command(),
+        run_command(),
+        replay_command(),
+        soak_command(),
+        train_gate_command(),
+        bench_decode_command(),
+        bench_edits_command(),
+        bench_ui_command(),
+        bench_policies_command(),
+        bench_wlod_command(),
+        // clang-format on
     };
     return table;
 }

@@ -35,6 +35,7 @@ CommandSpec bench_ui_command();
 CommandSpec compare_command();
 CommandSpec sweep_command();
 CommandSpec bench_policies_command();
+CommandSpec bench_wlod_command();
 
 // Every command, in the order `kvw --help` lists them.
 const std::vector<CommandSpec>& command_table();

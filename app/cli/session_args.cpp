@@ -1,5 +1,7 @@
 #include "session_args.h"
 
+#include <climits>
+
 namespace kvw::cli {
 
 namespace {
@@ -49,6 +51,8 @@ OptionTable session_options() {
          "storage type of cached K rows: " + names_of(kKvTypes, kv_type_name) +
              " (int8, fp8: E4M3 with a scale per row and KV head)"},
         {"v-type", "TYPE", "f32", "storage type of cached V rows, as --k-type"},
+        {"wlod-k", "K", "0", "tokens per wLOD block (gists of K and K*K tokens); 0: wLOD off"},
+        {"wlod-max", "W", "0", "rows the focus policy keeps the context within; 0: no budget"},
     };
 }
 
@@ -80,6 +84,11 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     options.layout = *layout;
     options.k_type = kv_type_option(args, "k-type");
     options.v_type = kv_type_option(args, "v-type");
+    options.wlod_k = int(args.get_count("wlod-k", 1 << 20));
+    if (options.wlod_k == 1) throw UsageError("--wlod-k takes 0 (off) or a block size >= 2");
+    options.wlod_max = args.get_count("wlod-max", INT32_MAX);
+    if (options.proposer == "focus" && (options.wlod_k == 0 || options.wlod_max == 0))
+        throw UsageError("--policy focus needs --wlod-k K and --wlod-max W");
 }
 
 }  // namespace kvw::cli

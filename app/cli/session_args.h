@@ -5,10 +5,10 @@
 
 namespace kvw::cli {
 
-// --policy, --sink, --budget, --window, --gate, --rope, --layout, --k-type, --v-type: how a
-// Session edits and stores its cache (kvw run, perplexity, compare, sweep). The policy list and
-// its help come from policy_table(). A command taking them also takes --seed (the random
-// policy's seed).
+// --policy, --sink, --budget, --window, --gate, --rope, --layout, --k-type, --v-type, --wlod-k,
+// --wlod-max: how a Session edits and stores its cache (kvw run, perplexity, compare, sweep). The
+// policy list and its help come from policy_table(). A command taking them also takes --seed (the
+// random policy's seed).
 OptionTable session_options();
 // Reads them into `options`. Throws UsageError.
 void read_session_options(const CliArgs& args, SessionOptions& options);

@@ -84,6 +84,16 @@ Transformer::Transformer(std::shared_ptr<const Model> model, Backend& backend, i
     output_norm_ = norm_to_float(w.output_norm);
 }
 
+std::vector<float> Transformer::token_embedding(int32_t token) const {
+    const WeightTensor& table = model_->weights.token_embd;
+    if (token < 0 || token >= table.rows)
+        throw std::invalid_argument("token_embedding: token " + std::to_string(token) +
+                                    " outside the vocabulary of " + std::to_string(table.rows));
+    std::vector<float> row(size_t(table.cols));
+    weight_row_to_float(table, token, row.data());
+    return row;
+}
+
 void Transformer::embed(std::span<const Item> items, float* x) const {
     const ModelConfig& cfg = model_->config;
     for (size_t i = 0; i < items.size(); ++i) {

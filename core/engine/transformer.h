@@ -33,6 +33,9 @@ public:
                           const ForwardOptions& options = {}) const;
 
     const Model& model() const { return *model_; }
+    // The token embedding row of `token` widened to float (n_embd floats); the built-in gists
+    // pool these. Throws std::invalid_argument outside the vocabulary.
+    std::vector<float> token_embedding(int32_t token) const;
     Backend& backend() const { return backend_; }
 
 private:

@@ -58,6 +58,12 @@ void Ledger::mark_removed(int64_t id, int layer, int64_t tick, RemovalCause caus
     if (!e.live_anywhere()) e.died_tick = tick;
 }
 
+void Ledger::mark_collapsed(int64_t id, int layer, int64_t tick) {
+    LedgerEntry& e = entry(id);
+    e.status.at(size_t(layer)) = RowStatus::Collapsed;
+    if (!e.live_anywhere()) e.died_tick = tick;
+}
+
 void Ledger::set_brightness(int64_t id, int layer, float value) {
     entry(id).brightness.at(size_t(layer)) = value;
 }

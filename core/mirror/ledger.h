@@ -13,7 +13,9 @@ enum class EntryKind : uint8_t { Prompt, Generated, Replacement, Inserted, Gist 
 const char* entry_kind_name(EntryKind kind);
 
 // A record's standing in one layer: never written there, held by a cache row, or dropped.
-enum class RowStatus : uint8_t { NeverHeld, Live, Removed };
+// Collapsed: its row was replaced by a gist row that stands for it (ARCHITECTURE §14); expand
+// makes it Live again.
+enum class RowStatus : uint8_t { NeverHeld, Live, Removed, Collapsed };
 
 // One token ever seen by the session (ARCHITECTURE §4). Records are never reordered or deleted;
 // only their per-layer status, brightness, removal and died_tick change.
@@ -50,6 +52,8 @@ public:
     // Records when and why the record left the layer; sets died_tick once it is live in no
     // layer.
     void mark_removed(int64_t id, int layer, int64_t tick, RemovalCause cause = {});
+    // As mark_removed, but the record stays reachable through the gist that covers it.
+    void mark_collapsed(int64_t id, int layer, int64_t tick);
     void set_brightness(int64_t id, int layer, float value);
 
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can

@@ -91,8 +91,13 @@ ActionList PairMergeProposer::propose(const ProposerInput& input) {
     for (size_t l = 0; l < input.row_tokens.size(); ++l)
         if (input.row_tokens[l] == rows) layers.push_back(int(l));
 
+    // A wLOD gist row has no token (-1); an edit at or before it is refused (ARCHITECTURE §14),
+    // so only pairs after the last one are candidates.
+    size_t first = 0;
+    for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r] < 0) first = r + 1;
     std::vector<std::pair<double, int>> pairs;  // (summed brightness, first row)
-    for (size_t r = 0; r + 1 < rows.size(); ++r) {
+    for (size_t r = first; r + 1 < rows.size(); ++r) {
         double sum = 0.0;
         for (const int l : layers)
             sum +=

@@ -1,6 +1,7 @@
 #include "core/policy/policy_table.h"
 
 #include "core/policy/attention_scorer.h"
+#include "core/policy/focus_proposer.h"
 #include "core/policy/gate/smartkv_scorer.h"
 #include "core/policy/manual_proposer.h"
 #include "core/policy/pair_merge_proposer.h"
@@ -32,6 +33,10 @@ const std::vector<PolicyInfo>& table() {
         {"manual", "no proposals: only injected actions", false, plain<ManualProposer>},
         {"pair-merge", "merges the darkest adjacent pair that the vocabulary spells as one token",
          false, plain<PairMergeProposer>},
+        {"focus",
+         "wLOD focus: collapses the oldest, darkest blocks beyond --wlod-max, expands the "
+         "brightest gists when there is room (needs --wlod-k and --wlod-max)",
+         false, plain<FocusProposer>},
         {"streaming-llm", "sinks + the most recent B+W rows (StreamingLLM)", true,
          selective("streaming-llm",
                    [](const PolicyOptions&) { return std::make_unique<RecencyScorer>(); })},

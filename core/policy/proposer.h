@@ -24,6 +24,11 @@ struct ProposerInput {
     // selective policies: ledger ids, K rows, attention mass). The session always gives it;
     // unit tests of proposers that do not need it may leave it null.
     const StateManager* state = nullptr;
+    // wLOD (ARCHITECTURE §14), for the focus proposer: [layer][row] 0 for a token row, else the
+    // gist's level (null when wLOD is off), the block size K and the row budget W_max.
+    const std::vector<std::vector<uint8_t>>* row_levels = nullptr;
+    int wlod_k = 0;
+    int64_t wlod_max = 0;
 };
 
 // Suggests Step 4 actions in the positions of the current cache. Proposals are merged with the

@@ -135,6 +135,14 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
     } else if (word == "inject" || word == "apply") {
         c.kind = word == "inject" ? K::Inject : K::Apply;
         c.actions = parse_actions(in);
+    } else if (word == "collapse" || word == "expand") {
+        // Sugar for `apply` with one wLOD action on every layer (ARCHITECTURE §14).
+        c.kind = K::Apply;
+        const int row = int(in.number("the row", 0));
+        if (word == "collapse")
+            c.actions = {Action{CollapseAction{row, int(in.number("the level", 1))}, {}}};
+        else
+            c.actions = {Action{ExpandAction{row}, {}}};
     } else if (word == "replace-text") {
         c.kind = K::ReplaceText;
         c.row = int(in.number("the first row", 0));

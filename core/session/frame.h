@@ -11,6 +11,7 @@
 #include "core/state/invariant_result.h"
 #include "core/state/rope_policy.h"
 #include "core/state/tick.h"
+#include "core/wlod/wlod_context.h"
 
 namespace kvw {
 
@@ -65,6 +66,13 @@ struct ModelSummary {
     int vocab_size = 0;
 };
 
+// One layer's wLOD tree as the tree view draws it (ARCHITECTURE §14): the nodes of levels 0, 1, 2
+// (gist vectors left out) and what the last change invalidated.
+struct WlodLayerFrame {
+    std::vector<WlodNode> levels[3];
+    Invalidation last;
+};
+
 // An immutable snapshot of a Session for the UI (ARCHITECTURE §6): built on the worker thread,
 // handed to the views by queued signal, never changed afterwards.
 struct Frame {
@@ -84,7 +92,9 @@ struct Frame {
     std::vector<LayerFrame> layers;
     std::vector<LedgerRecord> ledger;  // every record ever, index == id
     std::vector<InvariantStatus> invariants;
-    float brightness_max = 255.0f;  // BrightnessParams::max: the top of the brightness scale
+    int wlod_k = 0;                    // 0: wLOD off
+    std::vector<WlodLayerFrame> wlod;  // [layer], when on
+    float brightness_max = 255.0f;     // BrightnessParams::max: the top of the brightness scale
 
     bool drift_measured = false;  // layers[].drift belong to this state
     int first_diverging_layer = -1;

@@ -40,10 +40,17 @@ Session::~Session() = default;
 
 void Session::new_state() {
     new_proposer();
-    state_ = std::make_unique<StateManager>(
-        *engine_,
-        StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
-                     std::nullopt, options_.k_type, options_.v_type});
+    StateOptions so{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
+                    std::nullopt, options_.k_type, options_.v_type};
+    if (options_.wlod_k > 0) so.wlod_k = options_.wlod_k;
+    state_ = std::make_unique<StateManager>(*engine_, so);
+    wlod_.reset();
+    if (options_.wlod_k > 0) {
+        WlodOptions wo;
+        wo.w_max = options_.wlod_max;
+        wo.full_recompute_below = options_.wlod_full_recompute_below;
+        wlod_ = std::make_unique<WlodContext>(*state_, wo);
+    }
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();
@@ -225,9 +232,16 @@ void Session::require_started(const char* command) const {
     if (!started_) throw SessionNotStarted(command);
 }
 
-// The state's invariants, then those of the proposer's bookkeeping (a selective policy's).
+// The state's invariants, then those of the proposer's bookkeeping (a selective policy's). Every
+// change of the state ends here, so this is also where wLOD regenerates what the change made
+// dirty, before its invariants are checked.
 void Session::refresh_invariants() {
     std::vector<InvariantResult> results = state_->check_invariants();
+    if (wlod_) {
+        wlod_->regenerate(*state_);
+        const std::vector<InvariantResult> w = wlod_->check_invariants(*state_);
+        results.insert(results.end(), w.begin(), w.end());
+    }
     const std::vector<InvariantResult> policy = proposer_->check_invariants(*state_);
     results.insert(results.end(), policy.begin(), policy.end());
     invariants_.record(results, tick_);

@@ -20,6 +20,7 @@
 #include "core/state/drift_report.h"
 #include "core/state/state_manager.h"
 #include "core/state/tick.h"
+#include "core/wlod/wlod_context.h"
 
 namespace kvw {
 
@@ -38,6 +39,11 @@ struct SessionOptions {
     SamplingParams sampling;          // seed included
     BrightnessParams brightness;
     bool guard = true;
+    // wLOD (ARCHITECTURE §14): tokens per block; 0 keeps it off. With it on, every tick ends
+    // with WlodContext::regenerate and the wLOD invariants join the panel.
+    int wlod_k = 0;
+    int64_t wlod_max = 0;                    // W_max, rows the focus policy keeps to; 0: no budget
+    double wlod_full_recompute_below = 0.1;  // WlodOptions::full_recompute_below
 };
 
 // Owns model, engine and coupled state, and runs tick transactions (ARCHITECTURE §2.1):
@@ -107,6 +113,8 @@ public:
     // number of ticks: what `kvw bench policies` divides.
     const StepTimings& summed_timings() const { return summed_timings_; }
     int64_t timed_ticks() const { return timed_ticks_; }
+    // The wLOD bookkeeping; null while wLOD is off.
+    const WlodContext* wlod() const { return wlod_.get(); }
 
     // Test hook (see StateManager::debug_desync_row): breaks the mirror of one row.
     void debug_desync_row(int layer, int row);
@@ -133,6 +141,7 @@ private:
     std::unique_ptr<Transformer> engine_;
     std::unique_ptr<StateManager> state_;
     std::unique_ptr<Proposer> proposer_;
+    std::unique_ptr<WlodContext> wlod_;
     Sampler sampler_;
     Trace trace_;
     InvariantHistory invariants_;

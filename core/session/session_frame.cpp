@@ -28,6 +28,19 @@ FramePtr Session::frame() const {
     f->selection = proposer_->selection();
     f->guard = options_.guard;
     f->prompt = prompt_;
+    if (wlod_) {
+        f->wlod_k = state_->wlod_k();
+        for (int l = 0; l < state_->n_layers(); ++l) {
+            WlodTree tree = wlod_->tree(*state_, l);
+            WlodLayerFrame wf;
+            for (int level = 0; level < 3; ++level) {
+                wf.levels[level] = std::move(tree.level(level));
+                for (WlodNode& n : wf.levels[level]) n.gist.clear();
+            }
+            wf.last = wlod_->last_invalidation(l);
+            f->wlod.push_back(std::move(wf));
+        }
+    }
 
     const Ledger& ledger = state_->ledger();
     f->ledger.reserve(size_t(ledger.size()));

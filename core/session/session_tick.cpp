@@ -57,8 +57,14 @@ ActionList Session::propose_and_merge() {
             b.push_back(state_->ledger().at(id).brightness[size_t(l)]);
         brightness.push_back(std::move(b));
     }
-    const ActionList proposed =
-        proposer_->propose(ProposerInput{row_tokens, brightness, model_->tokenizer, state_.get()});
+    const SequenceShape shape = sequence_shape(*state_);
+    ProposerInput input{row_tokens, brightness, model_->tokenizer, state_.get()};
+    if (wlod_) {
+        input.row_levels = &shape.row_levels;
+        input.wlod_k = state_->wlod_k();
+        input.wlod_max = options_.wlod_max;
+    }
+    const ActionList proposed = proposer_->propose(input);
     MergedActions merged = merge_actions(injected_, proposed);
     for (const DroppedAction& d : merged.dropped)
         spdlog::debug("tick {}: proposed action {} dropped, overlaps kept action {}", tick_ + 1,

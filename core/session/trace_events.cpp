@@ -19,27 +19,33 @@ KvType kv_type_of(const std::string& name, const char* key, const std::string& f
 }  // namespace
 
 nlohmann::json trace_header(const SessionOptions& o) {
-    return {{"kvw_trace", 1},
-            {"model", o.model},
-            {"backend", o.backend},
-            {"capacity", o.capacity},
-            {"rope_policy", rope_policy_name(o.rope_policy)},
-            {"layout", cache_layout_name(o.layout)},
-            {"k_type", kv_type_name(o.k_type)},
-            {"v_type", kv_type_name(o.v_type)},
-            {"proposer", o.proposer},
-            {"policy", policy_options_json(o.policy)},
-            {"guard", o.guard},
-            {"sampling",
-             {{"temperature", o.sampling.temperature},
-              {"top_k", o.sampling.top_k},
-              {"top_p", o.sampling.top_p},
-              {"seed", o.sampling.seed}}},
-            {"brightness",
-             {{"decay", o.brightness.decay},
-              {"boost", o.brightness.boost},
-              {"initial", o.brightness.initial},
-              {"max", o.brightness.max}}}};
+    nlohmann::json h = {{"kvw_trace", 1},
+                        {"model", o.model},
+                        {"backend", o.backend},
+                        {"capacity", o.capacity},
+                        {"rope_policy", rope_policy_name(o.rope_policy)},
+                        {"layout", cache_layout_name(o.layout)},
+                        {"k_type", kv_type_name(o.k_type)},
+                        {"v_type", kv_type_name(o.v_type)},
+                        {"proposer", o.proposer},
+                        {"policy", policy_options_json(o.policy)},
+                        {"guard", o.guard},
+                        {"sampling",
+                         {{"temperature", o.sampling.temperature},
+                          {"top_k", o.sampling.top_k},
+                          {"top_p", o.sampling.top_p},
+                          {"seed", o.sampling.seed}}},
+                        {"brightness",
+                         {{"decay", o.brightness.decay},
+                          {"boost", o.brightness.boost},
+                          {"initial", o.brightness.initial},
+                          {"max", o.brightness.max}}}};
+    // wLOD regenerates the cache every tick, so a replay needs its settings; absent: off.
+    if (o.wlod_k > 0)
+        h["wlod"] = {{"k", o.wlod_k},
+                     {"max", o.wlod_max},
+                     {"full_recompute_below", o.wlod_full_recompute_below}};
+    return h;
 }
 
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {
@@ -70,6 +76,12 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
         o.brightness.boost = b.get<float>("boost");
         o.brightness.initial = b.get<float>("initial");
         o.brightness.max = b.get<float>("max");
+        if (h.has("wlod")) {
+            const JsonFields w = h.object("wlod");
+            o.wlod_k = w.get<int>("k");
+            o.wlod_max = w.get<int64_t>("max");
+            o.wlod_full_recompute_below = w.get<double>("full_recompute_below");
+        }
     } catch (const JsonError& e) {
         throw TraceError(std::string("header: ") + e.what(), 1, file);
     }

@@ -40,8 +40,22 @@ struct DeleteAction {
     bool operator==(const DeleteAction&) const = default;
 };
 
+// wLOD (ARCHITECTURE §14): the whole aligned block of `level` (1: K tokens, 2: K² tokens) whose
+// first row is `pos` becomes one gist row; expand turns the gist row at `pos` into its children.
+struct CollapseAction {
+    int pos = 0;
+    int level = 1;
+    bool operator==(const CollapseAction&) const = default;
+};
+struct ExpandAction {
+    int pos = 0;
+    bool operator==(const ExpandAction&) const = default;
+};
+
 struct Action {
-    std::variant<ReplacePairAction, AddAction, DeleteAction, InsertAction> op;
+    std::variant<ReplacePairAction, AddAction, DeleteAction, InsertAction, CollapseAction,
+                 ExpandAction>
+        op;
     std::vector<int> layers;  // empty: every layer
     bool operator==(const Action&) const = default;
 };

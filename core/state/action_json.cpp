@@ -171,6 +171,8 @@ const std::vector<ActionSchema>& schemas() {
         {"add", {"token_id"}, {}},
         {"delete", {"pos"}, {"reason", "score"}},
         {"insert", {"pos", "token_ids"}, {}},
+        {"collapse", {"pos", "level"}, {}},
+        {"expand", {"pos"}, {}},
     };
     return s;
 }
@@ -190,7 +192,8 @@ Action parse_action(const json& obj, const ActionSite& site) {
                                      [&](const ActionSchema& s) { return name == s.name; });
     if (schema == schemas().end())
         fail(ActionParseErrorKind::UnknownAction, site, "action",
-             "unknown action '" + name + "' (expected replace_pair, add, delete or insert)");
+             "unknown action '" + name +
+                 "' (expected replace_pair, add, delete, insert, collapse or expand)");
 
     for (const auto& [key, value] : obj.items()) {
         const auto listed = [&](const std::vector<std::string>& keys) {
@@ -218,6 +221,11 @@ Action parse_action(const json& obj, const ActionSite& site) {
     } else if (name == "insert") {
         action.op = InsertAction{read_non_negative_int(obj["pos"], site, "pos"),
                                  read_int_array(obj["token_ids"], site, "token_ids")};
+    } else if (name == "collapse") {
+        action.op = CollapseAction{read_non_negative_int(obj["pos"], site, "pos"),
+                                   read_non_negative_int(obj["level"], site, "level")};
+    } else if (name == "expand") {
+        action.op = ExpandAction{read_non_negative_int(obj["pos"], site, "pos")};
     } else {
         action.op = DeleteAction{read_non_negative_int(obj["pos"], site, "pos"),
                                  read_removal_cause(obj, site)};
@@ -356,6 +364,10 @@ json action_object(const Action& action) {
                 return {{"action", "add"}, {"token_id", op.token_id}};
             else if constexpr (std::is_same_v<T, InsertAction>)
                 return {{"action", "insert"}, {"pos", op.pos}, {"token_ids", op.token_ids}};
+            else if constexpr (std::is_same_v<T, CollapseAction>)
+                return {{"action", "collapse"}, {"pos", op.pos}, {"level", op.level}};
+            else if constexpr (std::is_same_v<T, ExpandAction>)
+                return {{"action", "expand"}, {"pos", op.pos}};
             else {
                 json del = {{"action", "delete"}, {"pos", op.pos}};
                 if (op.cause.reason != RemovalReason::Deleted)

@@ -29,6 +29,10 @@ std::string action_name(const Action& action) {
                 return "add " + std::to_string(op.token_id);
             else if constexpr (std::is_same_v<T, InsertAction>)
                 return "insert " + std::to_string(op.pos);
+            else if constexpr (std::is_same_v<T, CollapseAction>)
+                return "collapse " + std::to_string(op.pos) + " level " + std::to_string(op.level);
+            else if constexpr (std::is_same_v<T, ExpandAction>)
+                return "expand " + std::to_string(op.pos);
             else
                 return "delete " + std::to_string(op.pos);
         },
@@ -120,6 +124,86 @@ void check_token(int32_t id, const std::string& field, int index, const Sequence
                    std::to_string(shape.vocab_size) + " tokens");
 }
 
+// The wLOD structure of the sequence (ARCHITECTURE §14), from shape.row_levels: per layer, the
+// first token of each row and the last gist row.
+struct WlodRows {
+    std::vector<std::vector<int64_t>> first_leaf;  // [layer][row + 1]
+    std::vector<int> last_gist;                    // [layer]; -1: none
+    int k = 0;
+
+    explicit WlodRows(const SequenceShape& shape) : k(shape.wlod_k) {
+        for (const std::vector<uint8_t>& levels : shape.row_levels) {
+            std::vector<int64_t> first{0};
+            int last = -1;
+            for (size_t r = 0; r < levels.size(); ++r) {
+                first.push_back(first.back() + span(levels[r]));
+                if (levels[r] > 0) last = int(r);
+            }
+            first_leaf.push_back(std::move(first));
+            last_gist.push_back(last);
+        }
+    }
+    bool known(int layer) const { return k >= 2 && size_t(layer) < first_leaf.size(); }
+    int64_t span(int level) const { return level == 0 ? 1 : level == 1 ? k : int64_t(k) * k; }
+};
+
+// Why the block of `level` at `pos` cannot be collapsed in `layer`; empty when it can.
+std::string block_fault(const WlodRows& w, const SequenceShape& shape, int layer, int pos,
+                        int level) {
+    const std::vector<uint8_t>& levels = shape.row_levels[size_t(layer)];
+    const std::vector<int64_t>& first = w.first_leaf[size_t(layer)];
+    const int64_t span = w.span(level);
+    const std::string where = " in layer " + std::to_string(layer);
+    if (first[size_t(pos)] % span != 0)
+        return "row " + std::to_string(pos) + where + " starts at token " +
+               std::to_string(first[size_t(pos)]) + ", not at a multiple of " +
+               std::to_string(span);
+    size_t r = size_t(pos);
+    for (; r < levels.size() && first[r] - first[size_t(pos)] < span; ++r)
+        if (levels[r] >= level)
+            return "row " + std::to_string(r) + where + " is already a level-" +
+                   std::to_string(levels[r]) + " gist";
+    if (first[r] - first[size_t(pos)] != span)
+        return "the block at row " + std::to_string(pos) + where + " has " +
+               std::to_string(first[r] - first[size_t(pos)]) + " of its " + std::to_string(span) +
+               " tokens";
+    return {};
+}
+
+void check_wlod(const Action& action, int index, const std::vector<int>& layers,
+                const SequenceShape& shape, const WlodRows& w, Report& report) {
+    const std::optional<RowSpan> span = row_span(action);
+    if (!span) return;
+    const int pos = int(span->first);
+    for (int l : layers) {
+        if (!w.known(l) || pos < 0) continue;
+        const int rows = int(shape.row_levels[size_t(l)].size());
+        if (const auto* c = std::get_if<CollapseAction>(&action.op)) {
+            if (pos >= rows || (c->level != 1 && c->level != 2)) return;
+            const std::string fault = block_fault(w, shape, l, pos, c->level);
+            if (fault.empty()) continue;
+            report.add(ValidationRule::NotABlock, index, "pos", fault);
+            return;
+        }
+        if (std::holds_alternative<ExpandAction>(action.op)) {
+            if (pos >= rows || shape.row_levels[size_t(l)][size_t(pos)] > 0) continue;
+            report.add(ValidationRule::NotAGist, index, "pos",
+                       "row " + std::to_string(pos) + " in layer " + std::to_string(l) +
+                           " holds a token, not a gist");
+            return;
+        }
+        if (w.last_gist[size_t(l)] >= pos) {
+            report.add(
+                ValidationRule::EditBeforeGist, index,
+                std::holds_alternative<ReplacePairAction>(action.op) ? "original_pos1" : "pos",
+                "row " + std::to_string(pos) + " is at or before the gist at row " +
+                    std::to_string(w.last_gist[size_t(l)]) + " in layer " + std::to_string(l) +
+                    "; expand it first (an edit would shift its block)");
+            return;
+        }
+    }
+}
+
 void check_fields(const Action& action, int index, const std::vector<int>& layers,
                   const SequenceShape& shape, Report& report) {
     if (const auto* r = std::get_if<ReplacePairAction>(&action.op)) {
@@ -139,6 +223,13 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
         check_token(a->token_id, "token_id", index, shape, report);
     } else if (const auto* d = std::get_if<DeleteAction>(&action.op)) {
         check_position(d->pos, "pos", index, layers, shape, report);
+    } else if (const auto* c = std::get_if<CollapseAction>(&action.op)) {
+        check_position(c->pos, "pos", index, layers, shape, report);
+        if (c->level != 1 && c->level != 2)
+            report.add(ValidationRule::WlodLevel, index, "level",
+                       "level = " + std::to_string(c->level) + " is not 1 or 2");
+    } else if (const auto* e = std::get_if<ExpandAction>(&action.op)) {
+        check_position(e->pos, "pos", index, layers, shape, report);
     } else if (const auto* in = std::get_if<InsertAction>(&action.op)) {
         check_position(in->pos, "pos", index, layers, shape, report, true);
         if (in->token_ids.empty())
@@ -170,10 +261,14 @@ void check_overlaps(const ActionList& list, const std::vector<std::vector<int>>&
     }
 }
 
-int64_t row_delta(const Action& action) {
+// Collapse never grows a layer; expand adds at most K - 1 rows (0 when K is unknown: the
+// StateManager then checks the room itself).
+int64_t row_delta(const Action& action, const SequenceShape& shape) {
     if (const auto* r = std::get_if<ReplacePairAction>(&action.op))
         return int64_t(r->new_token_ids.size()) - 2;
     if (const auto* i = std::get_if<InsertAction>(&action.op)) return int64_t(i->token_ids.size());
+    if (std::holds_alternative<CollapseAction>(action.op)) return 0;
+    if (std::holds_alternative<ExpandAction>(action.op)) return std::max(shape.wlod_k - 1, 0);
     return std::holds_alternative<AddAction>(action.op) ? 1 : -1;
 }
 
@@ -183,7 +278,7 @@ void check_capacity(const ActionList& list, const std::vector<std::vector<int>>&
     std::vector<int64_t> rows(shape.rows_per_layer.begin(), shape.rows_per_layer.end());
     std::vector<bool> reported(rows.size(), false);
     for (const int index : application_order(list)) {
-        const int64_t delta = row_delta(list[size_t(index)]);
+        const int64_t delta = row_delta(list[size_t(index)], shape);
         std::string overflows;  // each layer is reported once, at the action that overfills it
         for (const int l : layers_of[size_t(index)]) {
             const int64_t before = rows[size_t(l)];
@@ -200,6 +295,7 @@ void check_capacity(const ActionList& list, const std::vector<std::vector<int>>&
         const Action& action = list[size_t(index)];
         const char* field = std::holds_alternative<AddAction>(action.op)      ? "token_id"
                             : std::holds_alternative<InsertAction>(action.op) ? "token_ids"
+                            : std::holds_alternative<ExpandAction>(action.op) ? "pos"
                                                                               : "new_token_ids";
         report.add(ValidationRule::CapacityExceeded, index, field,
                    overflows + ", beyond the capacity of " + std::to_string(shape.capacity));
@@ -220,6 +316,10 @@ const char* validation_rule_name(ValidationRule rule) {
         case ValidationRule::CapacityExceeded: return "CapacityExceeded";
         case ValidationRule::TooManyActions: return "TooManyActions";
         case ValidationRule::MoreFaults: return "MoreFaults";
+        case ValidationRule::WlodLevel: return "WlodLevel";
+        case ValidationRule::NotABlock: return "NotABlock";
+        case ValidationRule::NotAGist: return "NotAGist";
+        case ValidationRule::EditBeforeGist: return "EditBeforeGist";
     }
     return "?";
 }
@@ -241,9 +341,11 @@ std::vector<ValidationError> validate_action_list(const ActionList& list,
     const int n_layers = int(shape.rows_per_layer.size());
     std::vector<std::vector<int>> layers_of;
     layers_of.reserve(list.size());
+    const WlodRows wlod(shape);
     for (size_t i = 0; i < list.size(); ++i) {
         layers_of.push_back(affected_layers(list[i], int(i), n_layers, report));
         check_fields(list[i], int(i), layers_of.back(), shape, report);
+        check_wlod(list[i], int(i), layers_of.back(), shape, wlod, report);
     }
     check_overlaps(list, layers_of, n_layers, report);
     check_capacity(list, layers_of, shape, report);

@@ -13,6 +13,10 @@ struct SequenceShape {
     std::vector<int> rows_per_layer;  // live rows of each layer before the list
     int capacity = 0;                 // rows each layer can hold
     int vocab_size = 0;
+    // wLOD (ARCHITECTURE §14): [layer][row] 0 for a token row, else the gist's level; empty
+    // when unknown (then collapse / expand are checked by the StateManager alone).
+    std::vector<std::vector<uint8_t>> row_levels;
+    int wlod_k = 0;
 };
 
 enum class ValidationRule {
@@ -26,6 +30,10 @@ enum class ValidationRule {
     CapacityExceeded,      // a layer would hold more than `capacity` rows
     TooManyActions,        // the list is longer than kMaxActionsPerList; nothing else checked
     MoreFaults,            // the last entry when faults went unlisted: `unlisted` says how many
+    WlodLevel,             // collapse to a level other than 1 or 2
+    NotABlock,             // collapse where no whole aligned block of that level starts
+    NotAGist,              // expand of a token row
+    EditBeforeGist,        // a token edit at or before a gist row (it would shift the blocks)
 };
 
 // Longer lists are refused outright: no tick edits that many places, and the check stays

@@ -79,6 +79,8 @@ std::optional<RowSpan> row_span(const Action& action) {
                        std::max(r->original_pos1, r->original_pos2)};
     if (const auto* d = std::get_if<DeleteAction>(&action.op)) return RowSpan{d->pos, d->pos};
     if (const auto* i = std::get_if<InsertAction>(&action.op)) return RowSpan{i->pos, i->pos};
+    if (const auto* c = std::get_if<CollapseAction>(&action.op)) return RowSpan{c->pos, c->pos};
+    if (const auto* e = std::get_if<ExpandAction>(&action.op)) return RowSpan{e->pos, e->pos};
     return std::nullopt;
 }
 

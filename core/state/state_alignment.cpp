@@ -11,8 +11,8 @@ namespace kvw {
 
 namespace {
 
-bool same_prefix(const std::vector<int32_t>& a_tokens, const std::vector<int32_t>& a_phases,
-                 const std::vector<int32_t>& b_tokens, const std::vector<int32_t>& b_phases,
+bool same_prefix(const std::vector<int64_t>& a_tokens, const std::vector<int32_t>& a_phases,
+                 const std::vector<int64_t>& b_tokens, const std::vector<int32_t>& b_phases,
                  int n) {
     return int(a_tokens.size()) >= n && int(b_tokens.size()) >= n &&
            std::equal(a_tokens.begin(), a_tokens.begin() + n, b_tokens.begin()) &&
@@ -32,15 +32,28 @@ float relative_row_error(const float* cached, const float* ref, int n) {
 
 }  // namespace
 
+std::vector<int64_t> StateManager::row_keys(int layer) const {
+    std::vector<int64_t> out;
+    for (int64_t id : layer_map(layer).pos2ledger)
+        out.push_back(gists_.count(id) ? -2 - id : int64_t(ledger_.at(id).token_id));
+    return out;
+}
+
+Item StateManager::item_of_key(int64_t key) const {
+    if (key >= 0) return Item::of_token(int32_t(key));
+    return Item{-1, gists_.at(-2 - key).embedding};
+}
+
 // Layers holding the same (tokens, phases) list share one forward pass. A layer's K/V depend on
 // every layer below it, so the pass runs the list through the whole model and each layer of the
 // group keeps its own K/V. Rows before from_row are reused as context only when every layer
 // holds that same prefix in both mirror and cache; otherwise the group is recomputed from row 0.
 StateManager::Recompute StateManager::reference(int from_row) const {
     const int L = n_layers();
-    std::vector<std::vector<int32_t>> toks(static_cast<size_t>(L)), phases(toks.size());
+    std::vector<std::vector<int64_t>> toks(static_cast<size_t>(L));
+    std::vector<std::vector<int32_t>> phases(toks.size());
     for (int l = 0; l < L; ++l) {
-        toks[size_t(l)] = tokens(l);
+        toks[size_t(l)] = row_keys(l);
         phases[size_t(l)] = layer_map(l).rope_pos;
     }
     Recompute rec;
@@ -68,7 +81,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         if (start == n) continue;
 
         std::vector<Item> items;
-        for (int i = start; i < n; ++i) items.push_back(Item::of_token(T[size_t(i)]));
+        for (int i = start; i < n; ++i) items.push_back(item_of_key(T[size_t(i)]));
         std::vector<LayerContext> context;
         for (int m = 0; m < L; ++m)
             context.push_back(cache_->view(m, start));  // even empty: it carries the types

@@ -11,6 +11,7 @@ const char* state_error_kind_name(StateErrorKind kind) {
         case StateErrorKind::PairOrder: return "PairOrder";
         case StateErrorKind::InjectedFault: return "InjectedFault";
         case StateErrorKind::InvariantViolated: return "InvariantViolated";
+        case StateErrorKind::WlodShape: return "WlodShape";
     }
     return "?";
 }

@@ -15,6 +15,7 @@ enum class StateErrorKind {
     PairOrder,
     InjectedFault,
     InvariantViolated,
+    WlodShape,  // collapse / expand of something that is not a whole aligned block or a gist
 };
 
 const char* state_error_kind_name(StateErrorKind kind);

@@ -41,7 +41,12 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
       cache_(make_kv_layout(options.layout, engine.model().config.n_layers,
                             engine.model().config.kv_dim(),
                             cache_capacity(options, engine.model().config),
-                            storage_of(options, engine.model().config))) {}
+                            storage_of(options, engine.model().config))),
+      wlod_k_(options.wlod_k) {
+    if (wlod_k_ < 2)
+        throw StateError(StateErrorKind::WlodShape, "options",
+                         "wlod_k " + std::to_string(wlod_k_) + " is below 2");
+}
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
     std::vector<int32_t> out;

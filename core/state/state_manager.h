@@ -4,6 +4,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/cache/cache_layout.h"
@@ -14,6 +15,8 @@
 #include "core/state/drift_report.h"
 #include "core/state/invariant_result.h"
 #include "core/state/rope_policy.h"
+#include "core/wlod/gist_net.h"
+#include "core/wlod/gist_record.h"
 
 namespace kvw {
 
@@ -32,6 +35,9 @@ struct StateOptions {
     // Storage types of the cached K and V rows (docs/ARCHITECTURE.md §6.3).
     KvType k_type = KvType::F32;
     KvType v_type = KvType::F32;
+    // Tokens per wLOD block (ARCHITECTURE §14): a level-1 gist stands for K tokens, a level-2
+    // gist for K² tokens.
+    int wlod_k = 32;
 };
 
 // The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
@@ -64,6 +70,26 @@ public:
                       int64_t tick);
     // Empties the cache and every pos2ledger; records still live become Removed at `tick`.
     void reset(int64_t tick);
+
+    // ---- wLOD primitives (ARCHITECTURE §14; core/state/state_wlod.cpp) ----------------------
+    // Replaces the K rows of the aligned whole block starting at `row` (level 1: K token rows;
+    // level 2: the K² tokens starting at `row`, its token blocks collapsed to level-1 gists
+    // first) by one gist row: a new EntryKind::Gist record at the central leaf's phase, its K/V
+    // computed with rows [0, row) as context; the replaced records become Collapsed. Rows after
+    // it keep their K/V (stale until recomputed, as after any edit). WlodShape when the rows
+    // are not such a block, the policy is not final_index, or the level is not 1 or 2.
+    void collapse(const LayerSet& layers, int row, int level, int64_t tick);
+    // Replaces the gist row at `row` by its children (the same records, Live again, at their old
+    // phases), their K/V computed with rows [0, row) as context: with that context unchanged
+    // since the collapse, the rows come back bit for bit. WlodShape when the row is no gist.
+    void expand(const LayerSet& layers, int row, int64_t tick);
+    int wlod_k() const { return wlod_k_; }
+    // The gist a record is, or null for a token record.
+    const GistRecord* gist(int64_t id) const;
+    // Tokens a row stands for: 1, or K^level for a gist.
+    int64_t leaf_count(int64_t id) const;
+    void set_gist_net(std::shared_ptr<const GistNet> net) { gist_net_ = std::move(net); }
+    const GistNet& gist_net() const { return *gist_net_; }
 
     // ---- numeric alignment ------------------------------------------------------------------
     // One forward pass per distinct (tokens, phases) list held by the layers; each layer gets
@@ -141,6 +167,18 @@ private:
     void do_remove(const std::vector<int>& layers, int row, int64_t tick, RemovalCause cause);
     void do_insert(const std::vector<int>& layers, int row, std::span<const int32_t> tokens,
                    EntryKind kind, int64_t tick);
+    // A row's identity for the reference passes: its token id, or -2 - id for a gist record.
+    std::vector<int64_t> row_keys(int layer) const;
+    Item item_of_key(int64_t key) const;
+    // wLOD helpers (state_wlod.cpp).
+    int64_t leaf_offset(int layer, int row) const;
+    // The rows the level-`level` block starting at `row` spans; WlodShape when it is none.
+    int check_block(int layer, int row, int level, const char* primitive) const;
+    void collapse_group(const std::vector<int>& layers, int row, int level, int64_t tick);
+    void expand_group(const std::vector<int>& layers, int row, int64_t tick);
+    // K/V of records written at `row` with each layer's rows [0, row) as context.
+    ForwardOutput forward_records(int row, std::span<const int64_t> ids,
+                                  std::span<const int32_t> phases) const;
     // The reference K/V of every layer for rows >= from_row (see recompute_suffix).
     struct Recompute {
         std::vector<int> first_row;            // [layer]: rows before it were reused as context
@@ -159,6 +197,9 @@ private:
     std::vector<float> last_logits_;
     std::vector<std::vector<float>> last_attention_mass_;
     int fault_countdown_ = 0;
+    int wlod_k_ = 32;
+    std::shared_ptr<const GistNet> gist_net_ = default_gist_net();
+    std::unordered_map<int64_t, GistRecord> gists_;  // by ledger id
 };
 
 }  // namespace kvw

@@ -16,6 +16,8 @@ const char* action_name(const Action& a) {
     if (std::holds_alternative<ReplacePairAction>(a.op)) return "replace_pair";
     if (std::holds_alternative<DeleteAction>(a.op)) return "delete";
     if (std::holds_alternative<InsertAction>(a.op)) return "insert";
+    if (std::holds_alternative<CollapseAction>(a.op)) return "collapse";
+    if (std::holds_alternative<ExpandAction>(a.op)) return "expand";
     return "add";
 }
 
@@ -26,6 +28,15 @@ SequenceShape sequence_shape(const StateManager& state) {
     for (int l = 0; l < state.n_layers(); ++l) shape.rows_per_layer.push_back(state.rows(l));
     shape.capacity = state.cache().capacity();
     shape.vocab_size = state.engine().model().config.vocab_size;
+    shape.wlod_k = state.wlod_k();
+    for (int l = 0; l < state.n_layers(); ++l) {
+        std::vector<uint8_t> levels;
+        for (int64_t id : state.layer_map(l).pos2ledger) {
+            const GistRecord* g = state.gist(id);
+            levels.push_back(uint8_t(g ? g->level : 0));
+        }
+        shape.row_levels.push_back(std::move(levels));
+    }
     return shape;
 }
 
@@ -59,6 +70,10 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
                                    tick);
             else if (const auto* in = std::get_if<InsertAction>(&a.op))
                 state.insert(a.layers, in->pos, in->token_ids, EntryKind::Inserted, tick);
+            else if (const auto* c = std::get_if<CollapseAction>(&a.op))
+                state.collapse(a.layers, c->pos, c->level, tick);
+            else if (const auto* e = std::get_if<ExpandAction>(&a.op))
+                state.expand(a.layers, e->pos, tick);
             else if (const auto* del = std::get_if<DeleteAction>(&a.op))
                 state.remove(a.layers, del->pos, tick, del->cause);
             ++result.actions_applied;

@@ -1,0 +1,32 @@
+#pragma once
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace kvw {
+
+// Makes the embedding of a gist (ARCHITECTURE §14) from the embeddings of its children: the
+// token embeddings of a block for a level-1 gist, the child gists for a level-2 gist. The
+// result lives in the token-embedding space, so the unchanged model takes it as an item.
+// A learned net loaded from a sidecar would implement the same interface.
+class GistNet {
+public:
+    virtual ~GistNet() = default;
+    // children: each of n_embd floats, in timeline order; level: of the gist being made (1, 2).
+    virtual std::vector<float> gist(std::span<const std::span<const float>> children,
+                                    int level) const = 0;
+    virtual std::string_view name() const = 0;
+};
+
+// The built-in net: the mean of the children (core/math/mean_pool.h), whatever the level.
+class MeanPoolGistNet : public GistNet {
+public:
+    std::vector<float> gist(std::span<const std::span<const float>> children,
+                            int level) const override;
+    std::string_view name() const override { return "mean-pool"; }
+};
+
+std::shared_ptr<const GistNet> default_gist_net();
+
+}  // namespace kvw
