@@ -32,8 +32,9 @@ float SelectivePolicy::score(const StateManager& state, int layer, int row) {
     if (!scorer_->rescored())
         if (const auto it = known.find(id); it != known.end()) return it->second;
     const KvLayout& cache = state.cache();
-    const ScoredRow r{layer, row, id, map.rope_pos[size_t(row)],
-                      std::span<const float>(cache.k_row(layer, row), size_t(cache.kv_dim()))};
+    std::vector<float> key(size_t(cache.kv_dim()));
+    cache.read_k(layer, row, key.data());  // decoded from the storage type
+    const ScoredRow r{layer, row, id, map.rope_pos[size_t(row)], key};
     const float s = scorer_->score(r, state);
     known[id] = s;
     return s;

@@ -10,7 +10,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const kvw::ActionList list = kvw::parse_action_list(kvw::fuzz::as_text(data, size));
         if (kvw::parse_action_list(kvw::to_json(list)) != list)
             kvw::fuzz::finding("parse_action_list(to_json(list)) != list");
-        const kvw::SequenceShape shape{{16, 16, 12, 0}, 64, 300};
+        kvw::SequenceShape shape;
+        shape.rows_per_layer = {16, 16, 12, 0};
+        shape.capacity = 64;
+        shape.vocab_size = 300;
         (void)kvw::validate_action_list(list, shape);
         if (kvw::application_order(list).size() != list.size())
             kvw::fuzz::finding("application_order() lost or added actions");

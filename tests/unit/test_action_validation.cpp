@@ -15,6 +15,15 @@ using namespace kvw;
 
 namespace {
 
+// The shape of a plain token sequence (no wLOD gists, no ring): the fields these tests vary.
+SequenceShape shape_of(std::vector<int> rows_per_layer, int capacity, int vocab_size) {
+    SequenceShape shape;
+    shape.rows_per_layer = std::move(rows_per_layer);
+    shape.capacity = capacity;
+    shape.vocab_size = vocab_size;
+    return shape;
+}
+
 Action replace(int p1, int p2, std::vector<int32_t> ids, std::vector<int> layers = {}) {
     return Action{ReplacePairAction{p1, p2, std::move(ids)}, std::move(layers)};
 }
@@ -29,7 +38,7 @@ Action insert(int pos, std::vector<int32_t> ids, std::vector<int> layers = {}) {
 }
 
 // Rows {10, 10, 8}, capacity 12, 100 tokens.
-SequenceShape shape() { return SequenceShape{{10, 10, 8}, 12, 100}; }
+SequenceShape shape() { return shape_of({10, 10, 8}, 12, 100); }
 
 // The single error a list must produce, checked for rule, action, field and the values that
 // its message must quote.
@@ -263,7 +272,7 @@ struct Fault {
 Scenario overlapping(std::mt19937& rng) {
     Scenario s;
     const int n_layers = 1 + int(rng() % 4);
-    s.shape = SequenceShape{std::vector<int>(size_t(n_layers), 12), 1000, 50};
+    s.shape = shape_of(std::vector<int>(size_t(n_layers), 12), 1000, 50);
     for (int n = int(rng() % 30); n > 0; --n) {
         std::vector<int> layers;
         if (rng() % 3 != 0)
@@ -430,7 +439,7 @@ private slots:
         expect_one({replace(1, 2, {3, 4, 5, 6, 7})}, shape(), ValidationRule::CapacityExceeded, 0,
                    "new_token_ids", {"would hold 13"});
         // A delete below a growing replace is applied after it: the peak counts, not the end.
-        const SequenceShape full{{12}, 12, 100};
+        const SequenceShape full = shape_of({12}, 12, 100);
         QVERIFY(valid({replace(5, 6, {1, 2})}, full));
         expect_one({del(1), replace(5, 6, {1, 2, 3})}, full, ValidationRule::CapacityExceeded, 1,
                    "new_token_ids", {"would hold 13"});
@@ -493,7 +502,7 @@ private slots:
         // has its position (single-row spans). The reference keeps, per layer, the first index
         // seen at each position.
         const int n_layers = 4, n = 20000;
-        const SequenceShape big{std::vector<int>(n_layers, 1000), 1000000, 100};
+        const SequenceShape big = shape_of(std::vector<int>(n_layers, 1000), 1000000, 100);
         ActionList list;
         std::vector<std::map<int, int>> first_at(n_layers);
         std::vector<Fault> expected;

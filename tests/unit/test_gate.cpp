@@ -179,7 +179,9 @@ private slots:
         const ModelConfig& c = state.engine().model().config;
         const int dim = c.kv_dim();
         auto row_k = [&](int row) {
-            return std::span<const float>(state.cache().k_row(0, row), size_t(dim));
+            std::vector<float> k(static_cast<size_t>(dim));
+            state.cache().read_k(0, row, k.data());
+            return k;
         };
         auto key = [&](int row, GateKeyKind kind) {
             return gate_key(row_k(row), state.layer_map(0).rope_pos[size_t(row)], c, kind);
@@ -254,14 +256,16 @@ private slots:
             for (size_t i = 0; i < layer.count(); ++i) {
                 const int row = int(first_new + int64_t(i));
                 std::vector<double> head(size_t(c.head_dim));
+                std::vector<float> cached(size_t(c.kv_dim()));
+                session.state().cache().read_k(l, row, cached.data());
                 for (int h = 0; h < c.n_kv_heads; ++h) {
                     for (int j = 0; j < c.head_dim; ++j)
                         head[size_t(j)] =
                             layer.keys[i * size_t(got.key_dim) + size_t(h * c.head_dim + j)];
                     test::reference_rope(head.data(), c.head_dim, row, c.rope_theta, c.rope_layout);
                     for (int j = 0; j < c.head_dim; ++j)
-                        QVERIFY(std::abs(head[size_t(j)] - session.state().cache().k_row(
-                                                               l, row)[h * c.head_dim + j]) < 1e-5);
+                        QVERIFY(std::abs(head[size_t(j)] - cached[size_t(h * c.head_dim + j)]) <
+                                1e-5);
                 }
             }
         }
@@ -421,11 +425,12 @@ private slots:
         std::vector<std::map<int64_t, float>> want(size_t(c.n_layers));
         for (int l = 0; l < c.n_layers; ++l)
             for (int row = 0; row < rows; ++row) {
-                std::vector<float> key(size_t(c.kv_dim()));
+                std::vector<float> key(size_t(c.kv_dim())), cached(size_t(c.kv_dim()));
+                state.cache().read_k(l, row, cached.data());
                 for (int h = 0; h < c.n_kv_heads; ++h) {
                     std::vector<double> head(size_t(c.head_dim));
                     for (int j = 0; j < c.head_dim; ++j)
-                        head[size_t(j)] = state.cache().k_row(l, row)[h * c.head_dim + j];
+                        head[size_t(j)] = cached[size_t(h * c.head_dim + j)];
                     test::reference_rope(head.data(), c.head_dim,
                                          -double(state.layer_map(l).rope_pos[size_t(row)]),
                                          c.rope_theta, c.rope_layout);

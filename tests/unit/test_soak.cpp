@@ -40,7 +40,9 @@ private slots:
             seq.vocab_size = 50;
             for (int l = 0; l < layers; ++l)
                 seq.tokens.emplace_back(size_t(4 + rng() % 30), int32_t(rng() % 50));
-            SequenceShape shape{{}, seq.capacity, seq.vocab_size};
+            SequenceShape shape;
+            shape.capacity = seq.capacity;
+            shape.vocab_size = seq.vocab_size;
             for (int l = 0; l < layers; ++l) shape.rows_per_layer.push_back(seq.rows(l));
 
             const ActionList valid = valid_actions(rng, seq, 4, 2, true);

@@ -129,10 +129,12 @@ bool same_rows(const std::vector<RefRow>& a, const std::vector<RefRow>& b) {
 
 std::vector<float> rows_kv(const StateManager& s, int layer, int first, int n) {
     const int dim = s.cache().kv_dim();
-    std::vector<float> out;
+    std::vector<float> out, k(static_cast<size_t>(dim)), v(static_cast<size_t>(dim));
     for (int r = first; r < first + n; ++r) {
-        out.insert(out.end(), s.cache().k_row(layer, r), s.cache().k_row(layer, r) + dim);
-        out.insert(out.end(), s.cache().v_row(layer, r), s.cache().v_row(layer, r) + dim);
+        s.cache().read_k(layer, r, k.data());
+        s.cache().read_v(layer, r, v.data());
+        out.insert(out.end(), k.begin(), k.end());
+        out.insert(out.end(), v.begin(), v.end());
     }
     return out;
 }

@@ -43,7 +43,8 @@ void LifespanRecorder::observe(const StateManager& state, int64_t tick) {
             const int64_t id = map.pos2ledger[size_t(row)];
             if (id >= next_id) {
                 // Born this tick (ids only grow); its own query's attention does not count.
-                const std::span<const float> k(state.cache().k_row(l, row), size_t(kv_dim));
+                std::vector<float> k(static_cast<size_t>(kv_dim));
+                state.cache().read_k(l, row, k.data());  // decoded from the storage type
                 watched.emplace(
                     id, Watched{tick, 0,
                                 gate_key(k, map.rope_pos[size_t(row)], config, records_.key_kind)});
