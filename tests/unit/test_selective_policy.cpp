@@ -185,9 +185,9 @@ private:
 
 // Everything the reference says about the state after a tick, compared; returns the first
 // difference ("" when none).
-std::string compare(const Session& s, const Reference& ref, int64_t tick) {
+std::string compare(const Session& s, const Frame& f, const Reference& ref, int64_t tick) {
     const StateManager& st = s.state();
-    const std::vector<LayerSelection> sel = s.frame()->selection;
+    const std::vector<LayerSelection>& sel = f.selection;
     for (int l = 0; l < st.n_layers(); ++l) {
         const std::string at = "tick " + std::to_string(tick) + " layer " + std::to_string(l);
         if (st.layer_map(l).pos2ledger != ref.kept(l)) return at + ": other rows kept";
@@ -333,7 +333,7 @@ private slots:
         const int vocab = model->config.vocab_size;
         std::mt19937_64 rng(1234);
         int64_t ticks_run = 0;
-        for (int trial = 0; trial < 40; ++trial) {
+        for (int trial = 0; trial < 24; ++trial) {
             const PolicyBudget b{int(rng() % 5), int(rng() % 9), 1 + int(rng() % 6)};
             const uint64_t seed = rng();
             const int prompt = 1 + int(rng() % 48);
@@ -352,11 +352,11 @@ private slots:
                 const TickResult r = s.step_forced(int32_t(rng() % uint64_t(vocab)));
                 QVERIFY(!r.rejected && !r.aborted);
                 ref.add_attention(s.state());
-                const std::string diff = compare(s, ref, t);
+                const FramePtr f = s.frame();
+                const std::string diff = compare(s, *f, ref, t);
                 QVERIFY2(diff.empty(),
                          (policy.toStdString() + " trial " + std::to_string(trial) + ": " + diff)
                              .c_str());
-                const FramePtr f = s.frame();
                 for (const InvariantStatus& inv : f->invariants)
                     QVERIFY2(inv.passed, (inv.name + ": " + inv.detail).c_str());
                 const int64_t full = int64_t(b.sink) + b.budget + b.window;
@@ -370,7 +370,7 @@ private slots:
             for (int i = 0; i < prompt; ++i)
                 QCOMPARE(s.state().ledger().at(i).token_id, ids[size_t(i)]);
         }
-        QVERIFY(ticks_run > 1000);
+        QVERIFY(ticks_run > 700);  // about 950 per policy, 2,900 in all
     }
 
     // The policy's invariants are shown with the state's, and turn red when someone else breaks
