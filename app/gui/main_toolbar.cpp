@@ -13,7 +13,7 @@
 
 #include "core/backend/backend_registry.h"
 #include "core/model/builtin_models.h"
-#include "core/policy/proposer.h"
+#include "core/policy/policy_table.h"
 
 namespace kvw {
 
@@ -138,8 +138,12 @@ void MainToolBar::addRunControls() {
 
 void MainToolBar::addPolicyControls() {
     proposer_ = new QComboBox(this);
-    for (const std::string& name : proposer_names())
-        proposer_->addItem(QString::fromStdString(name));
+    for (const PolicyInfo& p : policy_table()) {  // the one list of policies, with their help
+        proposer_->addItem(QString::fromUtf8(p.name.data(), qsizetype(p.name.size())));
+        proposer_->setItemData(proposer_->count() - 1,
+                               QString::fromUtf8(p.help.data(), qsizetype(p.help.size())),
+                               Qt::ToolTipRole);
+    }
     proposer_->setToolTip("Step 3 proposer: the actions suggested every tick");
     connect(proposer_, &QComboBox::currentTextChanged, this, &MainToolBar::proposerChosen);
     addWidget(new QLabel(" Policy ", this));

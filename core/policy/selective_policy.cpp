@@ -4,19 +4,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/policy/policy_error.h"
 #include "core/state/state_manager.h"
 
 namespace kvw {
-
-void check_budget(const PolicyBudget& b) {
-    if (b.sink < 0) throw PolicyInputError("sink must be >= 0, got " + std::to_string(b.sink));
-    if (b.budget < 0)
-        throw PolicyInputError("budget must be >= 0, got " + std::to_string(b.budget));
-    if (b.window < 1)
-        throw PolicyInputError("window must be >= 1 (the token being generated sits there), got " +
-                               std::to_string(b.window));
-}
 
 SelectivePolicy::SelectivePolicy(std::string name, PolicyBudget budget,
                                  std::unique_ptr<RowScorer> scorer)

@@ -59,6 +59,12 @@ private slots:
         QCOMPARE(only("rope reindex").rope, RopePolicy::Reindex);
         QCOMPARE(only("rope original").rope, RopePolicy::Original);
         QCOMPARE(only("policy pair-merge").text, std::string("pair-merge"));
+        QCOMPARE(only("policy h2o").text, std::string("h2o"));  // from the policy table
+        const ScriptCommand budget = only("budget 4 20 8");
+        QCOMPARE(budget.kind, K::Budget);
+        QCOMPARE(budget.policy.budget, (PolicyBudget{4, 20, 8}));
+        QCOMPARE(budget.policy.seed, uint64_t(0));
+        QCOMPARE(only("budget 0 0 1 17").policy.seed, uint64_t(17));
 
         const ScriptCommand rows = only("expect rows 2 19");
         QCOMPARE(rows.kind, K::ExpectRows);
@@ -209,6 +215,9 @@ private slots:
         row("rebuild now", ScriptErrorKind::ExtraArgument);
         row("step 2 3", ScriptErrorKind::ExtraArgument);
         row("shot a invariants extra", ScriptErrorKind::ExtraArgument);
+        row("budget 4 20", ScriptErrorKind::MissingArgument);
+        row("budget 4 20 0", ScriptErrorKind::BadNumber);
+        row("budget 4 20 8 1 2", ScriptErrorKind::ExtraArgument);
         row("step 0", ScriptErrorKind::BadNumber);
         row("step -2", ScriptErrorKind::BadNumber);
         row("step two", ScriptErrorKind::BadNumber);
