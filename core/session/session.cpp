@@ -152,18 +152,19 @@ const DriftReport& Session::measure_drift() {
 
 void Session::set_proposer(std::string_view name) {
     auto made = make_proposer(name, options_.policy);  // throws before anything changes
+    // A policy that cannot serve this model (smartkv without a fitting gate) throws here too.
+    if (started_) made->observe(*state_, false);
     options_.proposer = std::string(name);
     proposer_ = std::move(made);
-    if (started_) proposer_->observe(*state_, false);
     refresh_invariants();
     trace_.add({{"event", "set_proposer"}, {"tick", tick_}, {"name", options_.proposer}});
 }
 
 void Session::set_policy_options(const PolicyOptions& options) {
     auto made = make_proposer(options_.proposer, options);
+    if (started_) made->observe(*state_, false);
     options_.policy = options;
     proposer_ = std::move(made);
-    if (started_) proposer_->observe(*state_, false);
     refresh_invariants();
     trace_.add({{"event", "set_policy_options"},
                 {"tick", tick_},

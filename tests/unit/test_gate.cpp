@@ -15,6 +15,7 @@
 #include "core/policy/gate/gate_sidecar.h"
 #include "core/policy/gate/gate_training.h"
 #include "core/policy/gate/lifespan_recorder.h"
+#include "core/policy/policy_error.h"
 #include "core/session/session.h"
 #include "tests/testdata.h"
 #include "tests/unit/reference_rope.h"
@@ -468,6 +469,32 @@ private slots:
         }
         // Layers choose differently: the gate is per layer.
         QVERIFY(f->selection[0].high_value != f->selection[1].high_value);
+    }
+
+    // A model without a gate beside it: choosing smartkv fails with a typed error naming the
+    // model, and the session keeps its proposer.
+    void smartkv_without_a_gate_is_refused() {
+        Session session(session_options("synthetic:tiny", 1));
+        session.start("a b c");
+        try {
+            session.set_proposer("smartkv");
+            QFAIL("smartkv without a gate was accepted");
+        } catch (const PolicyInputError& e) {
+            QVERIFY2(QString(e.what()).contains("synthetic:tiny"), e.what());
+        }
+        QCOMPARE(session.options().proposer, std::string("manual"));
+        QCOMPARE(session.step().rejected, false);
+        // A gate of another shape is refused the same way, naming the file.
+        PolicyOptions o;
+        o.gate = data("ref.gate.gguf");
+        session.set_policy_options(o);  // manual ignores the gate
+        try {
+            session.set_proposer("smartkv");
+            QFAIL("a gate of another shape was accepted");
+        } catch (const PolicyInputError& e) {
+            QVERIFY2(QString(e.what()).contains("ref.gate.gguf"), e.what());
+        }
+        QCOMPARE(session.options().proposer, std::string("manual"));
     }
 };
 
