@@ -153,7 +153,8 @@ private slots:
         const auto merge = make_proposer("pair-merge");
         QCOMPARE(merge->name(), std::string_view("pair-merge"));
         QVERIFY(dynamic_cast<PairMergeProposer*>(merge.get()));
-        QCOMPARE(proposer_names(), (std::vector<std::string>{"manual", "pair-merge"}));
+        QCOMPARE(make_proposer("focus")->name(), std::string_view("focus"));
+        QCOMPARE(proposer_names(), (std::vector<std::string>{"manual", "pair-merge", "focus"}));
         try {
             make_proposer("h2o");
             QFAIL("no error");
