@@ -4,7 +4,8 @@
 
 namespace kvw::cli {
 
-// --policy, --rope, --layout, --wlod-k, --wlod-max: how a Session edits and stores its cache (kvw run, kvw perplexity).
+// --policy, --rope, --layout, --wlod-k, --wlod-max: how a Session edits and stores its cache (kvw
+// run, kvw perplexity).
 OptionTable session_options();
 // Reads them into `options`. Throws UsageError.
 void read_session_options(const CliArgs& args, SessionOptions& options);
