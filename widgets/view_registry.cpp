@@ -29,9 +29,9 @@ const std::vector<ViewInfo>& registered_views() {
         {"invariants", "Invariants", Qt::RightDockWidgetArea, make<InvariantsPanel>},
         {"actions", "Action editor", Qt::RightDockWidgetArea, make<ActionEditorView>},
         {"tick", "Tick inspector", Qt::RightDockWidgetArea, make<TickInspectorView>},
+        {"wlod", "wLOD tree", Qt::RightDockWidgetArea, make<WlodTreeView>},
         {"timeline", "Timeline", Qt::BottomDockWidgetArea, make<TimelineView>},
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
-        {"wlod", "wLOD tree", Qt::BottomDockWidgetArea, make<WlodTreeView>},
     };
     return views;
 }

@@ -27,7 +27,7 @@ QColor in_context_color(InContext how) {
 }  // namespace
 
 WlodTreeView::WlodTreeView(QWidget* parent) : FrameView(parent) {
-    setMinimumHeight(120);
+    setMinimumHeight(60);
     setAutoFillBackground(true);
 }
 

@@ -15,7 +15,8 @@ class WlodTreeView : public FrameView {
 public:
     explicit WlodTreeView(QWidget* parent = nullptr);
     QString viewName() const override { return "wlod"; }
-    QSize sizeHint() const override { return {640, 200}; }
+    // Small, so that adding this dock leaves the window's other docks their sizes.
+    QSize sizeHint() const override { return {160, 60}; }
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;

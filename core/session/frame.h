@@ -92,9 +92,9 @@ struct Frame {
     std::vector<LayerFrame> layers;
     std::vector<LedgerRecord> ledger;  // every record ever, index == id
     std::vector<InvariantStatus> invariants;
-    int wlod_k = 0;                    // 0: wLOD off
-    std::vector<WlodLayerFrame> wlod;  // [layer], when on
-    float brightness_max = 255.0f;     // BrightnessParams::max: the top of the brightness scale
+    int wlod_k = 0;                         // 0: wLOD off
+    std::vector<WlodLayerFrame> wlod = {};  // [layer], when on
+    float brightness_max = 255.0f;  // BrightnessParams::max: the top of the brightness scale
 
     bool drift_measured = false;  // layers[].drift belong to this state
     int first_diverging_layer = -1;

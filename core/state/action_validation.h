@@ -15,7 +15,7 @@ struct SequenceShape {
     int vocab_size = 0;
     // wLOD (ARCHITECTURE §14): [layer][row] 0 for a token row, else the gist's level; empty
     // when unknown (then collapse / expand are checked by the StateManager alone).
-    std::vector<std::vector<uint8_t>> row_levels;
+    std::vector<std::vector<uint8_t>> row_levels = {};
     int wlod_k = 0;
 };
 

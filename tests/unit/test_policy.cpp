@@ -157,6 +157,8 @@ private slots:
         for (const std::string& name : proposer_names())
             QCOMPARE(make_proposer(name)->name(), std::string_view(name));
         QVERIFY(proposer_names().size() >= 5);
+        const std::vector<std::string> names = proposer_names();
+        QVERIFY(std::find(names.begin(), names.end(), "focus") != names.end());
         try {
             make_proposer("h3o");
             QFAIL("no error");
