@@ -305,9 +305,10 @@ RowsById rows_by_id(const StateManager& s) {
     const size_t n = size_t(s.cache().kv_dim());
     for (int l = 0; l < s.n_layers(); ++l)
         for (int r = 0; r < s.rows(l); ++r) {
-            const float* k = s.cache().k_row(l, r);
-            const float* v = s.cache().v_row(l, r);
-            out[size_t(l)][s.layer_map(l).pos2ledger[size_t(r)]] = {{k, k + n}, {v, v + n}};
+            std::vector<float> k(n), v(n);
+            s.cache().read_k(l, r, k.data());
+            s.cache().read_v(l, r, v.data());
+            out[size_t(l)][s.layer_map(l).pos2ledger[size_t(r)]] = {k, v};
         }
     return out;
 }
@@ -453,10 +454,13 @@ private slots:
                 QCOMPARE(int(ids.size()), 2 + 5 + 3);
                 layers_differ = layers_differ || ids != st.layer_map(0).pos2ledger;
                 const size_t n = size_t(st.cache().kv_dim());
+                std::vector<float> k_now(n), v_now(n);
                 for (int r = 0; r + 1 < int(ids.size()); ++r) {
                     const auto& [k, v] = before[size_t(l)].at(ids[size_t(r)]);
-                    QVERIFY(std::memcmp(st.cache().k_row(l, r), k.data(), n * 4) == 0);
-                    QVERIFY(std::memcmp(st.cache().v_row(l, r), v.data(), n * 4) == 0);
+                    st.cache().read_k(l, r, k_now.data());
+                    st.cache().read_v(l, r, v_now.data());
+                    QVERIFY(std::memcmp(k_now.data(), k.data(), n * 4) == 0);
+                    QVERIFY(std::memcmp(v_now.data(), v.data(), n * 4) == 0);
                     ctx_k[size_t(l)].emplace_back(k.begin(), k.end());
                     ctx_v[size_t(l)].emplace_back(v.begin(), v.end());
                 }
@@ -469,10 +473,9 @@ private slots:
             for (int l = 0; l < st.n_layers(); ++l) {
                 const int last = st.rows(l) - 1;
                 const size_t n = size_t(st.cache().kv_dim());
-                const std::vector<float> k(st.cache().k_row(l, last),
-                                           st.cache().k_row(l, last) + n);
-                const std::vector<float> v(st.cache().v_row(l, last),
-                                           st.cache().v_row(l, last) + n);
+                std::vector<float> k(n), v(n);
+                st.cache().read_k(l, last, k.data());
+                st.cache().read_v(l, last, v.data());
                 QVERIFY2(test::relative_error(k, d.k[size_t(l)]) < 1e-5, "K of the new row");
                 QVERIFY2(test::relative_error(v, d.v[size_t(l)]) < 1e-5, "V of the new row");
             }
