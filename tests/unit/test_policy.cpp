@@ -164,7 +164,7 @@ private slots:
             QFAIL("no error");
         } catch (const UnknownProposer& e) {
             QCOMPARE(e.name(), std::string("h3o"));
-            QVERIFY2(std::string(e.what()).find("manual, pair-merge, streaming-llm") !=
+            QVERIFY2(std::string(e.what()).find("manual, pair-merge, focus, streaming-llm") !=
                          std::string::npos,
                      e.what());
         }
