@@ -43,6 +43,10 @@ struct LayerContext {
     KvRows k;
     KvRows v;
     const int32_t* index = nullptr;  // [rows]: the physical row of each row; null: row j is j
+    // The types the layer stores new rows in: the forward's items attend to their own K/V as
+    // stored (usually k.type and v.type; a context given as decoded floats keeps the types).
+    KvType k_store = KvType::F32;
+    KvType v_store = KvType::F32;
 
     size_t physical_row(int j) const { return size_t(index ? index[j] : j); }
 };

@@ -225,12 +225,14 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         // included), so a row reads the same values in the step that writes it as in every
         // later one: a prefill in one pass equals a token-by-token one, and a rebuilt cache the
         // incremental one. k and v themselves go to the cache, which encodes them the same way.
-        const std::vector<float> k_att = stored.k.type == KvType::F32 ? std::vector<float>{}
-                                                        : stored_values(stored.k.type, k, kv_dim,
-                                                                        cfg.n_kv_heads);
-        const std::vector<float> v_att = stored.v.type == KvType::F32 ? std::vector<float>{}
-                                                        : stored_values(stored.v.type, v, kv_dim,
-                                                                        cfg.n_kv_heads);
+        const std::vector<float> k_att =
+            stored.k_store == KvType::F32
+                ? std::vector<float>{}
+                : stored_values(stored.k_store, k, kv_dim, cfg.n_kv_heads);
+        const std::vector<float> v_att =
+            stored.v_store == KvType::F32
+                ? std::vector<float>{}
+                : stored_values(stored.v_store, v, kv_dim, cfg.n_kv_heads);
         attention(ctx, n, q.data(), k_att.empty() ? k.data() : k_att.data(),
                   v_att.empty() ? v.data() : v_att.data(), att.data(),
                   options.attention_mass ? head_mass.data() : nullptr);
