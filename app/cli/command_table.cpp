@@ -8,7 +8,7 @@ const std::vector<CommandSpec>& command_table() {
     static const std::vector<CommandSpec> table = {
         generate_command(),     tokenize_command(),    info_command(),     perplexity_command(),
         make_model_command(),   run_command(),         replay_command(),   soak_command(),
-        bench_decode_command(), bench_edits_command(), bench_ui_command(),
+        bench_decode_command(), bench_edits_command(), bench_ui_command(), bench_kv_types_command(),
     };
     return table;
 }

@@ -31,6 +31,7 @@ CommandSpec soak_command();
 CommandSpec bench_decode_command();
 CommandSpec bench_edits_command();
 CommandSpec bench_ui_command();
+CommandSpec bench_kv_types_command();
 
 // Every command, in the order `kvw --help` lists them.
 const std::vector<CommandSpec>& command_table();
