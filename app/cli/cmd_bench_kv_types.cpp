@@ -1,5 +1,5 @@
 // kvw bench kv-types: what storing cached K/V rows in f16 / bf16 / int8 / FP8 costs
-// (docs/ARCHITECTURE.md §6.3):
+// (docs/ARCHITECTURE.md §12):
 //   1. encode and decode time per row of the model's kv_dim, with the bytes a row takes, and the
 //      input rate in GB/s of float32 read (encode) or written (decode);
 //   2. the price in quality: perplexity over held-out texts through the session path (the

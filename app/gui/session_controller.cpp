@@ -136,6 +136,10 @@ void SessionController::setProposer(const QString& name) {
          [name = name.toStdString()](SessionWorker& w) { w.session().set_proposer(name); });
 }
 
+void SessionController::setKvTypes(KvType k, KvType v) {
+    post("kv types", [k, v](SessionWorker& w) { w.session().set_kv_types(k, v); });
+}
+
 void SessionController::setRopePolicy(RopePolicy policy) {
     post(QString("rope ") + rope_policy_name(policy),
          [policy](SessionWorker& w) { w.session().set_rope_policy(policy); });

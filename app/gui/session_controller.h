@@ -55,6 +55,7 @@ public slots:
     void measureDrift();
     void setProposer(const QString& name);
     void setRopePolicy(kvw::RopePolicy policy);
+    void setKvTypes(kvw::KvType k, kvw::KvType v);
     void setGuard(bool on);
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);

@@ -16,7 +16,7 @@ struct Item {
     static Item of_token(int32_t id) { return Item{id, {}}; }
 };
 
-// K or V of one layer's rows as the cache stores them (docs/ARCHITECTURE.md §6.3): physical row
+// K or V of one layer's rows as the cache stores them (docs/ARCHITECTURE.md §12): physical row
 // p starts at data + p * kv_dim elements of `type`; int8 and FP8 rows have `groups` scales
 // (one per KV head) at scale + p * groups.
 struct KvRows {

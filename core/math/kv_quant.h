@@ -1,6 +1,6 @@
 #pragma once
 // Storage types of cached K/V rows and their encode / decode maths, shared by the CPU backend and
-// the CUDA kernels (docs/ARCHITECTURE.md §6.3). A row of kv_dim floats is split into `groups`
+// the CUDA kernels (docs/ARCHITECTURE.md §12). A row of kv_dim floats is split into `groups`
 // equal groups (one per KV head); int8 and FP8 keep one float scale per group beside the row.
 #include <math.h>
 

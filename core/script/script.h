@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/math/kv_quant.h"
 #include "core/state/action.h"
 #include "core/state/rope_policy.h"
 
@@ -23,6 +24,7 @@ enum class ScriptCommandKind {
     Drift,            // drift
     Policy,           // policy NAME                (proposer)
     Rope,             // rope final_index|reindex|original
+    KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
     Guard,            // guard on|off
     Layer,            // layer N
     Select,           // select ROW
@@ -54,6 +56,8 @@ struct ScriptCommand {
     int64_t count = 0;   // step N, expect rows .. N, expect tick N
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
+    KvType k_type = KvType::F32;  // kv-types
+    KvType v_type = KvType::F32;
     ActionList actions;  // inject, apply
 };
 

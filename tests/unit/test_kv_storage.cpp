@@ -1,4 +1,4 @@
-// Quantised K/V storage in every layout (docs/ARCHITECTURE.md §6.3): the same row edits give the
+// Quantised K/V storage in every layout (docs/ARCHITECTURE.md §12): the same row edits give the
 // same logical (decoded) rows and the same stored bytes and scales in every layout, checked
 // against a plain model of float rows after every edit; a forward over a quantised cache equals
 // the forward over its decoded rows in float32; prefill, token-by-token decode and a rebuild
