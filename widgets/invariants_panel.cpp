@@ -27,8 +27,9 @@ QString drift_summary_text(const Frame& frame) {
 }
 
 QString storage_summary_text(const Frame& frame) {
-    QString text = QString("Storage: K %1, V %2")
-                       .arg(QString::fromStdString(frame.k_type), QString::fromStdString(frame.v_type));
+    QString text =
+        QString("Storage: K %1, V %2")
+            .arg(QString::fromStdString(frame.k_type), QString::fromStdString(frame.v_type));
     QStringList layers;
     for (size_t l = 0; l < frame.layers.size(); ++l) {
         const LayerFrame& f = frame.layers[l];

@@ -27,8 +27,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
-                             KvType::Fp8E4M3};
+constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3};
 
 double seconds_since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -40,9 +39,10 @@ void bench_codecs(int kv_dim, int groups, int rows, int reps) {
     std::normal_distribution<float> value(0.0f, 1.0f);
     std::vector<float> x(size_t(rows) * size_t(kv_dim)), y(x.size());
     for (float& v : x) v = value(rng);
-    std::printf("\n== 1. Encode / decode, %d rows of kv_dim %d (%d scales a row for int8, fp8), "
-                "best of %d\n",
-                rows, kv_dim, groups, reps);
+    std::printf(
+        "\n== 1. Encode / decode, %d rows of kv_dim %d (%d scales a row for int8, fp8), "
+        "best of %d\n",
+        rows, kv_dim, groups, reps);
     std::printf("  %-6s %10s %14s %14s %12s %12s %14s\n", "type", "bytes/row", "encode ns/row",
                 "decode ns/row", "encode GB/s", "decode GB/s", "max rel. err");
     for (KvType t : kTypes) {
@@ -54,13 +54,13 @@ void bench_codecs(int kv_dim, int groups, int rows, int reps) {
         for (int rep = 0; rep < reps; ++rep) {
             Clock::time_point start = Clock::now();
             for (int r = 0; r < rows; ++r)
-                kv_encode_row(t, &x[size_t(r) * kv_dim], kv_dim, groups, &code[size_t(r) * row_bytes],
-                              &scales[size_t(r) * groups], st);
+                kv_encode_row(t, &x[size_t(r) * kv_dim], kv_dim, groups,
+                              &code[size_t(r) * row_bytes], &scales[size_t(r) * groups], st);
             enc = std::min(enc, seconds_since(start));
             start = Clock::now();
             for (int r = 0; r < rows; ++r)
-                kv_decode_row(t, &code[size_t(r) * row_bytes], &scales[size_t(r) * groups],
-                              kv_dim, groups, &y[size_t(r) * kv_dim]);
+                kv_decode_row(t, &code[size_t(r) * row_bytes], &scales[size_t(r) * groups], kv_dim,
+                              groups, &y[size_t(r) * kv_dim]);
             dec = std::min(dec, seconds_since(start));
         }
         double err = 0;  // max |y - x| / ||x row||
@@ -153,8 +153,8 @@ int run_bench_kv_types(const CliArgs& args) {
     bench_codecs(c.kv_dim(), c.n_kv_heads, rows, reps);
     const std::vector<std::string> files = split_list(args.get("files"));
     if (files.empty()) return 0;
-    const int ctx = args.has("ctx") ? int(args.get_count("ctx", INT32_MAX))
-                                    : std::min(128, c.max_context);
+    const int ctx =
+        args.has("ctx") ? int(args.get_count("ctx", INT32_MAX)) : std::min(128, c.max_context);
     if (ctx > c.max_context || ctx < 4)
         throw UsageError("--ctx must be in [4, " + std::to_string(c.max_context) + "]");
     bench_quality(args, model, files, ctx);

@@ -122,8 +122,8 @@ KvType kv_type(LineReader& in, const char* what) {
     const std::string name = in.word(what);
     const std::optional<KvType> t = parse_kv_type(name);
     if (!t)
-        in.fail(ScriptErrorKind::BadValue, "unknown storage type '" + name + "' (known: " +
-                                               std::string(kv_type_choices()) + ")");
+        in.fail(ScriptErrorKind::BadValue, "unknown storage type '" + name +
+                                               "' (known: " + std::string(kv_type_choices()) + ")");
     return *t;
 }
 

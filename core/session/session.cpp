@@ -41,9 +41,8 @@ Session::~Session() = default;
 
 void Session::new_state() {
     state_ = std::make_unique<StateManager>(
-        *engine_,
-        StateOptions{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
-                     std::nullopt, options_.k_type, options_.v_type});
+        *engine_, StateOptions{options_.capacity, options_.rope_policy, options_.guard,
+                               options_.layout, std::nullopt, options_.k_type, options_.v_type});
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();

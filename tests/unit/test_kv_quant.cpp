@@ -152,8 +152,7 @@ private slots:
         float scales[4];
         for (int rep = 0; rep < 500; ++rep) {
             for (float& v : x) v = normal(rng) * std::pow(10.0f, exponent(rng));
-            for (KvType t :
-                 {KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3}) {
+            for (KvType t : {KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3}) {
                 QuantStats st;
                 kv_encode_row(t, x.data(), int(x.size()), 4, code.data(), scales, st);
                 kv_decode_row(t, code.data(), scales, int(x.size()), 4, y.data());

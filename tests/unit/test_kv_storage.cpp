@@ -22,7 +22,7 @@ struct TypePair {
     KvType k, v;
 };
 // Each type on each side at least once, the seed's pair (bf16 K, FP8 V) included.
-constexpr TypePair kPairs[] = {{KvType::F32, KvType::F32},  {KvType::F16, KvType::BF16},
+constexpr TypePair kPairs[] = {{KvType::F32, KvType::F32},      {KvType::F16, KvType::BF16},
                                {KvType::BF16, KvType::Fp8E4M3}, {KvType::Int8, KvType::Int8},
                                {KvType::Fp8E4M3, KvType::Int8}, {KvType::Int8, KvType::F16}};
 
@@ -132,9 +132,9 @@ private slots:
         const std::vector<int32_t> toks = random_tokens(rng, 12);
         for (const TypePair pair : kPairs) {
             if (pair.k == KvType::F32 && pair.v == KvType::F32) continue;
-            StateManager s(tiny().engine, StateOptions{32, RopePolicy::FinalIndex, true,
-                                                       CacheLayout::Indirection, std::nullopt,
-                                                       pair.k, pair.v});
+            StateManager s(tiny().engine,
+                           StateOptions{32, RopePolicy::FinalIndex, true, CacheLayout::Indirection,
+                                        std::nullopt, pair.k, pair.v});
             s.append(toks, EntryKind::Prompt, 0);
             s.remove({}, 4, 1);  // indirection: rows out of slab order
             const int d = s.cache().kv_dim();
@@ -175,8 +175,8 @@ private slots:
         const std::vector<int32_t> toks = random_tokens(rng, 10);
         for (const TypePair pair : kPairs) {
             for (CacheLayout layout : kAllLayouts) {
-                const StateOptions o{32, RopePolicy::FinalIndex, true, layout, std::nullopt,
-                                     pair.k, pair.v};
+                const StateOptions o{
+                    32, RopePolicy::FinalIndex, true, layout, std::nullopt, pair.k, pair.v};
                 StateManager prefill(tiny().engine, o), decode(tiny().engine, o);
                 prefill.append(toks, EntryKind::Prompt, 0);
                 for (int32_t t : toks) decode.append(std::vector<int32_t>{t}, EntryKind::Prompt, 0);
@@ -197,9 +197,9 @@ private slots:
 
     void layout_switch_keeps_the_stored_bytes() {
         std::mt19937 rng(4);
-        StateManager s(tiny().engine, StateOptions{32, RopePolicy::Reindex, true,
-                                                   CacheLayout::Contiguous, std::nullopt,
-                                                   KvType::Int8, KvType::Fp8E4M3});
+        StateManager s(tiny().engine,
+                       StateOptions{32, RopePolicy::Reindex, true, CacheLayout::Contiguous,
+                                    std::nullopt, KvType::Int8, KvType::Fp8E4M3});
         s.append(random_tokens(rng, 9), EntryKind::Prompt, 0);
         s.remove({}, 2, 1);  // Reindex re-encodes the K it rotates
         const uint64_t h = s.state_hash();
@@ -216,8 +216,7 @@ private slots:
         const int layers = 2, kv_dim = 64, groups = 4;
         const KvStorage f32{}, int8{KvType::Int8, KvType::Int8, groups};
         QCOMPARE(cache_bytes(10, layers, kv_dim, f32), uint64_t(10 * 2 * 2 * 64 * 4));
-        QCOMPARE(cache_bytes(10, layers, kv_dim, int8),
-                 uint64_t(10 * 2 * 2 * (64 + groups * 4)));
+        QCOMPARE(cache_bytes(10, layers, kv_dim, int8), uint64_t(10 * 2 * 2 * (64 + groups * 4)));
         const uint64_t budget = cache_bytes(100, layers, kv_dim, int8);
         QCOMPARE(checked_capacity(100, 4096, layers, kv_dim, budget, int8), 100);
         QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
