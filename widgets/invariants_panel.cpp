@@ -26,21 +26,47 @@ QString drift_summary_text(const Frame& frame) {
     return text;
 }
 
+QString storage_summary_text(const Frame& frame) {
+    QString text =
+        QString("Storage: K %1, V %2")
+            .arg(QString::fromStdString(frame.k_type), QString::fromStdString(frame.v_type));
+    QStringList layers;
+    for (size_t l = 0; l < frame.layers.size(); ++l) {
+        const LayerFrame& f = frame.layers[l];
+        const uint64_t saturated = f.k_stats.saturated + f.v_stats.saturated;
+        const uint64_t nans = f.k_stats.nan_inputs + f.v_stats.nan_inputs;
+        if (saturated == 0 && nans == 0 && f.nonfinite_scales == 0) continue;
+        layers << QString("layer %1: %2 saturated (K %3, V %4), %5 NaN inputs, %6 bad scales")
+                      .arg(l)
+                      .arg(saturated)
+                      .arg(f.k_stats.saturated)
+                      .arg(f.v_stats.saturated)
+                      .arg(nans)
+                      .arg(f.nonfinite_scales);
+    }
+    return text + (layers.empty() ? ": no saturated values, NaN inputs or bad scales"
+                                  : "; " + layers.join("; "));
+}
+
 InvariantsPanel::InvariantsPanel(QWidget* parent)
     : FrameView(parent),
       summary_(new QLabel(this)),
       table_(new QTableWidget(this)),
-      drift_(new QLabel(this)) {
+      drift_(new QLabel(this)),
+      storage_(new QLabel(this)) {
     summary_->setObjectName("summary");
     table_->setObjectName("invariants");
     drift_->setObjectName("drift");
     setup_read_only_table(table_, {"Invariant", "Status", "Last held", "Layer", "Row", "Detail"});
     drift_->setWordWrap(true);
+    storage_->setObjectName("storage");
+    storage_->setWordWrap(true);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(summary_);
     layout->addWidget(table_, 1);
     layout->addWidget(drift_);
+    layout->addWidget(storage_);
 
     connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { selectFailure(row); });
 }
@@ -77,6 +103,7 @@ void InvariantsPanel::setFrame(FramePtr frame) {
                         read_only_cell(s.passed ? QString() : QString::fromStdString(s.detail)));
     }
     drift_->setText(drift_summary_text(*frame_));
+    storage_->setText(storage_summary_text(*frame_));
 }
 
 void InvariantsPanel::selectFailure(int table_row) {

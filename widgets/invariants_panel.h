@@ -7,7 +7,8 @@ class QTableWidget;
 namespace kvw {
 
 // Every named invariant of the coupled state: PASS/FAIL, the tick after which it last held and,
-// on failure, the layer, row and values that break it; below, the drift summary. Clicking a
+// on failure, the layer, row and values that break it; below, the drift summary and the K/V
+// storage counters (saturated values, NaN inputs, bad scales per layer). Clicking a
 // failing invariant selects its row everywhere.
 class InvariantsPanel : public FrameView {
     Q_OBJECT
@@ -27,9 +28,13 @@ private:
     QLabel* summary_;
     QTableWidget* table_;
     QLabel* drift_;
+    QLabel* storage_;
 };
 
 // "Drift: not measured ..." / "Drift: max 3.2e-04, first diverging layer 5".
 QString drift_summary_text(const Frame& frame);
+// The cache's K / V storage types and, per layer where any is non-zero, the saturated values,
+// NaN inputs and non-finite scales (docs/ARCHITECTURE.md §13).
+QString storage_summary_text(const Frame& frame);
 
 }  // namespace kvw

@@ -24,6 +24,7 @@ const std::vector<CommandSpec>& command_table() {
         bench_ui_command(),
         bench_policies_command(),
         bench_wlod_command(),
+        bench_kv_types_command(),
         // clang-format on
     };
     return table;

@@ -128,6 +128,7 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Policy: controller_.setProposer(text); break;
         case K::Budget: controller_.setPolicyOptions(c.policy); break;
         case K::Rope: controller_.setRopePolicy(c.rope); break;
+        case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
         case K::Guard: controller_.setGuard(c.flag); break;
         case K::Desync: controller_.desync(c.layer, c.row); break;
         case K::WaitIdle: break;

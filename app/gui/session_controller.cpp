@@ -144,6 +144,10 @@ void SessionController::setPolicyOptions(const PolicyOptions& options) {
          [options](SessionWorker& w) { w.session().set_policy_options(options); });
 }
 
+void SessionController::setKvTypes(KvType k, KvType v) {
+    post("kv types", [k, v](SessionWorker& w) { w.session().set_kv_types(k, v); });
+}
+
 void SessionController::setRopePolicy(RopePolicy policy) {
     post(QString("rope ") + rope_policy_name(policy),
          [policy](SessionWorker& w) { w.session().set_rope_policy(policy); });

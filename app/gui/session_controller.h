@@ -57,6 +57,7 @@ public slots:
     // A selective policy's budgets (and the random policy's seed): the proposer is made again.
     void setPolicyOptions(const kvw::PolicyOptions& options);
     void setRopePolicy(kvw::RopePolicy policy);
+    void setKvTypes(kvw::KvType k, kvw::KvType v);
     void setGuard(bool on);
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);

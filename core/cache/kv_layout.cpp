@@ -133,7 +133,10 @@ int64_t KvLayout::nonfinite_scales(int layer) const {
 LayerContext KvLayout::view(int layer, int rows) const {
     const int n = rows < 0 ? this->rows(layer) : rows;
     check_rows(layer, 0, n, this->rows(layer));
-    return layer_view(layer, n);
+    LayerContext ctx = layer_view(layer, n);
+    ctx.k_store = storage().k;
+    ctx.v_store = storage().v;
+    return ctx;
 }
 
 }  // namespace kvw

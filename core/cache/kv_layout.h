@@ -10,9 +10,9 @@
 namespace kvw {
 
 // Per-layer K and V rows (kv_dim values a row, stored in the KvStorage types) as the logical
-// sequence the mirror describes; where each logical row lives in the slab is the subclass's business (ARCHITECTURE
-// §4, layouts). The public calls validate and then delegate, so every layout has the same
-// contract:
+// sequence the mirror describes; where each logical row lives in the slab is the subclass's
+// business (ARCHITECTURE §4, layouts). The public calls validate and then delegate, so every layout
+// has the same contract:
 //  - FT-022: a layer's position (its next write row) is its logical row count, starts at 0 and
 //    advances by the rows written; prefill and decode both go through append(); no layer ever
 //    holds more than capacity() logical rows, and a write past it throws CapacityExceeded before
@@ -101,7 +101,7 @@ private:
     void check_rows(int layer, int row, int n, int limit) const;
 };
 
-std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim,
-                                         int capacity, KvStorage storage = {});
+std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim, int capacity,
+                                         KvStorage storage = {});
 
 }  // namespace kvw

@@ -4,8 +4,7 @@ namespace kvw {
 
 namespace {
 
-constexpr KvType kAll[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
-                           KvType::Fp8E4M3};
+constexpr KvType kAll[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3};
 
 uint64_t stored_bytes(KvType t, int kv_dim, int groups) {
     return uint64_t(kv_dim) * uint64_t(kv_type_bytes(t)) +

@@ -7,7 +7,7 @@
 
 namespace kvw {
 
-// How a cache stores its rows (docs/ARCHITECTURE.md §6.3): K and V each in their own type,
+// How a cache stores its rows (docs/ARCHITECTURE.md §13): K and V each in their own type,
 // chosen independently; int8 and FP8 rows carry one scale per KV head (`groups`).
 struct KvStorage {
     KvType k = KvType::F32;
@@ -24,7 +24,7 @@ std::optional<KvType> parse_kv_type(std::string_view name);
 const char* kv_type_choices();
 
 // The largest relative row error (max |cached - reference| / ||reference row||) storing a row
-// in `t` may add: one step of the format (docs/ARCHITECTURE.md §6.3), plus the float32 slack.
+// in `t` may add: one step of the format (docs/ARCHITECTURE.md §13), plus the float32 slack.
 float kv_type_drift_tolerance(KvType t);
 
 }  // namespace kvw

@@ -5,8 +5,8 @@
 
 namespace kvw {
 
-std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim,
-                                         int capacity, KvStorage storage) {
+std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim, int capacity,
+                                         KvStorage storage) {
     switch (layout) {
         case CacheLayout::BatchSplice:
             return std::make_unique<BatchSpliceLayout>(n_layers, kv_dim, capacity, storage);

@@ -13,8 +13,7 @@ void check_shape(int n_layers, int kv_dim, int capacity, const KvStorage& storag
         throw std::invalid_argument("kv cache: layers, kv_dim and capacity must be positive");
     if (storage.groups <= 0 || kv_dim % storage.groups != 0)
         throw std::invalid_argument("kv cache: " + std::to_string(storage.groups) +
-                                    " scale groups do not divide kv_dim " +
-                                    std::to_string(kv_dim));
+                                    " scale groups do not divide kv_dim " + std::to_string(kv_dim));
 }
 
 }  // namespace

@@ -59,9 +59,9 @@ private:
         KvType type = KvType::F32;
         int kv_dim = 0;
         int groups = 1;
-        std::vector<std::vector<uint8_t>> data;   // [layer][capacity * element bytes]
-        std::vector<std::vector<float>> scales;   // [layer][capacity * groups]; empty: unscaled
-        std::vector<QuantStats> stats;            // [layer]
+        std::vector<std::vector<uint8_t>> data;  // [layer][capacity * element bytes]
+        std::vector<std::vector<float>> scales;  // [layer][capacity * groups]; empty: unscaled
+        std::vector<QuantStats> stats;           // [layer]
 
         Plane(KvType t, int n_layers, int kv_dim, int groups, int capacity);
         size_t data_bytes() const { return size_t(kv_dim) * size_t(kv_type_bytes(type)); }

@@ -16,7 +16,7 @@ struct Item {
     static Item of_token(int32_t id) { return Item{id, {}}; }
 };
 
-// K or V of one layer's rows as the cache stores them (docs/ARCHITECTURE.md §6.3): physical row
+// K or V of one layer's rows as the cache stores them (docs/ARCHITECTURE.md §13): physical row
 // p starts at data + p * kv_dim elements of `type`; int8 and FP8 rows have `groups` scales
 // (one per KV head) at scale + p * groups.
 struct KvRows {
@@ -43,6 +43,10 @@ struct LayerContext {
     KvRows k;
     KvRows v;
     const int32_t* index = nullptr;  // [rows]: the physical row of each row; null: row j is j
+    // The types the layer stores new rows in: the forward's items attend to their own K/V as
+    // stored (usually k.type and v.type; a context given as decoded floats keeps the types).
+    KvType k_store = KvType::F32;
+    KvType v_store = KvType::F32;
 
     size_t physical_row(int j) const { return size_t(index ? index[j] : j); }
 };

@@ -43,18 +43,20 @@ float dot(const float* a, const float* b, int n) {
 
 // The context's rows decoded to float32 in logical order, in k and v; ctx itself when it is
 // stored as float32 already (no copy on the default path).
-LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups,
-                             std::vector<float>& k, std::vector<float>& v) {
+LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups, std::vector<float>& k,
+                             std::vector<float>& v) {
     if (ctx.k.type == KvType::F32 && ctx.v.type == KvType::F32) return ctx;
     const size_t d = size_t(kv_dim);
     k.resize(size_t(ctx.rows) * d);
     v.resize(k.size());
     for (int j = 0; j < ctx.rows; ++j) {
         const size_t p = ctx.physical_row(j);
-        kv_decode_row(ctx.k.type, ctx.k.row(p, kv_dim), ctx.k.scale ? ctx.k.scale + p * groups : nullptr,
-                      kv_dim, groups, &k[size_t(j) * d]);
-        kv_decode_row(ctx.v.type, ctx.v.row(p, kv_dim), ctx.v.scale ? ctx.v.scale + p * groups : nullptr,
-                      kv_dim, groups, &v[size_t(j) * d]);
+        kv_decode_row(ctx.k.type, ctx.k.row(p, kv_dim),
+                      ctx.k.scale ? ctx.k.scale + p * groups : nullptr, kv_dim, groups,
+                      &k[size_t(j) * d]);
+        kv_decode_row(ctx.v.type, ctx.v.row(p, kv_dim),
+                      ctx.v.scale ? ctx.v.scale + p * groups : nullptr, kv_dim, groups,
+                      &v[size_t(j) * d]);
     }
     return LayerContext{ctx.rows, {k.data()}, {v.data()}};
 }
@@ -180,7 +182,8 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         throw std::invalid_argument("forward: logits for " + std::to_string(options.logit_items) +
                                     " items of " + std::to_string(n));
     for (int l = 0; l < cfg.n_layers; ++l) {
-        if (context[l].rows < 0 || (context[l].rows > 0 && (!context[l].k.data || !context[l].v.data)))
+        if (context[l].rows < 0 ||
+            (context[l].rows > 0 && (!context[l].k.data || !context[l].v.data)))
             throw std::invalid_argument("forward: bad context view for layer " + std::to_string(l));
     }
 
@@ -235,12 +238,14 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         // included), so a row reads the same values in the step that writes it as in every
         // later one: a prefill in one pass equals a token-by-token one, and a rebuilt cache the
         // incremental one. k and v themselves go to the cache, which encodes them the same way.
-        const std::vector<float> k_att = stored.k.type == KvType::F32 ? std::vector<float>{}
-                                                        : stored_values(stored.k.type, k, kv_dim,
-                                                                        cfg.n_kv_heads);
-        const std::vector<float> v_att = stored.v.type == KvType::F32 ? std::vector<float>{}
-                                                        : stored_values(stored.v.type, v, kv_dim,
-                                                                        cfg.n_kv_heads);
+        const std::vector<float> k_att =
+            stored.k_store == KvType::F32
+                ? std::vector<float>{}
+                : stored_values(stored.k_store, k, kv_dim, cfg.n_kv_heads);
+        const std::vector<float> v_att =
+            stored.v_store == KvType::F32
+                ? std::vector<float>{}
+                : stored_values(stored.v_store, v, kv_dim, cfg.n_kv_heads);
         attention(ctx, n, q.data(), k_att.empty() ? k.data() : k_att.data(),
                   v_att.empty() ? v.data() : v_att.data(), att.data(),
                   options.attention_mass ? head_mass.data() : nullptr);

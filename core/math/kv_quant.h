@@ -1,6 +1,6 @@
 #pragma once
 // Storage types of cached K/V rows and their encode / decode maths, shared by the CPU backend and
-// the CUDA kernels (docs/ARCHITECTURE.md §6.3). A row of kv_dim floats is split into `groups`
+// the CUDA kernels (docs/ARCHITECTURE.md §13). A row of kv_dim floats is split into `groups`
 // equal groups (one per KV head); int8 and FP8 keep one float scale per group beside the row.
 #include <math.h>
 
@@ -44,16 +44,13 @@ struct QuantStats {
 constexpr float kFp8E4M3Max = 448.0f;
 constexpr float kInt8Max = 127.0f;
 
+// The 7 exponent and mantissa bits placed at the top of a float32's (exponent bias 127, so the
+// value is 2^-120 of the E4M3 one, subnormal codes landing on float32 subnormals), then scaled
+// by the exact 2^120: no branch but NaN's. Needs float32 subnormals (no flush-to-zero).
 KVW_HD float e4m3_to_float(uint8_t b) {
     const uint32_t sign = uint32_t(b & 0x80u) << 24;
-    const uint32_t exp = (b >> 3) & 0xfu;
-    const uint32_t mant = b & 0x7u;
-    if (exp == 15 && mant == 7) return bits_float(sign | 0x7fc00000u);
-    if (exp == 0) {  // subnormal: mant * 2^-9
-        const float v = float(mant) * 0.001953125f;
-        return sign ? -v : v;
-    }
-    return bits_float(sign | ((exp + 120u) << 23) | (mant << 20));
+    if ((b & 0x7fu) == 0x7fu) return bits_float(sign | 0x7fc00000u);
+    return bits_float(sign | (uint32_t(b & 0x7fu) << 20)) * 1.329227995784916e36f;  // 2^120
 }
 
 // Round to nearest even. Like a plain cast to float8_e4m3fn, NaN, infinities and values that
@@ -184,12 +181,14 @@ KVW_HD void kv_decode_row(KvType t, const void* in, const float* scales, int kv_
         }
         case KvType::Int8: {
             const int8_t* p = static_cast<const int8_t*>(in);
-            for (int i = 0; i < kv_dim; ++i) x[i] = float(p[i]) * scales[i / g];
+            for (int h = 0; h < groups; ++h)
+                for (int i = h * g; i < (h + 1) * g; ++i) x[i] = float(p[i]) * scales[h];
             return;
         }
         case KvType::Fp8E4M3: {
             const uint8_t* p = static_cast<const uint8_t*>(in);
-            for (int i = 0; i < kv_dim; ++i) x[i] = e4m3_to_float(p[i]) * scales[i / g];
+            for (int h = 0; h < groups; ++h)
+                for (int i = h * g; i < (h + 1) * g; ++i) x[i] = e4m3_to_float(p[i]) * scales[h];
             return;
         }
     }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/policy/policy_options.h"
+#include "core/math/kv_quant.h"
 #include "core/state/action.h"
 #include "core/state/rope_policy.h"
 
@@ -25,6 +26,7 @@ enum class ScriptCommandKind {
     Policy,           // policy NAME                (proposer)
     Budget,           // budget SINK BUDGET WINDOW [SEED]  (a selective policy's S, B, W)
     Rope,             // rope final_index|reindex|original
+    KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
     Guard,            // guard on|off
     Layer,            // layer N
     Select,           // select ROW
@@ -56,6 +58,8 @@ struct ScriptCommand {
     int64_t count = 0;   // step N, expect rows .. N, expect tick N
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
+    KvType k_type = KvType::F32;  // kv-types
+    KvType v_type = KvType::F32;
     ActionList actions;    // inject, apply
     PolicyOptions policy;  // budget (the gate stays empty: scripts do not name files for it)
 };

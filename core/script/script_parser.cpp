@@ -8,6 +8,7 @@
 #include <iterator>
 #include <optional>
 
+#include "core/cache/kv_storage.h"
 #include "core/policy/proposer.h"
 #include "core/script/script_error.h"
 #include "core/state/action_json.h"
@@ -117,6 +118,15 @@ RopePolicy rope_policy(LineReader& in) {
     return *policy;
 }
 
+KvType kv_type(LineReader& in, const char* what) {
+    const std::string name = in.word(what);
+    const std::optional<KvType> t = parse_kv_type(name);
+    if (!t)
+        in.fail(ScriptErrorKind::BadValue, "unknown storage type '" + name +
+                                               "' (known: " + std::string(kv_type_choices()) + ")");
+    return *t;
+}
+
 // The arguments of the command `word`, into `c` (whose kind it sets).
 void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) {
     using K = ScriptCommandKind;
@@ -166,6 +176,10 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
     } else if (word == "rope") {
         c.kind = K::Rope;
         c.rope = rope_policy(in);
+    } else if (word == "kv-types") {
+        c.kind = K::KvTypes;
+        c.k_type = kv_type(in, "the K storage type");
+        c.v_type = kv_type(in, "the V storage type");
     } else if (word == "guard") {
         c.kind = K::Guard;
         c.flag = in.choice("guard", "on", "off");
@@ -236,6 +250,7 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::Policy: return "policy";
         case K::Budget: return "budget";
         case K::Rope: return "rope";
+        case K::KvTypes: return "kv-types";
         case K::Guard: return "guard";
         case K::Layer: return "layer";
         case K::Select: return "select";

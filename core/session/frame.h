@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
 #include "core/policy/layer_selection.h"
 #include "core/policy/policy_options.h"
@@ -22,6 +23,11 @@ struct LayerFrame {
     std::vector<float> brightness;    // [row] brightness of the row's record in this layer
     std::vector<float> drift;         // [row] max(K, V) relative drift; empty when not measured
     int first_stale_row = -1;         // from the last drift measurement; -1: none or unmeasured
+    // What encoding the layer's K and V rows met since the cache was made (saturated values,
+    // NaN inputs), and the NaN / infinite scales among its rows now.
+    QuantStats k_stats;
+    QuantStats v_stats;
+    int64_t nonfinite_scales = 0;
 
     int rows() const { return int(pos2ledger.size()); }
 };
@@ -81,6 +87,8 @@ struct Frame {
     ModelSummary model;
     std::string backend;  // "cpu", "cuda"
     int capacity = 0;     // rows per layer
+    std::string k_type;   // storage types of the cached rows: "f32", "bf16", "fp8", ...
+    std::string v_type;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     std::string proposer;  // a name of policy_table()
     PolicyOptions policy;  // its budgets (used by the selective ones)

@@ -22,6 +22,8 @@ FramePtr Session::frame() const {
     f->model = summary_of(*model_);
     f->backend = std::string(backend_->name());
     f->capacity = state_->cache().capacity();
+    f->k_type = kv_type_name(state_->cache().storage().k);
+    f->v_type = kv_type_name(state_->cache().storage().v);
     f->rope_policy = options_.rope_policy;
     f->proposer = options_.proposer;
     f->policy = options_.policy;
@@ -65,6 +67,9 @@ FramePtr Session::frame() const {
             }
             layer.first_stale_row = d.first_stale_row;
         }
+        layer.k_stats = state_->cache().k_stats(l);
+        layer.v_stats = state_->cache().v_stats(l);
+        layer.nonfinite_scales = state_->cache().nonfinite_scales(l);
         f->layers.push_back(std::move(layer));
     }
     f->drift_measured = drift_current_;

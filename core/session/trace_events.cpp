@@ -10,9 +10,9 @@ namespace {
 KvType kv_type_of(const std::string& name, const char* key, const std::string& file) {
     const std::optional<KvType> t = parse_kv_type(name);
     if (!t)
-        throw TraceError(std::string("header: ") + key + " \"" + name + "\" is not one of " +
-                             kv_type_choices(),
-                         1, file);
+        throw TraceError(
+            std::string("header: ") + key + " \"" + name + "\" is not one of " + kv_type_choices(),
+            1, file);
     return *t;
 }
 

@@ -7,7 +7,7 @@ namespace kvw {
 
 // One named check of the coupled state, for one layer: passed, or the first row where it failed.
 struct InvariantResult {
-    std::string name;  // "rows_aligned", "ids_live", "ids_unique", "rope_policy"
+    std::string name;  // "rows_aligned", "scales_finite", "ids_live", "ids_unique", "rope_policy"
     bool passed = true;
     int layer = -1;
     int row = -1;  // first failing row, -1 when the check passed or is not about a row

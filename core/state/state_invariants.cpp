@@ -47,6 +47,13 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
         else
             out.push_back(passed("rows_aligned", l));
 
+        // An int8 / FP8 row decodes through its scales: a NaN or infinite one spoils the row.
+        const int64_t bad_scales = cache_->nonfinite_scales(l);
+        out.push_back(bad_scales == 0
+                          ? passed("scales_finite", l)
+                          : failed("scales_finite", l, -1,
+                                   std::to_string(bad_scales) + " scales are NaN or infinite"));
+
         // Every row names a record live in this layer, and the ledger has no other such record.
         InvariantResult live = passed("ids_live", l);
         for (int r = 0; r < n && live.passed; ++r) {

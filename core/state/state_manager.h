@@ -32,7 +32,7 @@ struct StateOptions {
     CacheLayout layout = CacheLayout::Contiguous;  // where the cache rows live (core/cache)
     // Bytes the cache may take; unset: default_cache_memory_budget().
     std::optional<uint64_t> memory_budget = std::nullopt;
-    // Storage types of the cached K and V rows (docs/ARCHITECTURE.md §6.3).
+    // Storage types of the cached K and V rows (docs/ARCHITECTURE.md §13).
     KvType k_type = KvType::F32;
     KvType v_type = KvType::F32;
     // Tokens per wLOD block (ARCHITECTURE §14): a level-1 gist stands for K tokens, a level-2
