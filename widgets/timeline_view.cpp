@@ -6,6 +6,7 @@
 
 #include "qcustomplot.h"
 #include "widgets/view_colors.h"
+#include "widgets/workbench_look.h"
 
 namespace kvw {
 
@@ -49,7 +50,7 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     layout_grid->setRowStretchFactor(0, 0.001);
     for (QCPMarginGroup*& group : column_margins_) group = new QCPMarginGroup(plot_);
     // Single-line panels need no legend: the axis label names the line.
-    addPanel("tick ms", true);
+    addPanel(wall_clock_hidden() ? "tick ms (hidden)" : "tick ms", true);
     addPanel("rows", true);
     addPanel("mean brightness", false);
     addPanel("max drift", false);
@@ -166,7 +167,9 @@ void TimelineView::plotPoint(const TimelinePoint& p) {
     const double key = double(p.tick);
     const StepTimings& t = p.timings;
     const double steps[] = {t.sample_ms, t.brightness_ms, t.propose_ms, t.apply_ms, t.total_ms};
-    for (int i = 0; i < 5; ++i) add_point(latency_[size_t(i)], key, steps[i]);
+    // Script runs leave the wall-clock panel empty: its values differ from run to run.
+    if (!wall_clock_hidden())
+        for (int i = 0; i < 5; ++i) add_point(latency_[size_t(i)], key, steps[i]);
     if (int(p.rows.size()) <= kMaxLayerLines) {
         for (size_t l = 0; l < p.rows.size(); ++l) add_point(rows_[l], key, p.rows[l]);
     } else {

@@ -1,4 +1,5 @@
 #pragma once
+#include <QList>
 #include <QToolBar>
 
 #include "core/state/rope_policy.h"
@@ -24,7 +25,8 @@ public:
     void setPrompt(const QString& prompt);
     void setBackend(const QString& name);
     void setLayer(int layer);  // without emitting layerChosen
-    // While a run goes, "Run" becomes "Pause".
+    // While a run goes, "Run" becomes "Pause", and what would start another sequence, model or
+    // run (Start, Step, the model and backend choice) is disabled until it ends or is paused.
     void setRunning(bool running);
 
 public slots:
@@ -55,6 +57,8 @@ private:
     QLineEdit* prompt_;
     QSpinBox* run_ticks_;
     QAction* run_;
+    QList<QWidget*> idle_only_;  // enabled only while no run goes
+    QList<QAction*> idle_only_actions_;
     QAction* guard_;
     QComboBox* proposer_;
     QComboBox* rope_;

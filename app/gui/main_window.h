@@ -52,6 +52,9 @@ private:
     void connectToolBar();
     void connectViews();
     void showFrame(const FramePtr& frame);
+    // Stops a Run after its current tick (logged with `why` when given), so that what comes
+    // next runs at once instead of after the run; nothing while no Run goes.
+    void pauseRun(const QString& why);
 
     SessionController& controller_;
     WindowOptions options_;
@@ -61,6 +64,7 @@ private:
     QString spec_;  // the model last asked for, reloaded when the backend changes
     int layer_ = 0;
     int row_ = -1;
+    bool run_active_ = false;     // a Run was asked for and the session has not been idle since
     bool layout_pending_ = true;  // no saved layout was restored: arrange the docks when shown
 };
 

@@ -33,9 +33,12 @@ public:
     FramePtr lastFrame() const { return last_frame_; }
 
 public slots:
-    // Replaces the session with one on this model and backend ("cpu", "cuda", "auto"). On
-    // failure, or when cancelled while loading, the previous session stays.
-    void loadModel(const QString& spec, const QString& backend);
+    // Replaces the session with one on this model and backend ("cpu", "cuda", "auto") and, when
+    // `prompt` is not empty, starts it there; both in one command, so that the session is
+    // replaced only when both succeed. On failure, or when cancelled while loading, the previous
+    // session stays exactly as it was (tick, edits, trace) and a log line and noticeOccurred
+    // (or errorOccurred) say so.
+    void loadModel(const QString& spec, const QString& backend, const QString& prompt = {});
     // The same on a model loaded already (tests, benchmarks: shapes no spec names).
     void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
     // Forgets the sequence and prefills the prompt.
@@ -65,6 +68,8 @@ signals:
     void busyChanged(bool busy, const QString& what);
     void progressChanged(int done, int total);  // total 0: unknown
     void errorOccurred(const QString& message);
+    // Something the user should read that is not an error (a command skipped by a cancel).
+    void noticeOccurred(const QString& message);
     void becameIdle();
 
 private:
