@@ -40,17 +40,19 @@ void select_text(QComboBox* combo, const QString& text) {
 
 }  // namespace
 
-MainToolBar::MainToolBar(QWidget* parent) : QToolBar("Session", parent) {
+MainToolBar::MainToolBar(QWidget* parent)
+    : QToolBar("Session", parent), policy_bar_(new QToolBar("Policy", parent)) {
     setObjectName("session_toolbar");
     setMovable(false);
+    policy_bar_->setObjectName("policy_toolbar");
+    policy_bar_->setMovable(false);
     addModelButtons();
     addBackendCombo();
     addSeparator();
     addRunControls();
-    addSeparator();
     addPolicyControls();
-    addSeparator();
-    addAction("Screenshot", this, &MainToolBar::screenshotRequested)
+    policy_bar_->addSeparator();
+    policy_bar_->addAction("Screenshot", this, &MainToolBar::screenshotRequested)
         ->setToolTip("Save a PNG of the window");
     setRunning(false);
 }
@@ -120,7 +122,7 @@ void MainToolBar::addBackendCombo() {
 void MainToolBar::addRunControls() {
     prompt_ = new QLineEdit(this);
     prompt_->setPlaceholderText("Prompt, then Enter");
-    prompt_->setMinimumWidth(260);
+    prompt_->setMinimumWidth(360);
     connect(prompt_, &QLineEdit::returnPressed, this,
             [this] { emit promptSubmitted(prompt_->text()); });
     addWidget(prompt_);
@@ -157,34 +159,34 @@ void MainToolBar::addRunControls() {
 }
 
 void MainToolBar::addPolicyControls() {
-    proposer_ = new QComboBox(this);
+    proposer_ = new QComboBox(policy_bar_);
     for (const std::string& name : proposer_names())
         proposer_->addItem(QString::fromStdString(name));
     proposer_->setToolTip("Step 3 proposer: the actions suggested every tick");
     connect(proposer_, &QComboBox::currentTextChanged, this, &MainToolBar::proposerChosen);
-    addWidget(new QLabel(" Policy ", this));
-    addWidget(proposer_);
+    policy_bar_->addWidget(new QLabel(" Policy ", policy_bar_));
+    policy_bar_->addWidget(proposer_);
 
-    rope_ = new QComboBox(this);
+    rope_ = new QComboBox(policy_bar_);
     for (RopePolicy p : {RopePolicy::FinalIndex, RopePolicy::Reindex, RopePolicy::Original})
         rope_->addItem(rope_policy_name(p), int(p));
     rope_->setToolTip("RoPE position policy: which phase a row's K carries after edits");
     connect(rope_, &QComboBox::currentIndexChanged, this,
             [this] { emit ropePolicyChosen(RopePolicy(rope_->currentData().toInt())); });
-    addWidget(new QLabel(" RoPE ", this));
-    addWidget(rope_);
+    policy_bar_->addWidget(new QLabel(" RoPE ", policy_bar_));
+    policy_bar_->addWidget(rope_);
 
-    guard_ = addAction("Guard", this, &MainToolBar::guardToggled);
+    guard_ = policy_bar_->addAction("Guard", this, &MainToolBar::guardToggled);
     guard_->setCheckable(true);
     guard_->setChecked(true);
     guard_->setToolTip("Re-check the invariants after every primitive");
 
-    layer_ = new QSpinBox(this);
+    layer_ = new QSpinBox(policy_bar_);
     layer_->setRange(0, 0);
     layer_->setToolTip("The layer the views show");
     connect(layer_, &QSpinBox::valueChanged, this, &MainToolBar::layerChosen);
-    addWidget(new QLabel(" Layer ", this));
-    addWidget(layer_);
+    policy_bar_->addWidget(new QLabel(" Layer ", policy_bar_));
+    policy_bar_->addWidget(layer_);
 }
 
 QString MainToolBar::backend() const { return backend_->currentText(); }

@@ -20,6 +20,10 @@ class MainToolBar : public QToolBar {
 public:
     explicit MainToolBar(QWidget* parent = nullptr);
 
+    // The policy, RoPE, guard and layer controls, a toolbar of their own so that a narrow
+    // window can put them on a second row instead of behind the overflow button.
+    QToolBar* policyBar() const { return policy_bar_; }
+
     QString backend() const;
     QString prompt() const;
     void setPrompt(const QString& prompt);
@@ -53,6 +57,7 @@ private:
     void addRunControls();
     void addPolicyControls();
 
+    QToolBar* policy_bar_;
     QComboBox* backend_;
     QLineEdit* prompt_;
     QSpinBox* run_ticks_;

@@ -7,6 +7,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
+#include <QResizeEvent>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -33,6 +34,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     setWindowTitle("KV Workbench");
     setDockOptions(dockOptions() & ~AnimatedDocks);  // a shot must not catch a dock mid-move
     addToolBar(Qt::TopToolBarArea, toolbar_);
+    addToolBar(Qt::TopToolBarArea, toolbar_->policyBar());
     docks_ = new ViewDocks(this);
     QMenu* views = menuBar()->addMenu("&Views");
     for (const QString& name : docks_->names())
@@ -179,6 +181,19 @@ QImage MainWindow::grabShot(const QString& view) {
     if (view.isEmpty()) return grab().toImage();
     if (!showView(view)) return {};
     return docks_->dock(view)->grab().toImage();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // The policy toolbar goes to a second row when both rows do not fit side by side.
+    const bool wrap = toolbar_->sizeHint().width() + toolbar_->policyBar()->sizeHint().width() >
+                      event->size().width();
+    if (wrap == toolbars_wrapped_) return;
+    toolbars_wrapped_ = wrap;
+    if (wrap)
+        insertToolBarBreak(toolbar_->policyBar());
+    else
+        removeToolBarBreak(toolbar_->policyBar());
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

@@ -47,6 +47,7 @@ public:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void connectToolBar();
@@ -64,8 +65,9 @@ private:
     QString spec_;  // the model last asked for, reloaded when the backend changes
     int layer_ = 0;
     int row_ = -1;
-    bool run_active_ = false;     // a Run was asked for and the session has not been idle since
-    bool layout_pending_ = true;  // no saved layout was restored: arrange the docks when shown
+    bool toolbars_wrapped_ = false;  // the policy toolbar sits on a second row
+    bool run_active_ = false;        // a Run was asked for and the session has not been idle since
+    bool layout_pending_ = true;     // no saved layout was restored: arrange the docks when shown
 };
 
 }  // namespace kvw

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTimer>
 
 #include "app/gui/image_compare.h"
@@ -43,8 +44,11 @@ ScriptRunner::ScriptRunner(SessionController& controller, MainWindow& window, Sh
 int ScriptRunner::run(const Script& script) {
     file_ = script.file;
     mismatches_ = 0;
+    // The log names the file without its folder: a screenshot of the log must not depend on
+    // where the script was run from (errors keep the whole path).
+    const std::string name = QFileInfo(QString::fromStdString(file_)).fileName().toStdString();
     for (const ScriptCommand& c : script.commands) {
-        spdlog::info("script {}:{}: {}", file_, c.line, printable(c.source));
+        spdlog::info("script {}:{}: {}", name, c.line, printable(c.source));
         execute(c);
     }
     return mismatches_;
