@@ -217,13 +217,14 @@ void TokenStripView::requestDelete() {
 
 void TokenStripView::requestReplacePair(const QString& text) {
     if (first_ < 0 || second_ < 0 || text.isEmpty()) return;
-    emit textActionRequested("replace_pair", layer_, std::min(first_, second_),
+    emit textActionRequested(TextActionKind::ReplacePair, layer_, std::min(first_, second_),
                              std::max(first_, second_), text, apply_now_->isChecked());
 }
 
 void TokenStripView::requestInsertBefore(const QString& text) {
     if (first_ < 0 || text.isEmpty()) return;
-    emit textActionRequested("insert", layer_, first_, -1, text, apply_now_->isChecked());
+    emit textActionRequested(TextActionKind::Insert, layer_, first_, -1, text,
+                             apply_now_->isChecked());
 }
 
 bool TokenStripView::eventFilter(QObject* watched, QEvent* event) {

@@ -1,5 +1,7 @@
 #include "session_args.h"
 
+#include <algorithm>
+
 namespace kvw::cli {
 
 namespace {
@@ -31,6 +33,12 @@ OptionTable session_options() {
 
 void read_session_options(const CliArgs& args, SessionOptions& options) {
     options.proposer = args.get("policy");
+    const std::vector<std::string> proposers = proposer_names();
+    if (std::find(proposers.begin(), proposers.end(), options.proposer) == proposers.end()) {
+        std::string names;
+        for (const std::string& n : proposers) names += (names.empty() ? "" : ", ") + n;
+        throw UsageError("--policy takes " + names);
+    }
     const auto rope = parse_rope_policy(args.get("rope"));
     if (!rope) throw UsageError("--rope takes " + names_of(kRopePolicies, rope_policy_name));
     options.rope_policy = *rope;

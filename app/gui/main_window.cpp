@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QResizeEvent>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 
@@ -58,6 +59,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     } else {
         resize(options_.size);
         restoreGeometry(settings().value("geometry").toByteArray());
+        fitOnScreen();
         layout_pending_ = !restoreState(settings().value("state").toByteArray());
     }
 }
@@ -119,7 +121,7 @@ void MainWindow::connectViews() {
                 c->inject(list);
         });
         connect(view, &FrameView::textActionRequested, c,
-                [this, c](const QString& kind, int layer, int row1, int row2, const QString& text,
+                [this, c](TextActionKind kind, int layer, int row1, int row2, const QString& text,
                           bool now) {
                     pauseRun("edit the text");
                     c->textAction(kind, layer, row1, row2, text, now);
@@ -139,6 +141,17 @@ void MainWindow::pauseRun(const QString& why) {
     toolbar_->setRunning(false);
     controller_.cancel();  // the run's job logs where it stopped
     if (!why.isEmpty()) spdlog::info("pausing the run to {}", why.toStdString());
+}
+
+void MainWindow::fitOnScreen() {
+    // A geometry saved on a larger screen (or a --size beyond this one) would put the status
+    // bar and the lower docks out of reach.
+    const QRect available = screen()->availableGeometry();
+    QRect g = geometry();
+    g.setSize(g.size().boundedTo(available.size()));
+    g.moveLeft(std::clamp(g.left(), available.left(), available.right() - g.width() + 1));
+    g.moveTop(std::clamp(g.top(), available.top(), available.bottom() - g.height() + 1));
+    if (g != geometry()) setGeometry(g);
 }
 
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }

@@ -56,6 +56,8 @@ private:
     // Stops a Run after its current tick (logged with `why` when given), so that what comes
     // next runs at once instead of after the run; nothing while no Run goes.
     void pauseRun(const QString& why);
+    // Shrinks and moves the window into the screen's available area.
+    void fitOnScreen();
 
     SessionController& controller_;
     WindowOptions options_;

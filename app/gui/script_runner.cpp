@@ -122,10 +122,11 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Inject: controller_.inject(c.actions); break;
         case K::Apply: controller_.applyNow(c.actions); break;
         case K::ReplaceText:
-            controller_.textAction("replace_pair", window_.layer(), c.row, c.row2, text, false);
+            controller_.textAction(TextActionKind::ReplacePair, window_.layer(), c.row, c.row2,
+                                   text, false);
             break;
         case K::InsertText:
-            controller_.textAction("insert", window_.layer(), c.row, -1, text, false);
+            controller_.textAction(TextActionKind::Insert, window_.layer(), c.row, -1, text, false);
             break;
         case K::Rebuild: controller_.rebuild(); break;
         case K::Drift: controller_.measureDrift(); break;

@@ -7,7 +7,6 @@
 #include <spdlog/spdlog.h>
 
 #include "app/gui/session_worker.h"
-#include "app/gui/text_action.h"
 
 namespace kvw {
 
@@ -134,10 +133,10 @@ void SessionController::applyNow(const ActionList& actions) {
     post("apply now", [actions](SessionWorker& w) { apply_now(w.session(), actions); });
 }
 
-void SessionController::textAction(const QString& kind, int layer, int row1, int row2,
+void SessionController::textAction(TextActionKind kind, int layer, int row1, int row2,
                                    const QString& text, bool applyNow) {
-    post(kind + " text",
-         [=, kind = kind.toStdString(), text = text.toStdString()](SessionWorker& w) {
+    post(QString(text_action_kind_name(kind)) + " text",
+         [=, text = text.toStdString()](SessionWorker& w) {
              Session& s = w.session();
              const ActionList actions = text_action(s, kind, layer, row1, row2, text);
              if (applyNow)

@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include "core/session/session.h"
+#include "core/session/text_action.h"
 #include "widgets/frame_view.h"
 
 namespace kvw {
@@ -50,9 +51,9 @@ public slots:
     void inject(const kvw::ActionList& actions);
     // Step 4 now, at the current tick (no sampling, no proposer).
     void applyNow(const kvw::ActionList& actions);
-    // A view's text action: the text is tokenized on the worker, then injected or applied.
-    // "replace_pair" replaces rows row1 and row2 by the text; "insert" puts the text before row1.
-    void textAction(const QString& kind, int layer, int row1, int row2, const QString& text,
+    // A view's text action (core/session/text_action.h has the rules): the text is tokenized
+    // on the worker, then injected or applied.
+    void textAction(kvw::TextActionKind kind, int layer, int row1, int row2, const QString& text,
                     bool applyNow);
     void rebuild();
     void measureDrift();

@@ -1,11 +1,14 @@
 // The window as a person drives it, on synthetic:tiny: a model load that fails or is cancelled
 // leaves the session exactly as it was (tick, edits) and says so in the log and the status bar;
-// a click during a Run never waits behind the run nor throws its ticks away; at 1,024 × 700 the
-// window is that size and its docks do not overlap.
+// a click during a Run never waits behind the run nor throws its ticks away; what happened is
+// logged once and an old error leaves the status bar; at 1,024 × 700 nothing needs more room and
+// a saved geometry is brought back onto the screen.
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
 #include <QPlainTextEdit>
+#include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -14,6 +17,7 @@
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
+#include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "frame_builder.h"
 
@@ -164,6 +168,79 @@ private slots:
         step->trigger();
         QVERIFY(wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, tick + 1);
+    }
+
+    // Each thing that happened is one log line; a later success clears an old error from the
+    // status bar; Apply now shows its own timings, not the previous step's.
+    void feedback_is_said_once_and_goes_stale() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        const int rows = c.lastFrame()->layers[0].rows();
+        c.inject({Action{DeleteAction{rows + 40}, {}}});
+        QVERIFY(wait_idle(c));
+        QTRY_VERIFY(log_text(w).contains(QString::number(rows + 40)));
+        QCOMPARE(log_text(w).count(QString::number(rows + 40)), 1);  // not twice
+        QVERIFY(w.statusBar()->currentMessage().startsWith("Error: inject"));
+
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(w.statusBar()->currentMessage(), QString());  // the error is old news
+        QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
+
+        c.applyNow({Action{DeleteAction{3}, {}}});
+        QVERIFY(wait_idle(c));
+        const StepTimings& t = c.lastFrame()->timings;
+        QCOMPARE(t.sample_ms, 0.0);  // no sampling, no proposer ran
+        QCOMPARE(t.propose_ms, 0.0);
+        QCOMPARE(t.total_ms, t.apply_ms);
+        QTRY_VERIFY(log_text(w).contains("applied 1 action(s) now at tick 4"));
+
+        c.rebuild();
+        c.measureDrift();
+        c.setProposer("pair-merge");
+        c.setRopePolicy(RopePolicy::Reindex);
+        c.setGuard(false);
+        QVERIFY(wait_idle(c));
+        QTRY_VERIFY(log_text(w).contains("guard off"));
+        const QString log = log_text(w);
+        QVERIFY(log.contains("drift at tick 4: none"));
+        QVERIFY(!log.contains("diverging layer -1"));
+        QVERIFY(log.contains("policy: pair-merge"));
+        QVERIFY(log.contains("RoPE policy: reindex"));
+    }
+
+    // A script's `click VIEW NAME` with a wrong name lists the view's controls, not the parts
+    // Qt's own widgets are made of.
+    void unknown_control_lists_named_controls_only() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        const QString problem = click_control(w.docks().view("actions"), "nope");
+        QVERIFY2(problem.contains("pos1") && problem.contains("apply"), qPrintable(problem));
+        QVERIFY2(!problem.contains("qt_"), qPrintable(problem));
+    }
+
+    // --size 1024x700 is what the window gets: nothing in it needs more; and a geometry saved on
+    // a larger screen is brought back onto this one.
+    void small_and_restored_windows_fit() {
+        QTemporaryDir settings_dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
+        SessionController c;
+        {
+            MainWindow w(c, {false, QSize(1024, 700)});
+            const QSize needed = w.minimumSizeHint();
+            QVERIFY2(needed.width() <= 1024 && needed.height() <= 700,
+                     qPrintable(QString("%1x%2").arg(needed.width()).arg(needed.height())));
+            w.show();
+            w.setGeometry(-500, 4000, 5000, 4000);  // saved on a wall of screens
+            w.close();
+        }
+        MainWindow w(c, {false, QSize(1024, 700)});
+        const QRect screen = w.screen()->availableGeometry();
+        QVERIFY2(screen.contains(w.geometry()),
+                 qPrintable(QString("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(
+                     w.height())));
     }
 };
 
