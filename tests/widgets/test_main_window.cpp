@@ -180,8 +180,9 @@ private slots:
         const int rows = c.lastFrame()->layers[0].rows();
         c.inject({Action{DeleteAction{rows + 40}, {}}});
         QVERIFY(wait_idle(c));
-        QTRY_VERIFY(log_text(w).contains(QString::number(rows + 40)));
-        QCOMPARE(log_text(w).count(QString::number(rows + 40)), 1);  // not twice
+        const QString fault = QString("pos = %1 is outside layer 0").arg(rows + 40);
+        QTRY_VERIFY(log_text(w).contains(fault));
+        QCOMPARE(log_text(w).count(fault), 1);  // the session and the window once logged it both
         QVERIFY(w.statusBar()->currentMessage().startsWith("Error: inject"));
 
         c.step(1);
@@ -239,8 +240,8 @@ private slots:
         MainWindow w(c, {false, QSize(1024, 700)});
         const QRect screen = w.screen()->availableGeometry();
         QVERIFY2(screen.contains(w.geometry()),
-                 qPrintable(QString("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(
-                     w.height())));
+                 qPrintable(
+                     QString("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(w.height())));
     }
 };
 
