@@ -107,7 +107,6 @@ void TimelineView::addPanel(const QString& label, bool with_legend) {
     auto* ticker = new QCPAxisTickerFixed;
     ticker->setTickStep(1);  // ticks are whole numbers
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    ticker->setTickCount(3);  // narrow panels: labels that do not run into each other
     panel->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
     panels_.push_back(panel);
     legends_.push_back(legend);
@@ -132,6 +131,10 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
     // Docked wide and short (under the window), four panels side by side; otherwise two by two,
     // so that no panel gets a sliver.
     const int columns = width() >= 3 * height() ? 4 : 2;
+    // Tick labels about 45 px apart at least, so that "0 10 20 30" does not run together.
+    const int labels = std::clamp(width() / columns / 45, 2, 5);
+    for (QCPAxisRect* panel : panels_)
+        panel->axis(QCPAxis::atBottom)->ticker()->setTickCount(labels);
     // Legends wrap to more lines when the view is too narrow for their entries on one.
     const int wrap = width() >= 600 ? 5 : 3;
     if (columns != columns_ || wrap != legend_wrap_) {
