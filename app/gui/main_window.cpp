@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "app/gui/main_menus.h"
 #include "app/gui/main_toolbar.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/status_line.h"
@@ -37,9 +38,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     addToolBar(Qt::TopToolBarArea, toolbar_);
     addToolBar(Qt::TopToolBarArea, toolbar_->policyBar());
     docks_ = new ViewDocks(this);
-    QMenu* views = menuBar()->addMenu("&Views");
-    for (const QString& name : docks_->names())
-        views->addAction(docks_->dock(name)->toggleViewAction());
+    add_main_menus(*this);
 
     connectToolBar();
     connectViews();
@@ -180,6 +179,20 @@ void MainWindow::showFrame(const FramePtr& frame) {
     const int rows = layer < layers ? frame->layers[size_t(layer)].rows() : 0;
     const int row = row_ < rows ? row_ : -1;
     if (layer != layer_ || row != row_) select(layer, row);
+}
+
+void MainWindow::resetLayout() {
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        dock->setFloating(false);
+        dock->show();
+    }
+    docks_->arrange(this);
+}
+
+void MainWindow::stepLayer(int delta) {
+    const FramePtr frame = controller_.lastFrame();
+    if (!frame || frame->layers.empty()) return;
+    select(std::clamp(layer_ + delta, 0, int(frame->layers.size()) - 1), row_);
 }
 
 bool MainWindow::showView(const QString& name) {

@@ -38,6 +38,11 @@ public:
     // take them from a person (scripts) check them against the last Frame first.
     void select(int layer, int row);
 
+    // The next or previous layer (delta ±1), within the model's layers.
+    void stepLayer(int delta);
+    // Every dock back in the window, arranged as on a first start.
+    void resetLayout();
+
     const ViewDocks& docks() const { return *docks_; }
     // Brings a view's dock to the front; false when no view has that name.
     bool showView(const QString& name);

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QScreen>
 #include <QSettings>
@@ -210,6 +211,40 @@ private slots:
         QVERIFY(!log.contains("diverging layer -1"));
         QVERIFY(log.contains("policy: pair-merge"));
         QVERIFY(log.contains("RoPE policy: reindex"));
+    }
+
+    // The menus a desktop user looks for, and the keys: N steps, ] and [ change the layer, R runs
+    // and pauses; the Session menu's entries are the toolbar's (disabled with them in a Run).
+    void menus_and_shortcuts() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        edited(c, w);
+        QStringList menus;
+        for (QAction* a : w.menuBar()->actions()) menus << a->text().remove('&');
+        QCOMPARE(menus, QStringList({"File", "View", "Session", "Help"}));
+
+        QTest::keyClick(&w, Qt::Key_N);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(4));
+        QTest::keyClick(&w, Qt::Key_BracketRight);
+        QTest::keyClick(&w, Qt::Key_BracketRight);
+        QCOMPARE(w.layer(), 2);
+        QTest::keyClick(&w, Qt::Key_BracketLeft);
+        QCOMPARE(w.layer(), 1);
+
+        w.findChild<QSpinBox*>("runTicks")->setValue(5000);
+        QTest::keyClick(&w, Qt::Key_R);
+        QVERIFY(!toolbar_action(w, "step")->isEnabled());
+        QTRY_VERIFY(c.lastFrame()->tick >= 6);
+        QTest::keyClick(&w, Qt::Key_R);  // Pause
+        QVERIFY(wait_idle(c));
+        const int64_t tick = c.lastFrame()->tick;
+        QVERIFY2(tick < 4 + 5000, qPrintable(QString::number(tick)));
+        QTest::keyClick(&w, Qt::Key_N);  // the ticks stay, the next one follows them
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, tick + 1);
     }
 
     // A script's `click VIEW NAME` with a wrong name lists the view's controls, not the parts
