@@ -113,7 +113,8 @@ ActionForm::Result ActionForm::read() const {
             result.error = "text: type the new tokens' text";
             return result;
         }
-        result.text_kind = kind == ReplacePair ? "replace_pair" : "insert";
+        result.text_kind =
+            kind == ReplacePair ? TextActionKind::ReplacePair : TextActionKind::Insert;
         result.text = text_->text();
         result.pos1 = first;
         result.pos2 = kind == ReplacePair ? pos2_->value() : -1;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/session/text_action.h"
 #include "core/state/action.h"
 
 class QComboBox;
@@ -30,10 +31,10 @@ public:
     enum Kind { Delete, ReplacePair, Insert, Add };
 
     // What the fields say: an action; or, for new tokens given as text, the text with its kind
-    // ("replace_pair", "insert") and rows (pos2 -1 for insert); or an error naming the field.
+    // and rows (pos2 -1 for insert); or an error naming the field.
     struct Result {
         std::optional<Action> action;
-        QString text_kind;
+        TextActionKind text_kind = TextActionKind::ReplacePair;
         QString text;
         int pos1 = 0;
         int pos2 = -1;

@@ -4,6 +4,7 @@
 #include <QWidget>
 
 #include "core/session/frame.h"
+#include "core/session/text_action.h"
 #include "core/state/action.h"
 
 Q_DECLARE_METATYPE(kvw::FramePtr)
@@ -38,7 +39,7 @@ signals:
     void actionsRequested(kvw::ActionList actions, bool applyNow);
     // Text the user typed for an action that needs token ids (replace pair / insert before);
     // the controller tokenizes it on the worker thread.
-    void textActionRequested(QString kind, int layer, int row1, int row2, QString text,
+    void textActionRequested(kvw::TextActionKind kind, int layer, int row1, int row2, QString text,
                              bool applyNow);
 };
 

@@ -37,6 +37,11 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     layer_ticks->setTickStep(1);
     layer_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     y->setTicker(layer_ticks);
+    // Rows are whole numbers too: no 2.5 under a row of cells.
+    QSharedPointer<QCPAxisTickerFixed> row_ticks(new QCPAxisTickerFixed);
+    row_ticks->setTickStep(1);
+    row_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    x->setTicker(row_ticks);
     x->grid()->setVisible(false);
     y->grid()->setVisible(false);
     // Cells a layer does not have are transparent: the hatch says "no row here".

@@ -6,6 +6,7 @@
 
 #include "core/state/action_validation.h"
 #include "widgets/view_colors.h"
+#include "widgets/workbench_look.h"
 
 namespace kvw {
 
@@ -120,7 +121,9 @@ void TickInspectorView::setFrame(FramePtr frame) {
     result_->setText(tick_result_text(*frame));
     result_->setStyleSheet(r.rejected || r.aborted ? error_style_sheet() : QString());
     actions_->setActions(frame->last_actions, action_outcomes(*frame), given_indices(*frame));
-    timings_->setText("Step times (ms): " + step_timings_text(frame->timings));
+    timings_->setText(wall_clock_hidden()
+                          ? QString("Step times (ms): hidden in script runs (the trace has them)")
+                          : "Step times (ms): " + step_timings_text(frame->timings));
 }
 
 }  // namespace kvw

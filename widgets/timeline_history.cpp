@@ -18,7 +18,7 @@ TimelinePoint timeline_point(const Frame& frame) {
     }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     p.mean_brightness = count > 0 ? sum / double(count) : nan;
-    p.max_drift = frame.drift_measured ? double(frame.max_drift) : nan;
+    if (frame.drift_measured) p.drifts.push_back(double(frame.max_drift));
     return p;
 }
 
@@ -30,6 +30,11 @@ TimelineHistory::Change TimelineHistory::add(const Frame& frame) {
         points_.clear();
         change = Change::Reset;
     } else if (!points_.empty() && frame.tick == points_.back().tick) {
+        // A frame repeats the measurement it carries until the next one: a new value only.
+        std::vector<double> drifts = std::move(points_.back().drifts);
+        if (!point.drifts.empty() && (drifts.empty() || drifts.back() != point.drifts.front()))
+            drifts.push_back(point.drifts.front());
+        point.drifts = std::move(drifts);
         points_.pop_back();
         change = Change::ReplacedLast;
     }

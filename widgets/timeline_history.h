@@ -14,14 +14,17 @@ struct TimelinePoint {
     StepTimings timings;
     std::vector<int> rows;   // [layer] live rows
     double mean_brightness;  // over every live row of every layer; NaN without rows
-    double max_drift;        // NaN when the frame's drift was not measured
+    // Every distinct max drift measured at this tick, oldest first (a measurement, a rebuild,
+    // another measurement: both stay visible); empty while none was.
+    std::vector<double> drifts;
 };
 
 TimelinePoint timeline_point(const Frame& frame);
 
 // The points of successive frames of one run. A frame at the tick of the last point (an edit,
-// a drift measurement) replaces it; a frame whose tick goes backwards, whose prompt differs or
-// whose layer count differs starts a new run. The oldest points go beyond kMaxPoints.
+// a drift measurement) replaces it, keeping the drifts measured there before; a frame whose tick
+// goes backwards, whose prompt differs or whose layer count differs starts a new run. The oldest
+// points go beyond kMaxPoints.
 class TimelineHistory {
 public:
     enum class Change { Appended, ReplacedLast, Reset };

@@ -6,6 +6,7 @@
 
 #include "qcustomplot.h"
 #include "widgets/view_colors.h"
+#include "widgets/workbench_look.h"
 
 namespace kvw {
 
@@ -49,8 +50,14 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     layout_grid->setRowStretchFactor(0, 0.001);
     for (QCPMarginGroup*& group : column_margins_) group = new QCPMarginGroup(plot_);
     // Single-line panels need no legend: the axis label names the line.
-    addPanel("tick ms", true);
+    addPanel(wall_clock_hidden() ? "tick ms (hidden)" : "tick ms", true);
     addPanel("rows", true);
+    // Rows are whole numbers: no 12.5 on their axis.
+    auto* whole_rows = new QCPAxisTickerFixed;
+    whole_rows->setTickStep(1);
+    whole_rows->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    whole_rows->setTickCount(3);
+    panels_[1]->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<QCPAxisTicker>(whole_rows));
     addPanel("mean brightness", false);
     addPanel("max drift", false);
     // A spacer after the legends keeps them together on the left.
@@ -74,7 +81,7 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     drift_axis->setTicker(log_ticks);
     drift_axis->setNumberFormat("eb");
     drift_axis->setNumberPrecision(0);
-    drift_axis->setRange(kDriftFloor, 1);
+    drift_axis->setRange(kDriftFloor / 2, 1);
 }
 
 void TimelineView::addPanel(const QString& label, bool with_legend) {
@@ -98,7 +105,7 @@ void TimelineView::addPanel(const QString& label, bool with_legend) {
     panel->axis(QCPAxis::atLeft)->setLabel(label);
     panel->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);  // short panels: few labels
     auto* ticker = new QCPAxisTickerFixed;
-    ticker->setTickStep(1);
+    ticker->setTickStep(1);  // ticks are whole numbers
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     panel->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
     panels_.push_back(panel);
@@ -124,8 +131,20 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
     // Docked wide and short (under the window), four panels side by side; otherwise two by two,
     // so that no panel gets a sliver.
     const int columns = width() >= 3 * height() ? 4 : 2;
-    if (columns != columns_) {
+    // Tick labels about 45 px apart at least, so that "0 10 20 30" does not run together.
+    const int labels = std::clamp(width() / columns / 45, 2, 5);
+    for (QCPAxisRect* panel : panels_)
+        panel->axis(QCPAxis::atBottom)->ticker()->setTickCount(labels);
+    // Legends wrap to more lines when the view is too narrow for their entries on one.
+    const int wrap = width() >= 600 ? 5 : 3;
+    if (columns != columns_ || wrap != legend_wrap_) {
         arrange(columns);
+        legend_wrap_ = wrap;
+        for (QCPLegend* legend : legends_)
+            if (legend) {
+                legend->setWrap(wrap);
+                legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-lays the entries
+            }
         plot_->replot(QCustomPlot::rpQueuedReplot);
     }
     FrameView::resizeEvent(event);
@@ -166,7 +185,9 @@ void TimelineView::plotPoint(const TimelinePoint& p) {
     const double key = double(p.tick);
     const StepTimings& t = p.timings;
     const double steps[] = {t.sample_ms, t.brightness_ms, t.propose_ms, t.apply_ms, t.total_ms};
-    for (int i = 0; i < 5; ++i) add_point(latency_[size_t(i)], key, steps[i]);
+    // Script runs leave the wall-clock panel empty: its values differ from run to run.
+    if (!wall_clock_hidden())
+        for (int i = 0; i < 5; ++i) add_point(latency_[size_t(i)], key, steps[i]);
     if (int(p.rows.size()) <= kMaxLayerLines) {
         for (size_t l = 0; l < p.rows.size(); ++l) add_point(rows_[l], key, p.rows[l]);
     } else {
@@ -176,8 +197,9 @@ void TimelineView::plotPoint(const TimelinePoint& p) {
         add_point(rows_[2], key, s.max);
     }
     add_point(brightness_, key, p.mean_brightness);
-    add_point(drift_, key,
-              std::isnan(p.max_drift) ? p.max_drift : std::max(p.max_drift, kDriftFloor));
+    // Every measurement of the tick; 0 (exact) sits on the floor of the log axis.
+    drift_->data()->remove(key - 0.5, key + 0.5);  // remove(key) takes one point only
+    for (double d : p.drifts) drift_->addData(key, std::max(d, kDriftFloor));
 }
 
 void TimelineView::replotAll() {
@@ -195,7 +217,8 @@ void TimelineView::rescale() {
         if (y->scaleType() == QCPAxis::stLogarithmic) {
             bool found = false;
             const QCPRange r = drift_->getValueRange(found, QCP::sdPositive);
-            y->setRange(kDriftFloor, found ? std::max(r.upper * 2, 1e-3) : 1.0);
+            // Half a step below the floor, so that an exact (0) measurement shows on it.
+            y->setRange(kDriftFloor / 2, found ? std::max(r.upper * 2, 1e-3) : 1.0);
             continue;
         }
         bool found = false;

@@ -53,6 +53,7 @@ private:
     QCPLayoutGrid* panel_grid_;          // the panels, 2 × 2 or 1 × 4
     QCPMarginGroup* column_margins_[4];  // panels of one column align their axes
     int columns_ = 0;
+    int legend_wrap_ = 5;             // legend entries per line
     std::vector<QCPGraph*> latency_;  // sample, brightness, propose, apply, total
     std::vector<QCPGraph*> rows_;     // one per layer, or min, mean, max
     int row_graph_layers_ = -1;       // the layer count rows_ was made for

@@ -40,7 +40,7 @@ TokenStripView::TokenStripView(QWidget* parent)
       replace_(new QAction("Replace pair with text…", this)),
       insert_(new QAction("Insert text before…", this)),
       this_layer_(new QAction("Delete in this layer only", this)),
-      apply_now_(new QAction("Apply now", this)) {
+      apply_now_(new QAction("Edits skip the queue", this)) {
     header_->setObjectName("header");
     delete_->setObjectName("delete");
     replace_->setObjectName("replacePair");
@@ -51,15 +51,16 @@ TokenStripView::TokenStripView(QWidget* parent)
     // Short words on the buttons, so that the strip fits a narrow dock; the menu says it all.
     replace_->setIconText("Replace pair…");
     insert_->setIconText("Insert before…");
-    this_layer_->setIconText("This layer only");
-    // The header gives way (clipped) before the buttons do.
-    header_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    this_layer_->setIconText("in this layer only");
+    apply_now_->setIconText("Skip queue");
     this_layer_->setCheckable(true);
     apply_now_->setCheckable(true);
     this_layer_->setToolTip(
-        "Delete the rows from the layer shown only; otherwise from every layer");
+        "Delete: the rows go from the layer shown only; otherwise from every layer. Text edits "
+        "go to every layer that holds the same records");
     apply_now_->setToolTip(
-        "Apply the edit at once (Step 4 now); otherwise queue it for the next tick");
+        "Checked: Delete, Replace and Insert apply at once (Step 4 now); unchecked: they are "
+        "queued for the next tick");
 
     scroll_->setWidget(canvas_);
     scroll_->setWidgetResizable(false);
@@ -67,11 +68,16 @@ TokenStripView::TokenStripView(QWidget* parent)
     scroll_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // a stable width to wrap at
     scroll_->viewport()->installEventFilter(this);
 
+    // The header on a line of its own, so that a narrow dock clips neither it nor the buttons;
+    // "in this layer only" beside the Delete it qualifies, the queue switch apart from both.
     auto* bar = new QHBoxLayout;
-    bar->addWidget(header_, 1);
-    for (QAction* a : {delete_, replace_, insert_, this_layer_, apply_now_})
-        bar->addWidget(button_for(a, this));
+    for (QAction* a : {delete_, this_layer_}) bar->addWidget(button_for(a, this));
+    bar->addSpacing(8);
+    for (QAction* a : {replace_, insert_}) bar->addWidget(button_for(a, this));
+    bar->addStretch(1);
+    bar->addWidget(button_for(apply_now_, this));
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(header_);
     layout->addLayout(bar);
     layout->addWidget(scroll_, 1);
 
@@ -182,9 +188,11 @@ void TokenStripView::showMenu(int row, const QPoint& global_pos) {
     // Right-clicking outside the selection selects the token under the mouse first.
     if (row >= 0 && row != first_ && row != second_) clickChip(row, Qt::NoModifier);
     QMenu menu(this);
-    menu.addActions({delete_, replace_, insert_});
+    menu.addActions({delete_, this_layer_});
     menu.addSeparator();
-    menu.addActions({this_layer_, apply_now_});
+    menu.addActions({replace_, insert_});
+    menu.addSeparator();
+    menu.addAction(apply_now_);
     menu.exec(global_pos);
 }
 
@@ -209,13 +217,14 @@ void TokenStripView::requestDelete() {
 
 void TokenStripView::requestReplacePair(const QString& text) {
     if (first_ < 0 || second_ < 0 || text.isEmpty()) return;
-    emit textActionRequested("replace_pair", layer_, std::min(first_, second_),
+    emit textActionRequested(TextActionKind::ReplacePair, layer_, std::min(first_, second_),
                              std::max(first_, second_), text, apply_now_->isChecked());
 }
 
 void TokenStripView::requestInsertBefore(const QString& text) {
     if (first_ < 0 || text.isEmpty()) return;
-    emit textActionRequested("insert", layer_, first_, -1, text, apply_now_->isChecked());
+    emit textActionRequested(TextActionKind::Insert, layer_, first_, -1, text,
+                             apply_now_->isChecked());
 }
 
 bool TokenStripView::eventFilter(QObject* watched, QEvent* event) {

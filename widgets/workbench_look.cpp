@@ -27,6 +27,8 @@ QString load_family(const char* file, const char* fallback) {
     return families.first();
 }
 
+bool g_wall_clock_hidden = false;
+
 QFont fixed_font(const QString& family) {
     QFont font(family);
     font.setPixelSize(kFontPixelSize);
@@ -54,5 +56,8 @@ QFont workbench_mono_font() {
     static const QString family = load_family("DejaVuSansMono.ttf", "DejaVu Sans Mono");
     return fixed_font(family);
 }
+
+void set_wall_clock_hidden(bool hidden) { g_wall_clock_hidden = hidden; }
+bool wall_clock_hidden() { return g_wall_clock_hidden; }
 
 }  // namespace kvw

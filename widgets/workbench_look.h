@@ -14,4 +14,10 @@ void apply_workbench_look(QApplication& app);
 // DejaVu Sans Mono at the same pixel size, for JSON and the log.
 QFont workbench_mono_font();
 
+// Wall-clock times (tick and step milliseconds) differ from run to run: script runs hide them
+// from the picture so that the same script gives the same screenshots (the trace and the Frame
+// keep them). Off unless set; set once, before any view shows a Frame.
+void set_wall_clock_hidden(bool hidden);
+bool wall_clock_hidden();
+
 }  // namespace kvw

@@ -1,7 +1,12 @@
 // kvw run: tick transactions headless, with a proposer, injected actions and a trace.
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <optional>
 #include <vector>
+#include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "commands.h"
 #include "common_options.h"
@@ -39,6 +44,21 @@ void write_lifespans(const LifespanRecorder& recorder, const std::string& path) 
         total ? 100.0 * double(zero) / double(total) : 0.0, recorder.censored());
 }
 
+bool capacity_full(const TickResult& r) {
+    return std::any_of(r.rejections.begin(), r.rejections.end(), [](const ValidationError& e) {
+        return e.rule == ValidationRule::CapacityExceeded;
+    });
+}
+
+// Opens `path` for appending (made when missing) and closes it again; throws naming the path and
+// the reason when it cannot be written.
+void check_writable(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "a");
+    if (!file)
+        throw std::runtime_error("cannot write the trace " + path + ": " + std::strerror(errno));
+    std::fclose(file);
+}
+
 int run_run(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
@@ -52,6 +72,8 @@ int run_run(const CliArgs& args) {
     // Read before the model loads, so that a bad file fails fast.
     const ActionList injected =
         args.has("actions") ? read_action_list_file(args.get("actions")) : ActionList{};
+    // The same for the trace: a path that cannot be written fails now, not after the run.
+    if (args.has("trace")) check_writable(args.get("trace"));
 
     LifespanOptions lifespan;
     lifespan.threshold = float(args.get_double("lifespan-threshold"));
@@ -66,16 +88,24 @@ int run_run(const CliArgs& args) {
         recorder->begin(session.state());
     }
     std::printf("tick  token  rows(l0)  actions  outcome  invariants  state_hash\n");
-    for (long i = 0; i < ticks; ++i) {
+    std::string stopped;  // why the run ended early; empty when it ran every tick
+    for (long i = 0; i < ticks && stopped.empty(); ++i) {
         const TickResult r = session.step();
         if (recorder) recorder->observe(session.state(), session.tick());
         const FramePtr f = session.frame();
         const int32_t token = session.trace().events().back().at("token").get<int32_t>();
-        std::printf("%4lld  %5d  %8d  %7zu  %-8s %-10s  %016llx\n", static_cast<long long>(f->tick),
-                    token, f->layers.front().rows(), f->last_actions.size(), outcome(r),
+        // A rejected tick did not happen: "-", not the number of the tick before it again.
+        const std::string tick = r.rejected ? "-" : std::to_string(f->tick);
+        std::printf("%4s  %5d  %8d  %7zu  %-8s %-10s  %016llx\n", tick.c_str(), token,
+                    f->layers.front().rows(), f->last_actions.size(), outcome(r),
                     f->all_invariants_pass() ? "pass" : "FAIL",
                     static_cast<unsigned long long>(f->state_hash));
         if (!f->last_error.empty()) std::printf("      %s\n", f->last_error.c_str());
+        // A full cache refuses every later tick the same way: stop instead of repeating it.
+        if (r.rejected && capacity_full(r))
+            stopped = "the cache is full (" + std::to_string(f->capacity) +
+                      " rows per layer): stopped after " + std::to_string(i) + " of " +
+                      std::to_string(ticks) + " ticks";
     }
     std::vector<int32_t> text_ids = session.state().tokens(0);
     std::erase(text_ids, -1);  // wLOD gist rows stand for tokens without being one
@@ -86,6 +116,7 @@ int run_run(const CliArgs& args) {
                     session.trace().events().size());
     }
     if (recorder) write_lifespans(*recorder, args.get("record-lifespans"));
+    if (!stopped.empty()) throw std::runtime_error(stopped);
     return 0;
 }
 

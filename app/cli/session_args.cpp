@@ -1,6 +1,7 @@
 #include "session_args.h"
 
 #include <climits>
+#include <algorithm>
 
 namespace kvw::cli {
 

@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
     kvw::register_cuda_backend();
 #endif
     kvw::apply_workbench_look(app);
+    kvw::set_wall_clock_hidden(script_mode);
 
     kvw::SessionController controller;
     kvw::MainWindow window(controller, {script_mode, options->size});

@@ -40,35 +40,42 @@ void select_text(QComboBox* combo, const QString& text) {
 
 }  // namespace
 
-MainToolBar::MainToolBar(QWidget* parent) : QToolBar("Session", parent) {
+MainToolBar::MainToolBar(QWidget* parent)
+    : QToolBar("Session", parent), policy_bar_(new QToolBar("Policy", parent)) {
     setObjectName("session_toolbar");
     setMovable(false);
+    policy_bar_->setObjectName("policy_toolbar");
+    policy_bar_->setMovable(false);
     addModelButtons();
     addBackendCombo();
     addSeparator();
     addRunControls();
-    addSeparator();
     addPolicyControls();
-    addSeparator();
-    addAction("Screenshot", this, &MainToolBar::screenshotRequested)
+    policy_bar_->addSeparator();
+    policy_bar_->addAction("Screenshot", this, &MainToolBar::screenshotRequested)
         ->setToolTip("Save a PNG of the window");
+    setRunning(false);
 }
 
 void MainToolBar::addModelButtons() {
-    addWidget(menu_button(this, "Open model",
-                          {{"GGUF file…",
-                            [this] {
-                                const QString file = QFileDialog::getOpenFileName(
-                                    this, "Open a GGUF model", {}, "GGUF models (*.gguf)");
-                                if (!file.isEmpty()) emit modelChosen(file);
-                            }},
-                           {"Hugging Face folder…", [this] {
-                                const QString dir = QFileDialog::getExistingDirectory(
-                                    this,
-                                    "Open a Hugging Face model folder (config.json, *.safetensors, "
-                                    "tokenizer.json)");
-                                if (!dir.isEmpty()) emit modelChosen(dir);
-                            }}}));
+    QToolButton* open =
+        menu_button(this, "Open model",
+                    {{"GGUF file…",
+                      [this] {
+                          const QString file = QFileDialog::getOpenFileName(
+                              this, "Open a GGUF model", {}, "GGUF models (*.gguf)");
+                          if (!file.isEmpty()) emit modelChosen(file);
+                      }},
+                     {"Hugging Face folder…", [this] {
+                          const QString dir = QFileDialog::getExistingDirectory(
+                              this,
+                              "Open a Hugging Face model folder (config.json, *.safetensors, "
+                              "tokenizer.json)");
+                          if (!dir.isEmpty()) emit modelChosen(dir);
+                      }}});
+    open->setObjectName("openModel");
+    addWidget(open);
+    idle_only_ << open;
     // The models that need no file from the user: the built-in ones (core/model/builtin_models.h)
     // and the synthetic ones with random weights.
     std::vector<std::pair<QString, std::function<void()>>> entries;
@@ -84,7 +91,10 @@ void MainToolBar::addModelButtons() {
         {"synthetic:tiny (random weights)", [this] { emit modelChosen("synthetic:tiny"); }});
     entries.push_back({"synthetic:tinyllama-shape (random weights, 2.2 GB, slow on CPU)",
                        [this] { emit modelChosen("synthetic:tinyllama-shape"); }});
-    addWidget(menu_button(this, "Built-in", entries));
+    QToolButton* builtin = menu_button(this, "Built-in", entries);
+    builtin->setObjectName("builtinModel");
+    addWidget(builtin);
+    idle_only_ << builtin;
 }
 
 void MainToolBar::addBackendCombo() {
@@ -106,38 +116,50 @@ void MainToolBar::addBackendCombo() {
     }
     connect(backend_, &QComboBox::currentTextChanged, this, &MainToolBar::backendChosen);
     addWidget(backend_);
+    idle_only_ << backend_;
 }
 
 void MainToolBar::addRunControls() {
     prompt_ = new QLineEdit(this);
     prompt_->setPlaceholderText("Prompt, then Enter");
-    prompt_->setMinimumWidth(260);
+    prompt_->setMinimumWidth(360);
     connect(prompt_, &QLineEdit::returnPressed, this,
             [this] { emit promptSubmitted(prompt_->text()); });
     addWidget(prompt_);
-    addAction("Start", this, [this] {
-        emit promptSubmitted(prompt_->text());
-    })->setToolTip("Forget the sequence and prefill the prompt");
-    addAction("Step", this, &MainToolBar::stepRequested)->setToolTip("One tick");
-    run_ticks_ = new QSpinBox(this);
-    run_ticks_->setRange(1, 100000);
-    run_ticks_->setValue(16);
-    run_ticks_->setToolTip("Ticks per run");
-    addWidget(run_ticks_);
+    QAction* start = addAction("Start", this, [this] { emit promptSubmitted(prompt_->text()); });
+    start->setObjectName("start");
+    start->setToolTip("Forget the sequence and prefill the prompt");
+    QAction* step = addAction("Step", this, &MainToolBar::stepRequested);
+    step->setObjectName("step");
+    step->setToolTip("One tick");
+    // "Run" before its count, and the count says "ticks": "Step [16] Run" read as "Step 16".
     run_ = addAction("Run", this, [this] {
         if (running_)
             emit pauseRequested();
         else
             emit runRequested(run_ticks_->value());
     });
-    addAction("Rebuild", this, &MainToolBar::rebuildRequested)
-        ->setToolTip("Recompute the whole cache from the mirror");
-    addAction("Drift", this, &MainToolBar::driftRequested)
-        ->setToolTip("Compare the cache with a fresh forward pass over the mirror");
+    run_->setObjectName("run");
+    run_ticks_ = new QSpinBox(this);
+    run_ticks_->setObjectName("runTicks");
+    run_ticks_->setRange(1, 100000);
+    run_ticks_->setValue(16);
+    run_ticks_->setSuffix(" ticks");
+    run_ticks_->setToolTip("Ticks per run");
+    addWidget(run_ticks_);
+    idle_only_ << prompt_ << run_ticks_;
+    idle_only_actions_ << start << step;
+    QAction* rebuild = addAction("Rebuild", this, &MainToolBar::rebuildRequested);
+    rebuild->setObjectName("rebuild");
+    rebuild->setToolTip("Recompute the whole cache from the mirror (pauses a run first)");
+    QAction* drift = addAction("Drift", this, &MainToolBar::driftRequested);
+    drift->setObjectName("drift");
+    drift->setToolTip(
+        "Compare the cache with a fresh forward pass over the mirror (pauses a run first)");
 }
 
 void MainToolBar::addPolicyControls() {
-    proposer_ = new QComboBox(this);
+    proposer_ = new QComboBox(policy_bar_);
     for (const PolicyInfo& p : policy_table()) {  // the one list of policies, with their help
         proposer_->addItem(QString::fromUtf8(p.name.data(), qsizetype(p.name.size())));
         proposer_->setItemData(proposer_->count() - 1,
@@ -146,29 +168,29 @@ void MainToolBar::addPolicyControls() {
     }
     proposer_->setToolTip("Step 3 proposer: the actions suggested every tick");
     connect(proposer_, &QComboBox::currentTextChanged, this, &MainToolBar::proposerChosen);
-    addWidget(new QLabel(" Policy ", this));
-    addWidget(proposer_);
+    policy_bar_->addWidget(new QLabel(" Policy ", policy_bar_));
+    policy_bar_->addWidget(proposer_);
 
-    rope_ = new QComboBox(this);
+    rope_ = new QComboBox(policy_bar_);
     for (RopePolicy p : {RopePolicy::FinalIndex, RopePolicy::Reindex, RopePolicy::Original})
         rope_->addItem(rope_policy_name(p), int(p));
     rope_->setToolTip("RoPE position policy: which phase a row's K carries after edits");
     connect(rope_, &QComboBox::currentIndexChanged, this,
             [this] { emit ropePolicyChosen(RopePolicy(rope_->currentData().toInt())); });
-    addWidget(new QLabel(" RoPE ", this));
-    addWidget(rope_);
+    policy_bar_->addWidget(new QLabel(" RoPE ", policy_bar_));
+    policy_bar_->addWidget(rope_);
 
-    guard_ = addAction("Guard", this, &MainToolBar::guardToggled);
+    guard_ = policy_bar_->addAction("Guard", this, &MainToolBar::guardToggled);
     guard_->setCheckable(true);
     guard_->setChecked(true);
     guard_->setToolTip("Re-check the invariants after every primitive");
 
-    layer_ = new QSpinBox(this);
+    layer_ = new QSpinBox(policy_bar_);
     layer_->setRange(0, 0);
     layer_->setToolTip("The layer the views show");
     connect(layer_, &QSpinBox::valueChanged, this, &MainToolBar::layerChosen);
-    addWidget(new QLabel(" Layer ", this));
-    addWidget(layer_);
+    policy_bar_->addWidget(new QLabel(" Layer ", policy_bar_));
+    policy_bar_->addWidget(layer_);
 }
 
 QString MainToolBar::backend() const { return backend_->currentText(); }
@@ -184,6 +206,9 @@ void MainToolBar::setLayer(int layer) {
 void MainToolBar::setRunning(bool running) {
     running_ = running;
     run_->setText(running ? "Pause" : "Run");
+    run_->setToolTip(running ? "Stop the run after the current tick" : "Run this many ticks");
+    for (QWidget* w : idle_only_) w->setEnabled(!running);
+    for (QAction* a : idle_only_actions_) a->setEnabled(!running);
 }
 
 void MainToolBar::setFrame(FramePtr frame) {

@@ -1,4 +1,5 @@
 #pragma once
+#include <QList>
 #include <QToolBar>
 
 #include "core/state/rope_policy.h"
@@ -19,12 +20,17 @@ class MainToolBar : public QToolBar {
 public:
     explicit MainToolBar(QWidget* parent = nullptr);
 
+    // The policy, RoPE, guard and layer controls, a toolbar of their own so that a narrow
+    // window can put them on a second row instead of behind the overflow button.
+    QToolBar* policyBar() const { return policy_bar_; }
+
     QString backend() const;
     QString prompt() const;
     void setPrompt(const QString& prompt);
     void setBackend(const QString& name);
     void setLayer(int layer);  // without emitting layerChosen
-    // While a run goes, "Run" becomes "Pause".
+    // While a run goes, "Run" becomes "Pause", and what would start another sequence, model or
+    // run (Start, Step, the model and backend choice) is disabled until it ends or is paused.
     void setRunning(bool running);
 
 public slots:
@@ -51,10 +57,13 @@ private:
     void addRunControls();
     void addPolicyControls();
 
+    QToolBar* policy_bar_;
     QComboBox* backend_;
     QLineEdit* prompt_;
     QSpinBox* run_ticks_;
     QAction* run_;
+    QList<QWidget*> idle_only_;  // enabled only while no run goes
+    QList<QAction*> idle_only_actions_;
     QAction* guard_;
     QComboBox* proposer_;
     QComboBox* rope_;

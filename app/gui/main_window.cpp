@@ -2,13 +2,17 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenuBar>
+#include <QResizeEvent>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 
+#include "app/gui/main_menus.h"
 #include "app/gui/main_toolbar.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/status_line.h"
@@ -32,19 +36,21 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     setWindowTitle("KV Workbench");
     setDockOptions(dockOptions() & ~AnimatedDocks);  // a shot must not catch a dock mid-move
     addToolBar(Qt::TopToolBarArea, toolbar_);
+    addToolBar(Qt::TopToolBarArea, toolbar_->policyBar());
     docks_ = new ViewDocks(this);
-    QMenu* views = menuBar()->addMenu("&Views");
-    for (const QString& name : docks_->names())
-        views->addAction(docks_->dock(name)->toggleViewAction());
+    add_main_menus(*this);
 
     connectToolBar();
     connectViews();
     connect(&controller_, &SessionController::frameReady, this, &MainWindow::showFrame);
     connect(&controller_, &SessionController::busyChanged, status_, &StatusLine::setBusy);
-    connect(&controller_, &SessionController::busyChanged, toolbar_,
-            [this](bool busy) { toolbar_->setRunning(busy); });
+    connect(&controller_, &SessionController::becameIdle, this, [this] {
+        run_active_ = false;
+        toolbar_->setRunning(false);
+    });
     connect(&controller_, &SessionController::progressChanged, status_, &StatusLine::setProgress);
     connect(&controller_, &SessionController::errorOccurred, status_, &StatusLine::showError);
+    connect(&controller_, &SessionController::noticeOccurred, status_, &StatusLine::showNotice);
     connect(status_, &StatusLine::cancelRequested, &controller_, &SessionController::cancel);
 
     if (options_.script_mode) {
@@ -52,6 +58,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     } else {
         resize(options_.size);
         restoreGeometry(settings().value("geometry").toByteArray());
+        fitOnScreen();
         layout_pending_ = !restoreState(settings().value("state").toByteArray());
     }
 }
@@ -62,15 +69,36 @@ void MainWindow::connectToolBar() {
     connect(toolbar_, &MainToolBar::backendChosen, this, [this] {
         if (!spec_.isEmpty()) openModel(spec_);
     });
+    // Start, Step and the model controls are disabled while a Run goes (MainToolBar::setRunning);
+    // the other commands pause the run first and then act, rather than wait behind it.
     connect(toolbar_, &MainToolBar::promptSubmitted, c, &SessionController::startPrompt);
     connect(toolbar_, &MainToolBar::stepRequested, c, [c] { c->step(1); });
-    connect(toolbar_, &MainToolBar::runRequested, c, &SessionController::step);
-    connect(toolbar_, &MainToolBar::pauseRequested, c, &SessionController::cancel);
-    connect(toolbar_, &MainToolBar::rebuildRequested, c, &SessionController::rebuild);
-    connect(toolbar_, &MainToolBar::driftRequested, c, &SessionController::measureDrift);
-    connect(toolbar_, &MainToolBar::proposerChosen, c, &SessionController::setProposer);
-    connect(toolbar_, &MainToolBar::ropePolicyChosen, c, &SessionController::setRopePolicy);
-    connect(toolbar_, &MainToolBar::guardToggled, c, &SessionController::setGuard);
+    connect(toolbar_, &MainToolBar::runRequested, this, [this](int ticks) {
+        run_active_ = true;
+        toolbar_->setRunning(true);
+        controller_.step(ticks);
+    });
+    connect(toolbar_, &MainToolBar::pauseRequested, this, [this] { pauseRun({}); });
+    connect(toolbar_, &MainToolBar::rebuildRequested, c, [this, c] {
+        pauseRun("rebuild");
+        c->rebuild();
+    });
+    connect(toolbar_, &MainToolBar::driftRequested, c, [this, c] {
+        pauseRun("measure drift");
+        c->measureDrift();
+    });
+    connect(toolbar_, &MainToolBar::proposerChosen, c, [this, c](const QString& name) {
+        pauseRun("change the policy");
+        c->setProposer(name);
+    });
+    connect(toolbar_, &MainToolBar::ropePolicyChosen, c, [this, c](RopePolicy policy) {
+        pauseRun("change the RoPE policy");
+        c->setRopePolicy(policy);
+    });
+    connect(toolbar_, &MainToolBar::guardToggled, c, [this, c](bool on) {
+        pauseRun("switch the guard");
+        c->setGuard(on);
+    });
     connect(toolbar_, &MainToolBar::layerChosen, this, [this](int layer) { select(layer, row_); });
     connect(toolbar_, &MainToolBar::screenshotRequested, this, [this] {
         const QString file = QFileDialog::getSaveFileName(this, "Save a screenshot",
@@ -84,20 +112,45 @@ void MainWindow::connectViews() {
     for (FrameView* view : docks_->views()) {
         connect(view, &FrameView::rowSelected, this, &MainWindow::select);
         connect(view, &FrameView::layerSelected, this, [this](int layer) { select(layer, row_); });
-        connect(view, &FrameView::actionsRequested, c, [c](const ActionList& list, bool now) {
+        connect(view, &FrameView::actionsRequested, c, [this, c](const ActionList& list, bool now) {
+            pauseRun(now ? "apply actions" : "queue actions");
             if (now)
                 c->applyNow(list);
             else
                 c->inject(list);
         });
-        connect(view, &FrameView::textActionRequested, c, &SessionController::textAction);
+        connect(view, &FrameView::textActionRequested, c,
+                [this, c](TextActionKind kind, int layer, int row1, int row2, const QString& text,
+                          bool now) {
+                    pauseRun("edit the text");
+                    c->textAction(kind, layer, row1, row2, text, now);
+                });
     }
 }
 
 void MainWindow::openModel(const QString& spec) {
     spec_ = spec;
-    controller_.loadModel(spec, toolbar_->backend());
-    if (!toolbar_->prompt().isEmpty()) controller_.startPrompt(toolbar_->prompt());
+    // One command: a load that fails never reaches the prompt, so the session stays as it was.
+    controller_.loadModel(spec, toolbar_->backend(), toolbar_->prompt());
+}
+
+void MainWindow::pauseRun(const QString& why) {
+    if (!run_active_) return;
+    run_active_ = false;
+    toolbar_->setRunning(false);
+    controller_.cancel();  // the run's job logs where it stopped
+    if (!why.isEmpty()) spdlog::info("pausing the run to {}", why.toStdString());
+}
+
+void MainWindow::fitOnScreen() {
+    // A geometry saved on a larger screen (or a --size beyond this one) would put the status
+    // bar and the lower docks out of reach.
+    const QRect available = screen()->availableGeometry();
+    QRect g = geometry();
+    g.setSize(g.size().boundedTo(available.size()));
+    g.moveLeft(std::clamp(g.left(), available.left(), available.right() - g.width() + 1));
+    g.moveTop(std::clamp(g.top(), available.top(), available.bottom() - g.height() + 1));
+    if (g != geometry()) setGeometry(g);
 }
 
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }
@@ -128,6 +181,20 @@ void MainWindow::showFrame(const FramePtr& frame) {
     if (layer != layer_ || row != row_) select(layer, row);
 }
 
+void MainWindow::resetLayout() {
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        dock->setFloating(false);
+        dock->show();
+    }
+    docks_->arrange(this);
+}
+
+void MainWindow::stepLayer(int delta) {
+    const FramePtr frame = controller_.lastFrame();
+    if (!frame || frame->layers.empty()) return;
+    select(std::clamp(layer_ + delta, 0, int(frame->layers.size()) - 1), row_);
+}
+
 bool MainWindow::showView(const QString& name) {
     QDockWidget* dock = docks_->dock(name);
     if (!dock) return false;
@@ -140,6 +207,19 @@ QImage MainWindow::grabShot(const QString& view) {
     if (view.isEmpty()) return grab().toImage();
     if (!showView(view)) return {};
     return docks_->dock(view)->grab().toImage();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // The policy toolbar goes to a second row when both rows do not fit side by side.
+    const bool wrap = toolbar_->sizeHint().width() + toolbar_->policyBar()->sizeHint().width() >
+                      event->size().width();
+    if (wrap == toolbars_wrapped_) return;
+    toolbars_wrapped_ = wrap;
+    if (wrap)
+        insertToolBarBreak(toolbar_->policyBar());
+    else
+        removeToolBarBreak(toolbar_->policyBar());
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

@@ -38,6 +38,11 @@ public:
     // take them from a person (scripts) check them against the last Frame first.
     void select(int layer, int row);
 
+    // The next or previous layer (delta ±1), within the model's layers.
+    void stepLayer(int delta);
+    // Every dock back in the window, arranged as on a first start.
+    void resetLayout();
+
     const ViewDocks& docks() const { return *docks_; }
     // Brings a view's dock to the front; false when no view has that name.
     bool showView(const QString& name);
@@ -47,11 +52,17 @@ public:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void connectToolBar();
     void connectViews();
     void showFrame(const FramePtr& frame);
+    // Stops a Run after its current tick (logged with `why` when given), so that what comes
+    // next runs at once instead of after the run; nothing while no Run goes.
+    void pauseRun(const QString& why);
+    // Shrinks and moves the window into the screen's available area.
+    void fitOnScreen();
 
     SessionController& controller_;
     WindowOptions options_;
@@ -61,7 +72,9 @@ private:
     QString spec_;  // the model last asked for, reloaded when the backend changes
     int layer_ = 0;
     int row_ = -1;
-    bool layout_pending_ = true;  // no saved layout was restored: arrange the docks when shown
+    bool toolbars_wrapped_ = false;  // the policy toolbar sits on a second row
+    bool run_active_ = false;        // a Run was asked for and the session has not been idle since
+    bool layout_pending_ = true;     // no saved layout was restored: arrange the docks when shown
 };
 
 }  // namespace kvw

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTimer>
 
 #include "app/gui/image_compare.h"
@@ -43,8 +44,11 @@ ScriptRunner::ScriptRunner(SessionController& controller, MainWindow& window, Sh
 int ScriptRunner::run(const Script& script) {
     file_ = script.file;
     mismatches_ = 0;
+    // The log names the file without its folder: a screenshot of the log must not depend on
+    // where the script was run from (errors keep the whole path).
+    const std::string name = QFileInfo(QString::fromStdString(file_)).fileName().toStdString();
     for (const ScriptCommand& c : script.commands) {
-        spdlog::info("script {}:{}: {}", file_, c.line, printable(c.source));
+        spdlog::info("script {}:{}: {}", name, c.line, printable(c.source));
         execute(c);
     }
     return mismatches_;
@@ -118,10 +122,11 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Inject: controller_.inject(c.actions); break;
         case K::Apply: controller_.applyNow(c.actions); break;
         case K::ReplaceText:
-            controller_.textAction("replace_pair", window_.layer(), c.row, c.row2, text, false);
+            controller_.textAction(TextActionKind::ReplacePair, window_.layer(), c.row, c.row2,
+                                   text, false);
             break;
         case K::InsertText:
-            controller_.textAction("insert", window_.layer(), c.row, -1, text, false);
+            controller_.textAction(TextActionKind::Insert, window_.layer(), c.row, -1, text, false);
             break;
         case K::Rebuild: controller_.rebuild(); break;
         case K::Drift: controller_.measureDrift(); break;

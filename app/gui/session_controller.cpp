@@ -4,8 +4,9 @@
 #include <string>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "app/gui/session_worker.h"
-#include "app/gui/text_action.h"
 
 namespace kvw {
 
@@ -24,6 +25,12 @@ void report_tick(const TickResult& result) {
                                  result.abort_reason + " (cache rebuilt from the mirror)");
 }
 
+// Step 4 now; the log says what happened, as it does for a tick.
+void apply_now(Session& session, const ActionList& actions) {
+    report_tick(session.apply_now(actions));
+    spdlog::info("applied {} action(s) now at tick {}", actions.size(), session.tick());
+}
+
 }  // namespace
 
 SessionController::SessionController(QObject* parent)
@@ -40,6 +47,7 @@ SessionController::SessionController(QObject* parent)
             [this](const QString& what) { emit busyChanged(true, what); });
     connect(worker_, &SessionWorker::progress, this, &SessionController::progressChanged);
     connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
+    connect(worker_, &SessionWorker::noted, this, &SessionController::noticeOccurred);
     connect(worker_, &SessionWorker::finished, this, &SessionController::jobFinished);
     thread_.start();
 }
@@ -67,16 +75,27 @@ void SessionController::jobFinished() {
 
 void SessionController::cancel() { ++epoch_; }
 
-void SessionController::loadModel(const QString& spec, const QString& backend) {
-    post("load " + spec,
-         [spec = spec.toStdString(), backend = backend.toStdString()](SessionWorker& w) {
-             SessionOptions options;
-             options.model = spec;
-             options.backend = backend;
-             auto session = std::make_unique<Session>(options);
-             // A load cannot stop half-way; a cancel during it keeps the previous session.
-             if (!w.cancelled()) w.replaceSession(std::move(session));
-         });
+void SessionController::loadModel(const QString& spec, const QString& backend,
+                                  const QString& prompt) {
+    post("load " + spec, [spec = spec.toStdString(), backend = backend.toStdString(),
+                          prompt = prompt.toStdString()](SessionWorker& w) {
+        SessionOptions options;
+        options.model = spec;
+        options.backend = backend;
+        std::unique_ptr<Session> session;
+        try {
+            session = std::make_unique<Session>(options);
+            if (!prompt.empty()) session->start(prompt);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(std::string(e.what()) + "; " + w.keptSessionText());
+        }
+        // A load cannot stop half-way; a cancel during it keeps the previous session.
+        if (w.cancelled()) {
+            w.note("load " + spec + " cancelled; " + w.keptSessionText());
+            return;
+        }
+        w.replaceSession(std::move(session));
+    });
 }
 
 void SessionController::adoptModel(std::shared_ptr<const Model> model,
@@ -93,12 +112,16 @@ void SessionController::startPrompt(const QString& prompt) {
 
 void SessionController::step(int ticks) {
     post(ticks == 1 ? QString("step") : QString("run %1").arg(ticks), [ticks](SessionWorker& w) {
-        for (int i = 0; i < ticks && !w.cancelled(); ++i) {
+        int done = 0;
+        for (; done < ticks && !w.cancelled(); ++done) {
             const TickResult result = w.session().step();
-            w.reportProgress(i + 1, ticks);
+            w.reportProgress(done + 1, ticks);
             report_tick(result);
-            if (i + 1 < ticks) w.publish();  // the last one is published when the job ends
+            if (done + 1 < ticks) w.publish();  // the last one is published when the job ends
         }
+        if (done < ticks)
+            w.note("paused at tick " + std::to_string(w.session().tick()) + " after " +
+                   std::to_string(done) + " of " + std::to_string(ticks) + " ticks");
     });
 }
 
@@ -107,17 +130,17 @@ void SessionController::inject(const ActionList& actions) {
 }
 
 void SessionController::applyNow(const ActionList& actions) {
-    post("apply now", [actions](SessionWorker& w) { report_tick(w.session().apply_now(actions)); });
+    post("apply now", [actions](SessionWorker& w) { apply_now(w.session(), actions); });
 }
 
-void SessionController::textAction(const QString& kind, int layer, int row1, int row2,
+void SessionController::textAction(TextActionKind kind, int layer, int row1, int row2,
                                    const QString& text, bool applyNow) {
-    post(kind + " text",
-         [=, kind = kind.toStdString(), text = text.toStdString()](SessionWorker& w) {
+    post(QString(text_action_kind_name(kind)) + " text",
+         [=, text = text.toStdString()](SessionWorker& w) {
              Session& s = w.session();
              const ActionList actions = text_action(s, kind, layer, row1, row2, text);
              if (applyNow)
-                 report_tick(s.apply_now(actions));
+                 apply_now(s, actions);
              else
                  s.inject(actions);
          });
@@ -132,8 +155,10 @@ void SessionController::measureDrift() {
 }
 
 void SessionController::setProposer(const QString& name) {
-    post("policy " + name,
-         [name = name.toStdString()](SessionWorker& w) { w.session().set_proposer(name); });
+    post("policy " + name, [name = name.toStdString()](SessionWorker& w) {
+        w.session().set_proposer(name);
+        spdlog::info("policy: {}", name);
+    });
 }
 
 void SessionController::setPolicyOptions(const PolicyOptions& options) {
@@ -149,12 +174,19 @@ void SessionController::setKvTypes(KvType k, KvType v) {
 }
 
 void SessionController::setRopePolicy(RopePolicy policy) {
-    post(QString("rope ") + rope_policy_name(policy),
-         [policy](SessionWorker& w) { w.session().set_rope_policy(policy); });
+    post(QString("rope ") + rope_policy_name(policy), [policy](SessionWorker& w) {
+        w.session().set_rope_policy(policy);
+        spdlog::info("RoPE policy: {} (phases re-derived, cache rebuilt)",
+                     rope_policy_name(policy));
+    });
 }
 
 void SessionController::setGuard(bool on) {
-    post(on ? "guard on" : "guard off", [on](SessionWorker& w) { w.session().set_guard(on); });
+    post(on ? "guard on" : "guard off", [on](SessionWorker& w) {
+        w.session().set_guard(on);
+        spdlog::info("guard {}: invariants {} after every primitive", on ? "on" : "off",
+                     on ? "re-checked" : "not re-checked");
+    });
 }
 
 void SessionController::desync(int layer, int row) {

@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include "core/session/session.h"
+#include "core/session/text_action.h"
 #include "widgets/frame_view.h"
 
 namespace kvw {
@@ -33,9 +34,12 @@ public:
     FramePtr lastFrame() const { return last_frame_; }
 
 public slots:
-    // Replaces the session with one on this model and backend ("cpu", "cuda", "auto"). On
-    // failure, or when cancelled while loading, the previous session stays.
-    void loadModel(const QString& spec, const QString& backend);
+    // Replaces the session with one on this model and backend ("cpu", "cuda", "auto") and, when
+    // `prompt` is not empty, starts it there; both in one command, so that the session is
+    // replaced only when both succeed. On failure, or when cancelled while loading, the previous
+    // session stays exactly as it was (tick, edits, trace) and a log line and noticeOccurred
+    // (or errorOccurred) say so.
+    void loadModel(const QString& spec, const QString& backend, const QString& prompt = {});
     // The same on a model loaded already (tests, benchmarks: shapes no spec names).
     void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
     // Forgets the sequence and prefills the prompt.
@@ -47,9 +51,9 @@ public slots:
     void inject(const kvw::ActionList& actions);
     // Step 4 now, at the current tick (no sampling, no proposer).
     void applyNow(const kvw::ActionList& actions);
-    // A view's text action: the text is tokenized on the worker, then injected or applied.
-    // "replace_pair" replaces rows row1 and row2 by the text; "insert" puts the text before row1.
-    void textAction(const QString& kind, int layer, int row1, int row2, const QString& text,
+    // A view's text action (core/session/text_action.h has the rules): the text is tokenized
+    // on the worker, then injected or applied.
+    void textAction(kvw::TextActionKind kind, int layer, int row1, int row2, const QString& text,
                     bool applyNow);
     void rebuild();
     void measureDrift();
@@ -68,6 +72,8 @@ signals:
     void busyChanged(bool busy, const QString& what);
     void progressChanged(int done, int total);  // total 0: unknown
     void errorOccurred(const QString& message);
+    // Something the user should read that is not an error (a command skipped by a cancel).
+    void noticeOccurred(const QString& message);
     void becameIdle();
 
 private:

@@ -32,6 +32,16 @@ void SessionWorker::replaceSession(std::unique_ptr<Session> session) {
     session_ = std::move(session);
 }
 
+void SessionWorker::note(const std::string& message) {
+    spdlog::info("{}", message);
+    emit noted(QString::fromStdString(message));
+}
+
+std::string SessionWorker::keptSessionText() const {
+    if (!session_) return "no session was loaded before";
+    return "the session stays as it was (tick " + std::to_string(session_->tick()) + ")";
+}
+
 void SessionWorker::publish() {
     if (session_) emit frameReady(session_->frame());
 }
@@ -39,6 +49,7 @@ void SessionWorker::publish() {
 void SessionWorker::execute(const SessionJob& job) {
     job_epoch_ = job.epoch;
     if (cancelled()) {  // cancelled before it started: nothing to do, nothing to publish
+        note(job.what.toStdString() + ": skipped (cancelled before it started)");
         emit finished();
         return;
     }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <QObject>
 #include <QString>
@@ -43,12 +44,17 @@ public:
     bool cancelled() const { return job_epoch_ != epoch_.load(); }
     void publish();  // a Frame of the session now, to frameReady
     void reportProgress(int done, int total) { emit progress(done, total); }
+    // Logs `message` and hands it to noted() (the status bar shows it).
+    void note(const std::string& message);
+    // "the session stays as it was (tick N)", or "no session was loaded before" when none.
+    std::string keptSessionText() const;
 
 signals:
     void started(QString what);
     void progress(int done, int total);  // total 0: unknown (a command starts so)
     void frameReady(kvw::FramePtr frame);
     void failed(QString message);
+    void noted(QString message);
     void finished();
 
 private:

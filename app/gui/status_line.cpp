@@ -8,12 +8,13 @@
 #include <QStatusBar>
 #include <QTimer>
 
+#include "widgets/workbench_look.h"
+
 namespace kvw {
 
 namespace {
 
 constexpr int kShowBusyAfterMs = 200;
-constexpr int kErrorShownMs = 15000;
 
 }  // namespace
 
@@ -65,11 +66,14 @@ void StatusLine::setFrame(FramePtr frame) {
     rows_->setText(rows_summary(*frame));
     backend_->setText(QString::fromStdString(frame->backend) + " · " +
                       QString::fromStdString(frame->model.source));
-    tick_time_->setText(QString("last tick %1 ms").arg(frame->timings.total_ms, 0, 'f', 1));
+    tick_time_->setText(wall_clock_hidden()
+                            ? QString("last tick — ms (hidden in scripts)")
+                            : QString("last tick %1 ms").arg(frame->timings.total_ms, 0, 'f', 1));
 }
 
 void StatusLine::setBusy(bool busy, const QString& what) {
     if (busy) {
+        bar_->clearMessage();  // what the last command said is old news now
         busy_what_->setText(what + "…");
         setProgress(0, 0);  // unknown until the command reports
         if (!show_delay_->isActive() && !progress_->isVisible()) show_delay_->start();
@@ -86,6 +90,8 @@ void StatusLine::setProgress(int done, int total) {
     progress_->setValue(done);
 }
 
-void StatusLine::showError(const QString& message) { bar_->showMessage(message, kErrorShownMs); }
+void StatusLine::showError(const QString& message) { bar_->showMessage("Error: " + message); }
+
+void StatusLine::showNotice(const QString& message) { bar_->showMessage(message); }
 
 }  // namespace kvw

@@ -23,7 +23,9 @@ public slots:
     void setFrame(kvw::FramePtr frame);
     void setBusy(bool busy, const QString& what);
     void setProgress(int done, int total);
+    // Shown until the next command starts: a later success must not leave an old error up.
     void showError(const QString& message);
+    void showNotice(const QString& message);
 
 signals:
     void cancelRequested();

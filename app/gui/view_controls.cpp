@@ -20,8 +20,12 @@ bool is_control(const QWidget* w) {
 QString unknown_control(QWidget* view, const QString& name) {
     QStringList names;
     for (const QWidget* w : view->findChildren<QWidget*>())
-        if (is_control(w) && !w->objectName().isEmpty()) names << w->objectName();
+        // Qt names the parts of its own widgets "qt_…" (a spin box's line edit): not controls
+        // a script can mean.
+        if (is_control(w) && !w->objectName().isEmpty() && !w->objectName().startsWith("qt_"))
+            names << w->objectName();
     names.removeDuplicates();
+    names.sort();
     return "no control '" + name + "' (named controls: " + names.join(", ") + ")";
 }
 

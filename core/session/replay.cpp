@@ -1,5 +1,7 @@
 #include "core/session/replay.h"
 
+#include <spdlog/spdlog.h>
+
 #include <optional>
 
 #include "core/json/json_fields.h"
@@ -123,7 +125,15 @@ ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& 
     const auto& events = trace.events();
     if (events.empty()) throw TraceError("empty trace", 0, trace.source());
     SessionOptions options = options_from_header(events.front(), trace.source());
-    if (model) options.model = *model;
+    if (model && *model != options.model) {
+        // Allowed (the same weights under another path, a quantised copy), but the recorded
+        // hashes and tokens then hold only when the model computes the same numbers.
+        spdlog::warn(
+            "{}: recorded with the model {}, replayed with {}: expect mismatches unless "
+            "they compute the same numbers",
+            trace.source(), options.model, *model);
+        options.model = *model;
+    }
     Session session(options);
     ReplayReport report;
     Replayer replayer(session, report, trace.source());

@@ -1,6 +1,8 @@
 // Session commands other than the tick itself (session_tick.cpp) and the frame (session_frame.cpp).
 #include "core/session/session.h"
 
+#include <chrono>
+
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -102,7 +104,8 @@ void Session::inject(const ActionList& actions) {
         trace_.add(std::move(event));
         ActionsRejected rejected(std::move(errors));
         last_error_ = rejected.what();
-        spdlog::warn("inject: {}", last_error_);
+        // The caller reports the refusal (the window's log, the CLI's output): once is enough.
+        spdlog::debug("inject: {}", last_error_);
         throw rejected;
     }
     trace_.add(std::move(event));
@@ -118,8 +121,14 @@ void Session::clear_injected() {
 TickResult Session::apply_now(const ActionList& actions) {
     require_started("apply_now");
     const int64_t first_new = state_->ledger().size();
+    const auto start = std::chrono::steady_clock::now();
     TickResult result = apply_action_list(*state_, actions, tick_);
     proposer_->observe(*state_, false);
+    // Step 4 alone ran: the timings are its own, not the previous step's.
+    timings_ = {};
+    timings_.apply_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    timings_.total_ms = timings_.apply_ms;
     light_new_records(first_new);
     note_result(result, actions);
     trace_.add({{"event", "apply_now"},
@@ -146,7 +155,11 @@ const DriftReport& Session::measure_drift() {
     trace_.add({{"event", "drift"},
                 {"tick", tick_},
                 {"first_diverging_layer", drift_.first_diverging_layer}});
-    spdlog::info("drift at tick {}: first diverging layer {}", tick_, drift_.first_diverging_layer);
+    if (drift_.first_diverging_layer < 0)
+        spdlog::info("drift at tick {}: none, every layer matches a fresh pass", tick_);
+    else
+        spdlog::info("drift at tick {}: first diverging layer {}", tick_,
+                     drift_.first_diverging_layer);
     return drift_;
 }
 

@@ -105,8 +105,9 @@ TickResult Session::tick(std::optional<int32_t> forced) {
     // fail are dropped so that the next step can go on.
     if (result.rejected) {
         restore_brightness(before);
-        spdlog::warn("tick {} rejected: {} fault(s); injected actions dropped", tick_ + 1,
-                     result.rejections.size());
+        // The caller reports the refusal (the window's log, the CLI's output): once is enough.
+        spdlog::debug("tick {} rejected: {} fault(s); injected actions dropped", tick_ + 1,
+                      result.rejections.size());
     } else {
         tick_ = result.tick;
         light_new_records(first_new);

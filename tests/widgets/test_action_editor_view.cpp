@@ -130,7 +130,7 @@ private slots:
         QCOMPARE(actions.count(), 0);
         QCOMPARE(text.count(), 1);
         const QList<QVariant> args = text.at(0);
-        QCOMPARE(args.at(0).toString(), QString("insert"));
+        QCOMPARE(args.at(0).value<TextActionKind>(), TextActionKind::Insert);
         QCOMPARE(args.at(1).toInt(), 3);
         QCOMPARE(args.at(2).toInt(), 14);
         QCOMPARE(args.at(4).toString(), QString(" hello"));

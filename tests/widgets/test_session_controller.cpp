@@ -132,14 +132,15 @@ private slots:
         std::vector<int32_t> expected = row_tokens(*f0, 0);
         expected.erase(expected.begin() + 2, expected.begin() + 4);
         expected.insert(expected.begin() + 2, text.begin(), text.end());
-        c.textAction("replace_pair", 0, 2, 3, " remembered", true);
+        c.textAction(TextActionKind::ReplacePair, 0, 2, 3, " remembered", true);
         QVERIFY(wait_idle(c));
         const FramePtr f1 = c.lastFrame();
         for (int l = 0; l < int(f1->layers.size()); ++l) QCOMPARE(row_tokens(*f1, l), expected);
 
         // insert the text before row 5: the records around it stay, the new ones go between
         expected.insert(expected.begin() + 5, text.begin(), text.end());
-        c.textAction("insert", 1, 5, -1, " remembered", false);  // queued, then one tick
+        c.textAction(TextActionKind::Insert, 1, 5, -1, " remembered",
+                     false);  // queued, then one tick
         c.step(1);
         QVERIFY(wait_idle(c));
         const FramePtr f2 = c.lastFrame();
@@ -152,10 +153,15 @@ private slots:
         QCOMPARE(ids2[5 + text.size()], ids1[5]);
 
         QSignalSpy errors(&c, &SessionController::errorOccurred);
-        c.textAction("insert", 0, 0, -1, "x", true);  // nothing goes before BOS
-        c.textAction("replace_pair", 0, 1, 9999, "x", true);
+        const uint64_t hash = c.lastFrame()->state_hash;
+        c.textAction(TextActionKind::Insert, 0, 0, -1, "x", true);  // nothing goes before BOS
+        c.textAction(TextActionKind::ReplacePair, 0, 1, 9999, "x", true);
+        c.textAction(TextActionKind::ReplacePair, 0, 1, 5, "x", true);  // not a pair
         QVERIFY(wait_idle(c));
-        QCOMPARE(errors.count(), 2);
+        QCOMPARE(errors.count(), 3);
+        QVERIFY2(errors.last().at(0).toString().contains("not a pair"),
+                 qPrintable(errors.last().at(0).toString()));
+        QCOMPARE(c.lastFrame()->state_hash, hash);
     }
 
     void cancel_stops_a_run_and_later_commands_still_run() {

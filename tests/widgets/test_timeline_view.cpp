@@ -7,6 +7,7 @@
 #include "frame_builder.h"
 #include "qcustomplot.h"
 #include "widgets/timeline_view.h"
+#include "widgets/view_colors.h"
 
 using namespace kvw;
 using test::make_frame;
@@ -113,6 +114,25 @@ private slots:
         QCOMPARE(drift[1].first, 5.0);
         const float expected = test::drift_of(3, test::layer_rows(3, 40) - 1);
         QVERIFY(std::abs(drift[0].second - double(expected)) < 1e-12);
+    }
+
+    // Measured, rebuilt, measured again at the same tick: both values stay, the exact one on the
+    // floor of the log axis (it once replaced the first and vanished below the axis).
+    void drift_remeasured_at_the_same_tick_keeps_both() {
+        TimelineView view;
+        view.setFrame(frame_at(4, 40, 3, 1, /*drift=*/true));
+        const double first = double(view.history().points().back().drifts.at(0));
+        auto exact = frame_at(4, 40, 3, 1, /*drift=*/true);
+        exact->max_drift = 0;
+        view.setFrame(exact);
+        view.setFrame(frame_at(4, 40, 3, 1));  // a later frame of the tick, no new measurement
+        view.setFrame(exact);                  // the same measurement again: no new point
+        const auto drift = points(graph_named(view, "max drift"));
+        QCOMPARE(drift.size(), size_t(2));
+        QCOMPARE(drift[0].first, 3.0);
+        QCOMPARE(drift[1].first, 3.0);
+        QVERIFY(std::abs(drift[0].second - first) < 1e-12);
+        QCOMPARE(drift[1].second, kDriftFloor);
     }
 
     void many_layers_plot_min_mean_max() {

@@ -159,7 +159,7 @@ private slots:
         view.requestReplacePair("merged");
         QCOMPARE(text.count(), 1);
         const QList<QVariant> replace = text.takeFirst();
-        QCOMPARE(replace.at(0).toString(), QString("replace_pair"));
+        QCOMPARE(replace.at(0).value<TextActionKind>(), TextActionKind::ReplacePair);
         QCOMPARE(replace.at(1).toInt(), 1);
         QCOMPARE(replace.at(2).toInt(), 11);  // lower row first, whatever the click order
         QCOMPARE(replace.at(3).toInt(), 12);
@@ -167,7 +167,7 @@ private slots:
         view.setSelection(1, 5);
         view.requestInsertBefore(" new words");
         const QList<QVariant> insert = text.takeFirst();
-        QCOMPARE(insert.at(0).toString(), QString("insert"));
+        QCOMPARE(insert.at(0).value<TextActionKind>(), TextActionKind::Insert);
         QCOMPARE(insert.at(2).toInt(), 5);
         QCOMPARE(insert.at(4).toString(), QString(" new words"));
     }

@@ -1,4 +1,4 @@
-#include "app/gui/text_action.h"
+#include "core/session/text_action.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -30,29 +30,41 @@ std::vector<int> layers_like(const Session& s, int layer, int p1, int p2) {
 
 }  // namespace
 
-ActionList text_action(const Session& session, const std::string& kind, int layer, int row1,
-                       int row2, const std::string& text) {
+const char* text_action_kind_name(TextActionKind kind) {
+    return kind == TextActionKind::ReplacePair ? "replace_pair" : "insert";
+}
+
+std::optional<TextActionKind> parse_text_action_kind(std::string_view name) {
+    for (TextActionKind kind : {TextActionKind::ReplacePair, TextActionKind::Insert})
+        if (name == text_action_kind_name(kind)) return kind;
+    return std::nullopt;
+}
+
+ActionList text_action(const Session& session, TextActionKind kind, int layer, int row1, int row2,
+                       const std::string& text) {
     if (layer < 0 || layer >= session.state().n_layers())
         throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist");
     std::vector<int32_t> ids = session.tokenize(text);
     if (ids.empty()) throw std::invalid_argument("the text '" + text + "' has no tokens");
 
-    if (kind == "replace_pair") {
+    if (kind == TextActionKind::ReplacePair) {
         require_row(session, layer, row1);
         require_row(session, layer, row2);
         const int lo = std::min(row1, row2);
         const int hi = std::max(row1, row2);
-        return {Action{ReplacePairAction{row1, row2, std::move(ids)},
-                       layers_like(session, layer, lo, hi)}};
+        if (hi != lo + 1)
+            throw std::invalid_argument("rows " + std::to_string(lo) + " and " +
+                                        std::to_string(hi) +
+                                        " are not a pair: replacing by text takes two adjacent "
+                                        "rows (delete the others first)");
+        return {
+            Action{ReplacePairAction{lo, hi, std::move(ids)}, layers_like(session, layer, lo, hi)}};
     }
-    if (kind == "insert") {
-        if (row1 < 1) throw std::invalid_argument("nothing can be inserted before row 0 (BOS)");
-        require_row(session, layer, row1 - 1);  // row1 == rows: after the last row
-        // The layers that agree with `layer` on the row before the insertion point.
-        return {Action{InsertAction{row1, std::move(ids)},
-                       layers_like(session, layer, row1 - 1, row1 - 1)}};
-    }
-    throw std::invalid_argument("unknown text action '" + kind + "'");
+    if (row1 < 1) throw std::invalid_argument("nothing can be inserted before row 0 (BOS)");
+    require_row(session, layer, row1 - 1);  // row1 == rows: after the last row
+    // The layers that agree with `layer` on the row before the insertion point.
+    return {Action{InsertAction{row1, std::move(ids)},
+                   layers_like(session, layer, row1 - 1, row1 - 1)}};
 }
 
 }  // namespace kvw

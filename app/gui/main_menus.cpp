@@ -1,0 +1,103 @@
+#include "app/gui/main_menus.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+
+#include "app/gui/main_toolbar.h"
+#include "app/gui/main_window.h"
+#include "app/gui/view_docks.h"
+
+namespace kvw {
+
+namespace {
+
+// The toolbar action called `name` (main_toolbar.cpp names them), given `keys`.
+QAction* toolbar_action(MainWindow& window, const char* name, const QKeySequence& keys) {
+    auto* action = window.findChild<QAction*>(name);
+    if (!action) qFatal("the toolbar has no action %s", name);
+    action->setShortcut(keys);
+    action->setToolTip(action->toolTip() + " (" + keys.toString(QKeySequence::NativeText) + ")");
+    return action;
+}
+
+QString shortcut_table(const QList<QAction*>& actions) {
+    QString rows;
+    for (const QAction* a : actions)
+        if (!a->shortcut().isEmpty())
+            rows += "<tr><td><b>" + a->shortcut().toString(QKeySequence::NativeText) +
+                    "</b></td><td>" + QString(a->text()).remove('&') + "</td></tr>";
+    return "<table cellspacing=4>" + rows + "</table>";
+}
+
+}  // namespace
+
+void add_main_menus(MainWindow& window) {
+    QMenuBar* bar = window.menuBar();
+    QList<QAction*> keyed;
+
+    QMenu* file = bar->addMenu("&File");
+    keyed << file->addAction("Open GGUF model…", QKeySequence::Open, &window, [&window] {
+        const QString path =
+            QFileDialog::getOpenFileName(&window, "Open a GGUF model", {}, "GGUF models (*.gguf)");
+        if (!path.isEmpty()) window.openModel(path);
+    });
+    file->addAction("Open Hugging Face folder…", &window, [&window] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            &window,
+            "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)");
+        if (!dir.isEmpty()) window.openModel(dir);
+    });
+    keyed << file->addAction("Save screenshot…", QKeySequence("Ctrl+Shift+S"), &window, [&window] {
+        const QString path = QFileDialog::getSaveFileName(&window, "Save a screenshot",
+                                                          "kv-workbench.png", "PNG (*.png)");
+        if (!path.isEmpty()) window.grabShot({}).save(path);
+    });
+    file->addSeparator();
+    keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::close);
+
+    QMenu* view = bar->addMenu("&View");
+    for (const QString& name : window.docks().names())
+        view->addAction(window.docks().dock(name)->toggleViewAction());
+    view->addSeparator();
+    view->addAction("Reset layout", &window, &MainWindow::resetLayout);
+    keyed << view->addAction("Next layer", QKeySequence("]"), &window,
+                             [&window] { window.stepLayer(+1); });
+    keyed << view->addAction("Previous layer", QKeySequence("["), &window,
+                             [&window] { window.stepLayer(-1); });
+
+    // Plain letters: a line edit with the focus takes them as text first, as it should.
+    QMenu* session = bar->addMenu("&Session");
+    const QList<QAction*> session_actions = {
+        toolbar_action(window, "start", QKeySequence("Ctrl+Return")),
+        toolbar_action(window, "step", QKeySequence("N")),
+        toolbar_action(window, "run", QKeySequence("R")),
+        toolbar_action(window, "rebuild", QKeySequence("B")),
+        toolbar_action(window, "drift", QKeySequence("D")),
+    };
+    session->addActions(session_actions);
+    keyed << session_actions;
+
+    QMenu* help = bar->addMenu("&Help");
+    help->addAction("Keyboard shortcuts", &window, [&window, keyed] {
+        QMessageBox::information(&window, "Keyboard shortcuts", shortcut_table(keyed));
+    });
+    help->addAction("Script language", &window, [&window] {
+        QMessageBox::information(
+            &window, "Script language",
+            "kv-workbench --script FILE.kvs runs a script headless: load, prompt, step N, inject, "
+            "apply, replace-text, insert-text, rebuild, drift, policy, rope, guard, layer, "
+            "select, view, set, click, expect, shot. README.md lists every command.");
+    });
+    help->addAction("About KV Workbench", &window, [&window] {
+        QMessageBox::about(&window, "About KV Workbench",
+                           "KV Workbench: step a Llama-family model tick by tick and inspect, "
+                           "edit and check its KV cache.");
+    });
+}
+
+}  // namespace kvw

@@ -1,0 +1,36 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/session/session.h"
+#include "core/state/action.h"
+
+namespace kvw {
+
+// The text edits a person asks for by text rather than token ids (the window's token strip and
+// action editor, the `.kvs` commands replace-text and insert-text): one rule set for every face
+// of the program (ARCHITECTURE §10).
+enum class TextActionKind {
+    ReplacePair,  // replace two adjacent rows by the tokens of a text
+    Insert,       // insert the tokens of a text before a row
+};
+
+const char* text_action_kind_name(TextActionKind kind);  // "replace_pair", "insert"
+std::optional<TextActionKind> parse_text_action_kind(std::string_view name);
+
+// The action list for a text edit chosen on `layer` (it tokenizes: call it where the session
+// lives).
+//  ReplacePair: replace_pair(row1, row2, tokens of text). The rows must be adjacent (either
+//               order): the edit merges a pair, and a replace_pair of distant rows would also
+//               drop every row between them, which nobody asking for "this pair" means.
+//  Insert:      insert(row1, tokens of text): the text before row1 (row1 == rows: after the last
+//               row); row2 is ignored. Needs 1 <= row1: row 0 holds BOS.
+// The edit goes to every layer that holds the same records at those rows as `layer` (all layers
+// while no per-layer edit has made them differ). Throws std::invalid_argument for text without
+// tokens, rows outside the layer, distant rows or an insert before BOS; the pre-flight check of
+// inject/apply_now judges everything else.
+ActionList text_action(const Session& session, TextActionKind kind, int layer, int row1, int row2,
+                       const std::string& text);
+
+}  // namespace kvw

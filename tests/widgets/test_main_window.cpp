@@ -1,0 +1,284 @@
+// The window as a person drives it, on synthetic:tiny: a model load that fails or is cancelled
+// leaves the session exactly as it was (tick, edits) and says so in the log and the status bar;
+// a click during a Run never waits behind the run nor throws its ticks away; what happened is
+// logged once and an old error leaves the status bar; at 1,024 × 700 nothing needs more room and
+// a saved geometry is brought back onto the screen.
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QScreen>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+#include "app/gui/view_controls.h"
+#include "app/gui/view_docks.h"
+#include "frame_builder.h"
+
+using namespace kvw;
+
+namespace {
+
+constexpr const char* kPrompt = "The cache remembers what the model was told";
+
+bool wait_idle(const SessionController& c) {
+    QElapsedTimer t;
+    t.start();
+    while (!c.isIdle() && t.elapsed() < 60000) QTest::qWait(2);
+    QTest::qWait(5);  // the last queued Frame and log lines
+    return c.isIdle();
+}
+
+QString log_text(MainWindow& w) {
+    return w.docks().view("log")->findChild<QPlainTextEdit*>("text")->toPlainText();
+}
+
+QAction* toolbar_action(MainWindow& w, const char* name) {
+    QAction* a = w.findChild<QAction*>(name);
+    if (!a) qFatal("no toolbar action %s", name);
+    return a;
+}
+
+struct Snapshot {
+    int64_t tick;
+    uint64_t hash;
+    std::vector<int64_t> layer0;
+};
+
+Snapshot snapshot(const SessionController& c) {
+    const FramePtr f = c.lastFrame();
+    return {f->tick, f->state_hash, f->layers[0].pos2ledger};
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+    // A window with synthetic:tiny started on kPrompt, three ticks run and row 2 deleted.
+    void edited(SessionController& c, MainWindow& w) {
+        w.setBackend("cpu");
+        w.setPrompt(kPrompt);
+        w.openModel("synthetic:tiny");
+        QVERIFY(wait_idle(c));
+        c.step(3);
+        c.applyNow({Action{DeleteAction{2}, {}}});
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(3));
+    }
+
+private slots:
+    void initTestCase() { test::use_workbench_look(); }
+
+    void failed_load_keeps_the_tick_and_the_edits() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        const Snapshot before = snapshot(c);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString not_a_model = dir.filePath("notes.gguf");
+        QFile file(not_a_model);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("these are notes, not a model\n");
+        file.close();
+        const QString hf_without_config = dir.filePath("hf");
+        QVERIFY(QDir().mkpath(hf_without_config));
+
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+        for (const QString& spec : {not_a_model, hf_without_config, QString("/no/such.gguf")}) {
+            w.openModel(spec);  // with the toolbar's prompt set, as the window does it
+            QVERIFY(wait_idle(c));
+            const Snapshot after = snapshot(c);
+            QCOMPARE(after.tick, before.tick);
+            QCOMPARE(after.hash, before.hash);
+            QCOMPARE(after.layer0, before.layer0);
+            QVERIFY2(errors.last().at(0).toString().contains(spec),
+                     qPrintable(errors.last().at(0).toString()));
+            const QString shown = w.statusBar()->currentMessage();
+            QVERIFY2(shown.contains("stays as it was (tick 3)"), qPrintable(shown));
+        }
+        QCOMPARE(errors.count(), 3);
+        QTRY_VERIFY(log_text(w).contains("the session stays as it was (tick 3)"));
+
+        // The session still runs from where it was.
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(4));
+        QCOMPARE(c.lastFrame()->model.source, std::string("synthetic:tiny"));
+    }
+
+    void cancelled_load_keeps_the_session_and_says_so() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        const Snapshot before = snapshot(c);
+        QSignalSpy notices(&c, &SessionController::noticeOccurred);
+        w.openModel("synthetic:tiny");
+        c.cancel();  // skipped before it starts, or the loaded model dropped after
+        QVERIFY(wait_idle(c));
+        QCOMPARE(snapshot(c).hash, before.hash);
+        QCOMPARE(snapshot(c).tick, before.tick);
+        QCOMPARE(notices.count(), 1);
+        const QString notice = notices.last().at(0).toString();
+        QVERIFY2(notice.contains("load synthetic:tiny") && notice.contains("cancel"),
+                 qPrintable(notice));
+        QCOMPARE(w.statusBar()->currentMessage(), notice);
+        QTRY_VERIFY(log_text(w).contains(notice));
+    }
+
+    void click_during_a_run_does_not_discard_ticks() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        QAction* start = toolbar_action(w, "start");
+        QAction* step = toolbar_action(w, "step");
+        QAction* run = toolbar_action(w, "run");
+        w.findChild<QSpinBox*>("runTicks")->setValue(5000);
+
+        run->trigger();
+        QCOMPARE(run->text(), QString("Pause"));
+        // What would throw the run's ticks away, or start another, cannot be clicked now.
+        QVERIFY(!start->isEnabled());
+        QVERIFY(!step->isEnabled());
+        QTRY_VERIFY(c.lastFrame()->tick >= 5);  // the run is going
+
+        toolbar_action(w, "rebuild")->trigger();  // pauses the run, then rebuilds at once
+        QCOMPARE(run->text(), QString("Run"));
+        QVERIFY(wait_idle(c));
+        const int64_t tick = c.lastFrame()->tick;
+        QVERIFY2(tick > 5 && tick < 3 + 5000, qPrintable(QString::number(tick)));
+        QVERIFY(start->isEnabled());
+        QVERIFY(step->isEnabled());
+        QTRY_VERIFY(log_text(w).contains(
+            QString("rebuilt the cache from the mirror at tick %1").arg(tick)));
+        QVERIFY(log_text(w).contains(QString("paused at tick %1").arg(tick)));
+
+        // The ticks stay: the next step continues from them.
+        step->trigger();
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, tick + 1);
+    }
+
+    // Each thing that happened is one log line; a later success clears an old error from the
+    // status bar; Apply now shows its own timings, not the previous step's.
+    void feedback_is_said_once_and_goes_stale() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        const int rows = c.lastFrame()->layers[0].rows();
+        c.inject({Action{DeleteAction{rows + 40}, {}}});
+        QVERIFY(wait_idle(c));
+        const QString fault = QString("pos = %1 is outside layer 0").arg(rows + 40);
+        QTRY_VERIFY(log_text(w).contains(fault));
+        QCOMPARE(log_text(w).count(fault), 1);  // the session and the window once logged it both
+        QVERIFY(w.statusBar()->currentMessage().startsWith("Error: inject"));
+
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(w.statusBar()->currentMessage(), QString());  // the error is old news
+        QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
+
+        c.applyNow({Action{DeleteAction{3}, {}}});
+        QVERIFY(wait_idle(c));
+        const StepTimings& t = c.lastFrame()->timings;
+        QCOMPARE(t.sample_ms, 0.0);  // no sampling, no proposer ran
+        QCOMPARE(t.propose_ms, 0.0);
+        QCOMPARE(t.total_ms, t.apply_ms);
+        QTRY_VERIFY(log_text(w).contains("applied 1 action(s) now at tick 4"));
+
+        c.rebuild();
+        c.measureDrift();
+        c.setProposer("pair-merge");
+        c.setRopePolicy(RopePolicy::Reindex);
+        c.setGuard(false);
+        QVERIFY(wait_idle(c));
+        QTRY_VERIFY(log_text(w).contains("guard off"));
+        const QString log = log_text(w);
+        QVERIFY(log.contains("drift at tick 4: none"));
+        QVERIFY(!log.contains("diverging layer -1"));
+        QVERIFY(log.contains("policy: pair-merge"));
+        QVERIFY(log.contains("RoPE policy: reindex"));
+    }
+
+    // The menus a desktop user looks for, and the keys: N steps, ] and [ change the layer, R runs
+    // and pauses; the Session menu's entries are the toolbar's (disabled with them in a Run).
+    void menus_and_shortcuts() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        edited(c, w);
+        QStringList menus;
+        for (QAction* a : w.menuBar()->actions()) menus << a->text().remove('&');
+        QCOMPARE(menus, QStringList({"File", "View", "Session", "Help"}));
+
+        QTest::keyClick(&w, Qt::Key_N);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(4));
+        QTest::keyClick(&w, Qt::Key_BracketRight);
+        QTest::keyClick(&w, Qt::Key_BracketRight);
+        QCOMPARE(w.layer(), 2);
+        QTest::keyClick(&w, Qt::Key_BracketLeft);
+        QCOMPARE(w.layer(), 1);
+
+        w.findChild<QSpinBox*>("runTicks")->setValue(5000);
+        QTest::keyClick(&w, Qt::Key_R);
+        QVERIFY(!toolbar_action(w, "step")->isEnabled());
+        QTRY_VERIFY(c.lastFrame()->tick >= 6);
+        QTest::keyClick(&w, Qt::Key_R);  // Pause
+        QVERIFY(wait_idle(c));
+        const int64_t tick = c.lastFrame()->tick;
+        QVERIFY2(tick < 4 + 5000, qPrintable(QString::number(tick)));
+        QTest::keyClick(&w, Qt::Key_N);  // the ticks stay, the next one follows them
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, tick + 1);
+    }
+
+    // A script's `click VIEW NAME` with a wrong name lists the view's controls, not the parts
+    // Qt's own widgets are made of.
+    void unknown_control_lists_named_controls_only() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        const QString problem = click_control(w.docks().view("actions"), "nope");
+        QVERIFY2(problem.contains("pos1") && problem.contains("apply"), qPrintable(problem));
+        QVERIFY2(!problem.contains("qt_"), qPrintable(problem));
+    }
+
+    // --size 1024x700 is what the window gets: nothing in it needs more; and a geometry saved on
+    // a larger screen is brought back onto this one.
+    void small_and_restored_windows_fit() {
+        QTemporaryDir settings_dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
+        SessionController c;
+        {
+            MainWindow w(c, {false, QSize(1024, 700)});
+            const QSize needed = w.minimumSizeHint();
+            QVERIFY2(needed.width() <= 1024 && needed.height() <= 700,
+                     qPrintable(QString("%1x%2").arg(needed.width()).arg(needed.height())));
+            w.show();
+            w.setGeometry(-500, 4000, 5000, 4000);  // saved on a wall of screens
+            w.close();
+        }
+        MainWindow w(c, {false, QSize(1024, 700)});
+        const QRect screen = w.screen()->availableGeometry();
+        QVERIFY2(screen.contains(w.geometry()),
+                 qPrintable(
+                     QString("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(w.height())));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "test_main_window.moc"
