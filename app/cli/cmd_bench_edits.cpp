@@ -22,6 +22,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "bench_timing.h"
 #include "commands.h"
 #include "common_options.h"
 #include "core/backend/backend_registry.h"
@@ -34,18 +35,9 @@
 namespace kvw::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+using Clock = BenchClock;
 
 double us_since(Clock::time_point start) { return 1000.0 * ms_since(start); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 double mean(const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());

@@ -13,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "bench_timing.h"
 #include "commands.h"
 #include "common_options.h"
 #include "core/backend/backend_registry.h"
@@ -24,16 +25,7 @@
 namespace kvw::cli {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
+using Clock = BenchClock;
 
 float max_drift(const DriftReport& d) {
     float m = 0.0f;

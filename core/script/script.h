@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "core/policy/policy_options.h"
 #include "core/math/kv_quant.h"
+#include "core/policy/policy_options.h"
 #include "core/state/action.h"
 #include "core/state/rope_policy.h"
 

@@ -43,7 +43,7 @@ Session::~Session() = default;
 void Session::new_state() {
     new_proposer();
     StateOptions so{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
-                    std::nullopt, options_.k_type, options_.v_type};
+                    std::nullopt,      options_.k_type,      options_.v_type};
     if (options_.wlod_k > 0) so.wlod_k = options_.wlod_k;
     state_ = std::make_unique<StateManager>(*engine_, so);
     wlod_.reset();
