@@ -4,6 +4,7 @@
 #include "widgets/invariants_panel.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/log_view.h"
+#include "widgets/record_view.h"
 #include "widgets/tick_inspector_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/token_strip_view.h"
@@ -30,6 +31,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"actions", "Action editor", Qt::RightDockWidgetArea, make<ActionEditorView>},
         {"tick", "Tick inspector", Qt::RightDockWidgetArea, make<TickInspectorView>},
         {"wlod", "wLOD tree", Qt::RightDockWidgetArea, make<WlodTreeView>},
+        {"record", "Token across layers", Qt::RightDockWidgetArea, make<RecordView>},
         {"timeline", "Timeline", Qt::BottomDockWidgetArea, make<TimelineView>},
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
     };

@@ -1,6 +1,7 @@
 #include "app/gui/script_runner.h"
 
 #include <cstdio>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 #include <QCoreApplication>
@@ -15,6 +16,7 @@
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "core/backend/backend_registry.h"
+#include "core/script/script_reference.h"
 #include "core/session/error_message.h"
 
 namespace kvw {
@@ -167,6 +169,19 @@ void ScriptRunner::execute(const ScriptCommand& c) {
                                         ? set_control(target, text, QString::fromStdString(c.value))
                                         : click_control(target, text);
             if (!problem.isEmpty()) fail(c, ScriptErrorKind::CommandFailed, problem);
+            break;
+        }
+        case K::Controls: {
+            const QString name = QString::fromStdString(c.view);
+            const QStringList lines = describe_controls(view(c, name));
+            spdlog::info("controls of {}: {}", name.toStdString(),
+                         lines.isEmpty() ? "none" : std::to_string(lines.size()));
+            for (const QString& line : lines) spdlog::info("  {}", line.toStdString());
+            break;
+        }
+        case K::Help: {
+            std::istringstream lines(script_help_text(c.text));
+            for (std::string line; std::getline(lines, line);) spdlog::info("  {}", line);
             break;
         }
         case K::ExpectInvariant:

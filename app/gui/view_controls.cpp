@@ -6,6 +6,7 @@
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QStringList>
+#include <algorithm>
 
 namespace kvw {
 
@@ -17,16 +18,47 @@ bool is_control(const QWidget* w) {
            qobject_cast<const QPlainTextEdit*>(w);
 }
 
+// The controls a script can name: Qt names the parts of its own widgets "qt_…" (a spin box's
+// line edit), which are not.
+QList<QWidget*> named_controls(QWidget* view) {
+    QList<QWidget*> controls;
+    QStringList seen;
+    for (QWidget* w : view->findChildren<QWidget*>()) {
+        const QString name = w->objectName();
+        if (!is_control(w) || name.isEmpty() || name.startsWith("qt_") || seen.contains(name))
+            continue;
+        seen << name;
+        controls << w;
+    }
+    std::sort(controls.begin(), controls.end(),
+              [](const QWidget* a, const QWidget* b) { return a->objectName() < b->objectName(); });
+    return controls;
+}
+
 QString unknown_control(QWidget* view, const QString& name) {
     QStringList names;
-    for (const QWidget* w : view->findChildren<QWidget*>())
-        // Qt names the parts of its own widgets "qt_…" (a spin box's line edit): not controls
-        // a script can mean.
-        if (is_control(w) && !w->objectName().isEmpty() && !w->objectName().startsWith("qt_"))
-            names << w->objectName();
-    names.removeDuplicates();
-    names.sort();
+    for (const QWidget* w : named_controls(view)) names << w->objectName();
     return "no control '" + name + "' (named controls: " + names.join(", ") + ")";
+}
+
+QString describe(const QWidget* w) {
+    if (auto* combo = qobject_cast<const QComboBox*>(w)) {
+        QStringList items;
+        for (int i = 0; i < combo->count(); ++i) items << combo->itemText(i);
+        return QString("one of %1 (now %2)").arg(items.join("|"), combo->currentText());
+    }
+    if (auto* button = qobject_cast<const QAbstractButton*>(w)) {
+        const QString state = button->isEnabled() ? "" : ", disabled now";
+        return button->isCheckable()
+                   ? QString("on|off (now %1%2)").arg(button->isChecked() ? "on" : "off", state)
+                   : QString("a button to click%1").arg(state);
+    }
+    if (auto* spin = qobject_cast<const QSpinBox*>(w))
+        return QString("an integer in [%1, %2] (now %3)")
+            .arg(spin->minimum())
+            .arg(spin->maximum())
+            .arg(spin->value());
+    return "text";
 }
 
 QString choose_item(QComboBox* combo, const QString& value) {
@@ -74,6 +106,12 @@ QString set_control(QWidget* view, const QString& name, const QString& value) {
     }
     qobject_cast<QPlainTextEdit*>(w)->setPlainText(value);
     return {};
+}
+
+QStringList describe_controls(QWidget* view) {
+    QStringList lines;
+    for (const QWidget* w : named_controls(view)) lines << w->objectName() + ": " + describe(w);
+    return lines;
 }
 
 QString click_control(QWidget* view, const QString& name) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <QString>
+#include <QStringList>
 
 class QWidget;
 
@@ -13,5 +14,8 @@ namespace kvw {
 QString set_control(QWidget* view, const QString& name, const QString& value);
 // Any button: clicked (it must be enabled).
 QString click_control(QWidget* view, const QString& name);
+// What `controls VIEW` logs: one line per named control, sorted by name, with what `set` takes
+// and its value now, e.g. "map: one of brightness|rope_pos|drift (now brightness)".
+QStringList describe_controls(QWidget* view);
 
 }  // namespace kvw

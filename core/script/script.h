@@ -33,6 +33,8 @@ enum class ScriptCommandKind {
     View,             // view NAME
     Set,              // set VIEW CONTROL VALUE     (a named control inside a view)
     Click,            // click VIEW CONTROL
+    Controls,         // controls VIEW              (logs the view's named controls)
+    Help,             // help [COMMAND]             (logs the language reference)
     ExpectInvariant,  // expect invariant NAME pass|fail
     ExpectRows,       // expect rows LAYER N
     ExpectTick,       // expect tick N
@@ -49,8 +51,9 @@ struct ScriptCommand {
     ScriptCommandKind kind = ScriptCommandKind::WaitIdle;
     int line = 0;        // 1-based line in the script
     std::string source;  // the line as written, trimmed, for messages
-    std::string text;    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL)
-    std::string view;    // shot NAME VIEW (empty: the whole window), set/click VIEW
+    std::string text;    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL),
+                         // help's COMMAND
+    std::string view;    // shot NAME VIEW (empty: the whole window), set/click/controls VIEW
     std::string value;   // set .. VALUE
     int layer = -1;      // layer, expect rows, desync
     int row = -1;        // select, desync, replace-text ROW1, insert-text

@@ -11,6 +11,7 @@
 #include "core/cache/kv_storage.h"
 #include "core/policy/proposer.h"
 #include "core/script/script_error.h"
+#include "core/script/script_reference.h"
 #include "core/state/action_json.h"
 
 namespace kvw {
@@ -197,6 +198,14 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
         c.view = in.word("a view name");
         c.text = in.word("a control name");
         if (c.kind == K::Set) c.value = in.rest("a value");
+    } else if (word == "controls") {
+        c.kind = K::Controls;
+        c.view = in.word("a view name");
+    } else if (word == "help") {
+        c.kind = K::Help;
+        if (!in.at_end()) c.text = in.rest("a command");
+        if (!c.text.empty() && script_help_text(c.text).empty())
+            in.fail(ScriptErrorKind::UnknownCommand, "help: no command '" + c.text + "'");
     } else if (word == "shot") {
         c.kind = K::Shot;
         c.text = in.word("a shot name");
@@ -257,6 +266,8 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::View: return "view";
         case K::Set: return "set";
         case K::Click: return "click";
+        case K::Controls: return "controls";
+        case K::Help: return "help";
         case K::ExpectInvariant: return "expect invariant";
         case K::ExpectRows: return "expect rows";
         case K::ExpectTick: return "expect tick";

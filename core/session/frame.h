@@ -39,8 +39,9 @@ struct LedgerRecord {
     int32_t token_id = -1;
     std::string piece;
     int64_t born_tick = 0;
-    int64_t died_tick = -1;        // -1 while live in some layer
-    std::vector<Removal> removal;  // [layer]: when and why it left the layer (tick -1: not)
+    int64_t died_tick = -1;         // -1 while live in some layer
+    std::vector<RowStatus> status;  // [layer]: never held, live, removed or under a gist
+    std::vector<Removal> removal;   // [layer]: when and why it left the layer (tick -1: not)
 };
 
 // One named invariant over all layers: the first failing layer decides its row and detail.

@@ -48,7 +48,7 @@ FramePtr Session::frame() const {
     f->ledger.reserve(size_t(ledger.size()));
     for (const LedgerEntry& e : ledger.entries())
         f->ledger.push_back(
-            {e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick, e.removal});
+            {e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick, e.status, e.removal});
 
     for (int l = 0; l < state_->n_layers(); ++l) {
         const LayerMap& map = state_->layer_map(l);

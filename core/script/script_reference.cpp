@@ -1,0 +1,69 @@
+#include "core/script/script_reference.h"
+
+namespace kvw {
+
+namespace {
+
+// Keep in the order of README's script table; scripts/README examples use the same words.
+constexpr ScriptCommandDoc kReference[] = {
+    {"load SPEC", "load a model (file, HF folder, builtin:default, synthetic:NAME)",
+     "load synthetic:tiny"},
+    {"backend cpu|cuda|auto", "backend for the following loads", "backend cpu"},
+    {"prompt TEXT", "forget the sequence and prefill BOS + TEXT (tick 0)",
+     "prompt In the beginning"},
+    {"step N", "run N ticks", "step 3"},
+    {"inject JSON", "queue an action or a list for the next tick",
+     R"(inject {"action":"add","token_id":42})"},
+    {"apply JSON", "apply an action list now (Step 4 alone, at the current tick)",
+     R"(apply {"action":"delete","pos":2})"},
+    {"collapse ROW LEVEL", "apply one wLOD collapse of the block starting at ROW, on every layer",
+     "collapse 8 1"},
+    {"expand ROW", "apply one wLOD expand of the gist row at ROW, on every layer", "expand 8"},
+    {"replace-text ROW1 ROW2 TEXT", "queue replace_pair of two adjacent rows by the tokens of TEXT",
+     "replace-text 3 4 heaven"},
+    {"insert-text ROW TEXT", "queue insert of the tokens of TEXT before ROW", "insert-text 2 and"},
+    {"rebuild", "recompute the whole cache from the mirror", "rebuild"},
+    {"drift", "measure drift against a fresh forward pass over the mirror", "drift"},
+    {"policy NAME", "Step 3 proposer (the policy table)", "policy manual"},
+    {"budget S B W [SEED]", "a selective policy's per-layer sinks, high-value rows, window",
+     "budget 4 16 8"},
+    {"rope NAME", "RoPE position policy: final_index, reindex, original", "rope reindex"},
+    {"kv-types K V", "storage types of cached K and V: f32, f16, bf16, int8, fp8",
+     "kv-types bf16 fp8"},
+    {"guard on|off", "re-check invariants after every primitive", "guard on"},
+    {"layer N", "select a layer in every view", "layer 1"},
+    {"select ROW", "select a row of the selected layer in every view", "select 4"},
+    {"view NAME", "bring a view's dock to the front", "view tokens"},
+    {"set VIEW CONTROL VALUE", "set a control a view names (`controls VIEW` lists them)",
+     "set maps map drift"},
+    {"click VIEW CONTROL", "click a button a view names", "click actions apply"},
+    {"controls VIEW", "log the named controls of a view, their kind and value", "controls maps"},
+    {"help [COMMAND]", "log this list, or the lines of one command", "help step"},
+    {"expect invariant NAME pass|fail", "the named invariant holds / fails now",
+     "expect invariant ids_live pass"},
+    {"expect rows LAYER N", "the state has N rows in LAYER", "expect rows 0 12"},
+    {"expect tick N", "the state is at tick N", "expect tick 3"},
+    {"shot NAME [VIEW]", "write NAME.png of the window or one view (compared with --compare)",
+     "shot start tokens"},
+    {"wait-idle", "wait until the session is idle", "wait-idle"},
+    {"desync LAYER ROW", "test hook: point one mirror row at another record", "desync 1 3"},
+};
+
+}  // namespace
+
+std::span<const ScriptCommandDoc> script_reference() { return kReference; }
+
+std::string script_help_text(std::string_view topic) {
+    std::string text;
+    for (const ScriptCommandDoc& doc : kReference) {
+        const std::string_view usage = doc.usage;
+        const bool match =
+            topic.empty() || (usage.starts_with(topic) &&
+                              (usage.size() == topic.size() || usage[topic.size()] == ' '));
+        if (!match) continue;
+        text += std::string(usage) + "  —  " + doc.summary + "\n";
+    }
+    return text;
+}
+
+}  // namespace kvw
