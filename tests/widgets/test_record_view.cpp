@@ -7,6 +7,7 @@
 #include <QTableWidget>
 #include <QtTest>
 
+#include "app/gui/view_controls.h"
 #include "core/model/model_loader.h"
 #include "core/session/session.h"
 #include "frame_builder.h"
@@ -134,6 +135,15 @@ private slots:
             QCOMPARE(rows.count(), 1);
             QCOMPARE(rows.takeFirst(), (QVariantList{l, row}));
         }
+    }
+
+    void controls_lists_what_set_takes() {
+        // `controls record` describes the spin box a script drives with `set record record N`.
+        RecordView view;
+        view.setFrame(test::make_frame(2, 10));
+        QCOMPARE(set_control(&view, "record", "7"), QString());
+        QCOMPARE(describe_controls(&view), QStringList{"record: an integer in [0, 11] (now 7)"});
+        QVERIFY(set_control(&view, "record", "12").contains("[0, 11]"));
     }
 
     void a_disagreement_is_drawn_red() {
