@@ -94,6 +94,7 @@ QString ActionEditorView::errorText() const {
 }
 
 void ActionEditorView::setFrame(FramePtr frame) {
+    frame_ = frame;
     session_error_->setText("Session: " + QString::fromStdString(frame->last_error));
     session_error_->setVisible(!frame->last_error.empty());
     queued_->setActions(frame->injected);
@@ -178,6 +179,15 @@ void ActionEditorView::markJsonLine(int line) {
     mark.format.setProperty(QTextFormat::FullWidthSelection, true);
     mark.cursor = QTextCursor(block);
     json_->setExtraSelections({mark});
+}
+
+ViewTable ActionEditorView::table() const {
+    // The queue: what the next tick will apply.
+    ViewTable t{{"index", "action"}, {}};
+    if (!frame_) return t;
+    for (size_t i = 0; i < frame_->injected.size(); ++i)
+        t.rows.append({int(i), QString::fromStdString(to_json(frame_->injected[i]))});
+    return t;
 }
 
 }  // namespace kvw

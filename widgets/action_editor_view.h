@@ -20,6 +20,7 @@ class ActionEditorView : public FrameView {
 public:
     explicit ActionEditorView(QWidget* parent = nullptr);
     QString viewName() const override { return "actions"; }
+    ViewTable table() const override;
 
     enum Tab { FormTab, JsonTab };
     void setCurrentTab(Tab tab);
@@ -39,6 +40,7 @@ private:
     void showError(const QString& message);
     void markJsonLine(int line);
 
+    FramePtr frame_;
     int layer_ = 0;
     QTabWidget* tabs_;
     ActionForm* form_;

@@ -6,6 +6,7 @@
 #include "core/session/frame.h"
 #include "core/session/text_action.h"
 #include "core/state/action.h"
+#include "widgets/view_table.h"
 
 Q_DECLARE_METATYPE(kvw::FramePtr)
 Q_DECLARE_METATYPE(kvw::ActionList)
@@ -22,6 +23,9 @@ public:
 
     // The view's name in scripts (`view NAME`, `shot NAME VIEW`) and saved layouts.
     virtual QString viewName() const = 0;
+    // The view's data as a table, for export as CSV or JSON (view_export.h): what it shows of
+    // the last frame, at full precision.
+    virtual ViewTable table() const = 0;
 
 public slots:
     // Shows the frame. Called on the UI thread with every frame the session publishes.

@@ -114,4 +114,13 @@ void InvariantsPanel::selectFailure(int table_row) {
     emit layerSelected(s.layer);
 }
 
+ViewTable InvariantsPanel::table() const {
+    ViewTable t{{"invariant", "passed", "last_held_tick", "layer", "row", "detail"}, {}};
+    if (!frame_) return t;
+    for (const InvariantStatus& s : frame_->invariants)
+        t.rows.append({QString::fromStdString(s.name), s.passed, qint64(s.last_held_tick), s.layer,
+                       s.row, QString::fromStdString(s.detail)});
+    return t;
+}
+
 }  // namespace kvw

@@ -15,6 +15,7 @@ class InvariantsPanel : public FrameView {
 public:
     explicit InvariantsPanel(QWidget* parent = nullptr);
     QString viewName() const override { return "invariants"; }
+    ViewTable table() const override;
 
     enum Column { Name, Status, LastHeld, Layer, Row, Detail };
 

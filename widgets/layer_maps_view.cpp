@@ -186,4 +186,25 @@ bool LayerMapsView::eventFilter(QObject* watched, QEvent* event) {
     return FrameView::eventFilter(watched, event);
 }
 
+ViewTable LayerMapsView::table() const {
+    // Every quantity of every map, one line per (layer, row), whichever map is shown.
+    ViewTable t{{"layer", "row", "ledger_id", "ledger_age", "brightness", "phase_skew", "drift"},
+                {}};
+    if (!frame_) return t;
+    for (size_t l = 0; l < frame_->layers.size(); ++l) {
+        const LayerFrame& lf = frame_->layers[l];
+        for (int r = 0; r < lf.rows(); ++r) {
+            const int64_t id = lf.pos2ledger[size_t(r)];
+            const bool known = id >= 0 && id < int64_t(frame_->ledger.size());
+            t.rows.append(
+                {int(l), r, qint64(id),
+                 known ? QVariant(qint64(frame_->tick - frame_->ledger[size_t(id)].born_tick))
+                       : QVariant(),
+                 lf.brightness[size_t(r)], lf.rope_pos[size_t(r)] - r,
+                 size_t(r) < lf.drift.size() ? QVariant(lf.drift[size_t(r)]) : QVariant()});
+        }
+    }
+    return t;
+}
+
 }  // namespace kvw

@@ -21,6 +21,7 @@ class LayerMapsView : public FrameView {
 public:
     explicit LayerMapsView(QWidget* parent = nullptr);
     QString viewName() const override { return "maps"; }
+    ViewTable table() const override;
 
     void setMapKind(MapKind kind);
     MapKind mapKind() const { return kind_; }

@@ -98,4 +98,13 @@ void LogView::refill() {
     for (const Line& line : lines_) show(line);
 }
 
+ViewTable LogView::table() const {
+    ViewTable t{{"level", "text"}, {}};
+    for (const Line& line : lines_) {
+        const auto name = spdlog::level::to_string_view(line.level);
+        t.rows.append({QString::fromUtf8(name.data(), qsizetype(name.size())), line.text});
+    }
+    return t;
+}
+
 }  // namespace kvw

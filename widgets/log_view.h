@@ -21,6 +21,7 @@ public:
     explicit LogView(QWidget* parent = nullptr);
     ~LogView() override;
     QString viewName() const override { return "log"; }
+    ViewTable table() const override;
 
     // Shows lines at `level` or above (the logger's own level still decides what is logged).
     void setLevelFilter(spdlog::level::level_enum level);

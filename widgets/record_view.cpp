@@ -124,4 +124,23 @@ void RecordView::selectLayer(int table_row) {
     emit rowSelected(table_row, story[size_t(table_row)].row);
 }
 
+ViewTable RecordView::table() const {
+    ViewTable t{{"record", "layer", "status", "row", "brightness", "rope_pos", "drift",
+                 "left_at_tick", "reason", "score"},
+                {}};
+    if (!frame_) return t;
+    const qint64 id = record_->value();
+    for (const RecordInLayer& p : record_story(*frame_, id)) {
+        const bool live = p.row >= 0, left = p.removal.tick >= 0;
+        t.rows.append(
+            {id, p.layer, QString(row_status_text(p.status)), p.row,
+             live ? QVariant(p.brightness) : QVariant(), live ? QVariant(p.rope_pos) : QVariant(),
+             p.drift ? QVariant(*p.drift) : QVariant(),
+             left ? QVariant(qint64(p.removal.tick)) : QVariant(),
+             left ? QVariant(QString(removal_reason_name(p.removal.cause.reason))) : QVariant(),
+             left && p.removal.cause.score ? QVariant(*p.removal.cause.score) : QVariant()});
+    }
+    return t;
+}
+
 }  // namespace kvw

@@ -17,6 +17,7 @@ class RecordView : public FrameView {
 public:
     explicit RecordView(QWidget* parent = nullptr);
     QString viewName() const override { return "record"; }
+    ViewTable table() const override;
 
     enum Column { Layer, Status, Row, Brightness, Rope, Drift, LeftAt, Why, Score };
 

@@ -4,6 +4,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "core/state/action_json.h"
 #include "core/state/action_validation.h"
 #include "widgets/view_colors.h"
 #include "widgets/workbench_look.h"
@@ -117,6 +118,7 @@ TickInspectorView::TickInspectorView(QWidget* parent)
 }
 
 void TickInspectorView::setFrame(FramePtr frame) {
+    frame_ = frame;
     const TickResult& r = frame->last_result;
     result_->setText(tick_result_text(*frame));
     result_->setStyleSheet(r.rejected || r.aborted ? error_style_sheet() : QString());
@@ -124,6 +126,18 @@ void TickInspectorView::setFrame(FramePtr frame) {
     timings_->setText(wall_clock_hidden()
                           ? QString("Step times (ms): hidden in script runs (the trace has them)")
                           : "Step times (ms): " + step_timings_text(frame->timings));
+}
+
+ViewTable TickInspectorView::table() const {
+    // The last tick's list in application order, each action with its outcome.
+    ViewTable t{{"position", "given_index", "action", "ok", "outcome"}, {}};
+    if (!frame_) return t;
+    const std::vector<int> given = given_indices(*frame_);
+    const std::vector<ActionOutcome> outcomes = action_outcomes(*frame_);
+    for (size_t k = 0; k < frame_->last_actions.size(); ++k)
+        t.rows.append({int(k), given[k], QString::fromStdString(to_json(frame_->last_actions[k])),
+                       outcomes[k].ok, outcomes[k].text});
+    return t;
 }
 
 }  // namespace kvw

@@ -16,11 +16,13 @@ class TickInspectorView : public FrameView {
 public:
     explicit TickInspectorView(QWidget* parent = nullptr);
     QString viewName() const override { return "tick"; }
+    ViewTable table() const override;
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
 
 private:
+    FramePtr frame_;
     QLabel* result_;
     ActionListTable* actions_;
     QLabel* timings_;

@@ -253,4 +253,22 @@ void TimelineView::setFrame(FramePtr frame) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+ViewTable TimelineView::table() const {
+    // Every point kept, with the step times the picture hides in script runs.
+    ViewTable t{{"tick", "sample_ms", "brightness_ms", "propose_ms", "apply_ms", "total_ms",
+                 "mean_brightness", "drifts"},
+                {}};
+    for (int l = 0; l < history_.layers(); ++l) t.columns << QString("rows_layer_%1").arg(l);
+    for (const TimelinePoint& p : history_.points()) {
+        QStringList drifts;
+        for (double d : p.drifts) drifts << QString::number(d, 'g', 17);
+        QVariantList row{qint64(p.tick),       p.timings.sample_ms, p.timings.brightness_ms,
+                         p.timings.propose_ms, p.timings.apply_ms,  p.timings.total_ms,
+                         p.mean_brightness,    drifts.join(';')};
+        for (int rows : p.rows) row << rows;
+        t.rows.append(row);
+    }
+    return t;
+}
+
 }  // namespace kvw

@@ -22,6 +22,7 @@ class TimelineView : public FrameView {
 public:
     explicit TimelineView(QWidget* parent = nullptr);
     QString viewName() const override { return "timeline"; }
+    ViewTable table() const override;
 
     const TimelineHistory& history() const { return history_; }
     QCustomPlot* plot() const { return plot_; }

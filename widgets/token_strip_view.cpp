@@ -233,4 +233,23 @@ bool TokenStripView::eventFilter(QObject* watched, QEvent* event) {
     return FrameView::eventFilter(watched, event);
 }
 
+ViewTable TokenStripView::table() const {
+    ViewTable t{{"layer", "row", "ledger_id", "token_id", "piece", "kind", "brightness", "rope_pos",
+                 "drift"},
+                {}};
+    if (!frame_ || layer_ >= int(frame_->layers.size())) return t;
+    const LayerFrame& lf = frame_->layers[size_t(layer_)];
+    for (int r = 0; r < lf.rows(); ++r) {
+        const int64_t id = lf.pos2ledger[size_t(r)];
+        const bool known = id >= 0 && id < int64_t(frame_->ledger.size());
+        const LedgerRecord* rec = known ? &frame_->ledger[size_t(id)] : nullptr;
+        t.rows.append({layer_, r, qint64(id), rec ? rec->token_id : -1,
+                       rec ? QString::fromStdString(rec->piece) : QString(),
+                       rec ? QString(entry_kind_name(rec->kind)) : QString(),
+                       lf.brightness[size_t(r)], lf.rope_pos[size_t(r)],
+                       size_t(r) < lf.drift.size() ? QVariant(lf.drift[size_t(r)]) : QVariant()});
+    }
+    return t;
+}
+
 }  // namespace kvw

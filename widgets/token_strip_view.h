@@ -20,6 +20,7 @@ class TokenStripView : public FrameView {
 public:
     explicit TokenStripView(QWidget* parent = nullptr);
     QString viewName() const override { return "tokens"; }
+    ViewTable table() const override;
 
     int layer() const { return layer_; }
     int firstRow() const { return first_; }

@@ -141,4 +141,19 @@ void WlodTreeView::paintEvent(QPaintEvent*) {
     }
 }
 
+ViewTable WlodTreeView::table() const {
+    ViewTable t{
+        {"layer", "level", "index", "first_leaf", "end_leaf", "complete", "in_context", "first_row",
+         "rows", "gist_id", "t_center", "sigma", "dirty_hierarchical", "dirty_temporal"},
+        {}};
+    if (!frame_ || layer_ >= int(frame_->wlod.size())) return t;
+    for (const std::vector<WlodNode>& level : frame_->wlod[size_t(layer_)].levels)
+        for (const WlodNode& n : level)
+            t.rows.append({layer_, n.level, qint64(n.index), qint64(n.first_leaf),
+                           qint64(n.end_leaf), n.complete, QString(in_context_name(n.how)),
+                           n.first_row, n.rows, qint64(n.gist_id), n.t_center, n.sigma,
+                           n.dirty_hierarchical, n.dirty_temporal});
+    return t;
+}
+
 }  // namespace kvw

@@ -15,6 +15,7 @@ class WlodTreeView : public FrameView {
 public:
     explicit WlodTreeView(QWidget* parent = nullptr);
     QString viewName() const override { return "wlod"; }
+    ViewTable table() const override;
     // Small, so that adding this dock leaves the window's other docks their sizes.
     QSize sizeHint() const override { return {160, 60}; }
 

@@ -1,5 +1,6 @@
 #include "app/gui/main_menus.h"
 
+#include <spdlog/spdlog.h>
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -10,7 +11,12 @@
 
 #include "app/gui/main_toolbar.h"
 #include "app/gui/main_window.h"
+#include "app/gui/session_bundle.h"
+#include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
+#include "core/script/script_reference.h"
+#include "widgets/frame_view.h"
+#include "widgets/view_export.h"
 
 namespace kvw {
 
@@ -32,6 +38,13 @@ QString shortcut_table(const QList<QAction*>& actions) {
             rows += "<tr><td><b>" + a->shortcut().toString(QKeySequence::NativeText) +
                     "</b></td><td>" + QString(a->text()).remove('&') + "</td></tr>";
     return "<table cellspacing=4>" + rows + "</table>";
+}
+
+void report_export(const QString& problem, const QString& path) {
+    if (problem.isEmpty())
+        spdlog::info("exported {}", path.toStdString());
+    else
+        spdlog::error("export: {}", problem.toStdString());
 }
 
 }  // namespace
@@ -56,6 +69,25 @@ void add_main_menus(MainWindow& window) {
         const QString path = QFileDialog::getSaveFileName(&window, "Save a screenshot",
                                                           "kv-workbench.png", "PNG (*.png)");
         if (!path.isEmpty()) window.grabShot({}).save(path);
+    });
+    QMenu* export_view_menu = file->addMenu("Export view");
+    for (FrameView* view : window.docks().views()) {
+        const QString title = window.docks().dock(view->viewName())->windowTitle();
+        export_view_menu->addAction(title + "…", &window, [&window, view, title] {
+            const QString path =
+                QFileDialog::getSaveFileName(&window, "Export " + title, view->viewName() + ".csv",
+                                             "CSV (*.csv);;JSON (*.json);;PNG (*.png)");
+            if (path.isEmpty()) return;
+            const FramePtr frame = window.controller().lastFrame();
+            report_export(export_view(*view, path, frame ? frame->tick : 0), path);
+        });
+    }
+    file->addAction("Export session bundle…", &window, [&window] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            &window, "Export the session: window, every view's data and picture, the trace");
+        if (dir.isEmpty()) return;
+        const QStringList problems = export_session_bundle(window, window.controller(), dir);
+        report_export(problems.join("; "), dir);
     });
     file->addSeparator();
     keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::close);
@@ -89,9 +121,9 @@ void add_main_menus(MainWindow& window) {
     help->addAction("Script language", &window, [&window] {
         QMessageBox::information(
             &window, "Script language",
-            "kv-workbench --script FILE.kvs runs a script headless: load, prompt, step N, inject, "
-            "apply, replace-text, insert-text, rebuild, drift, policy, rope, guard, layer, "
-            "select, view, set, click, expect, shot. README.md lists every command.");
+            "kv-workbench --script FILE.kvs runs a script headless, one command per line "
+            "(README.md has the details):\n\n" +
+                QString::fromStdString(script_help_text("")));
     });
     help->addAction("About KV Workbench", &window, [&window] {
         QMessageBox::about(&window, "About KV Workbench",

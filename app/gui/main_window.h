@@ -44,6 +44,7 @@ public:
     void resetLayout();
 
     const ViewDocks& docks() const { return *docks_; }
+    SessionController& controller() { return controller_; }
     // Brings a view's dock to the front; false when no view has that name.
     bool showView(const QString& name);
     // The window, or one view's dock (brought to the front first); null for an unknown view.

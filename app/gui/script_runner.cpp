@@ -12,12 +12,14 @@
 
 #include "app/gui/image_compare.h"
 #include "app/gui/main_window.h"
+#include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "core/backend/backend_registry.h"
 #include "core/script/script_reference.h"
 #include "core/session/error_message.h"
+#include "widgets/view_export.h"
 
 namespace kvw {
 
@@ -190,6 +192,11 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             waitIdle(c);
             expect(c);
             return;
+        case K::Export:
+        case K::ExportBundle:
+            waitIdle(c);
+            exportData(c);
+            return;
         case K::Shot:
             waitIdle(c);
             shot(c);
@@ -225,6 +232,27 @@ void ScriptRunner::expect(const ScriptCommand& c) {
              "no invariant named '" + QString::fromStdString(c.text) +
                  "' (known: " + known.join(", ") + ")");
     }
+}
+
+void ScriptRunner::exportData(const ScriptCommand& c) {
+    if (shots_.shots_dir.isEmpty())
+        fail(c, ScriptErrorKind::CommandFailed, "exports need --shots DIR");
+    const QString name = QString::fromStdString(c.text);
+    const QDir out(shots_.shots_dir);
+    if (c.kind == ScriptCommandKind::ExportBundle) {
+        const QStringList problems =
+            export_session_bundle(window_, controller_, out.filePath(name));
+        if (!problems.isEmpty()) fail(c, ScriptErrorKind::CommandFailed, problems.join("; "));
+        waitIdle(c);  // the worker writes the trace
+        return;
+    }
+    const FramePtr f = frame(c);
+    if (!QDir().mkpath(shots_.shots_dir))
+        fail(c, ScriptErrorKind::CommandFailed, "cannot make " + shots_.shots_dir);
+    FrameView* target = view(c, QString::fromStdString(c.view));
+    const QString problem = export_view(*target, out.filePath(name), f->tick);
+    if (!problem.isEmpty()) fail(c, ScriptErrorKind::CommandFailed, problem);
+    written_ << out.filePath(name);
 }
 
 void ScriptRunner::shot(const ScriptCommand& c) {

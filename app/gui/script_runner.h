@@ -41,6 +41,8 @@ private:
     FrameView* view(const ScriptCommand& c, const QString& name);  // fails for an unknown name
     void expect(const ScriptCommand& c);
     void shot(const ScriptCommand& c);
+    // export VIEW FILE / export-bundle NAME, under the shots folder.
+    void exportData(const ScriptCommand& c);
     [[noreturn]] void fail(const ScriptCommand& c, ScriptErrorKind kind, const QString& message);
 
     SessionController& controller_;

@@ -189,6 +189,13 @@ void SessionController::setGuard(bool on) {
     });
 }
 
+void SessionController::saveTrace(const QString& path) {
+    post("save trace", [path = path.toStdString()](SessionWorker& w) {
+        w.session().trace().write(path);
+        spdlog::info("trace written: {}", path);
+    });
+}
+
 void SessionController::desync(int layer, int row) {
     post(QString("desync %1 %2").arg(layer).arg(row),
          [layer, row](SessionWorker& w) { w.session().debug_desync_row(layer, row); });

@@ -65,6 +65,9 @@ public slots:
     void setGuard(bool on);
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);
+    // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker
+    // reaches this command.
+    void saveTrace(const QString& path);
 
 signals:
     void frameReady(kvw::FramePtr frame);

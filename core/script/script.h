@@ -39,6 +39,8 @@ enum class ScriptCommandKind {
     ExpectRows,       // expect rows LAYER N
     ExpectTick,       // expect tick N
     Shot,             // shot NAME [VIEW]
+    Export,           // export VIEW FILE           (FILE: NAME.csv|json|png, under --shots DIR)
+    ExportBundle,     // export-bundle NAME         (the folder DIR/NAME)
     WaitIdle,         // wait-idle
     Desync,           // desync LAYER ROW           (test hook: breaks one mirror row)
 };

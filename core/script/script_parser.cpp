@@ -128,6 +128,22 @@ KvType kv_type(LineReader& in, const char* what) {
     return *t;
 }
 
+// A name that becomes a file in the output folder: letters, digits, '-' and '_', so that a
+// script cannot write outside the folder it was given.
+bool is_file_name(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
+    });
+}
+
+std::string file_name(LineReader& in, const char* what) {
+    std::string name = in.word(what);
+    if (!is_file_name(name))
+        in.fail(ScriptErrorKind::BadValue,
+                std::string(what) + " is letters, digits, '-' and '_' (it names a file)");
+    return name;
+}
+
 // The arguments of the command `word`, into `c` (whose kind it sets).
 void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) {
     using K = ScriptCommandKind;
@@ -206,14 +222,22 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
         if (!in.at_end()) c.text = in.rest("a command");
         if (!c.text.empty() && script_help_text(c.text).empty())
             in.fail(ScriptErrorKind::UnknownCommand, "help: no command '" + c.text + "'");
-    } else if (word == "shot") {
-        c.kind = K::Shot;
-        c.text = in.word("a shot name");
-        for (char ch : c.text)
-            if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_'))
-                in.fail(ScriptErrorKind::BadValue,
-                        "a shot name is letters, digits, '-' and '_' (it names a file)");
-        if (!in.at_end()) c.view = in.word("a view name");
+    } else if (word == "shot" || word == "export-bundle") {
+        c.kind = word == "shot" ? K::Shot : K::ExportBundle;
+        c.text = file_name(in, word == "shot" ? "a shot name" : "a bundle name");
+        if (c.kind == K::Shot && !in.at_end()) c.view = in.word("a view name");
+    } else if (word == "export") {
+        c.kind = K::Export;
+        c.view = in.word("a view name");
+        c.text = in.word("a file name (NAME.csv, NAME.json or NAME.png)");
+        const size_t dot = c.text.rfind('.');
+        const std::string suffix = dot == std::string::npos ? "" : c.text.substr(dot + 1);
+        if (dot == std::string::npos || !is_file_name(c.text.substr(0, dot)) ||
+            (suffix != "csv" && suffix != "json" && suffix != "png"))
+            in.fail(ScriptErrorKind::BadValue,
+                    "an export file is NAME.csv, NAME.json or NAME.png with NAME of letters, "
+                    "digits, '-' and '_', not '" +
+                        c.text + "'");
     } else if (word == "desync") {
         c.kind = K::Desync;
         c.layer = int(in.number("the layer", 0));
@@ -272,6 +296,8 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::ExpectRows: return "expect rows";
         case K::ExpectTick: return "expect tick";
         case K::Shot: return "shot";
+        case K::Export: return "export";
+        case K::ExportBundle: return "export-bundle";
         case K::WaitIdle: return "wait-idle";
         case K::Desync: return "desync";
     }

@@ -45,6 +45,12 @@ constexpr ScriptCommandDoc kReference[] = {
     {"expect tick N", "the state is at tick N", "expect tick 3"},
     {"shot NAME [VIEW]", "write NAME.png of the window or one view (compared with --compare)",
      "shot start tokens"},
+    {"export VIEW FILE",
+     "write a view's data (NAME.csv, NAME.json) or picture (NAME.png) under --shots",
+     "export maps maps.csv"},
+    {"export-bundle NAME",
+     "write DIR/NAME/: window.png, every view's csv, json and png, trace.ndjson",
+     "export-bundle session"},
     {"wait-idle", "wait until the session is idle", "wait-idle"},
     {"desync LAYER ROW", "test hook: point one mirror row at another record", "desync 1 3"},
 };

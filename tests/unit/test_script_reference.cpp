@@ -79,6 +79,19 @@ private slots:
         }
     }
 
+    void export_names_stay_inside_the_output_folder() {
+        QCOMPARE(parse_script("export maps a-1_b.json").commands[0].text,
+                 std::string("a-1_b.json"));
+        for (const char* line : {"export maps ../x.csv", "export maps x.txt", "export maps x",
+                                 "export maps .csv", "export-bundle a/b"})
+            try {
+                parse_script(line);
+                QFAIL(line);
+            } catch (const ScriptError& e) {
+                QCOMPARE(e.kind(), ScriptErrorKind::BadValue);
+            }
+    }
+
     void readme_lists_every_usage() {
         const std::string readme = read_file(KVW_README);
         QVERIFY(!readme.empty());

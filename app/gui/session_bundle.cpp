@@ -1,0 +1,32 @@
+#include "app/gui/session_bundle.h"
+
+#include <QDir>
+
+#include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+#include "app/gui/view_docks.h"
+#include "widgets/frame_view.h"
+#include "widgets/view_export.h"
+
+namespace kvw {
+
+QStringList export_session_bundle(MainWindow& window, SessionController& controller,
+                                  const QString& dir) {
+    if (!QDir().mkpath(dir)) return {"cannot make the folder " + dir};
+    const QDir out(dir);
+    QStringList problems;
+    const FramePtr frame = controller.lastFrame();
+    const qint64 tick = frame ? frame->tick : 0;
+    if (!window.grabShot({}).save(out.filePath("window.png")))
+        problems << "cannot write " + out.filePath("window.png");
+    for (FrameView* view : window.docks().views())
+        for (const char* suffix : {".csv", ".json", ".png"}) {
+            const QString problem =
+                export_view(*view, out.filePath(view->viewName() + suffix), tick);
+            if (!problem.isEmpty()) problems << problem;
+        }
+    if (frame) controller.saveTrace(out.filePath("trace.ndjson"));
+    return problems;
+}
+
+}  // namespace kvw
