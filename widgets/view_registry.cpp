@@ -4,6 +4,7 @@
 #include "widgets/invariants_panel.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/log_view.h"
+#include "widgets/policy_view.h"
 #include "widgets/record_view.h"
 #include "widgets/tick_inspector_view.h"
 #include "widgets/timeline_view.h"
@@ -27,6 +28,7 @@ const std::vector<ViewInfo>& registered_views() {
     static const std::vector<ViewInfo> views = {
         {"tokens", "Tokens", Qt::LeftDockWidgetArea, make<TokenStripView>},
         {"maps", "Layer maps", Qt::LeftDockWidgetArea, make<LayerMapsView>},
+        {"policy", "Policy rows", Qt::LeftDockWidgetArea, make<PolicyView>},
         {"invariants", "Invariants", Qt::RightDockWidgetArea, make<InvariantsPanel>},
         {"actions", "Action editor", Qt::RightDockWidgetArea, make<ActionEditorView>},
         {"tick", "Tick inspector", Qt::RightDockWidgetArea, make<TickInspectorView>},
