@@ -28,7 +28,6 @@ const std::vector<ViewInfo>& registered_views() {
     static const std::vector<ViewInfo> views = {
         {"tokens", "Tokens", Qt::LeftDockWidgetArea, make<TokenStripView>},
         {"maps", "Layer maps", Qt::LeftDockWidgetArea, make<LayerMapsView>},
-        {"policy", "Policy rows", Qt::LeftDockWidgetArea, make<PolicyView>},
         {"invariants", "Invariants", Qt::RightDockWidgetArea, make<InvariantsPanel>},
         {"actions", "Action editor", Qt::RightDockWidgetArea, make<ActionEditorView>},
         {"tick", "Tick inspector", Qt::RightDockWidgetArea, make<TickInspectorView>},
@@ -36,6 +35,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"record", "Token across layers", Qt::RightDockWidgetArea, make<RecordView>},
         {"timeline", "Timeline", Qt::BottomDockWidgetArea, make<TimelineView>},
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
+        {"policy", "Policy rows", Qt::BottomDockWidgetArea, make<PolicyView>},
     };
     return views;
 }
