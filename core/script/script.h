@@ -39,6 +39,11 @@ enum class ScriptCommandKind {
     Shot,             // shot NAME [VIEW]
     WaitIdle,         // wait-idle
     Desync,           // desync LAYER ROW           (test hook: breaks one mirror row)
+    Undo,             // undo [N]                   (ARCHITECTURE §15)
+    Redo,             // redo [N]
+    Snapshot,         // snapshot NAME
+    Restore,          // restore NAME
+    Fork,             // fork TICK                  (a second window on the fork)
 };
 
 // The command word as written in scripts ("wait-idle", "expect invariant", ...).
@@ -49,13 +54,14 @@ struct ScriptCommand {
     ScriptCommandKind kind = ScriptCommandKind::WaitIdle;
     int line = 0;        // 1-based line in the script
     std::string source;  // the line as written, trimmed, for messages
-    std::string text;    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL)
+    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, snapshot, CONTROL)
+    std::string text;
     std::string view;    // shot NAME VIEW (empty: the whole window), set/click VIEW
     std::string value;   // set .. VALUE
     int layer = -1;      // layer, expect rows, desync
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
-    int64_t count = 0;   // step N, expect rows .. N, expect tick N
+    int64_t count = 0;   // step N, expect rows .. N, expect tick N, undo / redo N, fork TICK
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types
