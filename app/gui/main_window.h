@@ -72,6 +72,7 @@ public:
     // controller; a later fork replaces the one shown there.
     void forkAt(qint64 tick);
     MainWindow* forkWindow() const { return fork_window_; }
+    SessionController* forkController() const { return fork_controller_.get(); }
 
 signals:
     // After every Frame and when a Run starts or ends: canUndo() and the rest may differ.

@@ -78,7 +78,7 @@ void Session::undo(int steps) {
     for (size_t i = trace_.events().size(); i-- > keep;) redo_.push_back(trace_.events()[i]);
     become(std::move(replayed));
     redo_base_ = trace_.events().size();
-    spdlog::info("undo {}: back at tick {} ({} command(s) to redo)", steps, tick_, redo_.size());
+    spdlog::debug("undo {}: back at tick {} ({} command(s) to redo)", steps, tick_, redo_.size());
 }
 
 void Session::redo(int steps) {
@@ -95,12 +95,12 @@ void Session::redo(int steps) {
         redo_base_ = trace_.events().size();
         require_reproduced(report, "redo");
     }
-    spdlog::info("redo {}: at tick {} ({} command(s) to redo)", steps, tick_, redo_.size());
+    spdlog::debug("redo {}: at tick {} ({} command(s) to redo)", steps, tick_, redo_.size());
 }
 
 void Session::snapshot(const std::string& name) {
     snapshots_[name] = trace_;
-    spdlog::info("snapshot {}: tick {}, {} command(s)", name, tick_, undo_depth());
+    spdlog::debug("snapshot {}: tick {}, {} command(s)", name, tick_, undo_depth());
 }
 
 void Session::restore(const std::string& name) {
@@ -118,7 +118,7 @@ void Session::restore(const std::string& name) {
     require_reproduced(report, "restore");
     become(std::move(replayed));
     redo_.clear();
-    spdlog::info("restored snapshot {}: tick {}", name, tick_);
+    spdlog::debug("restored snapshot {}: tick {}", name, tick_);
 }
 
 std::vector<std::string> Session::snapshot_names() const {
@@ -132,7 +132,7 @@ std::unique_ptr<Session> Session::fork(int64_t tick) const {
     std::unique_ptr<Session> forked =
         session_from_trace(trace_, events_through_tick(trace_, tick), model_, report);
     require_reproduced(report, "fork");
-    spdlog::info("forked at tick {}", tick);
+    spdlog::debug("forked at tick {}", tick);
     return forked;
 }
 
