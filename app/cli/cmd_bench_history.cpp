@@ -39,10 +39,13 @@ int run_bench_history(const CliArgs& args) {
     SessionOptions options;
     options.model = args.get("model");
     options.backend = args.get("backend");
-    options.capacity = ticks + 64;
     options.sampling.temperature = 0.8f;
     options.sampling.seed = 1;
     const std::shared_ptr<const Model> model = load_model(options.model);
+    // The prompt takes 14 tokens of the model's context, the deletes give a few back.
+    if (ticks + 16 > model->config.max_context)
+        throw UsageError("--ticks must leave room for the prompt in the model's context of " +
+                         std::to_string(model->config.max_context) + " tokens");
 
     // The run: sampled ticks with a delete injected every 50 ticks, so that rows go stale.
     Session s(options, model);
@@ -111,7 +114,7 @@ CommandSpec bench_history_command() {
             "undo / redo / fork by replaying the trace, against restoring the mirror and "
             "rebuilding",
             {model_option(),
-             {"ticks", "N", "300", "ticks in the run"},
+             {"ticks", "N", "200", "ticks in the run"},
              {"reps", "N", "3", "repetitions timed per operation"},
              backend_option("cpu")},
             run_bench_history};
