@@ -40,16 +40,16 @@ QString shortcut_table(const QList<QAction*>& actions) {
 void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
     QMenu* edit = bar->addMenu("&Edit");
     QAction* undo = edit->addAction("Undo", QKeySequence::Undo, &window, &MainWindow::undo);
-    QAction* redo = edit->addAction("Redo", QKeySequence("Ctrl+Shift+Z"), &window,
-                                    &MainWindow::redo);
+    QAction* redo =
+        edit->addAction("Redo", QKeySequence("Ctrl+Shift+Z"), &window, &MainWindow::redo);
     undo->setObjectName("undo");
     redo->setObjectName("redo");
     keyed << undo << redo;
     edit->addSeparator();
     QAction* snapshot = edit->addAction("Save snapshot…", &window, [&window] {
         bool ok = false;
-        const QString name = QInputDialog::getText(&window, "Save snapshot", "Snapshot name:",
-                                                   QLineEdit::Normal, {}, &ok)
+        const QString name = QInputDialog::getText(&window, "Save snapshot",
+                                                   "Snapshot name:", QLineEdit::Normal, {}, &ok)
                                  .trimmed();
         if (ok && !name.isEmpty()) window.saveSnapshot(name);
     });
@@ -137,7 +137,8 @@ void add_main_menus(MainWindow& window) {
             &window, "Script language",
             "kv-workbench --script FILE.kvs runs a script headless: load, prompt, step N, inject, "
             "apply, replace-text, insert-text, rebuild, drift, policy, rope, guard, undo, redo, "
-            "snapshot, restore, fork, layer, select, view, set, click, expect, shot. README.md lists every command.");
+            "snapshot, restore, fork, layer, select, view, set, click, expect, shot. README.md "
+            "lists every command.");
     });
     help->addAction("About KV Workbench", &window, [&window] {
         QMessageBox::about(&window, "About KV Workbench",

@@ -41,7 +41,7 @@ enum class ScriptCommandKind {
     Desync,           // desync LAYER ROW           (test hook: breaks one mirror row)
     Undo,             // undo [N]                   (ARCHITECTURE §15)
     Redo,             // redo [N]
-    Snapshot,         // snapshot NAME
+    Snapshot,         // snapshot NAME              (NAME in text)
     Restore,          // restore NAME
     Fork,             // fork TICK                  (a second window on the fork)
 };
@@ -54,14 +54,13 @@ struct ScriptCommand {
     ScriptCommandKind kind = ScriptCommandKind::WaitIdle;
     int line = 0;        // 1-based line in the script
     std::string source;  // the line as written, trimmed, for messages
-    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, snapshot, CONTROL)
-    std::string text;
+    std::string text;    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL)
     std::string view;    // shot NAME VIEW (empty: the whole window), set/click VIEW
     std::string value;   // set .. VALUE
     int layer = -1;      // layer, expect rows, desync
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
-    int64_t count = 0;   // step N, expect rows .. N, expect tick N, undo / redo N, fork TICK
+    int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork TICK
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types

@@ -83,9 +83,9 @@ void Session::undo(int steps) {
 
 void Session::redo(int steps) {
     if (steps < 1 || steps > redo_depth())
-        throw HistoryError(HistoryErrorKind::NothingToRedo,
-                           "redo " + std::to_string(steps) + ": " +
-                               std::to_string(redo_depth()) + " command(s) to redo");
+        throw HistoryError(HistoryErrorKind::NothingToRedo, "redo " + std::to_string(steps) + ": " +
+                                                                std::to_string(redo_depth()) +
+                                                                " command(s) to redo");
     for (int i = 0; i < steps; ++i) {
         const nlohmann::json event = std::move(redo_.back());
         redo_.pop_back();
@@ -109,8 +109,8 @@ void Session::restore(const std::string& name) {
         std::string known;
         for (const auto& [n, t] : snapshots_) known += (known.empty() ? "" : ", ") + n;
         throw HistoryError(HistoryErrorKind::UnknownSnapshot,
-                           "restore: no snapshot '" + name + "' (known: " +
-                               (known.empty() ? "none" : known) + ")");
+                           "restore: no snapshot '" + name +
+                               "' (known: " + (known.empty() ? "none" : known) + ")");
     }
     ReplayReport report;
     std::unique_ptr<Session> replayed =
