@@ -1,7 +1,8 @@
 // kvw bench history: what undo, redo and fork cost (ARCHITECTURE §15), which repeat the trace up
 // to a point, against the other way of going back, putting the mirror back and rebuilding the
 // cache from it (timed as Session::rebuild at the last tick, whose state hash tells whether that
-// way would be exact), and the bytes a kept copy of the state per tick would take.
+// way would be exact), and the bytes a kept copy of the state per tick would take. Exit 1 when
+// undo, redo or fork missed a recorded hash.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -80,20 +81,22 @@ int run_bench_history(const CliArgs& args) {
         }
         std::printf("  %-31s %9.1f ms  hash as recorded: %s\n", what, median(ms),
                     yes_no(all_exact));
+        return all_exact;
     };
-    timed(
+    // Undo, redo and fork must give the recorded hashes: the exit status says whether they did.
+    bool exact = timed(
         "undo 1 (replay)", [&] { s.undo(1); },
         [&] { return s.state_hash() == hashes[size_t(ticks - 1)]; }, [&] { s.redo(1); });
-    timed(
+    exact &= timed(
         "undo 10 (replay)", [&] { s.undo(10); },
         [&] { return s.state_hash() == hashes[size_t(ticks - 9)]; }, [&] { s.redo(10); });
     s.undo(1);
-    timed(
+    exact &= timed(
         "redo 1", [&] { s.redo(1); }, [&] { return s.state_hash() == hashes[size_t(ticks)]; },
         [&] { s.undo(1); });
     s.redo(1);
     std::unique_ptr<Session> fork;
-    timed(
+    exact &= timed(
         "fork at the middle tick", [&] { fork = s.fork(ticks / 2); },
         [&] { return fork->state_hash() == hashes[size_t(ticks / 2)]; }, [&] { fork.reset(); });
     // The mirror put back costs a copy of the maps; the rebuild is what that way pays. Last:
@@ -103,7 +106,8 @@ int run_bench_history(const CliArgs& args) {
         [&] { return s.state_hash() == hashes[size_t(ticks)]; }, [] {});
     std::printf("  a kept state after every tick: %9.1f MiB of cache rows (%.2f MiB at the last)\n",
                 kept_mib, cache_mib(s));
-    return 0;
+    if (!exact) std::fprintf(stderr, "kvw bench history: undo, redo or fork missed a hash\n");
+    return exact ? 0 : 1;
 }
 
 }  // namespace
