@@ -163,6 +163,15 @@ std::unique_ptr<Session> session_from_trace(const Trace& trace, size_t events,
                                             std::shared_ptr<const Model> model,
                                             ReplayReport& report) {
     if (trace.events().empty()) throw TraceError("empty trace", 0, trace.source());
+    // Going back (undo, restore, fork) repeats commands whose log lines were written when they
+    // ran: a second "rebuilt the cache" would say something happened that did not. Warnings
+    // and errors still come through.
+    const spdlog::level::level_enum level = spdlog::get_level();
+    spdlog::set_level(std::max(level, spdlog::level::warn));
+    struct RestoreLevel {
+        spdlog::level::level_enum level;
+        ~RestoreLevel() { spdlog::set_level(level); }
+    } restore{level};
     auto session = std::make_unique<Session>(
         options_from_header(trace.events().front(), trace.source()), std::move(model));
     replay_events(*session, trace, 1, events, report);

@@ -1,6 +1,7 @@
 // The Edit menu's history (ARCHITECTURE §15) on synthetic:tiny: Undo then Redo through the menu
 // actions give the state hashes the session had at those points (recorded from its Frames as it
-// went), each says so in the log and the status bar, neither can be used while a Run goes, and a
+// went), each says so in the log and the status bar (and only so: the repeated commands do not
+// log again), neither can be used while a Run goes, and a
 // fork opens a second window whose session has the original's hash at the fork's tick.
 #include <QAction>
 #include <QPlainTextEdit>
@@ -85,6 +86,8 @@ private slots:
         QCOMPARE(c.lastFrame()->tick, int64_t(2));
         QTRY_VERIFY(w.statusBar()->currentMessage().contains("undo 1: tick 2"));
         QTRY_VERIFY(log_text(w).contains("undo 1: tick 2, state hash"));
+        // Going back repeats the commands quietly: their lines were written when they ran.
+        QCOMPARE(log_text(w).count("prompt: "), 1);
         QVERIFY(redo->isEnabled());
 
         redo->trigger();
