@@ -36,6 +36,7 @@ CommandSpec compare_command();
 CommandSpec sweep_command();
 CommandSpec bench_policies_command();
 CommandSpec bench_wlod_command();
+CommandSpec bench_history_command();
 CommandSpec bench_kv_types_command();
 
 // Every command, in the order `kvw --help` lists them.

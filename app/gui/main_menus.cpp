@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -45,6 +46,49 @@ void report_export(const QString& problem, const QString& path) {
         spdlog::info("exported {}", path.toStdString());
     else
         spdlog::error("export: {}", problem.toStdString());
+}
+
+// Undo / redo, named snapshots and forks (ARCHITECTURE §15), enabled when the session can do
+// them now (none while a Run goes).
+void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
+    QMenu* edit = bar->addMenu("&Edit");
+    QAction* undo = edit->addAction("Undo", QKeySequence::Undo, &window, &MainWindow::undo);
+    QAction* redo =
+        edit->addAction("Redo", QKeySequence("Ctrl+Shift+Z"), &window, &MainWindow::redo);
+    undo->setObjectName("undo");
+    redo->setObjectName("redo");
+    keyed << undo << redo;
+    edit->addSeparator();
+    QAction* snapshot = edit->addAction("Save snapshot…", &window, [&window] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(&window, "Save snapshot",
+                                                   "Snapshot name:", QLineEdit::Normal, {}, &ok)
+                                 .trimmed();
+        if (ok && !name.isEmpty()) window.saveSnapshot(name);
+    });
+    QMenu* restore = edit->addMenu("Restore snapshot");
+    QObject::connect(restore, &QMenu::aboutToShow, &window, [&window, restore] {
+        restore->clear();
+        for (const QString& name : window.snapshotNames())
+            restore->addAction(name, &window, [&window, name] { window.restoreSnapshot(name); });
+    });
+    edit->addSeparator();
+    QAction* fork = edit->addAction("Fork at tick…", &window, [&window] {
+        bool ok = false;
+        const int tick = QInputDialog::getInt(&window, "Fork at tick",
+                                              "Tick of the current sequence to fork at:", 0, 0,
+                                              INT32_MAX, 1, &ok);
+        if (ok) window.forkAt(tick);
+    });
+    auto update = [&window, undo, redo, snapshot, restore, fork] {
+        undo->setEnabled(window.canUndo());
+        redo->setEnabled(window.canRedo());
+        snapshot->setEnabled(window.canKeepHistory());
+        fork->setEnabled(window.canKeepHistory());
+        restore->setEnabled(window.canKeepHistory() && !window.snapshotNames().isEmpty());
+    };
+    QObject::connect(&window, &MainWindow::historyChanged, &window, update);
+    update();
 }
 
 }  // namespace
@@ -91,6 +135,8 @@ void add_main_menus(MainWindow& window) {
     });
     file->addSeparator();
     keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::close);
+
+    add_edit_menu(window, bar, keyed);
 
     QMenu* view = bar->addMenu("&View");
     for (const QString& name : window.docks().names())

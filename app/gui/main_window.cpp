@@ -47,6 +47,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     connect(&controller_, &SessionController::becameIdle, this, [this] {
         run_active_ = false;
         toolbar_->setRunning(false);
+        emit historyChanged();
     });
     connect(&controller_, &SessionController::progressChanged, status_, &StatusLine::setProgress);
     connect(&controller_, &SessionController::errorOccurred, status_, &StatusLine::showError);
@@ -55,6 +56,8 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
 
     if (options_.script_mode) {
         setFixedSize(options_.size);
+    } else if (options_.fork) {
+        resize(options_.size);
     } else {
         resize(options_.size);
         restoreGeometry(settings().value("geometry").toByteArray());
@@ -62,6 +65,9 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
         layout_pending_ = !restoreState(settings().value("state").toByteArray());
     }
 }
+
+// The fork's window goes first: its controller must outlive it.
+MainWindow::~MainWindow() { delete fork_window_; }
 
 void MainWindow::connectToolBar() {
     SessionController* c = &controller_;
@@ -76,6 +82,7 @@ void MainWindow::connectToolBar() {
     connect(toolbar_, &MainToolBar::runRequested, this, [this](int ticks) {
         run_active_ = true;
         toolbar_->setRunning(true);
+        emit historyChanged();
         controller_.step(ticks);
     });
     connect(toolbar_, &MainToolBar::pauseRequested, this, [this] { pauseRun({}); });
@@ -138,6 +145,7 @@ void MainWindow::pauseRun(const QString& why) {
     if (!run_active_) return;
     run_active_ = false;
     toolbar_->setRunning(false);
+    emit historyChanged();
     controller_.cancel();  // the run's job logs where it stopped
     if (!why.isEmpty()) spdlog::info("pausing the run to {}", why.toStdString());
 }
@@ -169,10 +177,12 @@ void MainWindow::select(int layer, int row) {
 }
 
 void MainWindow::showFrame(const FramePtr& frame) {
-    setWindowTitle("KV Workbench — " + QString::fromStdString(frame->model.source));
+    setWindowTitle(QString(options_.fork ? "KV Workbench fork — " : "KV Workbench — ") +
+                   QString::fromStdString(frame->model.source));
     toolbar_->setFrame(frame);
     status_->setFrame(frame);
     docks_->setFrame(frame);
+    emit historyChanged();
     // A layer or row the new state no longer has is dropped from the selection.
     const int layers = int(frame->layers.size());
     const int layer = std::clamp(layer_, 0, std::max(0, layers - 1));
@@ -230,7 +240,7 @@ void MainWindow::showEvent(QShowEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!options_.script_mode) {
+    if (!options_.script_mode && !options_.fork) {
         settings().setValue("geometry", saveGeometry());
         settings().setValue("state", saveState());
     }

@@ -1,7 +1,11 @@
 #pragma once
+#include <memory>
+
 #include <QImage>
 #include <QMainWindow>
+#include <QPointer>
 #include <QSize>
+#include <QStringList>
 
 #include "widgets/frame_view.h"
 
@@ -17,6 +21,9 @@ struct WindowOptions {
     // user's settings (nor saved back).
     bool script_mode = false;
     QSize size{1600, 1000};
+    // A fork's window (ARCHITECTURE §15): the default layout, none read from or saved to the
+    // user's settings, which belong to the main window.
+    bool fork = false;
 };
 
 // The workbench window: toolbar, one dock per registered view, status bar. Holds the selection
@@ -26,6 +33,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     MainWindow(SessionController& controller, WindowOptions options, QWidget* parent = nullptr);
+    ~MainWindow() override;
 
     // Loads a model on the toolbar's backend; starts the toolbar's prompt when there is one.
     void openModel(const QString& spec);
@@ -49,6 +57,27 @@ public:
     bool showView(const QString& name);
     // The window, or one view's dock (brought to the front first); null for an unknown view.
     QImage grabShot(const QString& view);
+
+    // ---- history (ARCHITECTURE §15; main_window_history.cpp) --------------------------------
+    // What the Edit menu offers now: nothing while a Run goes. canKeepHistory: a session is
+    // there to snapshot or fork.
+    bool canKeepHistory() const;
+    bool canUndo() const;
+    bool canRedo() const;
+    QStringList snapshotNames() const;
+    void undo();
+    void redo();
+    void saveSnapshot(const QString& name);
+    void restoreSnapshot(const QString& name);
+    // The session forked at `tick` into a second window beside this one, driven by its own
+    // controller; a later fork replaces the one shown there.
+    void forkAt(qint64 tick);
+    MainWindow* forkWindow() const { return fork_window_; }
+    SessionController* forkController() const { return fork_controller_.get(); }
+
+signals:
+    // After every Frame and when a Run starts or ends: canUndo() and the rest may differ.
+    void historyChanged();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -76,6 +105,8 @@ private:
     bool toolbars_wrapped_ = false;  // the policy toolbar sits on a second row
     bool run_active_ = false;        // a Run was asked for and the session has not been idle since
     bool layout_pending_ = true;     // no saved layout was restored: arrange the docks when shown
+    std::unique_ptr<SessionController> fork_controller_;  // the fork window's
+    QPointer<MainWindow> fork_window_;
 };
 
 }  // namespace kvw

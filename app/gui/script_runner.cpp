@@ -140,6 +140,11 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
         case K::Guard: controller_.setGuard(c.flag); break;
         case K::Desync: controller_.desync(c.layer, c.row); break;
+        case K::Undo: controller_.undo(int(c.count)); break;
+        case K::Redo: controller_.redo(int(c.count)); break;
+        case K::Snapshot: controller_.snapshot(text); break;
+        case K::Restore: controller_.restore(text); break;
+        case K::Fork: window_.forkAt(c.count); break;
         case K::WaitIdle: break;
         case K::Layer: {
             const int layers = int(frame(c)->layers.size());

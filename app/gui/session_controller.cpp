@@ -105,6 +105,13 @@ void SessionController::adoptModel(std::shared_ptr<const Model> model,
     });
 }
 
+void SessionController::adoptSession(std::shared_ptr<Session> session) {
+    post("fork", [session](SessionWorker& w) {
+        // Handed over once, by forkInto: nobody else holds it.
+        w.replaceSession(std::make_unique<Session>(std::move(*session)));
+    });
+}
+
 void SessionController::startPrompt(const QString& prompt) {
     post("prompt",
          [prompt = prompt.toStdString()](SessionWorker& w) { w.session().start(prompt); });
@@ -199,6 +206,53 @@ void SessionController::saveTrace(const QString& path) {
 void SessionController::desync(int layer, int row) {
     post(QString("desync %1 %2").arg(layer).arg(row),
          [layer, row](SessionWorker& w) { w.session().debug_desync_row(layer, row); });
+}
+
+namespace {
+
+std::string where(const Session& s) {
+    return "tick " + std::to_string(s.tick()) + ", state hash " + hash_hex(s.state_hash()) + ", " +
+           std::to_string(s.undo_depth()) + " to undo, " + std::to_string(s.redo_depth()) +
+           " to redo";
+}
+
+}  // namespace
+
+void SessionController::undo(int steps) {
+    post("undo", [steps](SessionWorker& w) {
+        w.session().undo(steps);
+        w.note("undo " + std::to_string(steps) + ": " + where(w.session()));
+    });
+}
+
+void SessionController::redo(int steps) {
+    post("redo", [steps](SessionWorker& w) {
+        w.session().redo(steps);
+        w.note("redo " + std::to_string(steps) + ": " + where(w.session()));
+    });
+}
+
+void SessionController::snapshot(const QString& name) {
+    post("snapshot " + name, [name = name.toStdString()](SessionWorker& w) {
+        w.session().snapshot(name);
+        w.note("snapshot " + name + ": " + where(w.session()));
+    });
+}
+
+void SessionController::restore(const QString& name) {
+    post("restore " + name, [name = name.toStdString()](SessionWorker& w) {
+        w.session().restore(name);
+        w.note("restored " + name + ": " + where(w.session()));
+    });
+}
+
+void SessionController::forkInto(qint64 tick, SessionController* target) {
+    post(QString("fork at tick %1").arg(tick), [tick, target](SessionWorker& w) {
+        std::shared_ptr<Session> forked = w.session().fork(tick);
+        w.note("forked at tick " + std::to_string(tick) + ": " + where(*forked));
+        QMetaObject::invokeMethod(
+            target, [target, forked] { target->adoptSession(forked); }, Qt::QueuedConnection);
+    });
 }
 
 }  // namespace kvw

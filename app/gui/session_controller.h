@@ -42,6 +42,8 @@ public slots:
     void loadModel(const QString& spec, const QString& backend, const QString& prompt = {});
     // The same on a model loaded already (tests, benchmarks: shapes no spec names).
     void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
+    // A session made elsewhere (a fork) becomes this controller's.
+    void adoptSession(std::shared_ptr<kvw::Session> session);
     // Forgets the sequence and prefills the prompt.
     void startPrompt(const QString& prompt);
     // N ticks, a Frame after each; cancel() (pause) stops after the current tick.
@@ -68,6 +70,15 @@ public slots:
     // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker
     // reaches this command.
     void saveTrace(const QString& path);
+    // History (ARCHITECTURE §15): each logs where the session now is and shows it in the status
+    // bar; a refusal (nothing to undo, an unknown name) is an error and changes nothing.
+    void undo(int steps = 1);
+    void redo(int steps = 1);
+    void snapshot(const QString& name);
+    void restore(const QString& name);
+    // Session::fork(tick) made on this controller's worker, then handed to `target`'s worker
+    // (another controller, driving another window): `target` then shows the fork.
+    void forkInto(qint64 tick, kvw::SessionController* target);
 
 signals:
     void frameReady(kvw::FramePtr frame);

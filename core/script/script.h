@@ -43,6 +43,11 @@ enum class ScriptCommandKind {
     ExportBundle,     // export-bundle NAME         (the folder DIR/NAME)
     WaitIdle,         // wait-idle
     Desync,           // desync LAYER ROW           (test hook: breaks one mirror row)
+    Undo,             // undo [N]                   (ARCHITECTURE §15)
+    Redo,             // redo [N]
+    Snapshot,         // snapshot NAME              (NAME in text)
+    Restore,          // restore NAME
+    Fork,             // fork TICK                  (a second window on the fork)
 };
 
 // The command word as written in scripts ("wait-idle", "expect invariant", ...).
@@ -60,7 +65,7 @@ struct ScriptCommand {
     int layer = -1;      // layer, expect rows, desync
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
-    int64_t count = 0;   // step N, expect rows .. N, expect tick N
+    int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork TICK
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types

@@ -242,6 +242,15 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
         c.kind = K::Desync;
         c.layer = int(in.number("the layer", 0));
         c.row = int(in.number("the row", 0));
+    } else if (word == "undo" || word == "redo") {
+        c.kind = word == "undo" ? K::Undo : K::Redo;
+        c.count = in.at_end() ? 1 : in.number("the number of commands", 1);
+    } else if (word == "snapshot" || word == "restore") {
+        c.kind = word == "snapshot" ? K::Snapshot : K::Restore;
+        c.text = in.word("a snapshot name");
+    } else if (word == "fork") {
+        c.kind = K::Fork;
+        c.count = in.number("the tick", 0);
     } else if (word == "expect") {
         const std::string what = in.word("invariant, rows or tick");
         if (what == "invariant") {
@@ -300,6 +309,11 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::ExportBundle: return "export-bundle";
         case K::WaitIdle: return "wait-idle";
         case K::Desync: return "desync";
+        case K::Undo: return "undo";
+        case K::Redo: return "redo";
+        case K::Snapshot: return "snapshot";
+        case K::Restore: return "restore";
+        case K::Fork: return "fork";
     }
     return "?";
 }

@@ -53,6 +53,11 @@ constexpr ScriptCommandDoc kReference[] = {
      "export-bundle session"},
     {"wait-idle", "wait until the session is idle", "wait-idle"},
     {"desync LAYER ROW", "test hook: point one mirror row at another record", "desync 1 3"},
+    {"undo [N]", "take back the last N commands (default 1)", "undo 2"},
+    {"redo [N]", "do the last N undone commands again", "redo"},
+    {"snapshot NAME", "keep the session as it is under NAME", "snapshot before-edit"},
+    {"restore NAME", "go back to the snapshot NAME", "restore before-edit"},
+    {"fork TICK", "open a second window on a fork of the session at TICK", "fork 3"},
 };
 
 }  // namespace

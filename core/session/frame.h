@@ -118,6 +118,11 @@ struct Frame {
     std::string last_error;  // the last rejected command's message (pre-flight, range, ...)
     StepTimings timings;     // of the last tick
 
+    // History (ARCHITECTURE §15): commands undo and redo can take, the named snapshots.
+    int undo_depth = 0;
+    int redo_depth = 0;
+    std::vector<std::string> snapshots;
+
     bool all_invariants_pass() const {
         for (const InvariantStatus& s : invariants)
             if (!s.passed) return false;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "core/json/json_fields.h"
@@ -121,6 +122,24 @@ private:
 
 }  // namespace
 
+void replay_event(Session& session, const nlohmann::json& event, size_t line,
+                  const std::string& file, ReplayReport& report) {
+    Replayer replayer(session, report, file);
+    try {
+        replayer.run(event, line);
+    } catch (const JsonError& e) {
+        throw TraceError(e.what(), line, file);
+    }
+    ++report.events;
+}
+
+void replay_events(Session& session, const Trace& trace, size_t first, size_t last,
+                   ReplayReport& report) {
+    const auto& events = trace.events();
+    for (size_t i = std::max<size_t>(first, 1); i < std::min(last, events.size()); ++i)
+        replay_event(session, events[i], trace.line_of(i), trace.source(), report);
+}
+
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model) {
     const auto& events = trace.events();
     if (events.empty()) throw TraceError("empty trace", 0, trace.source());
@@ -136,16 +155,27 @@ ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& 
     }
     Session session(options);
     ReplayReport report;
-    Replayer replayer(session, report, trace.source());
-    for (size_t i = 1; i < events.size(); ++i) {
-        try {
-            replayer.run(events[i], trace.line_of(i));
-        } catch (const JsonError& e) {
-            throw TraceError(e.what(), trace.line_of(i), trace.source());
-        }
-        ++report.events;
-    }
+    replay_events(session, trace, 1, events.size(), report);
     return report;
+}
+
+std::unique_ptr<Session> session_from_trace(const Trace& trace, size_t events,
+                                            std::shared_ptr<const Model> model,
+                                            ReplayReport& report) {
+    if (trace.events().empty()) throw TraceError("empty trace", 0, trace.source());
+    // Going back (undo, restore, fork) repeats commands whose log lines were written when they
+    // ran: a second "rebuilt the cache" would say something happened that did not. Warnings
+    // and errors still come through.
+    const spdlog::level::level_enum level = spdlog::get_level();
+    spdlog::set_level(std::max(level, spdlog::level::warn));
+    struct RestoreLevel {
+        spdlog::level::level_enum level;
+        ~RestoreLevel() { spdlog::set_level(level); }
+    } restore{level};
+    auto session = std::make_unique<Session>(
+        options_from_header(trace.events().front(), trace.source()), std::move(model));
+    replay_events(*session, trace, 1, events, report);
+    return session;
 }
 
 }  // namespace kvw

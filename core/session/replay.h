@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -6,6 +7,9 @@
 #include "core/session/trace.h"
 
 namespace kvw {
+
+class Session;
+struct Model;
 
 // An event whose outcome differs from the recorded one.
 struct ReplayMismatch {
@@ -28,5 +32,22 @@ struct ReplayReport {
 // rejection) with the new one. `model` overrides the header's model spec (a file moved).
 // Throws TraceError for a malformed trace, and whatever loading the model throws.
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model = {});
+
+// One event (never the header) repeated on `session`; `line` and `file` name it in errors and
+// mismatches. Throws TraceError for a malformed event.
+void replay_event(Session& session, const nlohmann::json& event, size_t line,
+                  const std::string& file, ReplayReport& report);
+
+// Repeats events()[first, last) of `trace` on `session` (the header, index 0, is never one of
+// them), adding what it compared to `report`. Throws TraceError for a malformed event.
+void replay_events(Session& session, const Trace& trace, size_t first, size_t last,
+                   ReplayReport& report);
+
+// A new Session on `model` (shared, not loaded again) built from the trace's header with its
+// first `events` events (header included) repeated: the session as it was after them
+// (ARCHITECTURE §15). Outcomes are compared as replay_trace() does, into `report`.
+std::unique_ptr<Session> session_from_trace(const Trace& trace, size_t events,
+                                            std::shared_ptr<const Model> model,
+                                            ReplayReport& report);
 
 }  // namespace kvw

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -60,6 +61,8 @@ public:
     // Shares an already loaded model (tests, benchmarks).
     Session(SessionOptions options, std::shared_ptr<const Model> model);
     ~Session();
+    // Undo, restore and fork move whole replayed sessions (session_history.cpp); no copies.
+    Session(Session&& other) noexcept = default;
 
     // Starts a new sequence: a fresh state (cache, mirror and ledger, in the current layout
     // and RoPE policy), then BOS + the prompt prefilled at tick 0. Throws CapacityExceeded
@@ -96,6 +99,30 @@ public:
     void set_kv_types(KvType k, KvType v);
     void set_guard(bool on);
 
+    // ---- history (ARCHITECTURE §15; session_history.cpp) ---------------------------------------
+    // The unit of undo is one command: one trace event after the header (a tick, an inject, an
+    // apply_now, a rebuild, a policy change, ...). undo() rebuilds the session as it was before
+    // the last `steps` commands by repeating its trace up to there on the same model, and puts
+    // the undone events on the redo stack; redo() repeats them. Both check every recorded state
+    // hash on the way: HistoryError(NotReproduced) when one differs (undo: nothing changed).
+    // Any other command drops the redo stack.
+    void undo(int steps = 1);  // HistoryError(NothingToUndo): fewer commands than steps
+    // HistoryError(NothingToRedo); NotReproduced: the commands before the one that differed stay
+    // done, the rest stay on the stack.
+    void redo(int steps = 1);
+    int undo_depth() const;  // commands undo() can take back
+    int redo_depth() const;  // commands redo() can repeat
+    // Keeps the trace so far under `name` (replacing one of that name); not a command.
+    void snapshot(const std::string& name);
+    // The session as it was at snapshot(name), its trace included (undo goes on from there);
+    // the redo stack is dropped. HistoryError(UnknownSnapshot).
+    void restore(const std::string& name);
+    std::vector<std::string> snapshot_names() const;
+    // A second session on the same model: this one's trace up to the command that brought the
+    // current sequence to `tick` (start for 0), repeated; its state hash equals this session's
+    // at that tick. HistoryError(NoSuchTick, NotReproduced).
+    std::unique_ptr<Session> fork(int64_t tick) const;
+
     // The tokenizer's ids for text without BOS, for actions built from text.
     std::vector<int32_t> tokenize(std::string_view text) const;
 
@@ -120,6 +147,8 @@ public:
     void debug_desync_row(int layer, int row);
 
 private:
+    // Becomes `other`, keeping the redo stack and the snapshots.
+    void become(std::unique_ptr<Session> other);
     void prefill(std::span<const int32_t> ids, nlohmann::json event);
     TickResult tick(std::optional<int32_t> forced);
     void new_state();
@@ -159,6 +188,12 @@ private:
     int64_t timed_ticks_ = 0;
     DriftReport drift_;
     bool drift_current_ = false;
+
+    // Undone events, the next one to redo last; valid while the trace has redo_base_ events
+    // (any new command adds one and so drops them).
+    std::vector<nlohmann::json> redo_;
+    size_t redo_base_ = 0;
+    std::map<std::string, Trace> snapshots_;
 };
 
 }  // namespace kvw

@@ -18,4 +18,7 @@ ActionsRejected::ActionsRejected(std::vector<ValidationError> errors)
 SessionNotStarted::SessionNotStarted(const std::string& command)
     : std::logic_error(command + ": the session has no prompt yet (start it first)") {}
 
+HistoryError::HistoryError(HistoryErrorKind kind, const std::string& message)
+    : std::runtime_error(message), kind_(kind) {}
+
 }  // namespace kvw

@@ -30,6 +30,9 @@ FramePtr Session::frame() const {
     f->selection = proposer_->selection();
     f->guard = options_.guard;
     f->prompt = prompt_;
+    f->undo_depth = undo_depth();
+    f->redo_depth = redo_depth();
+    f->snapshots = snapshot_names();
     if (wlod_) {
         f->wlod_k = state_->wlod_k();
         for (int l = 0; l < state_->n_layers(); ++l) {

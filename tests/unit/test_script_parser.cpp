@@ -92,6 +92,15 @@ private slots:
         QCOMPARE(insert.kind, K::InsertText);
         QCOMPARE(insert.row, 2);
         QCOMPARE(insert.text, std::string("hello"));
+
+        QCOMPARE(only("undo").kind, K::Undo);
+        QCOMPARE(only("undo").count, int64_t(1));
+        QCOMPARE(only("redo 4").kind, K::Redo);
+        QCOMPARE(only("redo 4").count, int64_t(4));
+        QCOMPARE(only("snapshot before-edit").kind, K::Snapshot);
+        QCOMPARE(only("restore before-edit").text, std::string("before-edit"));
+        QCOMPARE(only("fork 0").kind, K::Fork);
+        QCOMPARE(only("fork 12").count, int64_t(12));
     }
 
     void shots_and_views() {
@@ -222,6 +231,12 @@ private slots:
         row("step -2", ScriptErrorKind::BadNumber);
         row("step two", ScriptErrorKind::BadNumber);
         row("step 3x", ScriptErrorKind::BadNumber);
+        row("undo 0", ScriptErrorKind::BadNumber);
+        row("redo 1 2", ScriptErrorKind::ExtraArgument);
+        row("snapshot", ScriptErrorKind::MissingArgument);
+        row("restore a b", ScriptErrorKind::ExtraArgument);
+        row("fork", ScriptErrorKind::MissingArgument);
+        row("fork -1", ScriptErrorKind::BadNumber);
         row("layer 99999999999", ScriptErrorKind::BadNumber);
         row("select -1", ScriptErrorKind::BadNumber);
         row("guard maybe", ScriptErrorKind::BadValue);

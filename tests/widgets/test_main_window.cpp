@@ -223,7 +223,7 @@ private slots:
         edited(c, w);
         QStringList menus;
         for (QAction* a : w.menuBar()->actions()) menus << a->text().remove('&');
-        QCOMPARE(menus, QStringList({"File", "View", "Session", "Help"}));
+        QCOMPARE(menus, QStringList({"File", "Edit", "View", "Session", "Help"}));
 
         QTest::keyClick(&w, Qt::Key_N);
         QVERIFY(wait_idle(c));

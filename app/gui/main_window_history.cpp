@@ -1,0 +1,62 @@
+// The window's side of the session history (ARCHITECTURE §15): undo / redo, named snapshots and
+// the fork window. The Session does the work; this only says when it may be asked.
+#include <spdlog/spdlog.h>
+
+#include "app/gui/main_window.h"
+#include "app/gui/session_controller.h"
+
+namespace kvw {
+
+bool MainWindow::canKeepHistory() const { return !run_active_ && controller_.lastFrame(); }
+
+bool MainWindow::canUndo() const {
+    const FramePtr frame = controller_.lastFrame();
+    return !run_active_ && frame && frame->undo_depth > 0;
+}
+
+bool MainWindow::canRedo() const {
+    const FramePtr frame = controller_.lastFrame();
+    return !run_active_ && frame && frame->redo_depth > 0;
+}
+
+QStringList MainWindow::snapshotNames() const {
+    QStringList names;
+    if (const FramePtr frame = controller_.lastFrame())
+        for (const std::string& name : frame->snapshots) names << QString::fromStdString(name);
+    return names;
+}
+
+void MainWindow::undo() {
+    if (canUndo()) controller_.undo(1);
+}
+
+void MainWindow::redo() {
+    if (canRedo()) controller_.redo(1);
+}
+
+void MainWindow::saveSnapshot(const QString& name) {
+    pauseRun("take a snapshot");
+    controller_.snapshot(name);
+}
+
+void MainWindow::restoreSnapshot(const QString& name) {
+    pauseRun("restore a snapshot");
+    controller_.restore(name);
+}
+
+void MainWindow::forkAt(qint64 tick) {
+    pauseRun("fork");
+    if (!fork_controller_) fork_controller_ = std::make_unique<SessionController>();
+    if (!fork_window_) {
+        WindowOptions options = options_;
+        options.fork = true;
+        fork_window_ = new MainWindow(*fork_controller_, options);
+        fork_window_->setAttribute(Qt::WA_DeleteOnClose);
+        // Side by side: the fork opens to the right of this window.
+        fork_window_->move(frameGeometry().topRight());
+        fork_window_->show();
+    }
+    controller_.forkInto(tick, fork_controller_.get());
+}
+
+}  // namespace kvw
