@@ -1,5 +1,7 @@
 #include "app/gui/session_controller.h"
 
+#include <QPointer>
+
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -247,11 +249,19 @@ void SessionController::restore(const QString& name) {
 }
 
 void SessionController::forkInto(qint64 tick, SessionController* target) {
-    post(QString("fork at tick %1").arg(tick), [tick, target](SessionWorker& w) {
+    // The fork's window may close while the fork is being built: the hand-over goes through
+    // this controller (which outlives its worker's jobs) and checks on the UI thread that the
+    // target still exists.
+    const QPointer<SessionController> guarded(target);
+    post(QString("fork at tick %1").arg(tick), [this, tick, guarded](SessionWorker& w) {
         std::shared_ptr<Session> forked = w.session().fork(tick);
         w.note("forked at tick " + std::to_string(tick) + ": " + where(*forked));
         QMetaObject::invokeMethod(
-            target, [target, forked] { target->adoptSession(forked); }, Qt::QueuedConnection);
+            this,
+            [guarded, forked] {
+                if (guarded) guarded->adoptSession(forked);
+            },
+            Qt::QueuedConnection);
     });
 }
 
