@@ -34,7 +34,7 @@ CommandSpec make_model_command() {
     return {"make-model",
             "tiny|tinyllama-shape OUT",
             "write one of the synthetic models (random weights) as a GGUF file",
-            {{"type", "f32|f16|bf16", "", "matrix type (default: the model's own)"},
+            {{"type", "f32|f16|bf16|q8_0|q4_0|q4_k|q6_k", "", "matrix type (default: the model's own)"},
              {"seed", "S", "", "weight seed (default: the model's own)"}},
             run_make_model};
 }
