@@ -58,8 +58,8 @@ struct Simd {
 
 #include "core/backend/matmul_tiles.inc"
 
-void matmul_rows_avx512(const WeightTensor& w, const float* x, int n, float* y,
-                        int64_t row_begin, int64_t row_end) {
+void matmul_rows_avx512(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
+                        int64_t row_end) {
     matmul_rows_any(w, x, n, y, row_begin, row_end);
 }
 

@@ -29,8 +29,8 @@ void matmul_rows_scalar(const WeightTensor& w, const float* x, int n, float* y, 
 void matmul_rows_avx2(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
                       int64_t row_end);
 // AVX-512 F + BW + VL (with F16C).
-void matmul_rows_avx512(const WeightTensor& w, const float* x, int n, float* y,
-                        int64_t row_begin, int64_t row_end);
+void matmul_rows_avx512(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
+                        int64_t row_end);
 #endif
 
 struct RowsKernel {

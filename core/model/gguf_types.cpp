@@ -55,9 +55,8 @@ DType dtype_of(GgufType type) {
 }
 
 namespace {
-constexpr GgufType kNamedTypes[] = {GgufType::F32,  GgufType::F16,  GgufType::BF16,
-                                    GgufType::Q8_0, GgufType::Q4_0, GgufType::Q4_K,
-                                    GgufType::Q6_K};
+constexpr GgufType kNamedTypes[] = {GgufType::F32,  GgufType::F16,  GgufType::BF16, GgufType::Q8_0,
+                                    GgufType::Q4_0, GgufType::Q4_K, GgufType::Q6_K};
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -74,7 +73,8 @@ std::optional<GgufType> gguf_type_from_name(std::string_view lower_case_name) {
 
 std::string gguf_type_names(std::string_view separator) {
     std::string out;
-    for (const GgufType t : kNamedTypes) out += (out.empty() ? "" : std::string(separator)) + lower(gguf_type_name(t));
+    for (const GgufType t : kNamedTypes)
+        out += (out.empty() ? "" : std::string(separator)) + lower(gguf_type_name(t));
     return out;
 }
 

@@ -28,7 +28,8 @@ void quantize_q8_0(const float* x, uint8_t* block) {
     const float d = amax / 127.0f;
     store_fp16(block, d);
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    for (int i = 0; i < 32; ++i) block[2 + i] = uint8_t(int8_t(std::clamp(nearest(x[i] * id), -127, 127)));
+    for (int i = 0; i < 32; ++i)
+        block[2 + i] = uint8_t(int8_t(std::clamp(nearest(x[i] * id), -127, 127)));
 }
 
 // Q4_0: the element of largest magnitude maps to -8 (d = it / -8), q = round(x / d) + 8.
@@ -123,8 +124,7 @@ void plain(GgufType type, const float* x, size_t count, uint8_t* out) {
 
 }  // namespace
 
-std::vector<uint8_t> quantize_rows(GgufType type, const float* values, int64_t rows,
-                                   int64_t cols) {
+std::vector<uint8_t> quantize_rows(GgufType type, const float* values, int64_t rows, int64_t cols) {
     const GgufBlockLayout layout = gguf_block_layout(type);
     if (cols % layout.block_elems != 0)
         throw std::invalid_argument("cannot store rows of " + std::to_string(cols) + " values as " +

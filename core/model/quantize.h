@@ -11,7 +11,6 @@ namespace kvw {
 
 // `rows` rows of `cols` float32 values in the file encoding of `type` (any GGUF type the
 // loader reads). std::invalid_argument when cols is not a multiple of the type's block.
-std::vector<uint8_t> quantize_rows(GgufType type, const float* values, int64_t rows,
-                                   int64_t cols);
+std::vector<uint8_t> quantize_rows(GgufType type, const float* values, int64_t rows, int64_t cols);
 
 }  // namespace kvw

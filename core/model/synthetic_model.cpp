@@ -151,7 +151,8 @@ ModelConfig llama_config(std::string name, int n_layers, int n_embd, int n_heads
 ModelError unknown_model(std::string_view name) {
     return ModelError(ModelErrorKind::CannotOpen, "synthetic:" + std::string(name),
                       "unknown synthetic model (known: tiny, tinyllama-shape, optionally followed "
-                      "by :TYPE, TYPE one of " + gguf_type_names(", ") + ")");
+                      "by :TYPE, TYPE one of " +
+                          gguf_type_names(", ") + ")");
 }
 
 }  // namespace

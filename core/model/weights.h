@@ -1,8 +1,8 @@
 #pragma once
 #include <array>
 #include <cstddef>
-#include <iterator>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>

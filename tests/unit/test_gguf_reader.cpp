@@ -209,8 +209,7 @@ private slots:
             w.data = stored.data();
             QCOMPARE(w.bytes(), stored.size());
             std::vector<float> out(reference.size());
-            for (int64_t r = 0; r < w.rows; ++r)
-                weight_row_to_float(w, r, out.data() + r * w.cols);
+            for (int64_t r = 0; r < w.rows; ++r) weight_row_to_float(w, r, out.data() + r * w.cols);
             for (size_t i = 0; i < out.size(); ++i) {  // bitwise: -0.0 and subnormals included
                 if (std::memcmp(&out[i], &reference[i], 4) != 0)
                     QFAIL(qPrintable(QString("%1 element %2: %3, gguf says %4")
