@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/backend/backend_registry.h"
 #include "kernels/convert_kernels.h"
@@ -31,8 +32,26 @@ cudaDataType_t cuda_type(DType t) {
         case DType::F32: return CUDA_R_32F;
         case DType::F16: return CUDA_R_16F;
         case DType::BF16: return CUDA_R_16BF;
+        case DType::Q8_0:
+        case DType::Q4_0:
+        case DType::Q4_K:
+        case DType::Q6_K: break;  // uploaded as F32 (device_dtype)
     }
     throw std::invalid_argument("cuda backend: unknown weight dtype");
+}
+
+// cuBLAS has no ggml block types: quantised weights live on the device dequantised to F32
+// (the same values the CPU kernels multiply by).
+DType device_dtype(const WeightTensor& w) {
+    return dtype_is_quantized(w.dtype) ? DType::F32 : w.dtype;
+}
+
+// Copies w to `buffer` in device_dtype(w).
+void upload(cuda::DeviceBuffer& buffer, const WeightTensor& w, cudaStream_t stream) {
+    if (!dtype_is_quantized(w.dtype)) return buffer.copy_from_host(w.data, w.bytes(), stream);
+    std::vector<float> values(size_t(w.rows) * size_t(w.cols));
+    for (int64_t r = 0; r < w.rows; ++r) weight_row_to_float(w, r, &values[size_t(r * w.cols)]);
+    buffer.copy_from_host(values.data(), values.size() * sizeof(float), stream);
 }
 
 int gemm_dim(int64_t v, const WeightTensor& w) {
@@ -82,10 +101,11 @@ public:
         // cublasGemmEx wants A and B of one type, so x is rounded to the weights' 16-bit type
         // on the device; the products are exact in float32 and accumulate in float32. (In f16,
         // an activation beyond ±65504 would become inf; Llama activations stay far below.)
+        const DType type_on_device = device_dtype(w);
         const void* b = x_.get();
-        if (w.dtype != DType::F32) {
-            x16_.reserve(x_count * dtype_size(w.dtype));
-            cuda::convert_from_f32(x_.as<float>(), x16_.get(), x_count, w.dtype, stream);
+        if (type_on_device != DType::F32) {
+            x16_.reserve(x_count * dtype_size(type_on_device));
+            cuda::convert_from_f32(x_.as<float>(), x16_.get(), x_count, type_on_device, stream);
             b = x16_.get();
         }
 
@@ -94,7 +114,7 @@ public:
         // which is row-major y[n][rows].
         const float alpha = 1.0f;
         const float beta = 0.0f;
-        const cudaDataType_t type = cuda_type(w.dtype);
+        const cudaDataType_t type = cuda_type(type_on_device);
         KVW_CUDA_CHECK(cublasGemmEx(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha,
                                     weights, type, cols, b, type, cols, &beta, y_.get(), CUDA_R_32F,
                                     rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -115,13 +135,13 @@ private:
     // may later hold another tensor; it is uploaded afresh on every call.
     const void* device_weights(const WeightTensor& w) {
         if (!w.owner) {
-            unowned_.copy_from_host(w.data, w.bytes(), stream_.get());
+            upload(unowned_, w, stream_.get());
             return unowned_.get();
         }
         auto it = weights_.find(w.data);
         if (it == weights_.end()) {
-            Resident r{DeviceBuffer(w.bytes()), w};
-            r.data.copy_from_host(w.data, w.bytes(), stream_.get());
+            Resident r{DeviceBuffer(), w};
+            upload(r.data, w, stream_.get());
             it = weights_.emplace(w.data, std::move(r)).first;
         }
         const WeightTensor& cached = it->second.shape;

@@ -29,8 +29,7 @@ double seconds_since(Clock::time_point start) {
 // Bytes of weights one decode step streams from memory: every matrix and norm of every layer,
 // the final norm and the output projection, but only one row of the embedding table.
 size_t weight_bytes_per_token(const ModelWeights& w) {
-    size_t bytes = w.output_norm.bytes() + w.output.bytes() +
-                   size_t(w.token_embd.cols) * dtype_size(w.token_embd.dtype);
+    size_t bytes = w.output_norm.bytes() + w.output.bytes() + w.token_embd.row_bytes();
     for (const LayerWeights& l : w.layers)
         for (const WeightTensor* t :
              {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})

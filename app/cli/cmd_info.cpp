@@ -1,5 +1,8 @@
 // kvw info: what a model file holds — its configuration, every tensor, the vocabulary.
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "common_options.h"
@@ -23,6 +26,23 @@ std::vector<const WeightTensor*> tensors_of(const ModelWeights& w, bool& tied) {
     out.push_back(&w.output_norm);
     tied = w.output.data == w.token_embd.data;
     if (!tied) out.push_back(&w.output);
+    return out;
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Bytes the weights take in memory per storage type, only the types present, in DType order.
+std::vector<std::pair<std::string, size_t>> bytes_by_type(const ModelWeights& w) {
+    std::vector<std::pair<std::string, size_t>> out;
+    const auto by = w.bytes_by_dtype();
+    for (const DType d : kAllDTypes)
+        if (by[size_t(d)] > 0) out.emplace_back(std::string(dtype_name(d)), by[size_t(d)]);
+    return out;
+}
+
+nlohmann::json bytes_by_type_json(const ModelWeights& w) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [type, bytes] : bytes_by_type(w)) out[type] = bytes;
     return out;
 }
 
@@ -60,7 +80,8 @@ nlohmann::json info_json(const Model& model) {
               {"add_bos", v.add_bos}}},
             {"tensors", tensors},
             {"output_tied_to_embedding", tied},
-            {"weight_bytes", model.weights.total_bytes()}};
+            {"weight_bytes", model.weights.total_bytes()},
+            {"weight_bytes_by_type", bytes_by_type_json(model.weights)}};
 }
 
 void print_info(const Model& model) {
@@ -81,12 +102,17 @@ void print_info(const Model& model) {
     for (const WeightTensor* t : tensors_of(model.weights, tied))
         std::printf("  %-28s %-5s %6lld x %-6lld %10.2f MiB\n", t->name.c_str(),
                     std::string(dtype_name(t->dtype)).c_str(), static_cast<long long>(t->rows),
-                    static_cast<long long>(t->cols), double(t->bytes()) / (1024.0 * 1024.0));
+                    static_cast<long long>(t->cols), double(t->bytes()) / kMiB);
     if (tied)
         std::printf("  %-28s tied to %s\n", model.weights.output.name.c_str(),
                     model.weights.token_embd.name.c_str());
-    std::printf("weights in memory: %.1f MiB\n",
-                double(model.weights.total_bytes()) / (1024.0 * 1024.0));
+    std::printf("weights in memory: %.1f MiB (", double(model.weights.total_bytes()) / kMiB);
+    const char* separator = "";
+    for (const auto& [type, bytes] : bytes_by_type(model.weights)) {
+        std::printf("%s%s %.1f MiB", separator, type.c_str(), double(bytes) / kMiB);
+        separator = ", ";
+    }
+    std::printf(")\n");
 }
 
 int run_info(const CliArgs& args) {

@@ -4,6 +4,10 @@
 #include <stdexcept>
 
 #include "commands.h"
+#include "core/model/builtin_models.h"
+#include "core/model/gguf_file.h"
+#include "core/model/gguf_requantize.h"
+#include "core/model/mapped_file.h"
 #include "core/model/synthetic_model.h"
 #include "weight_type_option.h"
 
@@ -11,17 +15,38 @@ namespace kvw::cli {
 
 namespace {
 
+void write_bytes(const std::vector<uint8_t>& bytes, const std::string& out) {
+    std::ofstream file(out, std::ios::binary | std::ios::trunc);
+    file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (!file.flush()) throw std::runtime_error("cannot write " + out);
+}
+
+// A GGUF file (or builtin:NAME) with its matrices re-encoded as --type.
+int requantize_file(const CliArgs& args, const std::string& model, const std::string& out) {
+    if (!args.has("type")) throw UsageError("make-model of a GGUF file needs --type");
+    if (args.has("seed")) throw UsageError("--seed is for the synthetic models");
+    const GgufType type = parse_weight_type(args.get("type"));
+    const std::string path =
+        model.starts_with("builtin:") ? find_builtin_model(model.substr(8)).string() : model;
+    write_bytes(requantize_gguf(GgufFile(map_file(path)), type), out);
+    std::printf("wrote %s (%s with its matrices as %s)\n", out.c_str(), model.c_str(),
+                std::string(gguf_type_name(type)).c_str());
+    return 0;
+}
+
 int run_make_model(const CliArgs& args) {
     if (args.positional().size() != 2)
-        throw UsageError("make-model takes a model name (tiny|tinyllama-shape) and an output path");
+        throw UsageError(
+            "make-model takes a model (tiny|tinyllama-shape|FILE.gguf|builtin:NAME) and an "
+            "output path");
+    const std::string& model = args.positional()[0];
+    if (model != "tiny" && model != "tinyllama-shape")
+        return requantize_file(args, model, args.positional()[1]);
     SyntheticSpec spec = synthetic_spec(args.positional()[0]);
     if (args.has("type")) spec = synthetic_spec(spec.name, parse_weight_type(args.get("type")));
     if (args.has("seed")) spec.seed = uint64_t(args.get_count("seed", INT64_MAX));
     const std::string& out = args.positional()[1];
-    const std::vector<uint8_t> bytes = write_synthetic_gguf(spec);
-    std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!file.flush()) throw std::runtime_error("cannot write " + out);
+    write_bytes(write_synthetic_gguf(spec), out);
     std::printf("wrote %s (%s, %d layers, hidden %d, vocab %d, seed %llu)\n", out.c_str(),
                 spec.name.c_str(), spec.config.n_layers, spec.config.n_embd, spec.config.vocab_size,
                 static_cast<unsigned long long>(spec.seed));
@@ -32,9 +57,11 @@ int run_make_model(const CliArgs& args) {
 
 CommandSpec make_model_command() {
     return {"make-model",
-            "tiny|tinyllama-shape OUT",
-            "write one of the synthetic models (random weights) as a GGUF file",
-            {{"type", "f32|f16|bf16", "", "matrix type (default: the model's own)"},
+            "tiny|tinyllama-shape|FILE.gguf|builtin:NAME OUT",
+            "write one of the synthetic models (random weights) as a GGUF file, or a copy of a "
+            "GGUF model with its matrices in another type",
+            {{"type", "f32|f16|bf16|q8_0|q4_0|q4_k|q6_k", "",
+              "matrix type (default: the model's own; required for a file)"},
              {"seed", "S", "", "weight seed (default: the model's own)"}},
             run_make_model};
 }

@@ -6,12 +6,12 @@
 
 namespace kvw::cli {
 
-// "f32" | "f16" | "bf16" -> the GGUF type the synthetic writer stores matrices in.
+// "f32" | "f16" | "bf16" | "q8_0" | "q4_0" | "q4_k" | "q6_k" -> the GGUF type the writer
+// stores matrices in.
 inline GgufType parse_weight_type(const std::string& text) {
-    if (text == "f32") return GgufType::F32;
-    if (text == "f16") return GgufType::F16;
-    if (text == "bf16") return GgufType::BF16;
-    throw UsageError("weight type must be f32, f16 or bf16, got '" + text + "'");
+    if (const auto type = gguf_type_from_name(text)) return *type;
+    throw UsageError("weight type must be one of " + gguf_type_names(", ") + ", got '" + text +
+                     "'");
 }
 
 }  // namespace kvw::cli

@@ -1,9 +1,8 @@
 #include "core/backend/cpu_backend.h"
 
 #include <algorithm>
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include <stdexcept>
+#include <string>
 
 #include "core/backend/matmul_kernels.h"
 
@@ -13,31 +12,23 @@ namespace {
 
 constexpr int64_t kRowBlock = 8;
 
-bool cpu_has_avx2_fma_f16c() {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    // clang before 15 does not know "f16c" in __builtin_cpu_supports: ask CPUID leaf 1 (the
-    // OS saves the AVX state F16C needs whenever the avx2 check passes).
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
-#else
-    return false;
-#endif
+const cpu::RowsKernel& choose_kernel(std::string_view wanted) {
+    for (const cpu::RowsKernel& k : cpu::rows_kernels()) {
+        if (!wanted.empty() && k.name != wanted) continue;
+        if (k.cpu_has()) return k;
+        if (!wanted.empty())
+            throw std::invalid_argument("cpu backend: this CPU cannot run the " +
+                                        std::string(wanted) + " kernel");
+    }
+    throw std::invalid_argument("cpu backend: no kernel named " + std::string(wanted));
 }
 
 }  // namespace
 
-CpuBackend::CpuBackend(int threads) : pool_(threads) {
-#if defined(__x86_64__)
-    if (cpu_has_avx2_fma_f16c()) {
-        kernel_ = cpu::matmul_rows_avx2;
-        kernel_name_ = "avx2";
-        return;
-    }
-#endif
-    kernel_ = cpu::matmul_rows_scalar;
-    kernel_name_ = "scalar";
+CpuBackend::CpuBackend(int threads, std::string_view kernel) : pool_(threads) {
+    const cpu::RowsKernel& k = choose_kernel(kernel);
+    kernel_ = k.fn;
+    kernel_name_ = k.name;
 }
 
 void CpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {

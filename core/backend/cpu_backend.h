@@ -12,20 +12,20 @@ namespace kvw {
 // number of tokens multiplied together.
 class CpuBackend final : public Backend {
 public:
-    explicit CpuBackend(int threads = 0);
+    // `kernel` names one of cpu::rows_kernels() (std::invalid_argument when unknown or when
+    // this CPU lacks it); empty picks the fastest this CPU runs.
+    explicit CpuBackend(int threads = 0, std::string_view kernel = {});
 
     std::string_view name() const override { return "cpu"; }
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
 
-    // "avx2" (AVX2 + FMA + F16C, chosen when the CPU has them) or "scalar".
+    // "avx512", "avx2" or "scalar" (core/backend/matmul_kernels.h).
     std::string_view kernel() const { return kernel_name_; }
     int threads() const { return pool_.size(); }
 
 private:
-    using RowsKernel = void (*)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);
-
     ThreadPool pool_;
-    RowsKernel kernel_;
+    void (*kernel_)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);
     std::string_view kernel_name_;
 };
 

@@ -1,26 +1,45 @@
 #pragma once
 // Internal to the CPU backend: the per-ISA kernels behind CpuBackend::matmul.
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "core/model/weights.h"
 
 namespace kvw::cpu {
 
 // y[t][r] = Σ_k w[r][k] · x[t][k] for rows [row_begin, row_end) and every token t < n
-// (x is [n][w.cols], y is [n][w.rows]).
+// (x is [n][w.cols], y is [n][w.rows]), for weights of every DType. Quantised weights are read
+// as stored and dequantised a block at a time with core/math/dequant.h, so the product uses
+// exactly the values a float64 reference gets from the same blocks.
 //
-// Every output element is accumulated the same way whatever tile, thread or batch it lands
-// in: eight float lanes, lane l summing k ≡ l (mod 8) in increasing k (the tail zero-padded),
-// then the lanes added as ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)). The result therefore does not
-// depend on the number of threads nor on how many tokens are multiplied at once.
+// Within one kernel every output element is accumulated the same way whatever tile, thread or
+// batch it lands in, so the result does not depend on the number of threads nor on how many
+// tokens are multiplied at once. The scalar and AVX2 kernels use eight float lanes, lane l
+// summing k ≡ l (mod 8) in increasing k (the tail zero-padded), then add the lanes as
+// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)); AVX2 fuses each multiply-add. The AVX-512 kernel does
+// the same with sixteen lanes, folded in halves (l + 8 first, then as the eight-lane order).
+using RowsKernelFn = void (*)(const WeightTensor& w, const float* x, int n, float* y,
+                              int64_t row_begin, int64_t row_end);
+
 void matmul_rows_scalar(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
                         int64_t row_end);
-
 #if defined(__x86_64__)
-// AVX2 + FMA + F16C; the caller checks the CPU supports them. Same lane order as the scalar
-// kernel, with fused multiply-adds.
+// AVX2 + FMA + F16C.
 void matmul_rows_avx2(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
                       int64_t row_end);
+// AVX-512 F + BW + VL (with F16C).
+void matmul_rows_avx512(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
+                        int64_t row_end);
 #endif
+
+struct RowsKernel {
+    std::string_view name;  // "avx512", "avx2", "scalar"
+    bool (*cpu_has)();      // whether this CPU (and OS) can run it
+    RowsKernelFn fn;
+};
+
+// Every kernel built into this program, fastest first; the last (scalar) runs everywhere.
+std::span<const RowsKernel> rows_kernels();
 
 }  // namespace kvw::cpu

@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/math/half.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
@@ -14,20 +13,6 @@
 namespace kvw {
 
 namespace {
-
-// Row `row` of a weight in its storage dtype, widened to float.
-void weight_row_to_float(const WeightTensor& w, int64_t row, float* out) {
-    const uint8_t* p = w.row_ptr(row);
-    const auto* f32 = reinterpret_cast<const float*>(p);
-    const auto* h16 = reinterpret_cast<const uint16_t*>(p);
-    for (int64_t c = 0; c < w.cols; ++c) {
-        switch (w.dtype) {
-            case DType::F32: out[c] = f32[c]; break;
-            case DType::F16: out[c] = fp16_to_float(h16[c]); break;
-            case DType::BF16: out[c] = bf16_to_float(h16[c]); break;
-        }
-    }
-}
 
 std::vector<float> norm_to_float(const WeightTensor& w) {
     std::vector<float> out(static_cast<size_t>(w.rows * w.cols));

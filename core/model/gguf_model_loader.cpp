@@ -9,7 +9,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/model/dequantize.h"
 #include "core/model/extra_layers.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_vocabulary.h"
@@ -97,12 +96,8 @@ std::string shape_text(const std::vector<uint64_t>& ne) {
     return s + "]";
 }
 
-DType plain_dtype(GgufType type) {
-    return type == GgufType::F16 ? DType::F16 : type == GgufType::BF16 ? DType::BF16 : DType::F32;
-}
-
-// Reads weights by name, checking each shape, keeping plain float tensors in the source and
-// dequantising the rest, and scanning every value for NaN/Inf.
+// Reads weights by name, checking each shape, keeping every tensor in the source in the file's
+// type (docs/ARCHITECTURE.md §5.1), and scanning every value for NaN/Inf.
 class WeightReader {
 public:
     explicit WeightReader(const GgufFile& file) : file_(file) {}
@@ -161,19 +156,16 @@ private:
         const std::span<const uint8_t> bytes = file_.tensor_bytes(t);
         const uint64_t data_start = file_.data_offset() + t.offset;
         const GgufBlockLayout layout = gguf_block_layout(t.type);
-        const bool plain = layout.block_elems == 1;
-        w.dtype = plain_dtype(t.type);
-        if (plain && reinterpret_cast<uintptr_t>(bytes.data()) % dtype_size(w.dtype) == 0) {
+        w.dtype = dtype_of(t.type);
+        // Blocks are read byte by byte; a plain float tensor misaligned by an odd
+        // general.alignment is copied so that it can be read as floats.
+        const size_t align = dtype_is_quantized(w.dtype) ? 1 : dtype_size(w.dtype);
+        if (reinterpret_cast<uintptr_t>(bytes.data()) % align == 0) {
             w.data = bytes.data();
             w.owner = file_.source();
-        } else {  // quantised, or a plain tensor misaligned by an odd general.alignment
-            auto buffer = std::make_shared<std::vector<float>>(size_t(rows) * size_t(cols));
-            if (plain) {
-                std::memcpy(buffer->data(), bytes.data(), bytes.size());
-            } else {
-                dequantize(t.type, bytes, *buffer);
-                w.dtype = DType::F32;
-            }
+        } else {
+            auto buffer = std::make_shared<std::vector<float>>((bytes.size() + 3) / 4);
+            std::memcpy(buffer->data(), bytes.data(), bytes.size());
             w.data = buffer->data();
             w.owner = buffer;
         }

@@ -41,6 +41,43 @@ std::string_view gguf_type_name(GgufType type) {
     return "?";
 }
 
+DType dtype_of(GgufType type) {
+    switch (type) {
+        case GgufType::F32: return DType::F32;
+        case GgufType::F16: return DType::F16;
+        case GgufType::BF16: return DType::BF16;
+        case GgufType::Q8_0: return DType::Q8_0;
+        case GgufType::Q4_0: return DType::Q4_0;
+        case GgufType::Q4_K: return DType::Q4_K;
+        case GgufType::Q6_K: return DType::Q6_K;
+    }
+    return DType::F32;
+}
+
+namespace {
+constexpr GgufType kNamedTypes[] = {GgufType::F32,  GgufType::F16,  GgufType::BF16, GgufType::Q8_0,
+                                    GgufType::Q4_0, GgufType::Q4_K, GgufType::Q6_K};
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return out;
+}
+}  // namespace
+
+std::optional<GgufType> gguf_type_from_name(std::string_view lower_case_name) {
+    for (const GgufType t : kNamedTypes)
+        if (lower(gguf_type_name(t)) == lower_case_name) return t;
+    return std::nullopt;
+}
+
+std::string gguf_type_names(std::string_view separator) {
+    std::string out;
+    for (const GgufType t : kNamedTypes)
+        out += (out.empty() ? "" : std::string(separator)) + lower(gguf_type_name(t));
+    return out;
+}
+
 GgufValueType gguf_value_type(const GgufValue& value) {
     // Variant order: u8 i8 u16 i16 u32 i32 f32 bool string u64 i64 f64 array.
     static constexpr GgufValueType by_index[] = {

@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/model/dtype.h"
+
 namespace kvw {
 
 // Tensor element types as numbered in the GGUF format (ggml_type). Only those the loader can
@@ -34,6 +36,13 @@ struct GgufBlockLayout {
 std::optional<GgufType> gguf_type_from_number(uint32_t number);
 GgufBlockLayout gguf_block_layout(GgufType type);
 std::string_view gguf_type_name(GgufType type);  // "F32", "Q4_K", ...
+// The in-memory type of a tensor stored as `type`: the same encoding (weights stay as stored).
+DType dtype_of(GgufType type);
+// The type named in lower case ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"), as
+// command options and synthetic model names spell it; nothing for any other text.
+std::optional<GgufType> gguf_type_from_name(std::string_view lower_case_name);
+// Those names joined by `separator`, for help and error texts.
+std::string gguf_type_names(std::string_view separator);
 
 // Metadata value types as numbered in the file (gguf_metadata_value_type). Note that these
 // numbers are not the GgufValue variant indices (ARRAY is 9 in the file, last in the variant).

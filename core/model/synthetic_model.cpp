@@ -8,6 +8,7 @@
 #include "core/model/gguf_writer.h"
 #include "core/model/model_error.h"
 #include "core/model/parallel_ranges.h"
+#include "core/model/quantize.h"
 #include "core/model/synthetic_vocabulary.h"
 
 namespace kvw {
@@ -42,25 +43,15 @@ uint64_t tensor_seed(uint64_t seed, const std::string& name) {
     return splitmix64(seed ^ h, 0);
 }
 
-size_t element_size(GgufType type) { return type == GgufType::F32 ? 4 : 2; }
-
-// `count` values mean + stddev * normalish(), in the file encoding of `type`.
-std::vector<uint8_t> random_values(GgufType type, size_t count, uint64_t seed, float mean,
-                                   float stddev) {
-    std::vector<uint8_t> out(count * element_size(type));
-    uint8_t* dst = out.data();
-    for_each_range(count, size_t(1) << 20, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-            const float v = mean + stddev * normalish(splitmix64(seed, i));
-            if (type == GgufType::F32) {
-                std::memcpy(dst + 4 * i, &v, 4);
-            } else {
-                const uint16_t h = type == GgufType::F16 ? float_to_fp16(v) : float_to_bf16(v);
-                std::memcpy(dst + 2 * i, &h, 2);
-            }
-        }
+// `rows` × `cols` values mean + stddev * normalish(), in the file encoding of `type`.
+std::vector<uint8_t> random_values(GgufType type, int64_t rows, int64_t cols, uint64_t seed,
+                                   float mean, float stddev) {
+    std::vector<float> values(size_t(rows) * size_t(cols));
+    for_each_range(values.size(), size_t(1) << 20, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i)
+            values[i] = mean + stddev * normalish(splitmix64(seed, i));
     });
-    return out;
+    return quantize_rows(type, values.data(), rows, cols);
 }
 
 class TensorWriter {
@@ -73,14 +64,13 @@ public:
                 float stddev = 0.0f) {
         if (stddev == 0.0f) stddev = 1.0f / std::sqrt(float(cols));
         writer_.add_tensor(name, type, {uint64_t(cols), uint64_t(rows)},
-                           random_values(type, size_t(rows) * size_t(cols),
-                                         tensor_seed(seed_, name), 0.0f, stddev));
+                           random_values(type, rows, cols, tensor_seed(seed_, name), 0.0f, stddev));
     }
     // RMSNorm weights near 1, kept F32 as llama.cpp keeps them.
     void norm(const std::string& name, int64_t n) {
         writer_.add_tensor(
             name, GgufType::F32, {uint64_t(n)},
-            random_values(GgufType::F32, size_t(n), tensor_seed(seed_, name), 1.0f, 0.05f));
+            random_values(GgufType::F32, 1, n, tensor_seed(seed_, name), 1.0f, 0.05f));
     }
 
 private:
@@ -93,10 +83,12 @@ uint32_t llama_file_type(GgufType weight_type) {
         case GgufType::F32: return 0;    // LLAMA_FTYPE_ALL_F32
         case GgufType::F16: return 1;    // LLAMA_FTYPE_MOSTLY_F16
         case GgufType::BF16: return 32;  // LLAMA_FTYPE_MOSTLY_BF16
-        default: break;
+        case GgufType::Q4_0: return 2;   // LLAMA_FTYPE_MOSTLY_Q4_0
+        case GgufType::Q8_0: return 7;   // LLAMA_FTYPE_MOSTLY_Q8_0
+        case GgufType::Q4_K: return 14;  // LLAMA_FTYPE_MOSTLY_Q4_K_S (every matrix Q4_K)
+        case GgufType::Q6_K: return 18;  // LLAMA_FTYPE_MOSTLY_Q6_K
     }
-    throw std::invalid_argument("synthetic models have F32, F16 or BF16 weights, not " +
-                                std::string(gguf_type_name(weight_type)));
+    return 0;
 }
 
 template <typename T>
@@ -159,7 +151,8 @@ ModelConfig llama_config(std::string name, int n_layers, int n_embd, int n_heads
 ModelError unknown_model(std::string_view name) {
     return ModelError(ModelErrorKind::CannotOpen, "synthetic:" + std::string(name),
                       "unknown synthetic model (known: tiny, tinyllama-shape, optionally followed "
-                      "by :f32, :f16 or :bf16)");
+                      "by :TYPE, TYPE one of " +
+                          gguf_type_names(", ") + ")");
 }
 
 }  // namespace
@@ -169,15 +162,12 @@ SyntheticSpec synthetic_spec(std::string_view name) {
     const std::string_view base = name.substr(0, colon);
     if (colon == std::string_view::npos)
         return synthetic_spec(base, base == "tiny" ? GgufType::F32 : GgufType::F16);
-    const std::string_view type = name.substr(colon + 1);
-    if (type == "f32") return synthetic_spec(base, GgufType::F32);
-    if (type == "f16") return synthetic_spec(base, GgufType::F16);
-    if (type == "bf16") return synthetic_spec(base, GgufType::BF16);
+    if (const auto type = gguf_type_from_name(name.substr(colon + 1)))
+        return synthetic_spec(base, *type);
     throw unknown_model(name);
 }
 
 SyntheticSpec synthetic_spec(std::string_view name, GgufType weight_type) {
-    llama_file_type(weight_type);  // rejects a weight type the writer cannot produce
     if (name == "tiny")
         return {"tiny", llama_config("tiny", 4, 256, 8, 4, 768, 2048), weight_type, kDefaultSeed};
     if (name == "tinyllama-shape")

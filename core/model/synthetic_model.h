@@ -16,16 +16,17 @@ namespace kvw {
 struct SyntheticSpec {
     std::string name;      // "tiny" or "tinyllama-shape"
     ModelConfig config;    // vocab_size included; the writer builds a vocabulary of that size
-    GgufType weight_type;  // of the matrices (F32, F16 or BF16); norms are always F32
+    GgufType weight_type;  // of the matrices (any type, quantised ones too); norms are F32
     uint64_t seed;         // the weights and nothing else depend on it
 };
 
 // "tiny" (4 layers, 256 wide, 8 heads, 4 KV heads, F32 weights, 2048 tokens) and
 // "tinyllama-shape" (TinyLlama-1.1B's shape, F16 weights), each optionally followed by
-// ":f32", ":f16" or ":bf16" to choose the weight type, e.g. "tinyllama-shape:f32".
+// ":TYPE" to choose the matrices' type (gguf_type_from_name: f32, f16, bf16, q8_0, q4_0,
+// q4_k, q6_k), e.g. "tinyllama-shape:q4_k". Both models' widths are multiples of 256, so
+// every type's blocks fit their rows.
 // Throws ModelError(CannotOpen) for any other name.
 SyntheticSpec synthetic_spec(std::string_view name);
-// Throws std::invalid_argument for a weight type other than F32, F16, BF16.
 SyntheticSpec synthetic_spec(std::string_view name, GgufType weight_type);
 
 // A complete llama GGUF (llama.* keys, tokenizer.ggml.* vocabulary, llama.cpp tensor names);

@@ -1,6 +1,8 @@
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,9 +11,11 @@
 
 namespace kvw {
 
-// One weight matrix [rows][cols], row-major, in its storage dtype. For a linear layer rows is
-// the output size and cols the input size (the layout of both GGUF and torch.nn.Linear).
-// The data usually points into a memory-mapped file; `owner` keeps whatever backs it alive.
+// One weight matrix [rows][cols], row-major, in its storage dtype (a plain float type or a
+// ggml block-quantised type, docs/ARCHITECTURE.md §5.1). For a linear layer rows is the output
+// size and cols the input size (the layout of both GGUF and torch.nn.Linear). Rows are
+// contiguous, row_bytes() apart. The data usually points into a memory-mapped file; `owner`
+// keeps whatever backs it alive.
 struct WeightTensor {
     std::string name;
     DType dtype = DType::F32;
@@ -20,11 +24,16 @@ struct WeightTensor {
     const void* data = nullptr;
     std::shared_ptr<const void> owner;
 
-    size_t bytes() const { return size_t(rows) * size_t(cols) * dtype_size(dtype); }
+    size_t row_bytes() const { return dtype_row_bytes(dtype, cols); }
+    size_t bytes() const { return size_t(rows) * row_bytes(); }
     const uint8_t* row_ptr(int64_t r) const {
-        return static_cast<const uint8_t*>(data) + size_t(r) * size_t(cols) * dtype_size(dtype);
+        return static_cast<const uint8_t*>(data) + size_t(r) * row_bytes();
     }
 };
+
+// Row `row` of `w` widened to float32 (w.cols values): the file's values for the plain types,
+// the ggml dequantisation (core/math/dequant.h) for the quantised ones.
+void weight_row_to_float(const WeightTensor& w, int64_t row, float* out);
 
 struct LayerWeights {
     WeightTensor attn_norm;  // [1][n_embd]
@@ -45,6 +54,8 @@ struct ModelWeights {
     std::vector<LayerWeights> layers;
 
     size_t total_bytes() const;
+    // total_bytes() split by storage type (tied embeddings counted once), indexed by DType.
+    std::array<size_t, std::size(kAllDTypes)> bytes_by_dtype() const;
 };
 
 }  // namespace kvw

@@ -77,12 +77,17 @@ std::vector<float> random_activations(int n, int cols, std::mt19937& rng) {
 }
 
 // The unit roundoff of the type the backend rounds x to before the product: cuBLAS takes one
-// input type, so f16/bf16 weights meet x rounded to that type; f32 is used as is (no TF32).
+// input type, so f16/bf16 weights meet x rounded to that type; f32 is used as is (no TF32), and
+// so are the block types, which the backend uploads dequantised to f32.
 double input_rounding(DType dtype) {
     switch (dtype) {
-        case DType::F32: return 0.0;
         case DType::F16: return std::ldexp(1.0, -11);
         case DType::BF16: return std::ldexp(1.0, -8);
+        case DType::F32:
+        case DType::Q8_0:
+        case DType::Q4_0:
+        case DType::Q4_K:
+        case DType::Q6_K: return 0.0;
     }
     return 1.0;
 }

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "core/model/dequantize.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_writer.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
+#include "core/model/weights.h"
 #include "tests/testdata.h"
 
 using namespace kvw;
@@ -201,8 +201,15 @@ private slots:
 
             const std::vector<float> reference = read_floats(name + ".f32.bin");
             QCOMPARE(uint64_t(reference.size()), t->n_elements());
+            // Read as the engine reads weights: a [rows][ne0] WeightTensor over the stored bytes.
+            WeightTensor w;
+            w.dtype = dtype_of(t->type);
+            w.cols = int64_t(t->shape[0]);
+            w.rows = int64_t(t->n_elements()) / w.cols;
+            w.data = stored.data();
+            QCOMPARE(w.bytes(), stored.size());
             std::vector<float> out(reference.size());
-            dequantize(t->type, stored, out);
+            for (int64_t r = 0; r < w.rows; ++r) weight_row_to_float(w, r, out.data() + r * w.cols);
             for (size_t i = 0; i < out.size(); ++i) {  // bitwise: -0.0 and subnormals included
                 if (std::memcmp(&out[i], &reference[i], 4) != 0)
                     QFAIL(qPrintable(QString("%1 element %2: %3, gguf says %4")
