@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/backend/cpu_backend.h"
-#include "core/engine/generator.h"
+#include "core/session/generator.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
 #include "tests/testdata.h"
