@@ -10,6 +10,7 @@
 #include "bench_timing.h"
 #include "commands.h"
 #include "common_options.h"
+#include "core/backend/backend.h"
 #include "core/backend/backend_registry.h"
 #include "core/backend/memory_bandwidth.h"
 #include "core/engine/transformer.h"
@@ -46,6 +47,7 @@ struct BenchPlan {
     std::vector<int> contexts;  // ascending; the first is the prompt whose prefill is timed
     int decode_tokens = 0;
     std::string backend;
+    int threads = 0;  // CPU threads of the engine and the CPU backend; 0: every core
 };
 
 struct ContextLine {
@@ -69,8 +71,9 @@ int32_t filler_token(int i, int vocab) {
 
 ModelResult bench_model(const std::string& label, const std::shared_ptr<const Model>& model,
                         const BenchPlan& plan) {
-    const auto backend = create_backend(plan.backend);
-    const Transformer transformer(model, *backend);
+    const auto backend =
+        plan.backend == "cpu" ? make_cpu_backend(plan.threads) : create_backend(plan.backend);
+    const Transformer transformer(model, *backend, plan.threads);
     StateOptions state;
     state.capacity = plan.contexts.back() + plan.decode_tokens;
     // The guard re-checks every row of every layer after each append (a window toggle); it
@@ -100,8 +103,7 @@ ModelResult bench_model(const std::string& label, const std::shared_ptr<const Mo
         const int mid_rows = context + plan.decode_tokens / 2;
         result.lines.push_back(
             {context, 1.0 / seconds,
-             double(weight_bytes + kv_bytes_per_token(generator.state().cache(), mid_rows)) /
-                 1e9});
+             double(weight_bytes + kv_bytes_per_token(generator.state().cache(), mid_rows)) / 1e9});
         spdlog::info("[bench] {}: context {} decoded at {:.2f} tok/s", label, context,
                      1.0 / seconds);
     }
@@ -146,6 +148,7 @@ BenchPlan plan_from_args(const CliArgs& args) {
     plan.decode_tokens = int(args.get_count("decode-tokens", INT32_MAX / 2));
     if (plan.decode_tokens < 1) throw UsageError("--decode-tokens must be >= 1");
     plan.backend = args.get("backend");
+    plan.threads = int(args.get_count("threads", 1024));
     return plan;
 }
 
@@ -187,19 +190,19 @@ int run_bench_decode(const CliArgs& args) {
 
     std::printf("kvw bench decode: %s (", description.c_str());
     print_config(config);
-    std::printf("), backend %s, decode %d tokens per context (median)\n", plan.backend.c_str(),
-                plan.decode_tokens);
+    std::printf(
+        "), backend %s, %s threads, decode %d tokens per context (median)\n", plan.backend.c_str(),
+        plan.threads > 0 ? std::to_string(plan.threads).c_str() : "all", plan.decode_tokens);
     std::printf("memory read ceiling (all cores streaming 1 GiB): %.1f GB/s\n", ceiling);
     std::printf("%-10s %10s %11s %14s %8s %13s %14s %8s %11s\n", "type", "weights GB",
-                "resident GB", "prefill tok/s", "context", "decode tok/s", "GB read/token",
-                "GB/s", "of ceiling");
+                "resident GB", "prefill tok/s", "context", "decode tok/s", "GB read/token", "GB/s",
+                "of ceiling");
     for (const ModelResult& r : results) {
         for (const ContextLine& line : r.lines) {
             const double gbs = line.gb_per_token * line.decode_tok_s;
             std::printf("%-10s %10.2f %11.2f %14.1f %8d %13.2f %14.3f %8.1f %10.1f%%\n",
-                        r.label.c_str(), r.weights_gb, r.resident_gb, r.prefill_tok_s,
-                        line.context, line.decode_tok_s, line.gb_per_token, gbs,
-                        100.0 * gbs / ceiling);
+                        r.label.c_str(), r.weights_gb, r.resident_gb, r.prefill_tok_s, line.context,
+                        line.decode_tok_s, line.gb_per_token, gbs, 100.0 * gbs / ceiling);
         }
     }
     return 0;
@@ -218,7 +221,8 @@ CommandSpec bench_decode_command() {
              {"contexts", "N,N", "128,1024,4096",
               "cached rows to decode after; the first is the timed prefill"},
              {"decode-tokens", "N", "8", "decode steps per context (the median is reported)"},
-             backend_option("cpu")},
+             backend_option("cpu"),
+             {"threads", "N", "0", "CPU threads (engine and CPU backend); 0: every core"}},
             run_bench_decode};
 }
 

@@ -7,9 +7,9 @@
 #include "commands.h"
 #include "common_options.h"
 #include "core/backend/backend_registry.h"
-#include "core/session/generator.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
+#include "core/session/generator.h"
 #include "sampling_args.h"
 #include "top_logits.h"
 

@@ -26,7 +26,8 @@ inline std::span<const WeightTypeName> weight_type_table() {
 // "f32, f16, bf16": the table's names for help texts and errors.
 inline std::string weight_type_names() {
     std::string out;
-    for (const WeightTypeName& w : weight_type_table()) out += (out.empty() ? "" : ", ") + std::string(w.name);
+    for (const WeightTypeName& w : weight_type_table())
+        out += (out.empty() ? "" : ", ") + std::string(w.name);
     return out;
 }
 

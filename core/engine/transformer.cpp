@@ -138,8 +138,8 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
                 const int len = ctx.rows + i + 1;  // the context, earlier new items, itself
                 attention_transpose_queries(q + size_t(i) * q_dim + first_head * hd, group, hd,
                                             lanes, q_t.data());
-                attention_scores(q_t.data(), lanes, group, k_rows.data(), len, hd, scale,
-                                 p.data(), total);
+                attention_scores(q_t.data(), lanes, group, k_rows.data(), len, hd, scale, p.data(),
+                                 total);
                 for (int h = 0; h < group; ++h) softmax(&p[size_t(h) * total], len);
                 attention_weighted_values(p.data(), total, group, v_rows.data(), len, hd,
                                           out + size_t(i) * q_dim + first_head * hd);

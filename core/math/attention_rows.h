@@ -17,8 +17,7 @@ KVW_HD int attention_lanes(int group) {
 }
 
 // q ([group][hd], head-major) to q_t[d * lanes + h], padding lanes group.. with zeros.
-KVW_HD void attention_transpose_queries(const float* q, int group, int hd, int lanes,
-                                        float* q_t) {
+KVW_HD void attention_transpose_queries(const float* q, int group, int hd, int lanes, float* q_t) {
     for (int d = 0; d < hd; ++d)
         for (int h = 0; h < lanes; ++h) q_t[d * lanes + h] = h < group ? q[h * hd + d] : 0.0f;
 }
