@@ -1,7 +1,7 @@
 // kvw bench decode: prefill and decode tokens/s per weight type (tinyllama-shape) or of a given
 // model, decode at several context lengths, against the memory read bandwidth of this machine
 // measured in the same run. Decoding goes through Generator, the workbench's own append path
-// (docs/ARCHITECTURE.md §5.3).
+// (docs/ARCHITECTURE.md §5.1).
 #include <algorithm>
 #include <cstdio>
 

@@ -5,7 +5,7 @@ namespace kvw {
 
 // The two row loops of grouped-query attention for one query and one K/V head: the `group`
 // query heads that share the K/V head read every row once, side by side, instead of once per
-// head (docs/ARCHITECTURE.md §5.3). Each head's sums still run in index order, term by term as
+// head (docs/ARCHITECTURE.md §5.2). Each head's sums still run in index order, term by term as
 // one plain dot product (and one plain weighted sum) per head would: the results do not depend
 // on the group size, the lane padding or how rows are blocked.
 

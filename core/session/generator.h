@@ -18,7 +18,7 @@ struct GenerationTimings {
 };
 
 // Prefill and decode for `kvw generate` and `kvw bench decode` on the workbench's own path
-// (docs/ARCHITECTURE.md §5.3): a StateManager (cache layout, K/V storage types, mirror and
+// (docs/ARCHITECTURE.md §5.1): a StateManager (cache layout, K/V storage types, mirror and
 // ledger) whose append() writes the prompt as a tick-0 Prompt and every sampled token as a
 // Generated row, as a session tick's Step 4 does. There is no other decode loop.
 class Generator {

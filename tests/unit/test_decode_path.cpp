@@ -1,4 +1,4 @@
-// The one decode path (docs/ARCHITECTURE.md §5.3): Generator appends through a StateManager, as
+// The one decode path (docs/ARCHITECTURE.md §5.1): Generator appends through a StateManager, as
 // a session tick does. Checked against full recomputes (one forward pass over the whole
 // sequence, no cache), across thread counts, and against the session itself.
 #include <QtTest>
