@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <sstream>
 
 namespace kvw::cli {
 
@@ -86,6 +87,14 @@ double CliArgs::get_double(const std::string& name) const {
     } catch (const std::exception&) {
     }
     throw UsageError("option " + option_word(spec(name)) + " expects a number, got '" + s + "'");
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
 }
 
 }  // namespace kvw::cli

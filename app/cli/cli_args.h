@@ -61,4 +61,7 @@ public:
 // wrapped-around int.
 int64_t parse_count(const std::string& option, const std::string& text, int64_t max);
 
+// "a,b,,c" -> {"a", "b", "c"}: a comma-separated option value, empty items dropped.
+std::vector<std::string> split_list(const std::string& list);
+
 }  // namespace kvw::cli

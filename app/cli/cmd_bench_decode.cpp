@@ -1,30 +1,28 @@
-// kvw bench decode: prefill and decode tokens/s of tinyllama-shape per weight type, against the
-// memory read bandwidth of this machine measured in the same run, printed side by side.
+// kvw bench decode: prefill and decode tokens/s per weight type (tinyllama-shape) or of a given
+// model, decode at several context lengths, against the memory read bandwidth of this machine
+// measured in the same run. Decoding goes through Generator, the workbench's own append path
+// (docs/ARCHITECTURE.md §5.2).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
+#include "bench_timing.h"
 #include "commands.h"
 #include "common_options.h"
+#include "core/backend/backend.h"
 #include "core/backend/backend_registry.h"
 #include "core/backend/memory_bandwidth.h"
-#include "core/engine/generator.h"
 #include "core/engine/transformer.h"
 #include "core/model/gguf_model_loader.h"
+#include "core/model/model_loader.h"
 #include "core/model/synthetic_model.h"
+#include "core/session/generator.h"
+#include "core/session/soak.h"
 #include "weight_type_option.h"
 
 namespace kvw::cli {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Bytes of weights one decode step streams from memory: every matrix and norm of every layer,
 // the final norm and the output projection, but only one row of the embedding table.
@@ -37,76 +35,174 @@ size_t weight_bytes_per_token(const ModelWeights& w) {
     return bytes;
 }
 
-struct DecodeRow {
-    std::string type;
-    double weights_gb = 0;
-    double prefill_tok_s = 0;
-    double decode_tok_s = 0;
-    double bytes_per_token_gb = 0;
+// Bytes of cached K and V one decode step reads with `rows` rows in every layer.
+size_t kv_bytes_per_token(const KvLayout& cache, int rows) {
+    const KvStorage& s = cache.storage();
+    return size_t(cache.n_layers()) * size_t(rows) * size_t(cache.kv_dim()) *
+           size_t(kv_type_bytes(s.k) + kv_type_bytes(s.v));
+}
+
+struct BenchPlan {
+    std::vector<int> contexts;  // ascending; the first is the prompt whose prefill is timed
+    int decode_tokens = 0;
+    std::string backend;
+    int threads = 0;  // CPU threads of the engine and the CPU backend; 0: every core
 };
 
-DecodeRow bench_one_type(const std::string& type_name, const std::string& backend_name,
-                         int prompt_tokens, int decode_tokens) {
-    const SyntheticSpec spec = synthetic_spec("tinyllama-shape", parse_weight_type(type_name));
-    auto start = Clock::now();
-    const std::shared_ptr<const Model> model = load_gguf_model(synthetic_source(spec));
-    spdlog::info("[bench] {} model written and loaded in {:.1f} s", type_name,
-                 seconds_since(start));
+struct ContextLine {
+    int context = 0;
+    double decode_tok_s = 0;
+    double gb_per_token = 0;  // weights + the K/V rows read
+};
 
-    const auto backend = create_backend(backend_name);
-    const Transformer transformer(model, *backend);
-    Generator generator(transformer, SamplingParams{}, prompt_tokens + decode_tokens);
+struct ModelResult {
+    std::string label;
+    double weights_gb = 0;
+    double resident_gb = 0;  // of the process after the last decode: weights, cache, buffers
+    double prefill_tok_s = 0;
+    std::vector<ContextLine> lines;
+};
+
+// A fixed token spread over the vocabulary for row i of the filler text.
+int32_t filler_token(int i, int vocab) {
+    return 3 + int32_t((uint64_t(i) * 7919u) % uint64_t(vocab - 3));
+}
+
+ModelResult bench_model(const std::string& label, const std::shared_ptr<const Model>& model,
+                        const BenchPlan& plan) {
+    const auto backend =
+        plan.backend == "cpu" ? make_cpu_backend(plan.threads) : create_backend(plan.backend);
+    const Transformer transformer(model, *backend, plan.threads);
+    StateOptions state;
+    state.capacity = plan.contexts.back() + plan.decode_tokens;
+    // The guard re-checks every row of every layer after each append (a window toggle); it
+    // would add work that grows with the context to every step.
+    state.guard = false;
+    Generator generator(transformer, SamplingParams{}, state);
     std::vector<double> decode_seconds;
     generator.set_step_hook([&](Generator::Phase phase, int, double seconds) {
         if (phase == Generator::Phase::Decode) decode_seconds.push_back(seconds);
     });
 
-    std::vector<int32_t> prompt(static_cast<size_t>(prompt_tokens));
-    for (int i = 0; i < prompt_tokens; ++i)  // spread over the vocabulary, fixed
-        prompt[size_t(i)] =
-            3 + int32_t((uint64_t(i) * 7919u) % uint64_t(spec.config.vocab_size - 3));
-    generator.prefill(prompt);
-    for (int i = 0; i < decode_tokens; ++i) generator.decode_next();
+    ModelResult result;
+    result.label = label;
+    result.weights_gb = double(model->weights.total_bytes()) / 1e9;
+    const int vocab = model->config.vocab_size;
+    const size_t weight_bytes = weight_bytes_per_token(model->weights);
+    for (const int context : plan.contexts) {
+        // Fill the cache up to `context` rows with one prefill, then decode from there.
+        std::vector<int32_t> filler;
+        for (int i = generator.rows(); i < context; ++i) filler.push_back(filler_token(i, vocab));
+        generator.prefill(filler);
+        if (context == plan.contexts.front())
+            result.prefill_tok_s = context / generator.timings().prefill_seconds;
+        decode_seconds.clear();
+        for (int i = 0; i < plan.decode_tokens; ++i) generator.decode_next();
+        const double seconds = median(decode_seconds);
+        const int mid_rows = context + plan.decode_tokens / 2;
+        result.lines.push_back(
+            {context, 1.0 / seconds,
+             double(weight_bytes + kv_bytes_per_token(generator.state().cache(), mid_rows)) / 1e9});
+        spdlog::info("[bench] {}: context {} decoded at {:.2f} tok/s", label, context,
+                     1.0 / seconds);
+    }
+    result.resident_gb = double(resident_bytes()) / 1e9;
+    return result;
+}
 
-    std::sort(decode_seconds.begin(), decode_seconds.end());
-    const double median = decode_seconds[decode_seconds.size() / 2];
-    DecodeRow row;
-    row.type = type_name;
-    row.weights_gb = double(model->weights.total_bytes()) / 1e9;
-    row.prefill_tok_s = prompt_tokens / generator.timings().prefill_seconds;
-    row.decode_tok_s = 1.0 / median;
-    row.bytes_per_token_gb = double(weight_bytes_per_token(model->weights)) / 1e9;
-    return row;
+// tinyllama-shape in one weight type, its context long enough for the plan.
+std::shared_ptr<const Model> synthetic_model_for(const WeightTypeName& type,
+                                                 const BenchPlan& plan) {
+    SyntheticSpec spec = synthetic_spec("tinyllama-shape", type.type);
+    spec.config.max_context =
+        std::max(spec.config.max_context, plan.contexts.back() + plan.decode_tokens);
+    const auto start = BenchClock::now();
+    std::shared_ptr<const Model> model = load_gguf_model(synthetic_source(spec));
+    spdlog::info("[bench] {} model written and loaded in {:.1f} s", type.name,
+                 ms_since(start) / 1e3);
+    return model;
+}
+
+std::vector<WeightTypeName> chosen_types(const std::string& text) {
+    if (text == "all") return {weight_type_table().begin(), weight_type_table().end()};
+    std::vector<WeightTypeName> out;
+    for (const std::string& name : split_list(text)) {
+        const GgufType type = parse_weight_type(name);
+        for (const WeightTypeName& w : weight_type_table())
+            if (w.type == type) out.push_back(w);
+    }
+    if (out.empty()) throw UsageError("--types names no weight type");
+    return out;
+}
+
+BenchPlan plan_from_args(const CliArgs& args) {
+    BenchPlan plan;
+    for (const std::string& c : split_list(args.get("contexts")))
+        plan.contexts.push_back(int(parse_count("--contexts", c, INT32_MAX / 2)));
+    if (plan.contexts.empty()) throw UsageError("--contexts names no context length");
+    std::sort(plan.contexts.begin(), plan.contexts.end());
+    plan.contexts.erase(std::unique(plan.contexts.begin(), plan.contexts.end()),
+                        plan.contexts.end());
+    if (plan.contexts.front() < 1) throw UsageError("context lengths must be >= 1");
+    plan.decode_tokens = int(args.get_count("decode-tokens", INT32_MAX / 2));
+    if (plan.decode_tokens < 1) throw UsageError("--decode-tokens must be >= 1");
+    plan.backend = args.get("backend");
+    plan.threads = int(args.get_count("threads", 1024));
+    return plan;
+}
+
+void print_config(const ModelConfig& c) {
+    std::printf("%d layers, hidden %d, heads %d/%d kv, ffn %d, vocab %d", c.n_layers, c.n_embd,
+                c.n_heads, c.n_kv_heads, c.n_ff, c.vocab_size);
 }
 
 int run_bench_decode(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-    const std::string types = args.get("types");
-    const int prompt_tokens = int(args.get_count("prompt-tokens", INT32_MAX));
-    const int decode_tokens = int(args.get_count("decode-tokens", INT32_MAX));
-    const std::string backend = args.get("backend");
-    if (prompt_tokens < 1 || decode_tokens < 1) throw UsageError("token counts must be >= 1");
+    if (args.has("model") && args.has("types"))
+        throw UsageError("--types chooses synthetic models; --model benches one file");
+    const BenchPlan plan = plan_from_args(args);
 
-    std::vector<DecodeRow> rows;
-    std::stringstream list(types);
-    for (std::string type; std::getline(list, type, ',');)
-        rows.push_back(bench_one_type(type, backend, prompt_tokens, decode_tokens));
+    std::vector<ModelResult> results;
+    std::string description;
+    ModelConfig config;
+    if (args.has("model")) {
+        const std::shared_ptr<const Model> model = load_model(args.get("model"));
+        const int needed = plan.contexts.back() + plan.decode_tokens;
+        if (needed > model->config.max_context)
+            throw UsageError("the largest context + decode tokens (" + std::to_string(needed) +
+                             ") exceed the model's context of " +
+                             std::to_string(model->config.max_context));
+        description = model->source;
+        config = model->config;
+        results.push_back(bench_model(model->file_type, model, plan));
+    } else {
+        for (const WeightTypeName& type : chosen_types(args.get("types"))) {
+            const std::shared_ptr<const Model> model = synthetic_model_for(type, plan);
+            config = model->config;
+            results.push_back(bench_model(type.name, model, plan));
+        }
+        description = "tinyllama-shape";
+    }
     // Measured after the models so it sees the same (warm, otherwise idle) machine.
     const double ceiling = measure_read_bandwidth_gbs(size_t(1) << 30);
 
+    std::printf("kvw bench decode: %s (", description.c_str());
+    print_config(config);
     std::printf(
-        "kvw bench decode: tinyllama-shape (22 layers, hidden 2048, ffn 5632, vocab 32000),"
-        " backend %s, prompt %d tokens, decode %d tokens (median)\n",
-        backend.c_str(), prompt_tokens, decode_tokens);
+        "), backend %s, %s threads, decode %d tokens per context (median)\n", plan.backend.c_str(),
+        plan.threads > 0 ? std::to_string(plan.threads).c_str() : "all", plan.decode_tokens);
     std::printf("memory read ceiling (all cores streaming 1 GiB): %.1f GB/s\n", ceiling);
-    std::printf("%-5s %10s %14s %13s %14s %10s %12s\n", "type", "weights GB", "prefill tok/s",
-                "decode tok/s", "GB read/token", "GB/s", "of ceiling");
-    for (const DecodeRow& r : rows) {
-        const double gbs = r.bytes_per_token_gb * r.decode_tok_s;
-        std::printf("%-5s %10.2f %14.1f %13.2f %14.3f %10.1f %11.1f%%\n", r.type.c_str(),
-                    r.weights_gb, r.prefill_tok_s, r.decode_tok_s, r.bytes_per_token_gb, gbs,
-                    100.0 * gbs / ceiling);
+    std::printf("%-10s %10s %11s %14s %8s %13s %14s %8s %11s\n", "type", "weights GB",
+                "resident GB", "prefill tok/s", "context", "decode tok/s", "GB read/token", "GB/s",
+                "of ceiling");
+    for (const ModelResult& r : results) {
+        for (const ContextLine& line : r.lines) {
+            const double gbs = line.gb_per_token * line.decode_tok_s;
+            std::printf("%-10s %10.2f %11.2f %14.1f %8d %13.2f %14.3f %8.1f %10.1f%%\n",
+                        r.label.c_str(), r.weights_gb, r.resident_gb, r.prefill_tok_s, line.context,
+                        line.decode_tok_s, line.gb_per_token, gbs, 100.0 * gbs / ceiling);
+        }
     }
     return 0;
 }
@@ -116,12 +212,16 @@ int run_bench_decode(const CliArgs& args) {
 CommandSpec bench_decode_command() {
     return {"bench decode",
             "",
-            "prefill and decode tokens/s of tinyllama-shape per weight type, against the memory "
-            "read bandwidth",
-            {{"types", "T,T", "f32,f16", "weight types to compare: f32, f16, bf16"},
-             {"prompt-tokens", "N", "128", "prompt length"},
-             {"decode-tokens", "N", "16", "decode steps (the median is reported)"},
-             backend_option("cpu")},
+            "prefill and decode tokens/s per weight type (tinyllama-shape) or of one model, "
+            "decode at several context lengths, against the memory read bandwidth",
+            {{"types", "T,T", "f32,f16",
+              "weight types of tinyllama-shape: " + weight_type_names() + " or all"},
+             {"model", "SPEC", "", "bench this model (a file or anything --model takes) instead"},
+             {"contexts", "N,N", "128,1024,4096",
+              "cached rows to decode after; the first is the timed prefill"},
+             {"decode-tokens", "N", "8", "decode steps per context (the median is reported)"},
+             backend_option("cpu"),
+             {"threads", "N", "0", "CPU threads (engine and CPU backend); 0: every core"}},
             run_bench_decode};
 }
 

@@ -81,14 +81,6 @@ void bench_codecs(int kv_dim, int groups, int rows, int reps) {
     }
 }
 
-std::vector<std::string> split_list(const std::string& list) {
-    std::vector<std::string> out;
-    std::stringstream in(list);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 std::string read_text(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
     if (!file) throw UsageError("cannot read " + path);

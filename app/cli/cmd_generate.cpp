@@ -7,9 +7,9 @@
 #include "commands.h"
 #include "common_options.h"
 #include "core/backend/backend_registry.h"
-#include "core/engine/generator.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
+#include "core/session/generator.h"
 #include "sampling_args.h"
 #include "top_logits.h"
 
@@ -67,7 +67,9 @@ int run_generate(const CliArgs& args) {
 
     const auto backend = create_backend(args.get("backend"));
     const Transformer transformer(model, *backend);
-    Generator generator(transformer, sampling, int(needed));
+    StateOptions state;  // the workbench's defaults: contiguous F32 cache, guard on
+    state.capacity = needed;
+    Generator generator(transformer, sampling, state);
     generator.prefill(prompt);
     std::vector<Step> steps;
     std::vector<int32_t> generated;

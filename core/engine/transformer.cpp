@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/math/attention_rows.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
@@ -18,12 +19,6 @@ std::vector<float> norm_to_float(const WeightTensor& w) {
     std::vector<float> out(static_cast<size_t>(w.rows * w.cols));
     weight_row_to_float(w, 0, out.data());
     return out;
-}
-
-float dot(const float* a, const float* b, int n) {
-    float s = 0.0f;
-    for (int i = 0; i < n; ++i) s += a[i] * b[i];
-    return s;
 }
 
 // The context's rows decoded to float32 in logical order, in k and v; ctx itself when it is
@@ -97,6 +92,8 @@ void Transformer::embed(std::span<const Item> items, float* x) const {
 // Grouped-query attention of the n new items over the layer's context rows and, causally, over
 // each other. q is [n][q_dim]; k_new, v_new are [n][kv_dim]; out is [n][q_dim]. mass, when not
 // null, is [n_heads][ctx.rows + n] and receives each head's softmax weights summed over queries.
+// Spread over K/V heads: a group's query heads read each row once (core/math/attention_rows.h),
+// and each head's sums are made by one thread in a fixed order, whatever the thread count.
 void Transformer::attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
                             const float* v_new, float* out, float* mass) const {
     const ModelConfig& cfg = model_->config;
@@ -104,36 +101,39 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
     const int q_dim = cfg.q_dim();
     const int kv_dim = cfg.kv_dim();
     const int group = cfg.n_heads / cfg.n_kv_heads;
+    const int lanes = attention_lanes(group);
     const int total = ctx.rows + n;
     const float scale = 1.0f / std::sqrt(float(hd));
 
-    pool_->parallel_for(cfg.n_heads, [&](int64_t h_begin, int64_t h_end) {
-        std::vector<float> p(static_cast<size_t>(total));
-        for (int64_t h = h_begin; h < h_end; ++h) {
-            const int kv_off = int(h / group) * hd;
-            auto k_row = [&](int j) {
-                return j < ctx.rows ? ctx.k.f32() + ctx.physical_row(j) * kv_dim + kv_off
-                                    : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
-            };
-            auto v_row = [&](int j) {
-                return j < ctx.rows ? ctx.v.f32() + ctx.physical_row(j) * kv_dim + kv_off
-                                    : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
-            };
+    pool_->parallel_for(cfg.n_kv_heads, [&](int64_t g_begin, int64_t g_end) {
+        std::vector<float> q_t(size_t(hd) * lanes), p(size_t(group) * total);
+        std::vector<const float*> k_rows(static_cast<size_t>(total));
+        std::vector<const float*> v_rows(static_cast<size_t>(total));
+        for (int64_t g = g_begin; g < g_end; ++g) {
+            const size_t kv_off = size_t(g) * hd;
+            for (int j = 0; j < total; ++j) {
+                const bool cached = j < ctx.rows;
+                k_rows[size_t(j)] = cached ? ctx.k.f32() + ctx.physical_row(j) * kv_dim + kv_off
+                                           : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+                v_rows[size_t(j)] = cached ? ctx.v.f32() + ctx.physical_row(j) * kv_dim + kv_off
+                                           : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+            }
+            const size_t first_head = size_t(g) * group;
             for (int i = 0; i < n; ++i) {
-                const float* qi = q + size_t(i) * q_dim + h * hd;
                 const int len = ctx.rows + i + 1;  // the context, earlier new items, itself
-                for (int j = 0; j < len; ++j) p[j] = dot(qi, k_row(j), hd) * scale;
-                softmax(p.data(), len);
-                float* o = out + size_t(i) * q_dim + h * hd;
-                std::fill(o, o + hd, 0.0f);
-                for (int j = 0; j < len; ++j) {
-                    const float* vj = v_row(j);
-                    const float pj = p[j];
-                    for (int d = 0; d < hd; ++d) o[d] += pj * vj[d];
-                }
+                attention_transpose_queries(q + size_t(i) * q_dim + first_head * hd, group, hd,
+                                            lanes, q_t.data());
+                attention_scores(q_t.data(), lanes, group, k_rows.data(), len, hd, scale, p.data(),
+                                 total);
+                for (int h = 0; h < group; ++h) softmax(&p[size_t(h) * total], len);
+                attention_weighted_values(p.data(), total, group, v_rows.data(), len, hd,
+                                          out + size_t(i) * q_dim + first_head * hd);
                 if (mass) {
-                    float* m = mass + size_t(h) * total;
-                    for (int j = 0; j < len; ++j) m[j] += p[j];
+                    for (int h = 0; h < group; ++h) {
+                        float* m = mass + (first_head + h) * total;
+                        const float* ph = &p[size_t(h) * total];
+                        for (int j = 0; j < len; ++j) m[j] += ph[j];
+                    }
                 }
             }
         }

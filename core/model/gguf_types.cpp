@@ -71,6 +71,8 @@ std::optional<GgufType> gguf_type_from_name(std::string_view lower_case_name) {
     return std::nullopt;
 }
 
+std::span<const GgufType> gguf_named_types() { return kNamedTypes; }
+
 std::string gguf_type_names(std::string_view separator) {
     std::string out;
     for (const GgufType t : kNamedTypes)

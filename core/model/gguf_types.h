@@ -43,6 +43,8 @@ DType dtype_of(GgufType type);
 std::optional<GgufType> gguf_type_from_name(std::string_view lower_case_name);
 // Those names joined by `separator`, for help and error texts.
 std::string gguf_type_names(std::string_view separator);
+// The types those names stand for, in that order (F32 first, then by size).
+std::span<const GgufType> gguf_named_types();
 
 // Metadata value types as numbered in the file (gguf_metadata_value_type). Note that these
 // numbers are not the GgufValue variant indices (ARRAY is 9 in the file, last in the variant).

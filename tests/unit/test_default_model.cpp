@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "core/backend/cpu_backend.h"
-#include "core/engine/generator.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
+#include "core/session/generator.h"
 #include "tests/testdata.h"
 
 using namespace kvw;

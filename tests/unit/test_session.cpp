@@ -2,8 +2,8 @@
 #include <QtTest>
 
 #include "core/backend/backend.h"
-#include "core/engine/generator.h"
 #include "core/model/model_loader.h"
+#include "core/session/generator.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/session_error.h"
