@@ -21,30 +21,13 @@
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "frame_builder.h"
+#include "window_test_support.h"
 
 using namespace kvw;
 
 namespace {
 
 constexpr const char* kPrompt = "The cache remembers what the model was told";
-
-bool wait_idle(const SessionController& c) {
-    QElapsedTimer t;
-    t.start();
-    while (!c.isIdle() && t.elapsed() < 60000) QTest::qWait(2);
-    QTest::qWait(5);  // the last queued Frame and log lines
-    return c.isIdle();
-}
-
-QString log_text(MainWindow& w) {
-    return w.docks().view("log")->findChild<QPlainTextEdit*>("text")->toPlainText();
-}
-
-QAction* toolbar_action(MainWindow& w, const char* name) {
-    QAction* a = w.findChild<QAction*>(name);
-    if (!a) qFatal("no toolbar action %s", name);
-    return a;
-}
 
 struct Snapshot {
     int64_t tick;
@@ -67,10 +50,10 @@ class TestMainWindow : public QObject {
         w.setBackend("cpu");
         w.setPrompt(kPrompt);
         w.openModel("synthetic:tiny");
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         c.step(3);
         c.applyNow({Action{DeleteAction{2}, {}}});
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, int64_t(3));
     }
 
@@ -97,7 +80,7 @@ private slots:
         QSignalSpy errors(&c, &SessionController::errorOccurred);
         for (const QString& spec : {not_a_model, hf_without_config, QString("/no/such.gguf")}) {
             w.openModel(spec);  // with the toolbar's prompt set, as the window does it
-            QVERIFY(wait_idle(c));
+            QVERIFY(test::wait_idle(c));
             const Snapshot after = snapshot(c);
             QCOMPARE(after.tick, before.tick);
             QCOMPARE(after.hash, before.hash);
@@ -108,11 +91,11 @@ private slots:
             QVERIFY2(shown.contains("stays as it was (tick 3)"), qPrintable(shown));
         }
         QCOMPARE(errors.count(), 3);
-        QTRY_VERIFY(log_text(w).contains("the session stays as it was (tick 3)"));
+        QTRY_VERIFY(test::log_text(w).contains("the session stays as it was (tick 3)"));
 
         // The session still runs from where it was.
         c.step(1);
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, int64_t(4));
         QCOMPARE(c.lastFrame()->model.source, std::string("synthetic:tiny"));
     }
@@ -126,7 +109,7 @@ private slots:
         QSignalSpy notices(&c, &SessionController::noticeOccurred);
         w.openModel("synthetic:tiny");
         c.cancel();  // skipped before it starts, or the loaded model dropped after
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(snapshot(c).hash, before.hash);
         QCOMPARE(snapshot(c).tick, before.tick);
         QCOMPARE(notices.count(), 1);
@@ -134,7 +117,7 @@ private slots:
         QVERIFY2(notice.contains("load synthetic:tiny") && notice.contains("cancel"),
                  qPrintable(notice));
         QCOMPARE(w.statusBar()->currentMessage(), notice);
-        QTRY_VERIFY(log_text(w).contains(notice));
+        QTRY_VERIFY(test::log_text(w).contains(notice));
     }
 
     void click_during_a_run_does_not_discard_ticks() {
@@ -142,9 +125,9 @@ private slots:
         MainWindow w(c, {true, QSize(1600, 1000)});
         w.show();
         edited(c, w);
-        QAction* start = toolbar_action(w, "start");
-        QAction* step = toolbar_action(w, "step");
-        QAction* run = toolbar_action(w, "run");
+        QAction* start = test::named_action(w, "start");
+        QAction* step = test::named_action(w, "step");
+        QAction* run = test::named_action(w, "run");
         w.findChild<QSpinBox*>("runTicks")->setValue(5000);
 
         run->trigger();
@@ -154,20 +137,20 @@ private slots:
         QVERIFY(!step->isEnabled());
         QTRY_VERIFY(c.lastFrame()->tick >= 5);  // the run is going
 
-        toolbar_action(w, "rebuild")->trigger();  // pauses the run, then rebuilds at once
+        test::named_action(w, "rebuild")->trigger();  // pauses the run, then rebuilds at once
         QCOMPARE(run->text(), QString("Run"));
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         const int64_t tick = c.lastFrame()->tick;
         QVERIFY2(tick > 5 && tick < 3 + 5000, qPrintable(QString::number(tick)));
         QVERIFY(start->isEnabled());
         QVERIFY(step->isEnabled());
-        QTRY_VERIFY(log_text(w).contains(
+        QTRY_VERIFY(test::log_text(w).contains(
             QString("rebuilt the cache from the mirror at tick %1").arg(tick)));
-        QVERIFY(log_text(w).contains(QString("paused at tick %1").arg(tick)));
+        QVERIFY(test::log_text(w).contains(QString("paused at tick %1").arg(tick)));
 
         // The ticks stay: the next step continues from them.
         step->trigger();
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, tick + 1);
     }
 
@@ -180,33 +163,34 @@ private slots:
         edited(c, w);
         const int rows = c.lastFrame()->layers[0].rows();
         c.inject({Action{DeleteAction{rows + 40}, {}}});
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         const QString fault = QString("pos = %1 is outside layer 0").arg(rows + 40);
-        QTRY_VERIFY(log_text(w).contains(fault));
-        QCOMPARE(log_text(w).count(fault), 1);  // the session and the window once logged it both
+        QTRY_VERIFY(test::log_text(w).contains(fault));
+        QCOMPARE(test::log_text(w).count(fault),
+                 1);  // the session and the window once logged it both
         QVERIFY(w.statusBar()->currentMessage().startsWith("Error: inject"));
 
         c.step(1);
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(w.statusBar()->currentMessage(), QString());  // the error is old news
         QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
 
         c.applyNow({Action{DeleteAction{3}, {}}});
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         const StepTimings& t = c.lastFrame()->timings;
         QCOMPARE(t.sample_ms, 0.0);  // no sampling, no proposer ran
         QCOMPARE(t.propose_ms, 0.0);
         QCOMPARE(t.total_ms, t.apply_ms);
-        QTRY_VERIFY(log_text(w).contains("applied 1 action(s) now at tick 4"));
+        QTRY_VERIFY(test::log_text(w).contains("applied 1 action(s) now at tick 4"));
 
         c.rebuild();
         c.measureDrift();
         c.setProposer("pair-merge");
         c.setRopePolicy(RopePolicy::Reindex);
         c.setGuard(false);
-        QVERIFY(wait_idle(c));
-        QTRY_VERIFY(log_text(w).contains("guard off"));
-        const QString log = log_text(w);
+        QVERIFY(test::wait_idle(c));
+        QTRY_VERIFY(test::log_text(w).contains("guard off"));
+        const QString log = test::log_text(w);
         QVERIFY(log.contains("drift at tick 4: none"));
         QVERIFY(!log.contains("diverging layer -1"));
         QVERIFY(log.contains("policy: pair-merge"));
@@ -226,7 +210,7 @@ private slots:
         QCOMPARE(menus, QStringList({"File", "Edit", "View", "Session", "Help"}));
 
         QTest::keyClick(&w, Qt::Key_N);
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, int64_t(4));
         QTest::keyClick(&w, Qt::Key_BracketRight);
         QTest::keyClick(&w, Qt::Key_BracketRight);
@@ -236,14 +220,14 @@ private slots:
 
         w.findChild<QSpinBox*>("runTicks")->setValue(5000);
         QTest::keyClick(&w, Qt::Key_R);
-        QVERIFY(!toolbar_action(w, "step")->isEnabled());
+        QVERIFY(!test::named_action(w, "step")->isEnabled());
         QTRY_VERIFY(c.lastFrame()->tick >= 6);
         QTest::keyClick(&w, Qt::Key_R);  // Pause
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         const int64_t tick = c.lastFrame()->tick;
         QVERIFY2(tick < 4 + 5000, qPrintable(QString::number(tick)));
         QTest::keyClick(&w, Qt::Key_N);  // the ticks stay, the next one follows them
-        QVERIFY(wait_idle(c));
+        QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, tick + 1);
     }
 
