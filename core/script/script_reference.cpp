@@ -19,7 +19,7 @@ constexpr ScriptCommandDoc kReference[] = {
     {"collapse ROW LEVEL", "apply one wLOD collapse of the block starting at ROW, on every layer",
      "collapse 8 1"},
     {"expand ROW", "apply one wLOD expand of the gist row at ROW, on every layer", "expand 8"},
-    {"replace-text ROW1 ROW2 TEXT", "queue replace_pair of two adjacent rows by the tokens of TEXT",
+    {"replace-text ROW1 ROW2 TEXT", "queue replace_pair of two rows by the tokens of TEXT (at ROW1; rows between stay)",
      "replace-text 3 4 heaven"},
     {"insert-text ROW TEXT", "queue insert of the tokens of TEXT before ROW", "insert-text 2 and"},
     {"rebuild", "recompute the whole cache from the mirror", "rebuild"},

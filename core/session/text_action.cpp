@@ -52,16 +52,13 @@ ActionList text_action(const Session& session, TextActionKind kind, int layer, i
         require_row(session, layer, row2);
         const int lo = std::min(row1, row2);
         const int hi = std::max(row1, row2);
-        if (hi != lo + 1)
-            throw std::invalid_argument("rows " + std::to_string(lo) + " and " +
-                                        std::to_string(hi) +
-                                        " are not a pair: replacing by text takes two adjacent "
-                                        "rows (delete the others first)");
         return {
             Action{ReplacePairAction{lo, hi, std::move(ids)}, layers_like(session, layer, lo, hi)}};
     }
-    if (row1 < 1) throw std::invalid_argument("nothing can be inserted before row 0 (BOS)");
-    require_row(session, layer, row1 - 1);  // row1 == rows: after the last row
+    // row1 == rows: after the last row. Row 0 is judged by the pre-flight check, which refuses
+    // an insert before BOS (InsertBeforeBos) and allows one where row 0 is not BOS.
+    if (row1 == 0) return {Action{InsertAction{0, std::move(ids)}, {}}};
+    require_row(session, layer, row1 - 1);
     // The layers that agree with `layer` on the row before the insertion point.
     return {Action{InsertAction{row1, std::move(ids)},
                    layers_like(session, layer, row1 - 1, row1 - 1)}};

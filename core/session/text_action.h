@@ -21,15 +21,15 @@ std::optional<TextActionKind> parse_text_action_kind(std::string_view name);
 
 // The action list for a text edit chosen on `layer` (it tokenizes: call it where the session
 // lives).
-//  ReplacePair: replace_pair(row1, row2, tokens of text). The rows must be adjacent (either
-//               order): the edit merges a pair, and a replace_pair of distant rows would also
-//               drop every row between them, which nobody asking for "this pair" means.
+//  ReplacePair: replace_pair(min, max of row1 and row2, tokens of text), with the JSON action's
+//               meaning (ARCHITECTURE §6): both rows go, the text takes the first one's place,
+//               the rows between them stay, after the text.
 //  Insert:      insert(row1, tokens of text): the text before row1 (row1 == rows: after the last
-//               row); row2 is ignored. Needs 1 <= row1: row 0 holds BOS.
+//               row); row2 is ignored.
 // The edit goes to every layer that holds the same records at those rows as `layer` (all layers
 // while no per-layer edit has made them differ). Throws std::invalid_argument for text without
-// tokens, rows outside the layer, distant rows or an insert before BOS; the pre-flight check of
-// inject/apply_now judges everything else.
+// tokens or rows outside the layer; the pre-flight check of inject/apply_now judges everything
+// else (an insert before BOS among it), so the window, the scripts and JSON share one rule set.
 ActionList text_action(const Session& session, TextActionKind kind, int layer, int row1, int row2,
                        const std::string& text);
 

@@ -232,6 +232,15 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
         check_position(e->pos, "pos", index, layers, shape, report);
     } else if (const auto* in = std::get_if<InsertAction>(&action.op)) {
         check_position(in->pos, "pos", index, layers, shape, report, true);
+        if (in->pos == 0) {
+            const auto bos = std::find_if(layers.begin(), layers.end(), [&](int l) {
+                return size_t(l) < shape.starts_with_bos.size() && shape.starts_with_bos[size_t(l)];
+            });
+            if (bos != layers.end())
+                report.add(ValidationRule::InsertBeforeBos, index, "pos",
+                           "pos = 0 is before BOS in row 0 of layer " + std::to_string(*bos) +
+                               ": nothing can be inserted before BOS");
+        }
         if (in->token_ids.empty())
             report.add(ValidationRule::EmptyReplacement, index, "token_ids",
                        "token_ids is empty (an insert needs at least one token)");
@@ -320,6 +329,7 @@ const char* validation_rule_name(ValidationRule rule) {
         case ValidationRule::NotABlock: return "NotABlock";
         case ValidationRule::NotAGist: return "NotAGist";
         case ValidationRule::EditBeforeGist: return "EditBeforeGist";
+        case ValidationRule::InsertBeforeBos: return "InsertBeforeBos";
     }
     return "?";
 }

@@ -17,6 +17,10 @@ struct SequenceShape {
     // when unknown (then collapse / expand are checked by the StateManager alone).
     std::vector<std::vector<uint8_t>> row_levels = {};
     int wlod_k = 0;
+    // Per layer: whether row 0 holds the model's BOS token. Nothing may be inserted before it
+    // (the model was trained with BOS first; rows before it would be attended as a prefix it
+    // never saw). Empty: no layer starts with BOS.
+    std::vector<uint8_t> starts_with_bos = {};
 };
 
 enum class ValidationRule {
@@ -34,6 +38,7 @@ enum class ValidationRule {
     NotABlock,             // collapse where no whole aligned block of that level starts
     NotAGist,              // expand of a token row
     EditBeforeGist,        // a token edit at or before a gist row (it would shift the blocks)
+    InsertBeforeBos,       // an insert at row 0 of a layer whose row 0 holds BOS
 };
 
 // Longer lists are refused outright: no tick edits that many places, and the check stays
@@ -64,7 +69,8 @@ bool actions_overlap(const Action& a, const Action& b);
 
 // Pre-flight check of a whole list against the sequence it will edit; empty when the list can
 // be applied. Positions are those of the sequence before the list (ARCHITECTURE §2.1). Rules:
-// layers in range and unique; positions inside every affected layer; pos1 < pos2; non-empty
+// layers in range and unique; positions inside every affected layer; no insert before a BOS in
+// row 0; pos1 < pos2 (any two rows: see ARCHITECTURE §6 for a pair that is not adjacent); non-empty
 // replacements; token ids in the vocabulary; no two actions overlapping (actions_overlap); and
 // capacity: applying the list in order_for_application() order, no affected layer ever holds
 // more than `capacity` rows (replace_pair counted as one step: -2 then +n, so only its result

@@ -29,6 +29,7 @@ SequenceShape sequence_shape(const StateManager& state) {
     shape.capacity = state.cache().capacity();
     shape.vocab_size = state.engine().model().config.vocab_size;
     shape.wlod_k = state.wlod_k();
+    const int32_t bos = state.engine().model().tokenizer.bos_id();
     for (int l = 0; l < state.n_layers(); ++l) {
         std::vector<uint8_t> levels;
         for (int64_t id : state.layer_map(l).pos2ledger) {
@@ -36,6 +37,9 @@ SequenceShape sequence_shape(const StateManager& state) {
             levels.push_back(uint8_t(g ? g->level : 0));
         }
         shape.row_levels.push_back(std::move(levels));
+        const std::vector<int64_t>& ids = state.layer_map(l).pos2ledger;
+        shape.starts_with_bos.push_back(
+            bos >= 0 && !ids.empty() && state.ledger().at(ids.front()).token_id == bos);
     }
     return shape;
 }

@@ -464,6 +464,20 @@ private slots:
         QCOMPARE(application_order({del(2), insert(6, {1})}), (std::vector<int>{1, 0}));
     }
 
+    void nothing_is_inserted_before_bos() {
+        // Layer 1 alone starts with BOS: an insert at row 0 is refused where it reaches layer 1
+        // (naming it), allowed elsewhere, and row 1 stays open everywhere.
+        SequenceShape s = shape();
+        s.starts_with_bos = {0, 1, 0};
+        expect_one({insert(0, {1})}, s, ValidationRule::InsertBeforeBos, 0, "pos",
+                   {"pos = 0", "layer 1", "BOS"});
+        expect_one({insert(0, {1}, {1, 2})}, s, ValidationRule::InsertBeforeBos, 0, "pos",
+                   {"layer 1"});
+        QVERIFY(valid({insert(0, {1}, {0, 2})}, s));
+        QVERIFY(valid({insert(1, {1})}, s));
+        QVERIFY(valid({del(0, {1})}, s));  // deleting BOS is the user's call, not an insert
+    }
+
     void reports_every_fault() {
         const std::vector<ValidationError> errors =
             validate_action_list({add(100), del(20), replace(3, 3, {})}, shape());

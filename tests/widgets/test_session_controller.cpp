@@ -156,12 +156,26 @@ private slots:
         const uint64_t hash = c.lastFrame()->state_hash;
         c.textAction(TextActionKind::Insert, 0, 0, -1, "x", true);  // nothing goes before BOS
         c.textAction(TextActionKind::ReplacePair, 0, 1, 9999, "x", true);
-        c.textAction(TextActionKind::ReplacePair, 0, 1, 5, "x", true);  // not a pair
         QVERIFY(wait_idle(c));
-        QCOMPARE(errors.count(), 3);
-        QVERIFY2(errors.last().at(0).toString().contains("not a pair"),
-                 qPrintable(errors.last().at(0).toString()));
+        QCOMPARE(errors.count(), 2);
+        QVERIFY2(errors.first().at(0).toString().contains("BOS"),
+                 qPrintable(errors.first().at(0).toString()));
         QCOMPARE(c.lastFrame()->state_hash, hash);
+
+        // two rows that are not adjacent: both go, the text takes the first one's place and the
+        // rows between stay after it (the JSON replace_pair's meaning, one rule set)
+        const std::vector<int32_t> x = load_model("synthetic:tiny")->tokenizer.encode("x", false);
+        const std::vector<int64_t> before = c.lastFrame()->layers[0].pos2ledger;
+        std::vector<int32_t> distant = row_tokens(*c.lastFrame(), 0);
+        distant.erase(distant.begin() + 5);
+        distant.erase(distant.begin() + 1);
+        distant.insert(distant.begin() + 1, x.begin(), x.end());
+        c.textAction(TextActionKind::ReplacePair, 0, 5, 1, "x", true);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 2);
+        QCOMPARE(row_tokens(*c.lastFrame(), 0), distant);
+        const std::vector<int64_t>& after = c.lastFrame()->layers[0].pos2ledger;
+        for (int r = 2; r < 5; ++r) QCOMPARE(after[size_t(r) - 1 + x.size()], before[size_t(r)]);
     }
 
     void cancel_stops_a_run_and_later_commands_still_run() {
