@@ -32,6 +32,24 @@ struct Simd {
         return _mm_cvtss_f32(s);
     }
 
+    KVW_SIMD static V set1(float f) { return _mm256_set1_ps(f); }
+    KVW_SIMD static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    KVW_SIMD static float half_to_float(const uint8_t* p) {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        return _cvtsh_ss(h);
+    }
+    KVW_SIMD static V int8_to_float(const uint8_t* p) {
+        const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+        return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q));
+    }
+    KVW_SIMD static V nibble_to_float(const uint8_t* p, int shift) {
+        const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+        const __m256i n = _mm256_and_si256(_mm256_srli_epi32(_mm256_cvtepu8_epi32(q), shift),
+                                           _mm256_set1_epi32(15));
+        return _mm256_cvtepi32_ps(_mm256_sub_epi32(n, _mm256_set1_epi32(8)));
+    }
+
     // Eight weights of a row from column k, widened to float. F16 via F16C, BF16 by a shift.
     template <DType D>
     KVW_SIMD static V load_weights(const uint8_t* row, int64_t k) {

@@ -37,6 +37,26 @@ struct Simd {
         return _mm_cvtss_f32(s);
     }
 
+    // (maskz forms below for the same reason as in hsum)
+    KVW_SIMD static V set1(float f) { return _mm512_set1_ps(f); }
+    KVW_SIMD static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    KVW_SIMD static float half_to_float(const uint8_t* p) {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        return _cvtsh_ss(h);
+    }
+    KVW_SIMD static V int8_to_float(const uint8_t* p) {
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        return _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_cvtepi8_epi32(0xffff, q));
+    }
+    KVW_SIMD static V nibble_to_float(const uint8_t* p, int shift) {
+        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m512i n = _mm512_and_si512(
+            _mm512_maskz_srli_epi32(0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, q), shift),
+            _mm512_set1_epi32(15));
+        return _mm512_maskz_cvtepi32_ps(0xffff, _mm512_sub_epi32(n, _mm512_set1_epi32(8)));
+    }
+
     // Sixteen weights of a row from column k, widened to float.
     template <DType D>
     KVW_SIMD static V load_weights(const uint8_t* row, int64_t k) {
