@@ -1,11 +1,19 @@
 #include "app/gui/app_options.h"
 
 #include <cstdio>
+#include <string_view>
 
 #include <QCommandLineParser>
 #include <QRegularExpression>
 
 namespace kvw {
+
+bool headless_run(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--script" || std::string_view(argv[i]) == "--bundle")
+            return true;
+    return false;
+}
 
 std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& exit_code) {
     QCommandLineParser parser;
@@ -20,6 +28,11 @@ std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& e
                                    "SPEC");
     const QCommandLineOption prompt("prompt", "Prompt to start after loading.", "TEXT");
     const QCommandLineOption backend("backend", "cpu or cuda.", "NAME");
+    const QCommandLineOption trace("trace",
+                                   "Open a recorded session (kvw run --trace, File → Save "
+                                   "trace): replayed to its last tick; --model replaces the "
+                                   "trace's model.",
+                                   "FILE");
     const QCommandLineOption script("script", "Run a .kvs script, then exit (0: it passed).",
                                     "FILE");
     const QCommandLineOption shots("shots", "Where the script's shots are written.", "DIR");
@@ -31,8 +44,14 @@ std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& e
                                        "Largest per-channel difference that "
                                        "still compares equal (default 8).",
                                        "N");
+    const QCommandLineOption bundle("bundle",
+                                    "Headless: after the model, trace and script, write the "
+                                    "session bundle (window, every view's CSV / JSON / PNG, "
+                                    "the trace) to DIR and exit (0: all written).",
+                                    "DIR");
     const QCommandLineOption size("size", "Window size (default 1600x1000).", "WxH");
-    parser.addOptions({model, prompt, backend, script, shots, compare, tolerance, size});
+    parser.addOptions(
+        {model, prompt, backend, trace, script, shots, compare, tolerance, bundle, size});
 
     const auto usage_error = [&](const QString& message) -> std::optional<AppOptions> {
         std::fprintf(stderr, "kv-workbench: %s\n%s", qPrintable(message),
@@ -53,7 +72,9 @@ std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& e
     o.model = parser.value(model);
     o.prompt = parser.value(prompt);
     o.backend = parser.value(backend);
+    o.trace = parser.value(trace);
     o.script = parser.value(script);
+    o.bundle = parser.value(bundle);
     o.shots = parser.value(shots);
     o.golden = parser.value(compare);
     if (parser.isSet(tolerance)) {

@@ -12,12 +12,17 @@ struct AppOptions {
     QString model;    // --model SPEC: load at start
     QString prompt;   // --prompt TEXT: start it after the load
     QString backend;  // --backend cpu|cuda
+    QString trace;    // --trace FILE: open a recorded session (replayed to its last tick)
     QString script;   // --script FILE: run it, then exit with its result
+    QString bundle;   // --bundle DIR: write the session bundle at the end, then exit
     QString shots;    // --shots DIR: where `shot` writes
     QString golden;   // --compare DIR: golden images to compare the shots with
     int tolerance = 8;
     QSize size{1600, 1000};  // --size WxH
 };
+
+// Headless runs (--script, --bundle) draw offscreen with fixed pixels and exit at the end.
+bool headless_run(int argc, char** argv);
 
 // Parses `arguments` (argv, program name first). Returns the options, or nullopt after
 // printing the usage or an error to stderr (`exit_code` says which: 0 for --help, 2 for a

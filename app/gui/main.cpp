@@ -3,11 +3,13 @@
 
 #include <spdlog/spdlog.h>
 #include <QApplication>
+#include <QEventLoop>
 #include <QTimer>
 
 #include "app/gui/app_options.h"
 #include "app/gui/main_window.h"
 #include "app/gui/script_runner.h"
+#include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "core/backend/backend_registry.h"
 #include "core/model/model_loader.h"
@@ -47,15 +49,44 @@ int run_script(kvw::SessionController& controller, kvw::MainWindow& window,
     }
 }
 
+// Waits (running the event loop) until the controller has done every command posted so far.
+void wait_until_idle(kvw::SessionController& controller) {
+    if (controller.isIdle()) return;
+    QEventLoop loop;
+    QObject::connect(&controller, &kvw::SessionController::becameIdle, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+// --bundle: the session once every command is done (the caller waits); exit status 1 when a
+// command failed on the way (its message is on stderr: the bundle would not show what was asked for)
+// or a file could not be written.
+int write_bundle(kvw::SessionController& controller, kvw::MainWindow& window,
+                 const QString& dir, const QStringList& errors) {
+    if (!errors.isEmpty()) {
+        std::fprintf(stderr, "kv-workbench: no bundle written: %s\n", qPrintable(errors.join("; ")));
+        return 1;
+    }
+    if (!controller.lastFrame()) {
+        std::fprintf(stderr, "kv-workbench: no bundle written: no session (give --model, --trace "
+                             "or --script)\n");
+        return 1;
+    }
+    const QStringList problems = kvw::export_session_bundle(window, controller, dir);
+    wait_until_idle(controller);  // the trace is written by the worker
+    if (!problems.isEmpty()) {
+        std::fprintf(stderr, "kv-workbench: bundle %s: %s\n", qPrintable(dir),
+                     qPrintable(problems.join("; ")));
+        return 1;
+    }
+    std::printf("bundle: %s\n", qPrintable(dir));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool script_mode = [&] {
-        for (int i = 1; i < argc; ++i)
-            if (std::string_view(argv[i]) == "--script") return true;
-        return false;
-    }();
-    if (script_mode) {
+    const bool headless = kvw::headless_run(argc, argv);
+    if (headless) {
         // The same pixels on every machine (STYLE.md, deterministic screenshots): no display's
         // DPI or scaling gets in, unless a platform is asked for explicitly.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -74,18 +105,34 @@ int main(int argc, char** argv) {
     kvw::register_cuda_backend();
 #endif
     kvw::apply_workbench_look(app);
-    kvw::set_wall_clock_hidden(script_mode);
+    kvw::set_wall_clock_hidden(headless);
 
     kvw::SessionController controller;
-    kvw::MainWindow window(controller, {script_mode, options->size});
-    window.setBackend(options->backend.isEmpty() ? (script_mode ? "cpu" : default_backend())
+    QStringList errors;
+    QObject::connect(&controller, &kvw::SessionController::errorOccurred,
+                     [&errors](const QString& message) { errors << message; });
+    kvw::MainWindow window(controller, {headless, options->size});
+    window.setBackend(options->backend.isEmpty() ? (headless ? "cpu" : default_backend())
                                                  : options->backend);
-    window.setPrompt(options->prompt.isEmpty() && !script_mode ? kDefaultPrompt : options->prompt);
+    window.setPrompt(options->prompt.isEmpty() && !headless ? kDefaultPrompt : options->prompt);
     window.show();
-    const QString model =
-        options->model.isEmpty() && !script_mode ? kvw::kDefaultModelSpec : options->model;
-    if (!model.isEmpty()) window.openModel(model);
+    if (!options->trace.isEmpty()) {
+        window.openTrace(options->trace, options->model);
+    } else {
+        const QString model =
+            options->model.isEmpty() && !headless ? kvw::kDefaultModelSpec : options->model;
+        if (!model.isEmpty()) window.openModel(model);
+    }
 
-    if (script_mode) return run_script(controller, window, *options);
+    if (!options->script.isEmpty()) {
+        const int script_result = run_script(controller, window, *options);
+        if (script_result != 0 || options->bundle.isEmpty()) return script_result;
+    }
+    // A script judges its own errors (it may test a rejection); without one, any error counts.
+    if (!options->bundle.isEmpty()) {
+        wait_until_idle(controller);  // so that `errors` holds every command's outcome
+        return write_bundle(controller, window, options->bundle,
+                            options->script.isEmpty() ? errors : QStringList{});
+    }
     return app.exec();
 }

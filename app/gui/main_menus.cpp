@@ -109,6 +109,19 @@ void add_main_menus(MainWindow& window) {
             "Open a Hugging Face model folder (config.json, *.safetensors, tokenizer.json)");
         if (!dir.isEmpty()) window.openModel(dir);
     });
+    file->addAction("Open trace…", &window, [&window] {
+        const QString path = QFileDialog::getOpenFileName(
+            &window, "Open a recorded session (replayed to its last tick)", {},
+            "Traces (*.ndjson *.jsonl);;All files (*)");
+        if (!path.isEmpty()) window.openTrace(path);
+    });
+    file->addAction("Save trace…", &window, [&window] {
+        const QString path = QFileDialog::getSaveFileName(
+            &window, "Save the session's trace (kvw replay and Open trace read it)",
+            "session.ndjson", "Traces (*.ndjson)");
+        if (!path.isEmpty()) window.controller().saveTrace(path);
+    });
+    file->addSeparator();
     keyed << file->addAction("Save screenshot…", QKeySequence("Ctrl+Shift+S"), &window, [&window] {
         const QString path = QFileDialog::getSaveFileName(&window, "Save a screenshot",
                                                           "kv-workbench.png", "PNG (*.png)");

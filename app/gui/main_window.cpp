@@ -141,6 +141,11 @@ void MainWindow::openModel(const QString& spec) {
     controller_.loadModel(spec, toolbar_->backend(), toolbar_->prompt());
 }
 
+void MainWindow::openTrace(const QString& path, const QString& model) {
+    pauseRun("open trace");
+    controller_.openTrace(path, model);
+}
+
 void MainWindow::pauseRun(const QString& why) {
     if (!run_active_) return;
     run_active_ = false;

@@ -37,6 +37,9 @@ public:
 
     // Loads a model on the toolbar's backend; starts the toolbar's prompt when there is one.
     void openModel(const QString& spec);
+    // Replaces the session with the one a recorded trace leaves (a Run pauses first); `model`
+    // replaces the trace's model when given.
+    void openTrace(const QString& path, const QString& model = {});
     void setPrompt(const QString& prompt);
     void setBackend(const QString& backend);
 

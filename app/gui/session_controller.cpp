@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/gui/session_worker.h"
+#include "core/session/replay.h"
 
 namespace kvw {
 
@@ -97,6 +98,39 @@ void SessionController::loadModel(const QString& spec, const QString& backend,
             return;
         }
         w.replaceSession(std::move(session));
+    });
+}
+
+void SessionController::openTrace(const QString& path, const QString& model) {
+    post("open trace " + path, [path = path.toStdString(),
+                                model = model.toStdString()](SessionWorker& w) {
+        std::unique_ptr<Session> session;
+        ReplayReport report;
+        try {
+            const Trace trace = Trace::read(path);
+            session = session_replayed(trace, model.empty() ? std::nullopt
+                                                            : std::optional<std::string>(model),
+                                       report);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(std::string(e.what()) + "; " + w.keptSessionText());
+        }
+        if (w.cancelled()) {
+            w.note("open trace " + path + " cancelled; " + w.keptSessionText());
+            return;
+        }
+        w.replaceSession(std::move(session));
+        std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
+                              " events replayed, now at tick " +
+                              std::to_string(w.session().tick());
+        if (report.ok()) {
+            outcome += ", every recorded outcome equal";
+        } else {
+            const ReplayMismatch& m = report.mismatches.front();
+            outcome += ", " + std::to_string(report.mismatches.size()) +
+                       " recorded outcome(s) differ (first: line " + std::to_string(m.line) + " " +
+                       m.event + " " + m.field + " " + m.expected + " → " + m.actual + ")";
+        }
+        w.note(outcome);
     });
 }
 

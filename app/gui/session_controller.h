@@ -40,6 +40,11 @@ public slots:
     // session stays exactly as it was (tick, edits, trace) and a log line and noticeOccurred
     // (or errorOccurred) say so.
     void loadModel(const QString& spec, const QString& backend, const QString& prompt = {});
+    // Replaces the session with the one a recorded trace (`kvw run --trace`, File → Save trace)
+    // leaves: its header's model (or `model` when given, as kvw replay --model), every event
+    // repeated, recorded outcomes compared (mismatches are logged and noted). Fails like
+    // loadModel: a malformed trace or a model that does not load keeps the session as it was.
+    void openTrace(const QString& path, const QString& model = {});
     // The same on a model loaded already (tests, benchmarks: shapes no spec names).
     void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
     // A session made elsewhere (a fork) becomes this controller's.

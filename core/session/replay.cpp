@@ -140,7 +140,9 @@ void replay_events(Session& session, const Trace& trace, size_t first, size_t la
         replay_event(session, events[i], trace.line_of(i), trace.source(), report);
 }
 
-ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model) {
+std::unique_ptr<Session> session_replayed(const Trace& trace,
+                                          const std::optional<std::string>& model,
+                                          ReplayReport& report) {
     const auto& events = trace.events();
     if (events.empty()) throw TraceError("empty trace", 0, trace.source());
     SessionOptions options = options_from_header(events.front(), trace.source());
@@ -153,9 +155,14 @@ ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& 
             trace.source(), options.model, *model);
         options.model = *model;
     }
-    Session session(options);
+    auto session = std::make_unique<Session>(options);
+    replay_events(*session, trace, 1, events.size(), report);
+    return session;
+}
+
+ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model) {
     ReplayReport report;
-    replay_events(session, trace, 1, events.size(), report);
+    session_replayed(trace, model, report);
     return report;
 }
 

@@ -33,6 +33,12 @@ struct ReplayReport {
 // Throws TraceError for a malformed trace, and whatever loading the model throws.
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model = {});
 
+// replay_trace()'s work, keeping the Session it rebuilt: the session as the trace left it, to
+// carry on from (the window's File → Open trace, kv-workbench --trace).
+std::unique_ptr<Session> session_replayed(const Trace& trace,
+                                          const std::optional<std::string>& model,
+                                          ReplayReport& report);
+
 // One event (never the header) repeated on `session`; `line` and `file` name it in errors and
 // mismatches. Throws TraceError for a malformed event.
 void replay_event(Session& session, const nlohmann::json& event, size_t line,

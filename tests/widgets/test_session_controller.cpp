@@ -1,6 +1,8 @@
 // SessionController driving a real Session on synthetic:tiny from the UI thread: commands run on
 // the worker and come back as Frames; what the session refuses arrives as an error and changes
 // nothing; a rebuild leaves no drift; text edits are tokenized; cancel stops a run.
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -176,6 +178,52 @@ private slots:
         QCOMPARE(row_tokens(*c.lastFrame(), 0), distant);
         const std::vector<int64_t>& after = c.lastFrame()->layers[0].pos2ledger;
         for (int r = 2; r < 5; ++r) QCOMPARE(after[size_t(r) - 1 + x.size()], before[size_t(r)]);
+    }
+
+    // A trace saved by one window and opened in another gives the same session: same tick, same
+    // state hash (which covers ledger, maps and cache bytes), same ledger; a malformed trace
+    // fails with the file named and the session it would have replaced stays as it was.
+    void an_opened_trace_is_the_session_that_saved_it() {
+        SessionController a;
+        started(a);
+        a.inject({delete_at(3)});
+        a.step(4);
+        a.applyNow({delete_at(1)});
+        a.step(2);
+        const QString dir = QDir::tempPath() + "/kvw_open_trace_test";
+        QDir(dir).removeRecursively();
+        QVERIFY(QDir().mkpath(dir));
+        a.saveTrace(dir + "/session.ndjson");
+        QVERIFY(wait_idle(a));
+        const FramePtr saved = a.lastFrame();
+
+        SessionController b;
+        const FramePtr before = started(b);
+        b.step(1);
+        QVERIFY(wait_idle(b));
+        b.openTrace(dir + "/session.ndjson");
+        QVERIFY(wait_idle(b));
+        const FramePtr opened = b.lastFrame();
+        QCOMPARE(opened->tick, saved->tick);
+        QCOMPARE(opened->state_hash, saved->state_hash);
+        QCOMPARE(opened->ledger.size(), saved->ledger.size());
+        for (int l = 0; l < int(saved->layers.size()); ++l)
+            QCOMPARE(row_tokens(*opened, l), row_tokens(*saved, l));
+
+        QFile bad(dir + "/bad.ndjson");
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"event\":\"header\",\"model\":\"synthetic:tiny\"}\n{\"event\":");
+        bad.close();
+        QSignalSpy errors(&b, &SessionController::errorOccurred);
+        b.openTrace(dir + "/bad.ndjson");
+        QVERIFY(wait_idle(b));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.first().at(0).toString().contains("bad.ndjson"),
+                 qPrintable(errors.first().at(0).toString()));
+        QCOMPARE(b.lastFrame()->state_hash, saved->state_hash);
+        QCOMPARE(b.lastFrame()->tick, saved->tick);
+        QVERIFY(before->tick != saved->tick);
+        QDir(dir).removeRecursively();
     }
 
     void cancel_stops_a_run_and_later_commands_still_run() {
