@@ -15,6 +15,7 @@ ActionListTable::ActionListTable(bool with_outcome, QWidget* parent) : QTableWid
 void ActionListTable::setActions(const ActionList& actions,
                                  const std::vector<ActionOutcome>& outcomes,
                                  const std::vector<int>& numbers) {
+    const TableFill fill(this);
     setRowCount(int(actions.size()));
     for (int i = 0; i < int(actions.size()); ++i) {
         const Action& a = actions[size_t(i)];

@@ -88,6 +88,7 @@ void InvariantsPanel::setFrame(FramePtr frame) {
         summary_->setStyleSheet(error_style_sheet());
     }
 
+    const TableFill fill(table_);
     table_->setRowCount(int(list.size()));
     for (int i = 0; i < int(list.size()); ++i) {
         const InvariantStatus& s = list[size_t(i)];

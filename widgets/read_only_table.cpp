@@ -17,6 +17,16 @@ void setup_read_only_table(QTableWidget* table, const QStringList& headers) {
     table->horizontalHeader()->setStretchLastSection(true);
 }
 
+TableFill::TableFill(QTableWidget* table) : table_(table) {
+    table_->setUpdatesEnabled(false);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+}
+
+TableFill::~TableFill() {
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->setUpdatesEnabled(true);
+}
+
 QTableWidgetItem* read_only_cell(const QString& text) {
     auto* item = new QTableWidgetItem(text);
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);

@@ -85,6 +85,7 @@ void RecordView::showRecord() {
     const int64_t id = record_->value();
     header_->setText(record_header_text(*frame_, id));
     const std::vector<RecordInLayer> story = record_story(*frame_, id);
+    const TableFill fill(table_);
     table_->setRowCount(int(story.size()));
     for (const RecordInLayer& p : story) {
         const bool live = p.row >= 0;
