@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -15,6 +16,7 @@
 #include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
+#include "core/cache/kv_storage.h"
 #include "core/script/script_reference.h"
 #include "widgets/frame_view.h"
 #include "widgets/view_export.h"
@@ -89,6 +91,36 @@ void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
     };
     QObject::connect(&window, &MainWindow::historyChanged, &window, update);
     update();
+}
+
+// How the cache stores K (or V) rows (ARCHITECTURE §13): one checkable entry per type, the
+// current one checked from the last Frame when the menu opens; a choice re-encodes the live
+// cache (SessionController::setKvTypes) and keeps the other half's type.
+void add_kv_type_menu(MainWindow& window, QMenu* parent, const QString& title, bool is_k) {
+    QMenu* menu = parent->addMenu(title);
+    auto* group = new QActionGroup(menu);
+    for (KvType type : all_kv_types()) {
+        QAction* a = menu->addAction(kv_type_name(type));
+        a->setCheckable(true);
+        a->setData(int(type));
+        a->setObjectName(QString(is_k ? "k-type-" : "v-type-") + kv_type_name(type));
+        group->addAction(a);
+        QObject::connect(a, &QAction::triggered, &window, [&window, type, is_k] {
+            const FramePtr f = window.controller().lastFrame();
+            if (!f) return;
+            const KvType k = is_k ? type : parse_kv_type(f->k_type).value_or(KvType::F32);
+            const KvType v = is_k ? parse_kv_type(f->v_type).value_or(KvType::F32) : type;
+            window.controller().setKvTypes(k, v);
+        });
+    }
+    QObject::connect(menu, &QMenu::aboutToShow, menu, [&window, menu, is_k] {
+        const FramePtr f = window.controller().lastFrame();
+        for (QAction* a : menu->actions()) {
+            a->setEnabled(bool(f));
+            a->setChecked(f && kv_type_name(KvType(a->data().toInt())) ==
+                                   (is_k ? f->k_type : f->v_type));
+        }
+    });
 }
 
 }  // namespace
@@ -172,6 +204,9 @@ void add_main_menus(MainWindow& window) {
     };
     session->addActions(session_actions);
     keyed << session_actions;
+    session->addSeparator();
+    add_kv_type_menu(window, session, "K storage", true);
+    add_kv_type_menu(window, session, "V storage", false);
 
     QMenu* help = bar->addMenu("&Help");
     help->addAction("Keyboard shortcuts", &window, [&window, keyed] {

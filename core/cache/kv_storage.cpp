@@ -1,5 +1,7 @@
 #include "core/cache/kv_storage.h"
 
+#include <string>
+
 namespace kvw {
 
 namespace {
@@ -34,7 +36,16 @@ std::optional<KvType> parse_kv_type(std::string_view name) {
     return std::nullopt;
 }
 
-const char* kv_type_choices() { return "f32|f16|bf16|int8|fp8"; }
+std::span<const KvType> all_kv_types() { return kAll; }
+
+const char* kv_type_choices() {
+    static const std::string choices = [] {
+        std::string s;
+        for (KvType t : kAll) s += (s.empty() ? "" : "|") + std::string(kv_type_name(t));
+        return s;
+    }();
+    return choices.c_str();
+}
 
 // One step of each format relative to the row's norm: f16 and bf16 steps are 2^-10 and 2^-7 of
 // the value; int8's is the group's amax / 127; FP8 E4M3's is 2^-3 of the value (3 mantissa

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "core/math/kv_quant.h"
@@ -20,6 +21,8 @@ struct KvStorage {
 
 const char* kv_type_name(KvType t);  // "f32", "f16", "bf16", "int8", "fp8"
 std::optional<KvType> parse_kv_type(std::string_view name);
+// Every storage type, in the order menus and help texts list them.
+std::span<const KvType> all_kv_types();
 // The names accepted, for help texts: "f32|f16|bf16|int8|fp8".
 const char* kv_type_choices();
 

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QScreen>
@@ -229,6 +230,34 @@ private slots:
         QTest::keyClick(&w, Qt::Key_N);  // the ticks stay, the next one follows them
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, tick + 1);
+    }
+
+    // Session → K storage / V storage re-encode the live cache: each choice changes its half
+    // and keeps the other, the rows stay the same records, and the menu checks what the Frame
+    // says is in use.
+    void kv_storage_menus_reencode_the_cache() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        const std::vector<int64_t> rows = c.lastFrame()->layers[0].pos2ledger;
+        QCOMPARE(QString::fromStdString(c.lastFrame()->k_type), QString("f32"));
+        test::named_action(w, "k-type-bf16")->trigger();
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(QString::fromStdString(c.lastFrame()->k_type), QString("bf16"));
+        QCOMPARE(QString::fromStdString(c.lastFrame()->v_type), QString("f32"));
+        test::named_action(w, "v-type-fp8")->trigger();
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(QString::fromStdString(c.lastFrame()->k_type), QString("bf16"));
+        QCOMPARE(QString::fromStdString(c.lastFrame()->v_type), QString("fp8"));
+        QCOMPARE(c.lastFrame()->layers[0].pos2ledger, rows);
+        QVERIFY(c.lastFrame()->all_invariants_pass());
+
+        auto* menu = qobject_cast<QMenu*>(test::named_action(w, "k-type-bf16")->parent());
+        QVERIFY(menu);
+        emit menu->aboutToShow();
+        QVERIFY(test::named_action(w, "k-type-bf16")->isChecked());
+        QVERIFY(!test::named_action(w, "k-type-f32")->isChecked());
     }
 
     // A script's `click VIEW NAME` with a wrong name lists the view's controls, not the parts
