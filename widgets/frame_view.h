@@ -26,6 +26,10 @@ public:
     // The view's data as a table, for export as CSV or JSON (view_export.h): what it shows of
     // the last frame, at full precision.
     virtual ViewTable table() const = 0;
+    // A view of the run across ticks (the timeline) keeps taking the live Frames while the window
+    // shows a past tick (ARCHITECTURE §16) and marks that tick instead (setShownTick); every
+    // other view is handed the past tick's Frame.
+    virtual bool showsHistory() const { return false; }
 
 public slots:
     // Shows the frame. Called on the UI thread with every frame the session publishes.
@@ -35,9 +39,14 @@ public slots:
         Q_UNUSED(layer);
         Q_UNUSED(row);
     }
+    // The past tick the window shows, -1 while it shows the live session.
+    virtual void setShownTick(qint64 tick) { Q_UNUSED(tick); }
 
 signals:
     void rowSelected(int layer, int row);
+    // The user picked a tick of the current sequence to look at (the timeline, a record's
+    // history); the window shows that tick's Frame.
+    void tickChosen(qint64 tick);
     void layerSelected(int layer);
     // applyNow: Step 4 now (Session::apply_now); otherwise queued for the next tick (inject).
     void actionsRequested(kvw::ActionList actions, bool applyNow);

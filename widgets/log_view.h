@@ -32,6 +32,8 @@ public:
 public slots:
     // The log comes from spdlog, not from frames.
     void setFrame(kvw::FramePtr) override {}
+    // The log runs across ticks: a past tick shown by the window leaves it as it is.
+    bool showsHistory() const override { return true; }
 
 private:
     struct Line {

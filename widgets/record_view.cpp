@@ -34,10 +34,24 @@ QString record_header_text(const Frame& frame, int64_t id) {
     return text;
 }
 
+QString record_ticks_html(const Frame& frame, int64_t id) {
+    QStringList parts;
+    for (const RecordTick& t : record_ticks(frame, id)) {
+        QString part = QString("<a href=\"%1\">tick %1</a> %2")
+                           .arg(t.tick)
+                           .arg(QString::fromStdString(t.what).toHtmlEscaped());
+        if (!t.layers.empty())
+            part += QString(" (%1)").arg(QString::fromStdString(layer_runs_text(t.layers)));
+        parts << part;
+    }
+    return parts.isEmpty() ? QString() : "Ticks: " + parts.join(" · ");
+}
+
 RecordView::RecordView(QWidget* parent)
     : FrameView(parent),
       record_(new QSpinBox(this)),
       header_(new QLabel(this)),
+      ticks_(new QLabel(this)),
       table_(new QTableWidget(this)) {
     record_->setObjectName("record");
     record_->setPrefix("#");
@@ -45,6 +59,9 @@ RecordView::RecordView(QWidget* parent)
     record_->setToolTip("Ledger id of the record to follow (a removed one too)");
     header_->setObjectName("header");
     header_->setWordWrap(true);
+    ticks_->setObjectName("ticks");
+    ticks_->setWordWrap(true);
+    ticks_->setToolTip("Where the record was born and left layers; click a tick to show it");
     table_->setObjectName("layers");
     setup_read_only_table(table_, {"Layer", "Status", "Row", "Brightness", "RoPE", "Drift",
                                    "Left at", "Why", "Score"});
@@ -55,9 +72,12 @@ RecordView::RecordView(QWidget* parent)
     pick->addWidget(header_, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(pick);
+    layout->addWidget(ticks_);
     layout->addWidget(table_, 1);
 
     connect(record_, &QSpinBox::valueChanged, this, [this] { showRecord(); });
+    connect(ticks_, &QLabel::linkActivated, this,
+            [this](const QString& tick) { emit tickChosen(tick.toLongLong()); });
     connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { selectLayer(row); });
 }
 
@@ -84,6 +104,7 @@ void RecordView::showRecord() {
     if (!frame_) return;
     const int64_t id = record_->value();
     header_->setText(record_header_text(*frame_, id));
+    ticks_->setText(record_ticks_html(*frame_, id));
     const std::vector<RecordInLayer> story = record_story(*frame_, id);
     const TableFill fill(table_);
     table_->setRowCount(int(story.size()));

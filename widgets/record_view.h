@@ -11,7 +11,8 @@ namespace kvw {
 // id, a removed one included) and, for every layer, whether it is live there, at which row,
 // its brightness, RoPE phase and drift, or when, why and with what score it left. A layer whose
 // cache and ledger disagree about the record is drawn red. Clicking a live layer selects the
-// record's row in that layer everywhere.
+// record's row in that layer everywhere. A line of links lists the ticks where the record was
+// born and left layers (record_ticks); clicking one shows the window at that tick.
 class RecordView : public FrameView {
     Q_OBJECT
 public:
@@ -34,10 +35,13 @@ private:
     FramePtr frame_;
     QSpinBox* record_;
     QLabel* header_;
+    QLabel* ticks_;
     QTableWidget* table_;
 };
 
 // "#12 ·model (generated, token 345, born tick 3): live in 3 of 4 layers".
 QString record_header_text(const Frame& frame, int64_t id);
+// "Ticks: 3 born (generated) · 7 replaced (layers 0–3)" with each tick a link to itself.
+QString record_ticks_html(const Frame& frame, int64_t id);
 
 }  // namespace kvw

@@ -82,6 +82,43 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     drift_axis->setNumberFormat("eb");
     drift_axis->setNumberPrecision(0);
     drift_axis->setRange(kDriftFloor / 2, 1);
+
+    for (QCPAxisRect* panel : panels_) {
+        auto* marker = new QCPItemStraightLine(plot_);
+        marker->setClipAxisRect(panel);
+        for (QCPItemPosition* end : {marker->point1, marker->point2}) {
+            end->setAxes(panel->axis(QCPAxis::atBottom), panel->axis(QCPAxis::atLeft));
+            end->setAxisRect(panel);  // y as a fraction of the panel: the drift axis is log
+            end->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        }
+        marker->setPen(QPen(QColor(0xd0, 0x8c, 0x00), 2, Qt::DashLine));
+        marker->setVisible(false);
+        markers_.push_back(marker);
+    }
+    connect(plot_, &QCustomPlot::mousePress, this,
+            [this](QMouseEvent* event) { pickTick(event->pos()); });
+}
+
+void TimelineView::setShownTick(qint64 tick) {
+    shown_tick_ = tick;
+    for (QCPItemStraightLine* marker : markers_) {
+        marker->point1->setCoords(double(tick), 0);
+        marker->point2->setCoords(double(tick), 1);
+        marker->setVisible(tick >= 0);
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::pickTick(const QPoint& at) {
+    if (history_.points().empty()) return;
+    for (QCPAxisRect* panel : panels_) {
+        if (!panel->rect().contains(at)) continue;
+        const double key = panel->axis(QCPAxis::atBottom)->pixelToCoord(at.x());
+        const qint64 tick = std::llround(key);
+        if (tick >= history_.points().front().tick && tick <= history_.points().back().tick)
+            emit tickChosen(tick);
+        return;
+    }
 }
 
 void TimelineView::addPanel(const QString& label, bool with_legend) {

@@ -7,6 +7,7 @@
 class QCustomPlot;
 class QCPAxisRect;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCPLayoutGrid;
 class QCPLegend;
 class QCPMarginGroup;
@@ -23,6 +24,11 @@ public:
     explicit TimelineView(QWidget* parent = nullptr);
     QString viewName() const override { return "timeline"; }
     ViewTable table() const override;
+    // The run across ticks stays; the past tick the window shows is a line on every panel, and a
+    // click on a panel picks the tick under it (tickChosen).
+    bool showsHistory() const override { return true; }
+    // The tick of the marker line; -1: none (the window shows the live session).
+    qint64 shownTick() const { return shown_tick_; }
 
     const TimelineHistory& history() const { return history_; }
     QCustomPlot* plot() const { return plot_; }
@@ -32,6 +38,7 @@ public:
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
+    void setShownTick(qint64 tick) override;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -45,6 +52,7 @@ private:
     void replotAll();
     void plotPoint(const TimelinePoint& p);
     void rescale();
+    void pickTick(const QPoint& at);
 
     TimelineHistory history_;
     QCustomPlot* plot_;
@@ -60,6 +68,8 @@ private:
     int row_graph_layers_ = -1;       // the layer count rows_ was made for
     QCPGraph* brightness_ = nullptr;
     QCPGraph* drift_ = nullptr;
+    std::vector<QCPItemStraightLine*> markers_;  // [panel] the shown past tick
+    qint64 shown_tick_ = -1;
 };
 
 }  // namespace kvw

@@ -17,6 +17,7 @@ const std::vector<CommandSpec>& command_table() {
         make_model_command(),
         run_command(),
         replay_command(),
+        fork_command(),
         soak_command(),
         train_gate_command(),
         bench_decode_command(),

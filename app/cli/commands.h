@@ -27,6 +27,7 @@ CommandSpec perplexity_command();
 CommandSpec make_model_command();
 CommandSpec run_command();
 CommandSpec replay_command();
+CommandSpec fork_command();
 CommandSpec soak_command();
 CommandSpec train_gate_command();
 CommandSpec bench_decode_command();

@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "app/gui/history_bar.h"
 #include "app/gui/main_menus.h"
 #include "app/gui/main_toolbar.h"
 #include "app/gui/session_controller.h"
@@ -32,19 +33,29 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
       options_(options),
       toolbar_(new MainToolBar(this)),
       docks_(nullptr),
-      status_(new StatusLine(statusBar())) {
+      status_(new StatusLine(statusBar())),
+      history_bar_(new HistoryBar(this)) {
     setWindowTitle("KV Workbench");
     setDockOptions(dockOptions() & ~AnimatedDocks);  // a shot must not catch a dock mid-move
     addToolBar(Qt::TopToolBarArea, toolbar_);
     addToolBar(Qt::TopToolBarArea, toolbar_->policyBar());
+    addToolBar(Qt::BottomToolBarArea, history_bar_);
     docks_ = new ViewDocks(this);
     add_main_menus(*this);
 
     connectToolBar();
     connectViews();
     connect(&controller_, &SessionController::frameReady, this, &MainWindow::showFrame);
+    connect(&controller_, &SessionController::pastFrameReady, this, &MainWindow::showPastFrame);
+    connect(history_bar_, &HistoryBar::tickChosen, this, &MainWindow::showTick);
+    connect(history_bar_, &HistoryBar::liveRequested, this, &MainWindow::backToLive);
     connect(&controller_, &SessionController::busyChanged, status_, &StatusLine::setBusy);
     connect(&controller_, &SessionController::becameIdle, this, [this] {
+        // A past tick asked for and never delivered: its replay failed (the error says why).
+        if (requested_tick_ >= 0) {
+            requested_tick_ = -1;
+            history_bar_->setShownTick(past_ ? past_->tick : -1);
+        }
         run_active_ = false;
         toolbar_->setRunning(false);
         emit historyChanged();
@@ -119,7 +130,9 @@ void MainWindow::connectViews() {
     for (FrameView* view : docks_->views()) {
         connect(view, &FrameView::rowSelected, this, &MainWindow::select);
         connect(view, &FrameView::layerSelected, this, [this](int layer) { select(layer, row_); });
+        connect(view, &FrameView::tickChosen, this, &MainWindow::showTick);
         connect(view, &FrameView::actionsRequested, c, [this, c](const ActionList& list, bool now) {
+            if (!editsLive(now ? "apply actions" : "queue actions")) return;
             pauseRun(now ? "apply actions" : "queue actions");
             if (now)
                 c->applyNow(list);
@@ -129,6 +142,7 @@ void MainWindow::connectViews() {
         connect(view, &FrameView::textActionRequested, c,
                 [this, c](TextActionKind kind, int layer, int row1, int row2, const QString& text,
                           bool now) {
+                    if (!editsLive("edit the text")) return;
                     pauseRun("edit the text");
                     c->textAction(kind, layer, row1, row2, text, now);
                 });
@@ -171,7 +185,7 @@ void MainWindow::setBackend(const QString& backend) { toolbar_->setBackend(backe
 
 void MainWindow::select(int layer, int row) {
     // A row the layer does not hold is no selection (layers may differ in length).
-    const FramePtr frame = controller_.lastFrame();
+    const FramePtr frame = shownFrame();
     if (frame && (layer < 0 || layer >= int(frame->layers.size()) ||
                   row >= frame->layers[size_t(layer)].rows()))
         row = -1;
@@ -186,8 +200,12 @@ void MainWindow::showFrame(const FramePtr& frame) {
                    QString::fromStdString(frame->model.source));
     toolbar_->setFrame(frame);
     status_->setFrame(frame);
-    docks_->setFrame(frame);
+    history_bar_->setLiveFrame(frame);
+    // A past tick this sequence no longer has (an undo went back before it, a new prompt).
+    if (past_ && (frame->tick < past_->tick || frame->prompt != past_->prompt)) backToLive();
+    docks_->setLiveFrame(frame, past_ != nullptr);
     emit historyChanged();
+    if (past_) return;  // the selection belongs to the past tick's Frame
     // A layer or row the new state no longer has is dropped from the selection.
     const int layers = int(frame->layers.size());
     const int layer = std::clamp(layer_, 0, std::max(0, layers - 1));

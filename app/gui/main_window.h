@@ -11,6 +11,7 @@
 
 namespace kvw {
 
+class HistoryBar;
 class MainToolBar;
 class SessionController;
 class StatusLine;
@@ -78,6 +79,18 @@ public:
     MainWindow* forkWindow() const { return fork_window_; }
     SessionController* forkController() const { return fork_controller_.get(); }
 
+    // ---- past ticks (ARCHITECTURE §16; main_window_scrub.cpp) ----------------------------------
+    // Every view but the timeline shows the Frame the current sequence had at `tick` (replayed
+    // on the worker from the trace; the live session is not touched) until backToLive(); a
+    // banner and the status bar say so. A tick at or past the live one is the live session.
+    void showTick(qint64 tick);
+    void backToLive();
+    // The past tick's Frame the views show; null while they show the live session.
+    FramePtr pastFrame() const { return past_; }
+    // What the views show: the past tick's Frame, else the live one.
+    FramePtr shownFrame() const;
+    const HistoryBar& historyBar() const { return *history_bar_; }
+
 signals:
     // After every Frame and when a Run starts or ends: canUndo() and the rest may differ.
     void historyChanged();
@@ -91,6 +104,10 @@ private:
     void connectToolBar();
     void connectViews();
     void showFrame(const FramePtr& frame);
+    void showPastFrame(const FramePtr& frame);
+    // A view asked for an edit: false (and back to live, saying why) while a past tick is
+    // shown, since the rows it names are that tick's, not the live session's.
+    bool editsLive(const QString& what);
     // Stops a Run after its current tick (logged with `why` when given), so that what comes
     // next runs at once instead of after the run; nothing while no Run goes.
     void pauseRun(const QString& why);
@@ -102,12 +119,15 @@ private:
     MainToolBar* toolbar_;
     ViewDocks* docks_;
     StatusLine* status_;
+    HistoryBar* history_bar_;
     QString spec_;  // the model last asked for, reloaded when the backend changes
     int layer_ = 0;
     int row_ = -1;
     bool toolbars_wrapped_ = false;  // the policy toolbar sits on a second row
     bool run_active_ = false;        // a Run was asked for and the session has not been idle since
     bool layout_pending_ = true;     // no saved layout was restored: arrange the docks when shown
+    FramePtr past_;                  // the past tick's Frame the views show; null: live
+    qint64 requested_tick_ = -1;     // the past tick asked for last; -1: none pending
     std::unique_ptr<SessionController> fork_controller_;  // the fork window's
     QPointer<MainWindow> fork_window_;
 };

@@ -145,6 +145,15 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Snapshot: controller_.snapshot(text); break;
         case K::Restore: controller_.restore(text); break;
         case K::Fork: window_.forkAt(c.count); break;
+        case K::ShowTick: {
+            const int64_t live = frame(c)->tick;
+            if (c.count >= live)
+                fail(c, ScriptErrorKind::CommandFailed,
+                     QString("tick %1 is not past: the session is at tick %2").arg(c.count).arg(live));
+            window_.showTick(c.count);
+            break;
+        }
+        case K::Live: window_.backToLive(); break;
         case K::WaitIdle: break;
         case K::Layer: {
             const int layers = int(frame(c)->layers.size());

@@ -46,6 +46,7 @@ SessionController::SessionController(QObject* parent)
         last_frame_ = frame;
         emit frameReady(std::move(frame));
     });
+    connect(worker_, &SessionWorker::pastFrameReady, this, &SessionController::pastFrameReady);
     connect(worker_, &SessionWorker::started, this,
             [this](const QString& what) { emit busyChanged(true, what); });
     connect(worker_, &SessionWorker::progress, this, &SessionController::progressChanged);
@@ -296,6 +297,13 @@ void SessionController::forkInto(qint64 tick, SessionController* target) {
                 if (guarded) guarded->adoptSession(forked);
             },
             Qt::QueuedConnection);
+    });
+}
+
+void SessionController::showTick(qint64 tick) {
+    post(QString("show tick %1").arg(tick), [tick](SessionWorker& w) {
+        // The scratch session goes when the job ends; only its Frame stays.
+        w.publishPast(w.session().fork(tick)->frame());
     });
 }
 

@@ -84,9 +84,14 @@ public slots:
     // Session::fork(tick) made on this controller's worker, then handed to `target`'s worker
     // (another controller, driving another window): `target` then shows the fork.
     void forkInto(qint64 tick, kvw::SessionController* target);
+    // The Frame the current sequence had at `tick` (ARCHITECTURE §16): the trace repeated up to
+    // that tick in a scratch session (Session::fork), whose Frame comes as pastFrameReady; the
+    // session itself is not touched. HistoryError (a tick never reached) as errorOccurred.
+    void showTick(qint64 tick);
 
 signals:
     void frameReady(kvw::FramePtr frame);
+    void pastFrameReady(kvw::FramePtr frame);  // showTick's
     // busy: a command started (what it is) or the queue ran empty (what is empty).
     void busyChanged(bool busy, const QString& what);
     void progressChanged(int done, int total);  // total 0: unknown

@@ -43,6 +43,9 @@ public:
     // True once cancel() ran after the current job was posted.
     bool cancelled() const { return job_epoch_ != epoch_.load(); }
     void publish();  // a Frame of the session now, to frameReady
+    // A Frame of a past tick (ARCHITECTURE §16), to pastFrameReady; the live one follows as
+    // after every job.
+    void publishPast(FramePtr frame) { emit pastFrameReady(std::move(frame)); }
     void reportProgress(int done, int total) { emit progress(done, total); }
     // Logs `message` and hands it to noted() (the status bar shows it).
     void note(const std::string& message);
@@ -53,6 +56,7 @@ signals:
     void started(QString what);
     void progress(int done, int total);  // total 0: unknown (a command starts so)
     void frameReady(kvw::FramePtr frame);
+    void pastFrameReady(kvw::FramePtr frame);
     void failed(QString message);
     void noted(QString message);
     void finished();

@@ -62,13 +62,29 @@ StatusLine::StatusLine(QStatusBar* bar)
 }
 
 void StatusLine::setFrame(FramePtr frame) {
-    tick_->setText(QString("tick %1").arg(frame->tick));
+    live_tick_ = frame->tick;
+    showTick();
     rows_->setText(rows_summary(*frame));
     backend_->setText(QString::fromStdString(frame->backend) + " · " +
                       QString::fromStdString(frame->model.source));
     tick_time_->setText(wall_clock_hidden()
                             ? QString("last tick — ms (hidden in scripts)")
                             : QString("last tick %1 ms").arg(frame->timings.total_ms, 0, 'f', 1));
+}
+
+void StatusLine::setShownTick(qint64 tick) {
+    shown_tick_ = tick;
+    showTick();
+}
+
+void StatusLine::showTick() {
+    if (shown_tick_ < 0) {
+        tick_->setText(QString("tick %1").arg(live_tick_));
+        tick_->setStyleSheet({});
+        return;
+    }
+    tick_->setText(QString("showing tick %1 · live tick %2").arg(shown_tick_).arg(live_tick_));
+    tick_->setStyleSheet("QLabel { background: #f6c343; color: black; }");
 }
 
 void StatusLine::setBusy(bool busy, const QString& what) {

@@ -21,6 +21,9 @@ public:
 
 public slots:
     void setFrame(kvw::FramePtr frame);
+    // The past tick the views show (ARCHITECTURE §16), -1: the live session. The tick label
+    // then names both, on the banner's amber.
+    void setShownTick(qint64 tick);
     void setBusy(bool busy, const QString& what);
     void setProgress(int done, int total);
     // Shown until the next command starts: a later success must not leave an old error up.
@@ -31,6 +34,8 @@ signals:
     void cancelRequested();
 
 private:
+    void showTick();
+
     QStatusBar* bar_;
     QLabel* tick_;
     QLabel* rows_;
@@ -40,6 +45,8 @@ private:
     QProgressBar* progress_;
     QPushButton* cancel_;
     QTimer* show_delay_;
+    qint64 live_tick_ = 0;
+    qint64 shown_tick_ = -1;
 };
 
 // "rows 12" when every layer holds as many rows, else "rows 9–12 per layer (layer 2: 9)" for the

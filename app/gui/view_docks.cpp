@@ -75,8 +75,18 @@ QDockWidget* ViewDocks::dock(const QString& name) const {
     return nullptr;
 }
 
-void ViewDocks::setFrame(const FramePtr& frame) const {
-    for (FrameView* v : views_) v->setFrame(frame);
+void ViewDocks::setLiveFrame(const FramePtr& live, bool past_shown) const {
+    for (FrameView* v : views_)
+        if (!past_shown || v->showsHistory()) v->setFrame(live);
+}
+
+void ViewDocks::setPastFrame(const FramePtr& past, const FramePtr& live) const {
+    for (FrameView* v : views_) {
+        if (!v->showsHistory()) {
+            if (const FramePtr& shown = past ? past : live) v->setFrame(shown);
+        }
+        v->setShownTick(past ? past->tick : -1);
+    }
 }
 
 void ViewDocks::setSelection(int layer, int row) const {

@@ -27,7 +27,11 @@ public:
     // quarter of the height, views in one area share it equally. Call once the window is shown.
     void arrange(QMainWindow* window) const;
 
-    void setFrame(const FramePtr& frame) const;
+    // A live Frame: to every view, or only to those that show the run across ticks
+    // (FrameView::showsHistory) while the window shows a past tick (ARCHITECTURE §16).
+    void setLiveFrame(const FramePtr& live, bool past_shown) const;
+    // The window shows `past` (a past tick's Frame), or the live one again when it is null.
+    void setPastFrame(const FramePtr& past, const FramePtr& live) const;
     void setSelection(int layer, int row) const;
 
 private:

@@ -48,6 +48,8 @@ enum class ScriptCommandKind {
     Snapshot,         // snapshot NAME              (NAME in text)
     Restore,          // restore NAME
     Fork,             // fork TICK                  (a second window on the fork)
+    ShowTick,         // show-tick TICK             (the views show a past tick, §16)
+    Live,             // live                       (the views show the live session again)
 };
 
 // The command word as written in scripts ("wait-idle", "expect invariant", ...).
@@ -65,7 +67,7 @@ struct ScriptCommand {
     int layer = -1;      // layer, expect rows, desync
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
-    int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork TICK
+    int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork / show-tick TICK
     bool flag = false;   // guard on; expect invariant .. pass
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types

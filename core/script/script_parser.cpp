@@ -251,6 +251,11 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
     } else if (word == "fork") {
         c.kind = K::Fork;
         c.count = in.number("the tick", 0);
+    } else if (word == "show-tick") {
+        c.kind = K::ShowTick;
+        c.count = in.number("the tick", 0);
+    } else if (word == "live") {
+        c.kind = K::Live;
     } else if (word == "expect") {
         const std::string what = in.word("invariant, rows or tick");
         if (what == "invariant") {
@@ -314,6 +319,8 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::Snapshot: return "snapshot";
         case K::Restore: return "restore";
         case K::Fork: return "fork";
+        case K::ShowTick: return "show-tick";
+        case K::Live: return "live";
     }
     return "?";
 }

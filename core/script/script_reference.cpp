@@ -58,6 +58,9 @@ constexpr ScriptCommandDoc kReference[] = {
     {"snapshot NAME", "keep the session as it is under NAME", "snapshot before-edit"},
     {"restore NAME", "go back to the snapshot NAME", "restore before-edit"},
     {"fork TICK", "open a second window on a fork of the session at TICK", "fork 3"},
+    {"show-tick TICK", "every view but the timeline shows the Frame of a past TICK (replayed)",
+     "show-tick 2"},
+    {"live", "the views show the live session again", "live"},
 };
 
 }  // namespace

@@ -49,6 +49,12 @@ void replay_event(Session& session, const nlohmann::json& event, size_t line,
 void replay_events(Session& session, const Trace& trace, size_t first, size_t last,
                    ReplayReport& report);
 
+// How many events of `trace` (header included) lead to `tick` of its last sequence: through
+// the last start for 0, else through the first accepted tick event after it that reached it
+// (edits made later at the same tick are not part of it). What fork, the window's past ticks
+// and `kvw fork` repeat. HistoryError(NoSuchTick) when the sequence never got there.
+size_t events_through_tick(const Trace& trace, int64_t tick);
+
 // A new Session on `model` (shared, not loaded again) built from the trace's header with its
 // first `events` events (header included) repeated: the session as it was after them
 // (ARCHITECTURE §15). Outcomes are compared as replay_trace() does, into `report`.

@@ -22,29 +22,6 @@ void require_reproduced(const ReplayReport& report, const char* what) {
                            m.actual + ", recorded " + m.expected);
 }
 
-// How many events of `trace` (header included) lead to `tick` of its last sequence: through
-// the last start for 0, else through the first accepted tick event after it that reached it.
-size_t events_through_tick(const Trace& trace, int64_t tick) {
-    const auto& events = trace.events();
-    size_t start = events.size();
-    for (size_t i = events.size(); i-- > 1;)
-        if (events[i].value("event", "") == "start") {
-            start = i;
-            break;
-        }
-    if (start == events.size())
-        throw HistoryError(HistoryErrorKind::NoSuchTick, "fork: the session has no prompt yet");
-    if (tick == 0) return start + 1;
-    for (size_t i = start + 1; i < events.size(); ++i) {
-        const nlohmann::json& e = events[i];
-        if (e.value("event", "") == "tick" && e.value("tick", int64_t(-1)) == tick &&
-            !e.value("result", nlohmann::json::object()).value("rejected", false))
-            return i + 1;
-    }
-    throw HistoryError(HistoryErrorKind::NoSuchTick,
-                       "fork: the current sequence never reached tick " + std::to_string(tick));
-}
-
 }  // namespace
 
 // The moved-from session's engine refers to its backend and its state to its engine: replacing
@@ -125,6 +102,27 @@ std::vector<std::string> Session::snapshot_names() const {
     std::vector<std::string> names;
     for (const auto& [name, trace] : snapshots_) names.push_back(name);
     return names;
+}
+
+size_t events_through_tick(const Trace& trace, int64_t tick) {
+    const auto& events = trace.events();
+    size_t start = events.size();
+    for (size_t i = events.size(); i-- > 1;)
+        if (events[i].value("event", "") == "start") {
+            start = i;
+            break;
+        }
+    if (start == events.size())
+        throw HistoryError(HistoryErrorKind::NoSuchTick, "the session has no prompt yet");
+    if (tick == 0) return start + 1;
+    for (size_t i = start + 1; i < events.size(); ++i) {
+        const nlohmann::json& e = events[i];
+        if (e.value("event", "") == "tick" && e.value("tick", int64_t(-1)) == tick &&
+            !e.value("result", nlohmann::json::object()).value("rejected", false))
+            return i + 1;
+    }
+    throw HistoryError(HistoryErrorKind::NoSuchTick,
+                       "the current sequence never reached tick " + std::to_string(tick));
 }
 
 std::unique_ptr<Session> Session::fork(int64_t tick) const {
