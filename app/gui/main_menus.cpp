@@ -15,6 +15,7 @@
 #include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
+#include "core/policy/policy_table.h"
 #include "core/script/script_reference.h"
 #include "widgets/frame_view.h"
 #include "widgets/view_export.h"
@@ -159,6 +160,25 @@ void add_main_menus(MainWindow& window) {
     };
     session->addActions(session_actions);
     keyed << session_actions;
+    session->addSeparator();
+    session->addAction("SmartKV gate…", &window, [&window] {
+        const QString file = QFileDialog::getOpenFileName(
+            &window, "Choose a SmartKV gate", {}, "Gate sidecars (*.gate.gguf);;GGUF (*.gguf)");
+        if (!file.isEmpty()) window.controller().setGate(file);
+    });
+    // B gets the session's budgets (`ab POLICY S B W` in a script names others).
+    QMenu* ab = session->addMenu("A/B against");
+    for (const PolicyInfo& p : policy_table()) {
+        if (!p.selective) continue;
+        const QString name = QString::fromUtf8(p.name.data(), qsizetype(p.name.size()));
+        ab->addAction(name, &window, [&window, name] {
+            const FramePtr f = window.controller().lastFrame();
+            window.controller().startAb(name, f ? f->policy : PolicyOptions{});
+            window.showView("ab");
+        });
+    }
+    ab->addSeparator();
+    ab->addAction("A/B off", &window, [&window] { window.controller().stopAb(); });
 
     QMenu* help = bar->addMenu("&Help");
     help->addAction("Keyboard shortcuts", &window, [&window, keyed] {
