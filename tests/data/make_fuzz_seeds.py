@@ -194,6 +194,10 @@ insert-text 2 before
 rebuild
 drift
 policy pair-merge
+budget 2 6 4 9
+gate model.gate.gguf
+ab streaming-llm 2 6 4
+ab off
 rope reindex
 guard on
 layer 1
