@@ -39,10 +39,7 @@ int run_sweep(const CliArgs& args) {
     const std::vector<int> budgets = count_list("--budgets", args.get("budgets"));
     if (args.has("plot") && !args.has("out"))
         throw UsageError("--plot needs --out CSV: the plot is drawn from that file");
-    PolicyOptions base;
-    base.budget.sink = int(args.get_count("sink", INT32_MAX));
-    base.budget.window = int(args.get_count("window", INT32_MAX));
-    base.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    PolicyOptions base = policy_options_but_budget(args);
     const EvalText text = eval_text_from_args(args);
     const PerplexityResult full = score_full_cache(text);
     const std::string table = csv(text, full, sweep(text, policies, budgets, base));

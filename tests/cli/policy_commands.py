@@ -1,18 +1,25 @@
-"""kvw sweep --plot: the CSV has a row per policy and budget (plus `full`), and the PNG that
+"""kvw compare and kvw sweep --plot on the built-in model and a short held-out text.
+
+kvw compare --json with --gate: each policy keeps S + B + W rows per layer, the overlap figures
+agree with each other, and the NLL difference is B's mean NLL minus A's.
+
+kvw sweep --plot: the CSV has a row per policy and budget (plus `full`), and the PNG that
 kvw-plot-sweep draws from it is a real PNG of the plot's size in which each policy's line colour
 (Tableau 10, in the order the policies were given) and the full cache's black dashes are drawn.
 The PNG is decoded here with zlib alone. A CSV that is not a sweep is refused naming the file
 and line; --plot without --out is a usage error.
 
-usage: sweep_plot.py KVW TEXT WORK
+usage: policy_commands.py KVW TEXT GATE WORK
 """
+import json
 import pathlib
 import struct
 import subprocess
 import sys
 import zlib
 
-KVW, TEXT, WORK = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+KVW, TEXT, GATE = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3]
+WORK = pathlib.Path(sys.argv[4])
 COLORS = {"streaming-llm": (0x4E, 0x79, 0xA7), "random": (0xF2, 0x8E, 0x2B)}
 
 
@@ -55,6 +62,21 @@ def main():
     WORK.mkdir(parents=True, exist_ok=True)
     text = WORK / "text.txt"
     text.write_text(TEXT.read_text(encoding="utf-8")[:400], encoding="utf-8")
+    run = subprocess.run([KVW, "compare", "--model", "builtin:default", "--file", str(text),
+                          "--ctx", "32", "--sink", "2", "--budget", "4", "--window", "3",
+                          "--policy", "streaming-llm", "--policy", "smartkv", "--gate", GATE,
+                          "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    a, b = out["policies"]
+    assert (a["policy"], b["policy"]) == ("streaming-llm", "smartkv"), out["policies"]
+    assert abs(out["nll_difference"] - (b["mean_nll"] - a["mean_nll"])) < 1e-12, out
+    for layer in out["layers"]:
+        assert layer["kept_a"] == layer["kept_b"] == 2 + 4 + 3, layer
+        assert 2 + 3 <= layer["both"] <= 9, layer  # sinks and window are the same records
+        either = layer["kept_a"] + layer["kept_b"] - layer["both"]
+        assert abs(layer["jaccard"] - layer["both"] / either) < 1e-12, layer
+
     csv, png = WORK / "sweep.csv", WORK / "sweep.png"
     png.unlink(missing_ok=True)
     run = subprocess.run([KVW, "sweep", "--model", "builtin:default", "--file", str(text),
