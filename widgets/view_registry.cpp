@@ -1,5 +1,6 @@
 #include "widgets/view_registry.h"
 
+#include "widgets/ab_view.h"
 #include "widgets/action_editor_view.h"
 #include "widgets/invariants_panel.h"
 #include "widgets/layer_maps_view.h"
@@ -36,6 +37,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"timeline", "Timeline", Qt::BottomDockWidgetArea, make<TimelineView>},
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
         {"policy", "Policy rows", Qt::BottomDockWidgetArea, make<PolicyView>},
+        {"ab", "A/B", Qt::BottomDockWidgetArea, make<AbView>},
     };
     return views;
 }

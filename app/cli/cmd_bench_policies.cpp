@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "policy_eval.h"
+#include "session_args.h"
 
 namespace kvw::cli {
 
@@ -12,11 +13,8 @@ namespace {
 int run_bench_policies(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-    PolicyOptions base;
-    base.budget.sink = int(args.get_count("sink", INT32_MAX));
-    base.budget.window = int(args.get_count("window", INT32_MAX));
+    PolicyOptions base = policy_options_but_budget(args);
     base.budget.budget = int(args.get_count("budget", INT32_MAX));
-    base.seed = uint64_t(args.get_count("seed", INT64_MAX));
     const std::vector<int> budgets = count_list("--budgets", args.get("budgets"));
     const EvalText text = eval_text_from_args(args);
     const std::vector<std::string> policies = selective_policy_names();

@@ -1,10 +1,10 @@
 // kvw compare: two cache policies on the same text at the same budget — per layer, how many of
 // the rows they keep they share, and what each costs in NLL against the full cache.
-#include <algorithm>
 #include <cstdio>
 
 #include "commands.h"
 #include "common_options.h"
+#include "core/eval/ab_compare.h"
 #include "core/session/trace_events.h"
 #include "policy_eval.h"
 #include "session_args.h"
@@ -12,24 +12,6 @@
 namespace kvw::cli {
 
 namespace {
-
-struct LayerOverlap {
-    int a = 0, b = 0, both = 0;
-    double jaccard() const {
-        const int either = a + b - both;
-        return either ? double(both) / double(either) : 1.0;
-    }
-};
-
-// Both sessions forced the same tokens, so a ledger id names the same token in both.
-LayerOverlap overlap(const StateManager& a, const StateManager& b, int layer) {
-    std::vector<int64_t> x = a.layer_map(layer).pos2ledger, y = b.layer_map(layer).pos2ledger;
-    std::sort(x.begin(), x.end());
-    std::sort(y.begin(), y.end());
-    std::vector<int64_t> common;
-    std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(common));
-    return {int(x.size()), int(y.size()), int(common.size())};
-}
 
 int run_compare(const CliArgs& args) {
     if (!args.positional().empty())
@@ -43,9 +25,11 @@ int run_compare(const CliArgs& args) {
     const PolicyScore a = score_policy(text, policies[0], options);
     const PolicyScore b = score_policy(text, policies[1], options);
     const int layers = a.session->state().n_layers();
-    std::vector<LayerOverlap> per_layer;
+    // Both sessions forced the same tokens, so a ledger id names the same token in both.
+    std::vector<AbCounts> per_layer;
     for (int l = 0; l < layers; ++l)
-        per_layer.push_back(overlap(a.session->state(), b.session->state(), l));
+        per_layer.push_back(ab_counts(a.session->state().layer_map(l).pos2ledger,
+                                      b.session->state().layer_map(l).pos2ledger));
 
     if (args.has("json")) {
         nlohmann::json out = {{"model", text.model->source},
@@ -60,7 +44,7 @@ int run_compare(const CliArgs& args) {
                                        {"mean_nll", s->result.mean_nll()},
                                        {"perplexity", s->result.perplexity()}});
         out["nll_difference"] = b.result.mean_nll() - a.result.mean_nll();
-        for (const LayerOverlap& o : per_layer)
+        for (const AbCounts& o : per_layer)
             out["layers"].push_back(
                 {{"kept_a", o.a}, {"kept_b", o.b}, {"both", o.both}, {"jaccard", o.jaccard()}});
         print_json(out);
@@ -84,9 +68,9 @@ int run_compare(const CliArgs& args) {
     std::printf("layer  %6s  %6s  %6s  %6s  %6s  %7s\n", "A", "B", "both", "A only", "B only",
                 "overlap");
     for (int l = 0; l < layers; ++l) {
-        const LayerOverlap& o = per_layer[size_t(l)];
-        std::printf("%5d  %6d  %6d  %6d  %6d  %6d  %7.3f\n", l, o.a, o.b, o.both, o.a - o.both,
-                    o.b - o.both, o.jaccard());
+        const AbCounts& o = per_layer[size_t(l)];
+        std::printf("%5d  %6d  %6d  %6d  %6d  %6d  %7.3f\n", l, o.a, o.b, o.both, o.a_only(),
+                    o.b_only(), o.jaccard());
     }
     return 0;
 }

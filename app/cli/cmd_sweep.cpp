@@ -1,10 +1,11 @@
-// kvw sweep: perplexity against budget for each policy, as CSV (docs/ARCHITECTURE.md §12). No
-// plot is drawn: the CSV is meant for whatever plots the reader prefers.
+// kvw sweep: perplexity against budget for each policy, as CSV (docs/ARCHITECTURE.md §12), and
+// with --plot as a PNG drawn from that CSV by kvw-plot-sweep (a Qt program beside kvw).
 #include <cstdio>
 #include <fstream>
 
 #include "commands.h"
 #include "policy_eval.h"
+#include "program_beside.h"
 #include "session_args.h"
 
 namespace kvw::cli {
@@ -36,10 +37,9 @@ int run_sweep(const CliArgs& args) {
     std::vector<std::string> policies = args.get_all("policy");
     if (policies.empty()) policies = selective_policy_names();
     const std::vector<int> budgets = count_list("--budgets", args.get("budgets"));
-    PolicyOptions base;
-    base.budget.sink = int(args.get_count("sink", INT32_MAX));
-    base.budget.window = int(args.get_count("window", INT32_MAX));
-    base.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    if (args.has("plot") && !args.has("out"))
+        throw UsageError("--plot needs --out CSV: the plot is drawn from that file");
+    PolicyOptions base = policy_options_but_budget(args);
     const EvalText text = eval_text_from_args(args);
     const PerplexityResult full = score_full_cache(text);
     const std::string table = csv(text, full, sweep(text, policies, budgets, base));
@@ -50,7 +50,11 @@ int run_sweep(const CliArgs& args) {
     std::ofstream out(args.get("out"), std::ios::binary);
     out << table;
     if (!out) throw UsageError("cannot write --out " + args.get("out"));
+    out.close();
     std::printf("wrote %s\n", args.get("out").c_str());
+    if (args.has("plot"))
+        return exec_beside("kvw sweep --plot", "kvw-plot-sweep",
+                           {args.get("out"), args.get("plot")});
     return 0;
 }
 
@@ -64,7 +68,12 @@ CommandSpec sweep_command() {
     options.insert(options.begin() + 4,
                    {"budgets", "B,B", "8,16,32,64", "high-value rows per layer to try"});
     options.push_back({"out", "CSV", "", "write the CSV there (default: stdout)"});
-    return {"sweep", "", "perplexity against budget per cache policy, as CSV", options, run_sweep};
+    options.push_back(
+        {"plot", "PNG", "",
+         "also draw the CSV there: perplexity against rows per layer, a line per "
+         "policy (runs kvw-plot-sweep, built with the GUI next to kvw; needs --out)"});
+    return {"sweep", "", "perplexity against budget per cache policy, as CSV and a PNG plot",
+            options, run_sweep};
 }
 
 }  // namespace kvw::cli

@@ -34,6 +34,8 @@ OptionTable policy_eval_options() {
         {"window", "W", std::to_string(fallback.window),
          "most recent rows every layer keeps (at least 1)"},
         {"seed", "S", "0", "seed of the random policy"},
+        {"gate", "FILE", "",
+         "smartkv's gate sidecar (default: the NAME.gate.gguf beside the model)"},
         {"rope", "NAME", "original",
          "RoPE position policy; original keeps every row at its position in the text, so a "
          "pruned cache differs from the full one only by the rows it lacks"},

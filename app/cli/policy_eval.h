@@ -15,8 +15,8 @@ namespace kvw::cli {
 // A text file's contents; UsageError naming the file when it cannot be read.
 std::string read_text_file(const std::string& path);
 
-// The options these commands share: --model, --file, --ctx, --sink, --window, --seed,
-// --backend. --budget and --policy differ per command and are added by each.
+// The options these commands share: --model, --file, --ctx, --sink, --window, --seed, --gate,
+// --rope, --backend. --budget and --policy differ per command and are added by each.
 OptionTable policy_eval_options();
 
 struct PolicyScore {

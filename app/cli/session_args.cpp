@@ -1,7 +1,7 @@
 #include "session_args.h"
 
-#include <climits>
 #include <algorithm>
+#include <climits>
 
 namespace kvw::cli {
 
@@ -57,14 +57,19 @@ OptionTable session_options() {
     };
 }
 
-PolicyOptions policy_options_from_args(const CliArgs& args) {
+PolicyOptions policy_options_but_budget(const CliArgs& args) {
     PolicyOptions o;
     o.budget.sink = int(args.get_count("sink", INT32_MAX));
-    o.budget.budget = int(args.get_count("budget", INT32_MAX));
     o.budget.window = int(args.get_count("window", INT32_MAX));
     if (o.budget.window < 1) throw UsageError("--window must be at least 1");
     o.seed = uint64_t(args.get_count("seed", INT64_MAX));
     if (args.has("gate")) o.gate = args.get("gate");
+    return o;
+}
+
+PolicyOptions policy_options_from_args(const CliArgs& args) {
+    PolicyOptions o = policy_options_but_budget(args);
+    o.budget.budget = int(args.get_count("budget", INT32_MAX));
     return o;
 }
 

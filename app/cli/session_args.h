@@ -14,5 +14,7 @@ OptionTable session_options();
 void read_session_options(const CliArgs& args, SessionOptions& options);
 // --sink, --budget, --window, --gate and --seed alone.
 PolicyOptions policy_options_from_args(const CliArgs& args);
+// The same but --budget, for commands whose budget B is their own (sweep's --budgets).
+PolicyOptions policy_options_but_budget(const CliArgs& args);
 
 }  // namespace kvw::cli

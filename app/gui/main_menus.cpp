@@ -17,6 +17,7 @@
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
 #include "core/cache/kv_storage.h"
+#include "core/policy/policy_table.h"
 #include "core/script/script_reference.h"
 #include "widgets/frame_view.h"
 #include "widgets/view_export.h"
@@ -207,6 +208,25 @@ void add_main_menus(MainWindow& window) {
     session->addSeparator();
     add_kv_type_menu(window, session, "K storage", true);
     add_kv_type_menu(window, session, "V storage", false);
+    session->addSeparator();
+    session->addAction("SmartKV gate…", &window, [&window] {
+        const QString file = QFileDialog::getOpenFileName(
+            &window, "Choose a SmartKV gate", {}, "Gate sidecars (*.gate.gguf);;GGUF (*.gguf)");
+        if (!file.isEmpty()) window.controller().setGate(file);
+    });
+    // B gets the session's budgets (`ab POLICY S B W` in a script names others).
+    QMenu* ab = session->addMenu("A/B against");
+    for (const PolicyInfo& p : policy_table()) {
+        if (!p.selective) continue;
+        const QString name = QString::fromUtf8(p.name.data(), qsizetype(p.name.size()));
+        ab->addAction(name, &window, [&window, name] {
+            const FramePtr f = window.controller().lastFrame();
+            window.controller().startAb(name, f ? f->policy : PolicyOptions{});
+            window.showView("ab");
+        });
+    }
+    ab->addSeparator();
+    ab->addAction("A/B off", &window, [&window] { window.controller().stopAb(); });
 
     QMenu* help = bar->addMenu("&Help");
     help->addAction("Keyboard shortcuts", &window, [&window, keyed] {

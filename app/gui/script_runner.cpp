@@ -135,7 +135,14 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::Rebuild: controller_.rebuild(); break;
         case K::Drift: controller_.measureDrift(); break;
         case K::Policy: controller_.setProposer(text); break;
-        case K::Budget: controller_.setPolicyOptions(c.policy); break;
+        case K::Budget: controller_.setBudget(c.policy.budget, c.policy.seed); break;
+        case K::Gate: controller_.setGate(text); break;
+        case K::Ab:
+            if (c.flag)
+                controller_.startAb(text, c.policy);
+            else
+                controller_.stopAb();
+            break;
         case K::Rope: controller_.setRopePolicy(c.rope); break;
         case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
         case K::Guard: controller_.setGuard(c.flag); break;

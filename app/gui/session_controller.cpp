@@ -10,6 +10,7 @@
 
 #include "app/gui/session_worker.h"
 #include "core/session/replay.h"
+#include "core/policy/gate/gate_file.h"
 
 namespace kvw {
 
@@ -205,12 +206,40 @@ void SessionController::setProposer(const QString& name) {
     });
 }
 
-void SessionController::setPolicyOptions(const PolicyOptions& options) {
-    post(QString("budget %1 %2 %3")
-             .arg(options.budget.sink)
-             .arg(options.budget.budget)
-             .arg(options.budget.window),
-         [options](SessionWorker& w) { w.session().set_policy_options(options); });
+void SessionController::setBudget(const PolicyBudget& budget, quint64 seed) {
+    post(QString("budget %1 %2 %3").arg(budget.sink).arg(budget.budget).arg(budget.window),
+         [budget, seed](SessionWorker& w) {
+             PolicyOptions options = w.session().options().policy;
+             options.budget = budget;
+             options.seed = seed;
+             w.session().set_policy_options(options);
+         });
+}
+
+void SessionController::setGate(const QString& path) {
+    post("gate " + path, [path = path.toStdString()](SessionWorker& w) {
+        read_gate_file(path);  // ModelError naming the file and the tensor or key
+        PolicyOptions options = w.session().options().policy;
+        options.gate = path;
+        w.session().set_policy_options(options);
+        spdlog::info("smartkv gate: {}", path);
+    });
+}
+
+void SessionController::startAb(const QString& policy, const PolicyOptions& options) {
+    post("A/B " + policy, [policy = policy.toStdString(), options](SessionWorker& w) {
+        w.startAb({policy, options});
+        const PolicyBudget& b = options.budget;
+        spdlog::info("A/B on: {} against {} (S {} + B {} + W {})", w.session().options().proposer,
+                     policy, b.sink, b.budget, b.window);
+    });
+}
+
+void SessionController::stopAb() {
+    post("A/B off", [](SessionWorker& w) {
+        w.stopAb();
+        spdlog::info("A/B off");
+    });
 }
 
 void SessionController::setKvTypes(KvType k, KvType v) {

@@ -65,8 +65,16 @@ public slots:
     void rebuild();
     void measureDrift();
     void setProposer(const QString& name);
-    // A selective policy's budgets (and the random policy's seed): the proposer is made again.
-    void setPolicyOptions(const kvw::PolicyOptions& options);
+    // A selective policy's budgets (and the random policy's seed): the proposer is made again,
+    // with the gate it had.
+    void setBudget(const kvw::PolicyBudget& budget, quint64 seed);
+    // The smartkv gate sidecar: read and checked at once (a bad file is an error naming it, and
+    // the session keeps its gate); the proposer is made again with it.
+    void setGate(const QString& path);
+    // A/B mode (ARCHITECTURE §12): policy B with its budgets beside the session's own policy,
+    // on the session's tokens; every Frame then carries both. stopAb() ends it.
+    void startAb(const QString& policy, const kvw::PolicyOptions& options);
+    void stopAb();
     void setRopePolicy(kvw::RopePolicy policy);
     void setKvTypes(kvw::KvType k, kvw::KvType v);
     void setGuard(bool on);

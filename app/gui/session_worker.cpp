@@ -42,8 +42,38 @@ std::string SessionWorker::keptSessionText() const {
     return "the session stays as it was (tick " + std::to_string(session_->tick()) + ")";
 }
 
+namespace {
+
+AbPolicy policy_of(const Session& s) { return {s.options().proposer, s.options().policy}; }
+
+}  // namespace
+
+void SessionWorker::startAb(const AbPolicy& b) {
+    Session& s = session();
+    ab_ = std::make_unique<AbRun>(s.shared_model(), s.options(), policy_of(s), b);
+}
+
+std::shared_ptr<const AbFrame> SessionWorker::followAb() {
+    try {
+        if (ab_->policy_a() != policy_of(*session_) || &ab_->model() != &session_->model())
+            ab_ = std::make_unique<AbRun>(session_->shared_model(), session_->options(),
+                                          policy_of(*session_), ab_->policy_b());
+        ab_->follow(token_stream(*session_));
+        return ab_->frame();
+    } catch (const std::exception& e) {
+        ab_.reset();
+        const std::string message = std::string("A/B turned off: ") + e.what();
+        spdlog::warn("{}", message);
+        emit failed(QString::fromStdString(message));
+        return nullptr;
+    }
+}
+
 void SessionWorker::publish() {
-    if (session_) emit frameReady(session_->frame());
+    if (!session_) return;
+    const std::shared_ptr<Frame> frame = session_->frame();
+    if (ab_) frame->ab = followAb();
+    emit frameReady(frame);
 }
 
 void SessionWorker::execute(const SessionJob& job) {

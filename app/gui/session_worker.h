@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include "core/eval/ab_run.h"
 #include "core/session/session.h"
 #include "widgets/frame_view.h"
 
@@ -40,6 +41,10 @@ public:
     // The session; throws SessionNotLoaded when there is none yet.
     Session& session();
     void replaceSession(std::unique_ptr<Session> session);
+    // A/B mode (ARCHITECTURE §12): from now on every Frame carries the session's policy (A)
+    // against `b` on the session's tokens. Throws (nothing changes) when B cannot be made.
+    void startAb(const AbPolicy& b);
+    void stopAb() { ab_.reset(); }
     // True once cancel() ran after the current job was posted.
     bool cancelled() const { return job_epoch_ != epoch_.load(); }
     void publish();  // a Frame of the session now, to frameReady
@@ -64,7 +69,12 @@ signals:
 private:
     const std::atomic<uint64_t>& epoch_;
     uint64_t job_epoch_ = 0;
+    // Brings the A/B run up to the session (made again when the session's policy or model
+    // changed); null, and A/B off with an error, when it cannot follow.
+    std::shared_ptr<const AbFrame> followAb();
+
     std::unique_ptr<Session> session_;
+    std::unique_ptr<AbRun> ab_;
 };
 
 }  // namespace kvw

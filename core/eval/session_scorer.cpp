@@ -6,19 +6,21 @@
 
 namespace kvw {
 
+void step_forced_or_throw(Session& session, int32_t token, const std::string& what) {
+    const TickResult result = session.step_forced(token);
+    if (result.rejected || result.aborted)
+        throw EvalError("the tick that feeds " + what + " was " +
+                        (result.rejected ? "rejected"
+                                         : "aborted in " + result.failed_primitive + ": " +
+                                               result.abort_reason) +
+                        "; its token was not appended");
+}
+
 void SessionScorer::score(std::span<const int32_t> chunk, int first, const LogitsSink& take) {
     session_.start_tokens(chunk.subspan(0, size_t(first) + 1));
     take(session_.state().last_logits());
     for (size_t j = size_t(first) + 1; j + 1 < chunk.size(); ++j) {
-        const TickResult result = session_.step_forced(chunk[j]);
-        // A rejected or aborted list appended nothing (an aborted one put the mirror back):
-        // the logits would still be the previous position's.
-        if (result.rejected || result.aborted)
-            throw EvalError("the tick that feeds chunk position " + std::to_string(j) + " was " +
-                            (result.rejected ? "rejected"
-                                             : "aborted in " + result.failed_primitive + ": " +
-                                                   result.abort_reason) +
-                            "; its token was not appended");
+        step_forced_or_throw(session_, chunk[j], "chunk position " + std::to_string(j));
         take(session_.state().last_logits());
     }
 }

@@ -25,6 +25,8 @@ enum class ScriptCommandKind {
     Drift,            // drift
     Policy,           // policy NAME                (proposer)
     Budget,           // budget SINK BUDGET WINDOW [SEED]  (a selective policy's S, B, W)
+    Gate,             // gate FILE                  (smartkv's gate sidecar)
+    Ab,               // ab POLICY S B W [SEED] | ab off  (A/B mode: policy B beside the session's)
     Rope,             // rope final_index|reindex|original
     KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
     Guard,            // guard on|off
@@ -68,12 +70,12 @@ struct ScriptCommand {
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
     int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork / show-tick TICK
-    bool flag = false;   // guard on; expect invariant .. pass
+    bool flag = false;   // guard on; expect invariant .. pass; ab on
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types
     KvType v_type = KvType::F32;
     ActionList actions;    // inject, apply
-    PolicyOptions policy;  // budget (the gate stays empty: scripts do not name files for it)
+    PolicyOptions policy;  // budget, ab (the gate is the `gate` command's text)
 };
 
 struct Script {

@@ -99,8 +99,7 @@ ActionList parse_actions(LineReader& in) {
     }
 }
 
-std::string proposer_name(LineReader& in) {
-    std::string name = in.word("a proposer name");
+std::string known_proposer(LineReader& in, std::string name) {
     const std::vector<std::string> known = proposer_names();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
         std::string list;
@@ -108,6 +107,18 @@ std::string proposer_name(LineReader& in) {
         in.fail(ScriptErrorKind::BadValue, "unknown proposer '" + name + "' (known: " + list + ")");
     }
     return name;
+}
+
+std::string proposer_name(LineReader& in) { return known_proposer(in, in.word("a proposer name")); }
+
+// S B W [SEED] of `budget` and `ab`.
+PolicyOptions budget_arguments(LineReader& in) {
+    PolicyOptions o;
+    o.budget.sink = int(in.number("the sink count", 0));
+    o.budget.budget = int(in.number("the budget", 0));
+    o.budget.window = int(in.number("the window", 1));
+    if (!in.at_end()) o.seed = uint64_t(in.number("the seed", 0));
+    return o;
 }
 
 RopePolicy rope_policy(LineReader& in) {
@@ -186,10 +197,18 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
         c.text = proposer_name(in);
     } else if (word == "budget") {
         c.kind = K::Budget;
-        c.policy.budget.sink = int(in.number("the sink count", 0));
-        c.policy.budget.budget = int(in.number("the budget", 0));
-        c.policy.budget.window = int(in.number("the window", 1));
-        if (!in.at_end()) c.policy.seed = uint64_t(in.number("the seed", 0));
+        c.policy = budget_arguments(in);
+    } else if (word == "gate") {
+        c.kind = K::Gate;
+        c.text = in.rest("a gate sidecar file (NAME.gate.gguf)");
+    } else if (word == "ab") {
+        c.kind = K::Ab;
+        c.text = in.word("a policy B, or off");
+        c.flag = c.text != "off";
+        if (c.flag) {
+            c.text = known_proposer(in, c.text);
+            c.policy = budget_arguments(in);
+        }
     } else if (word == "rope") {
         c.kind = K::Rope;
         c.rope = rope_policy(in);
@@ -296,6 +315,8 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::Drift: return "drift";
         case K::Policy: return "policy";
         case K::Budget: return "budget";
+        case K::Gate: return "gate";
+        case K::Ab: return "ab";
         case K::Rope: return "rope";
         case K::KvTypes: return "kv-types";
         case K::Guard: return "guard";

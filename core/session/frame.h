@@ -16,6 +16,8 @@
 
 namespace kvw {
 
+struct AbFrame;  // core/eval/ab_compare.h
+
 // One layer of the coupled state, row by row, as the views draw it.
 struct LayerFrame {
     std::vector<int64_t> pos2ledger;  // [row] ledger id held by the row
@@ -122,6 +124,10 @@ struct Frame {
     int undo_depth = 0;
     int redo_depth = 0;
     std::vector<std::string> snapshots;
+
+    // Policy A (this session's) against policy B on the same tokens, while the window's A/B
+    // mode is on (the session's worker runs it: ARCHITECTURE §12); null when off.
+    std::shared_ptr<const AbFrame> ab;
 
     bool all_invariants_pass() const {
         for (const InvariantStatus& s : invariants)

@@ -40,19 +40,28 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
 
 Session::~Session() = default;
 
-void Session::new_state() {
-    new_proposer();
+Session::Sequence Session::fresh_sequence() const {
+    Sequence s;
+    s.proposer = make_proposer(options_.proposer, options_.policy);
     StateOptions so{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
                     std::nullopt,      options_.k_type,      options_.v_type};
     if (options_.wlod_k > 0) so.wlod_k = options_.wlod_k;
-    state_ = std::make_unique<StateManager>(*engine_, so);
-    wlod_.reset();
+    s.state = std::make_unique<StateManager>(*engine_, so);
     if (options_.wlod_k > 0) {
         WlodOptions wo;
         wo.w_max = options_.wlod_max;
         wo.full_recompute_below = options_.wlod_full_recompute_below;
-        wlod_ = std::make_unique<WlodContext>(*state_, wo);
+        s.wlod = std::make_unique<WlodContext>(*s.state, wo);
     }
+    return s;
+}
+
+void Session::new_state() { adopt(fresh_sequence()); }
+
+void Session::adopt(Sequence sequence) {
+    proposer_ = std::move(sequence.proposer);
+    state_ = std::move(sequence.state);
+    wlod_ = std::move(sequence.wlod);
     invariants_.clear();
     injected_.clear();
     last_actions_.clear();
@@ -66,23 +75,27 @@ void Session::new_state() {
 }
 
 void Session::start(std::string_view prompt) {
-    prompt_ = std::string(prompt);
-    prefill(model_->tokenizer.encode(prompt, true), {{"event", "start"}, {"prompt", prompt_}});
+    prefill(model_->tokenizer.encode(prompt, true), std::string(prompt),
+            {{"event", "start"}, {"prompt", std::string(prompt)}});
 }
 
 void Session::start_tokens(std::span<const int32_t> ids) {
-    prompt_ = model_->tokenizer.decode(ids);
-    prefill(ids,
+    prefill(ids, model_->tokenizer.decode(ids),
             {{"event", "start"}, {"prompt_ids", std::vector<int32_t>(ids.begin(), ids.end())}});
 }
 
 // The part of start() and start_tokens() after the prompt became ids; `event` is the trace
-// event that says which of the two ran.
-void Session::prefill(std::span<const int32_t> ids, nlohmann::json event) {
-    new_state();
+// event that says which of the two ran. The new sequence is built aside and only then replaces the
+// current one: the prompt may not fit (CapacityExceeded), and the proposer's first observe() may
+// refuse the model (smartkv without a gate reads its sidecar there). Either way the session keeps
+// what it had.
+void Session::prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event) {
+    Sequence next = fresh_sequence();
+    next.state->append(ids, EntryKind::Prompt, 0);
+    next.proposer->observe(*next.state, true);
+    adopt(std::move(next));
+    prompt_ = std::move(prompt);
     sampler_ = Sampler(options_.sampling);
-    state_->append(ids, EntryKind::Prompt, 0);
-    proposer_->observe(*state_, true);
     light_new_records(0);
     started_ = true;
     refresh_invariants();
@@ -165,8 +178,9 @@ const DriftReport& Session::measure_drift() {
 
 void Session::set_proposer(std::string_view name) {
     auto made = make_proposer(name, options_.policy);  // throws before anything changes
-    // A policy that cannot serve this model (smartkv without a fitting gate) throws here too.
-    if (started_) made->observe(*state_, false);
+    // A policy that cannot serve this model (smartkv without a fitting gate) throws here too,
+    // before a prompt as well as after: observing the empty state checks the model.
+    made->observe(*state_, false);
     options_.proposer = std::string(name);
     proposer_ = std::move(made);
     refresh_invariants();
@@ -175,7 +189,7 @@ void Session::set_proposer(std::string_view name) {
 
 void Session::set_policy_options(const PolicyOptions& options) {
     auto made = make_proposer(options_.proposer, options);
-    if (started_) made->observe(*state_, false);
+    made->observe(*state_, false);
     options_.policy = options;
     proposer_ = std::move(made);
     refresh_invariants();
@@ -183,8 +197,6 @@ void Session::set_policy_options(const PolicyOptions& options) {
                 {"tick", tick_},
                 {"policy", policy_options_json(options_.policy)}});
 }
-
-void Session::new_proposer() { proposer_ = make_proposer(options_.proposer, options_.policy); }
 
 void Session::set_rope_policy(RopePolicy policy) {
     options_.rope_policy = policy;

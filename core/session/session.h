@@ -66,7 +66,8 @@ public:
 
     // Starts a new sequence: a fresh state (cache, mirror and ledger, in the current layout
     // and RoPE policy), then BOS + the prompt prefilled at tick 0. Throws CapacityExceeded
-    // when it does not fit; the state stays empty then.
+    // when it does not fit, PolicyInputError when the proposer cannot serve the model; the
+    // session keeps its previous sequence then.
     void start(std::string_view prompt);
     // start() with the sequence given as token ids, used as they are (no BOS added): the
     // teacher-forced evaluation (core/eval) feeds the tokens of a text it has cut into chunks.
@@ -127,13 +128,17 @@ public:
     std::vector<int32_t> tokenize(std::string_view text) const;
 
     // A new immutable snapshot of everything the views show.
-    FramePtr frame() const;
+    // Not const itself, so that whoever owns the session may add to it before handing it out
+    // (the window's worker adds the A/B state).
+    std::shared_ptr<Frame> frame() const;
 
     int64_t tick() const { return tick_; }
     bool started() const { return started_; }
     uint64_t state_hash() const { return state_->state_hash(); }
     const StateManager& state() const { return *state_; }
     const Model& model() const { return *model_; }
+    // The model, for another session on it (the window's A/B sides).
+    std::shared_ptr<const Model> shared_model() const { return model_; }
     const SessionOptions& options() const { return options_; }
     const Trace& trace() const { return trace_; }
     // Step timings summed over every tick since the session was made (all sequences), and the
@@ -149,12 +154,20 @@ public:
 private:
     // Becomes `other`, keeping the redo stack and the snapshots.
     void become(std::unique_ptr<Session> other);
-    void prefill(std::span<const int32_t> ids, nlohmann::json event);
+    // What a new sequence replaces at once: its proposer, state and wLOD bookkeeping.
+    struct Sequence {
+        std::unique_ptr<Proposer> proposer;
+        std::unique_ptr<StateManager> state;
+        std::unique_ptr<WlodContext> wlod;
+    };
+    Sequence fresh_sequence() const;
+    // Takes `sequence` over and forgets the per-sequence rest (tick, queued actions, results).
+    void adopt(Sequence sequence);
+    void prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event);
     TickResult tick(std::optional<int32_t> forced);
     void new_state();
     void require_started(const char* command) const;
     void refresh_invariants();
-    void new_proposer();
     void light_new_records(int64_t first_id);
     // `given`: the list as Step 4 received it (TickResult indices refer to it).
     void note_result(const TickResult& result, const ActionList& given);

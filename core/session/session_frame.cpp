@@ -15,7 +15,7 @@ ModelSummary summary_of(const Model& model) {
 
 }  // namespace
 
-FramePtr Session::frame() const {
+std::shared_ptr<Frame> Session::frame() const {
     auto f = std::make_shared<Frame>();
     f->tick = tick_;
     f->state_hash = state_hash();

@@ -4,7 +4,7 @@ that mutation starts from files that reach deep into each reader. The replay tes
 corpus of a libFuzzer run.
 
 Layout under OUTDIR: one folder per target (gguf, safetensors, hf_folder, hf_config,
-tokenizer_json, action_json, kvs_script, trace). hf_folder inputs pack several files in the
+tokenizer_json, action_json, kvs_script, trace, gate_sidecar, lifespans). hf_folder inputs pack several files in the
 format of tests/fuzz/hf_folder_pack.h ("@@file NAME" lines). Models are as small as the
 loaders allow (1 layer, hidden 8 or 32), because a fuzzer's speed falls with input size.
 """
@@ -16,6 +16,9 @@ import numpy as np
 import safetensors.numpy
 from gguf import GGMLQuantizationType as QT
 
+import gguf
+
+import make_gate
 import make_gguf
 import make_hf
 
@@ -191,6 +194,10 @@ insert-text 2 before
 rebuild
 drift
 policy pair-merge
+budget 2 6 4 9
+gate model.gate.gguf
+ab streaming-llm 2 6 4
+ab off
 rope reindex
 guard on
 layer 1
@@ -237,10 +244,45 @@ def text_seeds(out: pathlib.Path) -> None:
     write_seeds(out / "trace", {"session.ndjson": trace_seed()})
 
 
+# ---------------------------------------------------------------- SmartKV gate and lifespans
+
+
+def gate_seeds(out: pathlib.Path) -> None:
+    """make_gate's reference gate (2 layers, input 8, hidden 16, depth 3), F32 and F16."""
+    folder = out / "gate_sidecar"
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = make_gate.make_weights(np.random.default_rng(RNG_SEED))
+    make_gate.write_gate(folder / "ref.gate.gguf", tensors, {})
+    half = {name: array.astype(np.float16) for name, array in tensors.items()}
+    make_gate.write_gate(folder / "ref16.gate.gguf", half, {})
+
+
+def lifespan_seeds(out: pathlib.Path) -> None:
+    """Recorded lifespans as core/policy/gate/lifespan_records.h reads them: 2 layers of keys
+    of 4 floats, 3 records in layer 0 and none in layer 1 (a layer without tensors)."""
+    folder = out / "lifespans"
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(RNG_SEED)
+    w = gguf.GGUFWriter(str(folder / "two_layers.gguf"), "kvw-lifespans")
+    w.add_uint32("lifespans.layer_count", 2)
+    w.add_uint32("lifespans.key_dim", 4)
+    w.add_string("lifespans.key_kind", "pre-rope")
+    w.add_float32("lifespans.threshold", 2.0)
+    w.add_uint32("lifespans.horizon", 8)
+    w.add_tensor("lifespans.0.keys", rng.normal(0, 1, (3, 4)).astype(np.float32))
+    w.add_tensor("lifespans.0.ticks", np.array([0, 3, 8], dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def generate(outdir: pathlib.Path) -> None:
     gguf_seeds(outdir)
     hf_seeds(outdir)
     text_seeds(outdir)
+    gate_seeds(outdir)
+    lifespan_seeds(outdir)
 
 
 if __name__ == "__main__":

@@ -496,6 +496,36 @@ private slots:
         }
         QCOMPARE(session.options().proposer, std::string("manual"));
     }
+
+    // smartkv chosen before any prompt, on a model without a gate: the choice is refused at
+    // once; and a session made with it refuses the prompt without keeping half of it (the
+    // proposer's first observe, which reads the gate, used to come after the prefill had
+    // replaced the state: started() false over a state holding the prompt's rows).
+    void smartkv_without_a_gate_refuses_the_prompt_and_keeps_the_session() {
+        Session before(session_options("synthetic:tiny", 1));
+        QVERIFY_THROWS_EXCEPTION(PolicyInputError, before.set_proposer("smartkv"));
+        QCOMPARE(before.options().proposer, std::string("manual"));
+
+        SessionOptions o = session_options("synthetic:tiny", 1);
+        o.proposer = "smartkv";
+        Session session(o);
+        const size_t header_only = session.trace().events().size();
+        try {
+            session.start("a b c");
+            QFAIL("smartkv without a gate accepted a prompt");
+        } catch (const PolicyInputError& e) {
+            QVERIFY2(QString(e.what()).contains("synthetic:tiny"), e.what());
+        }
+        QVERIFY(!session.started());
+        QCOMPARE(session.state().rows(0), 0);
+        QCOMPARE(session.state().ledger().size(), int64_t(0));
+        QCOMPARE(session.trace().events().size(), header_only);
+        // Another policy then starts as usual.
+        session.set_proposer("manual");
+        session.start("a b c");
+        QCOMPARE(session.state().rows(0), 4);  // BOS + three tokens
+        QCOMPARE(session.step().rejected, false);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGate)

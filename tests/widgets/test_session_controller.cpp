@@ -7,7 +7,9 @@
 #include <QtTest>
 
 #include "app/gui/session_controller.h"
+#include "core/eval/ab_compare.h"
 #include "core/model/model_loader.h"
+#include "tests/testdata.h"
 
 using namespace kvw;
 
@@ -96,6 +98,78 @@ private slots:
         QCOMPARE(c.lastFrame()->last_actions.size(), size_t(1));
         QVERIFY(std::holds_alternative<AddAction>(c.lastFrame()->last_actions[0].op));
         QCOMPARE(c.lastFrame()->layers[0].rows(), rows + 1);
+    }
+
+    // A gate sidecar with a NaN weight: the command fails naming the file, the session keeps
+    // its policy options and goes on; a good gate of another model's shape is refused by
+    // smartkv with both named, and the session keeps its proposer.
+    void a_bad_gate_is_refused_naming_the_file_and_the_session_goes_on() {
+        SessionController c;
+        const FramePtr f0 = started(c);
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+        const QString bad = QString::fromStdString(test::testdata_path("gate/bad_nan.gate.gguf"));
+        c.setGate(bad);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY2(errors.last().at(0).toString().contains(bad),
+                 qPrintable(errors.last().at(0).toString()));
+        QCOMPARE(c.lastFrame()->policy, f0->policy);
+        QCOMPARE(c.lastFrame()->state_hash, f0->state_hash);
+
+        const QString other = QString::fromStdString(test::testdata_path("gate/ref.gate.gguf"));
+        c.setGate(other);  // a readable gate: taken (manual ignores it)
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 1);
+        QCOMPARE(QString::fromStdString(c.lastFrame()->policy.gate), other);
+        c.setProposer("smartkv");  // 2 layers of input 8: not synthetic:tiny's shape
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 2);
+        QVERIFY2(errors.last().at(0).toString().contains("ref.gate.gguf"),
+                 qPrintable(errors.last().at(0).toString()));
+        QCOMPARE(c.lastFrame()->proposer, std::string("manual"));
+        c.step(2);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(2));
+    }
+
+    // A/B on: every Frame carries both sides on the session's tokens, B's budget as given; an
+    // unknown policy B is refused and A/B stays as it was; off: no A/B in the Frames.
+    void ab_mode_follows_the_session_until_turned_off() {
+        SessionController c;
+        c.loadModel("synthetic:tiny", "cpu");
+        c.setProposer("streaming-llm");
+        c.startPrompt(kPrompt);
+        c.step(2);
+        QVERIFY(wait_idle(c));
+        QVERIFY(!c.lastFrame()->ab);
+        PolicyOptions b;
+        b.budget = {1, 3, 2};
+        c.startAb("h2o", b);
+        c.step(3);
+        QVERIFY(wait_idle(c));
+        const FramePtr f = c.lastFrame();
+        QVERIFY(f->ab);
+        QCOMPARE(f->ab->a.name, std::string("streaming-llm"));
+        QCOMPARE(f->ab->b.name, std::string("h2o"));
+        QCOMPARE(f->ab->b.options.budget, b.budget);
+        QCOMPARE(f->ab->nll_a.scored, int64_t(5));
+        QCOMPARE(f->ab->tokens.size(), f->ledger.size());
+        for (int l = 0; l < int(f->layers.size()); ++l) {
+            // A is the session's policy on its tokens: A keeps the session's rows; B keeps
+            // S + B + W.
+            const AbCounts& counts = f->ab->counts[size_t(l)];
+            QCOMPARE(counts.a, f->layers[size_t(l)].rows());
+            QCOMPARE(counts.b, 1 + 3 + 2);
+        }
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+        c.startAb("no-such-policy", b);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 1);
+        QCOMPARE(c.lastFrame()->ab->b.name, std::string("h2o"));
+        c.stopAb();
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QVERIFY(!c.lastFrame()->ab);
     }
 
     void rebuild_makes_drift_zero() {
