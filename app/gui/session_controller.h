@@ -64,6 +64,7 @@ public slots:
     void setPolicyOptions(const kvw::PolicyOptions& options);
     void setRopePolicy(kvw::RopePolicy policy);
     void setKvTypes(kvw::KvType k, kvw::KvType v);
+    void setLayout(kvw::CacheLayout layout, const kvw::RingOptions& ring);
     void setGuard(bool on);
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cache/cache_layout.h"
+#include "core/cache/ring_options.h"
 #include "core/math/kv_quant.h"
 #include "core/policy/policy_options.h"
 #include "core/state/action.h"
@@ -27,6 +29,7 @@ enum class ScriptCommandKind {
     Budget,           // budget SINK BUDGET WINDOW [SEED]  (a selective policy's S, B, W)
     Rope,             // rope final_index|reindex|original
     KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
+    Layout,           // layout NAME [MODE SINKS TOKENS_PER_FRAME]  (ring: ARCHITECTURE §16)
     Guard,            // guard on|off
     Layer,            // layer N
     Select,           // select ROW
@@ -70,6 +73,8 @@ struct ScriptCommand {
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types
     KvType v_type = KvType::F32;
+    CacheLayout layout = CacheLayout::Contiguous;  // layout
+    RingOptions ring;                              // layout ring ..
     ActionList actions;    // inject, apply
     PolicyOptions policy;  // budget (the gate stays empty: scripts do not name files for it)
 };
