@@ -6,6 +6,7 @@
 #include "widgets/log_view.h"
 #include "widgets/policy_view.h"
 #include "widgets/record_view.h"
+#include "widgets/ring_view.h"
 #include "widgets/tick_inspector_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/token_strip_view.h"
@@ -36,6 +37,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"timeline", "Timeline", Qt::BottomDockWidgetArea, make<TimelineView>},
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
         {"policy", "Policy rows", Qt::BottomDockWidgetArea, make<PolicyView>},
+        {"ring", "Ring slab", Qt::BottomDockWidgetArea, make<RingView>},
     };
     return views;
 }

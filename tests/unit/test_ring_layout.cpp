@@ -246,6 +246,45 @@ private slots:
         }
     }
 
+    // Ticks of edits (delete, insert, replace_pair) and adds on wrapped rings: pointer and lut
+    // give roll's state hash and logits after every tick, under each RoPE policy, guard on.
+    void edits_on_a_wrapped_ring_agree_across_modes() {
+        for (RopePolicy policy : {RopePolicy::FinalIndex, RopePolicy::Reindex, RopePolicy::Original}) {
+            std::vector<std::unique_ptr<StateManager>> states;
+            for (RingMode mode : {RingMode::Roll, RingMode::Pointer, RingMode::Lut}) {
+                StateOptions o{13, policy, true, CacheLayout::Ring};
+                o.ring = {mode, 1, 3, true};
+                o.k_type = KvType::BF16;
+                o.v_type = KvType::Fp8E4M3;
+                states.push_back(std::make_unique<StateManager>(tiny().engine, o));
+            }
+            std::mt19937 rng(17);
+            const std::vector<int32_t> prompt = random_tokens(rng, 11);
+            for (auto& s : states) s->append(prompt, EntryKind::Prompt, 0);
+            for (int tick = 1; tick < 25; ++tick) {
+                ActionList list;
+                const int rows = states[0]->rows(0);
+                const std::vector<int32_t> t = random_tokens(rng, 3);
+                if (tick % 4 == 1) list.push_back(Action{DeleteAction{1 + int(rng() % unsigned(rows - 1))}, {}});
+                if (tick % 4 == 2 && rows > 4)
+                    list.push_back(Action{ReplacePairAction{2, 3, {t[0]}}, {}});
+                if (tick % 4 == 3 && rows < 13)
+                    list.push_back(Action{InsertAction{int(rng() % unsigned(rows)), {t[1]}}, {}});
+                for (int i = 0; i < 3; ++i) list.push_back(Action{AddAction{t[size_t(i)]}, {}});
+                for (auto& s : states) {
+                    const TickResult r = apply_action_list(*s, list, tick);
+                    QVERIFY2(!r.rejected && !r.aborted, qPrintable(QString::fromStdString(r.abort_reason)));
+                }
+                for (size_t m = 1; m < states.size(); ++m) {
+                    QCOMPARE(states[m]->state_hash(), states[0]->state_hash());
+                    QCOMPARE(states[m]->last_logits(), states[0]->last_logits());
+                }
+            }
+            QVERIFY(states[1]->ring()->wraps(0) > 0);
+            for (auto& s : states) QVERIFY(all_passed(s->check_invariants()));
+        }
+    }
+
     // Past the ring's size every append overwrites the oldest non-sink rows: the ledger says so
     // per layer, loses no record, and the rows left are the sinks and the newest tokens.
     void overwrite_is_recorded_per_layer() {
