@@ -93,7 +93,8 @@ void RingView::paintEvent(QPaintEvent*) {
             const QRectF cell(band.left() + s * w, band.top(), w, band.height());
             const int row = ring_slot_row(*ring, s);
             QColor c = palette().window().color();  // free slot
-            if (row >= 0 && s < ring->sinks) c = QColor(120, 120, 120);
+            if (row >= 0 && s < ring->sinks)
+                c = QColor(120, 120, 120);
             else if (row >= 0)
                 c = ring->scale_max.empty() || top_scale <= 0.0f
                         ? scale_color(ColorScale::Sequence, 0.6)
@@ -137,10 +138,10 @@ void RingView::paintEvent(QPaintEvent*) {
 
 ViewTable RingView::table() const {
     // One line per layer: the counters, the pointer and the last read's two ranges.
-    ViewTable t{{"layer", "size", "sinks", "filled", "head", "write_pointer", "offset",
-                 "overwritten", "wraps", "tail_begin", "tail_end", "head_begin", "head_end",
-                 "max_scale"},
-                {}};
+    ViewTable t{
+        {"layer", "size", "sinks", "filled", "head", "write_pointer", "offset", "overwritten",
+         "wraps", "tail_begin", "tail_end", "head_begin", "head_end", "max_scale"},
+        {}};
     if (!frame_) return t;
     for (int l = 0; l < int(frame_->layers.size()); ++l) {
         const auto& r = frame_->layers[size_t(l)].ring;

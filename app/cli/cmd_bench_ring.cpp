@@ -88,14 +88,15 @@ int run_bench_ring(const CliArgs& args) {
     const size_t window = size_t(T) * storage.row_bytes(kv_dim);
     double memmove_us = 0, memcpy_us = 0;
     bench_bound(window, 20, memmove_us, memcpy_us);
-    std::printf("kvw bench ring: T %d rows, kv_dim %d, K %s / V %s, %.1f KiB a row pair, "
-                "window %.2f MiB, %d updates each\n",
-                T, kv_dim, kv_type_name(*k), kv_type_name(*v),
-                double(storage.row_bytes(kv_dim)) / 1024.0, double(window) / (1 << 20), updates);
+    std::printf(
+        "kvw bench ring: T %d rows, kv_dim %d, K %s / V %s, %.1f KiB a row pair, "
+        "window %.2f MiB, %d updates each\n",
+        T, kv_dim, kv_type_name(*k), kv_type_name(*v), double(storage.row_bytes(kv_dim)) / 1024.0,
+        double(window) / (1 << 20), updates);
     std::printf("bound: memmove of the window %.1f us, memcpy %.1f us (best of 20)\n", memmove_us,
                 memcpy_us);
-    std::printf("%-8s %5s %12s %14s %10s %14s %10s\n", "mode", "tpf", "update us",
-                "update bytes", "read us", "read bytes", "x memmove");
+    std::printf("%-8s %5s %12s %14s %10s %14s %10s\n", "mode", "tpf", "update us", "update bytes",
+                "read us", "read bytes", "x memmove");
     for (int tpf : frames)
         for (RingMode mode : {RingMode::Roll, RingMode::Pointer, RingMode::Lut}) {
             const Measure m = bench_mode(mode, T, tpf, kv_dim, storage, updates);

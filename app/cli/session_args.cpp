@@ -29,14 +29,16 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
     const bool ring = options.layout == CacheLayout::Ring;
     for (const char* name :
          {"ring-mode", "ring-size", "tokens-per-frame", "ring-sinks", "ring-checksum"})
-        if (args.has(name) && !ring) throw UsageError(std::string("--") + name + " needs --layout ring");
+        if (args.has(name) && !ring)
+            throw UsageError(std::string("--") + name + " needs --layout ring");
     if (!ring) return;
     const auto mode = parse_ring_mode(args.get("ring-mode"));
     if (!mode) throw UsageError(std::string("--ring-mode takes ") + ring_mode_choices());
     options.ring.mode = *mode;
     options.ring.sinks = int(args.get_count("ring-sinks", INT32_MAX));
     options.ring.tokens_per_frame = int(args.get_count("tokens-per-frame", INT32_MAX));
-    if (options.ring.tokens_per_frame < 1) throw UsageError("--tokens-per-frame must be at least 1");
+    if (options.ring.tokens_per_frame < 1)
+        throw UsageError("--tokens-per-frame must be at least 1");
     options.ring.checksum = args.has("ring-checksum");
     if (args.has("ring-size")) options.capacity = args.get_count("ring-size", INT64_MAX);
 }
@@ -61,7 +63,8 @@ OptionTable session_options() {
          "smartkv: the gate sidecar (*.gate.gguf); default: the one beside the model"},
         {"rope", "NAME", "final_index",
          "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
-        {"layout", "NAME", "contiguous", "cache layout: " + names_of(kCacheLayouts, cache_layout_name)},
+        {"layout", "NAME", "contiguous",
+         "cache layout: " + names_of(kCacheLayouts, cache_layout_name)},
         {"ring-mode", "MODE", "roll",
          std::string("ring layout: ") + ring_mode_choices() +
              " (shift the window / write pointer, two-copy read / pointer by whole frames, "

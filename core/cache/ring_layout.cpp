@@ -161,7 +161,8 @@ void RingLayout::rows_rewritten(int layer, int row, int n) {
         shadow_.copy_rows(layer, r, slab_, physical_row(layer, r), 1);
 }
 
-// ---- reads ----------------------------------------------------------------------------------------
+// ---- reads
+// ----------------------------------------------------------------------------------------
 
 // Always the same three copies, whatever the pointer: the sinks, the tail part, the head part
 // (an empty one copies nothing).
@@ -193,9 +194,10 @@ LayerContext RingLayout::layer_view(int layer, int rows) const {
     RingLayerState& L = layers_[size_t(layer)];
     L.last_read = read_ranges(layer, rows);
     if (spdlog::should_log(spdlog::level::debug))
-        spdlog::debug("[KV-Profile] ring read layer={} rows={} offset={} filled={} pointer={} "
-                      "assembled={}",
-                      layer, rows, L.offset, L.rows, write_pointer(layer), range_text(L.last_read));
+        spdlog::debug(
+            "[KV-Profile] ring read layer={} rows={} offset={} filled={} pointer={} "
+            "assembled={}",
+            layer, rows, L.offset, L.rows, write_pointer(layer), range_text(L.last_read));
     return window(layer, rows);
 }
 
@@ -205,7 +207,8 @@ std::string RingLayout::check_pointer(int layer) const {
     const RingLayerState& L = state(layer);
     const int R = ring_slots();
     const int m = ring_rows(layer);
-    if (m < 0 || m > R) return "ring rows " + std::to_string(m) + " outside [0, " + std::to_string(R) + "]";
+    if (m < 0 || m > R)
+        return "ring rows " + std::to_string(m) + " outside [0, " + std::to_string(R) + "]";
     if (L.head < 0 || L.head >= R) return "head " + std::to_string(L.head) + " outside the ring";
     if (mod(L.dropped - L.rotated, R) != L.head)
         return "head " + std::to_string(L.head) + " but dropped " + std::to_string(L.dropped) +
@@ -218,8 +221,8 @@ std::string RingLayout::check_pointer(int layer) const {
                std::to_string(options_.tokens_per_frame);
     if (L.offset - L.dropped - L.removed != L.rows)
         return "offset " + std::to_string(L.offset) + " - dropped " + std::to_string(L.dropped) +
-               " - removed " + std::to_string(L.removed) + " is not the " +
-               std::to_string(L.rows) + " rows held";
+               " - removed " + std::to_string(L.removed) + " is not the " + std::to_string(L.rows) +
+               " rows held";
     return {};
 }
 

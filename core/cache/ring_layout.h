@@ -20,14 +20,14 @@ struct RingRanges {
 
 // One ring layer's bookkeeping (docs/ARCHITECTURE.md §16). Counters run since the last reset.
 struct RingLayerState {
-    int rows = 0;              // logical rows: sinks, then ring rows
-    int head = 0;              // ring slot (0 .. T - S - 1) of the oldest ring row
-    int64_t offset = 0;        // rows written (appends and inserts): only grows
-    int64_t dropped = 0;       // rows that left from the front of the ring (overwrites)
-    int64_t removed = 0;       // rows that left otherwise (edits, truncation)
-    int64_t rotated = 0;       // slots the ring was turned back to bring its head to slot 0
-    int64_t realigns = 0;      // Lut: turns that brought the head back onto a block boundary
-    RingRanges last_read;      // what the last view() of this layer assembled
+    int rows = 0;          // logical rows: sinks, then ring rows
+    int head = 0;          // ring slot (0 .. T - S - 1) of the oldest ring row
+    int64_t offset = 0;    // rows written (appends and inserts): only grows
+    int64_t dropped = 0;   // rows that left from the front of the ring (overwrites)
+    int64_t removed = 0;   // rows that left otherwise (edits, truncation)
+    int64_t rotated = 0;   // slots the ring was turned back to bring its head to slot 0
+    int64_t realigns = 0;  // Lut: turns that brought the head back onto a block boundary
+    RingRanges last_read;  // what the last view() of this layer assembled
 };
 
 // A fixed window of T = capacity rows per layer (docs/ARCHITECTURE.md §16; RingMode says how
@@ -44,7 +44,7 @@ public:
     CacheLayout layout() const override { return CacheLayout::Ring; }
     const RingOptions& options() const { return options_; }
     int ring_slots() const { return capacity() - options_.sinks; }  // T - S
-    int sink_rows(int layer) const;                                // min(S, rows)
+    int sink_rows(int layer) const;                                 // min(S, rows)
     const RingLayerState& state(int layer) const { return layers_.at(size_t(layer)); }
     // The ring slot the next ring row goes to: (head + ring rows) mod (T - S).
     int write_pointer(int layer) const;

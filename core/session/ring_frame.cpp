@@ -26,7 +26,8 @@ RingFrame ring_frame(const RingLayout& ring, int layer) {
         for (const KvRows& half : {k, v})
             if (half.scale)
                 for (int g = 0; g < groups; ++g)
-                    f.scale_max[p] = std::max(f.scale_max[p], half.scale[p * size_t(groups) + size_t(g)]);
+                    f.scale_max[p] =
+                        std::max(f.scale_max[p], half.scale[p * size_t(groups) + size_t(g)]);
     }
     return f;
 }

@@ -21,8 +21,7 @@ void StateManager::make_ring_room(int n, int64_t tick) {
         const int ring_rows = rows(l) - sinks;
         over[size_t(l)] = std::max(rows(l) + n - r->capacity(), 0);
         // The sinks stay: an append of more than T - S rows cannot make its room.
-        if (over[size_t(l)] > ring_rows)
-            throw CapacityExceeded(l, rows(l), n, r->capacity());
+        if (over[size_t(l)] > ring_rows) throw CapacityExceeded(l, rows(l), n, r->capacity());
         any = any || over[size_t(l)] > 0;
     }
     if (!any) return;

@@ -19,7 +19,7 @@ using namespace kvw::test;
 
 namespace {
 
-constexpr int kDim = 8;     // two KV heads of 4
+constexpr int kDim = 8;  // two KV heads of 4
 constexpr int kGroups = 2;
 
 // Token t's K row: group g's values have the largest magnitude (t + 1) * (g + 1), so its scale
@@ -157,16 +157,19 @@ private slots:
                 for (auto& ring : rings) {
                     const int64_t offset = ring->state(layer).offset;
                     std::mt19937 same(uint32_t(stream * 100 + update));  // one edit for all
-                    if (op < 6) {  // a frame
+                    if (op < 6) {                                        // a frame
                         ring_append(*ring, layer, sinks, next, std::min(tpf, T - sinks));
-                        QCOMPARE(ring->state(layer).offset - offset, int64_t(std::min(tpf, T - sinks)));
+                        QCOMPARE(ring->state(layer).offset - offset,
+                                 int64_t(std::min(tpf, T - sinks)));
                     } else if (op == 6) {  // a prompt-like update of any length that fits
-                        ring_append(*ring, layer, sinks, next, 1 + int(same() % unsigned(T - sinks)));
+                        ring_append(*ring, layer, sinks, next,
+                                    1 + int(same() % unsigned(T - sinks)));
                     } else if (op == 7 && rows > 0) {  // delete in the middle
                         ring->remove(layer, int(same() % unsigned(rows)));
                     } else if (op == 8 && rows < T) {  // insert in the middle
                         const std::vector<float> r = token_row(next + 50);
-                        ring->insert(layer, int(same() % unsigned(rows + 1)), r.data(), r.data(), 1);
+                        ring->insert(layer, int(same() % unsigned(rows + 1)), r.data(), r.data(),
+                                     1);
                     } else if (op == 9 && update % 7 == 0) {
                         ring->reset();
                     }
@@ -180,7 +183,9 @@ private slots:
                         QCOMPARE(rings[m]->rows(l), rings[0]->rows(l));
                         if (viewed_rows(*rings[m], l) != want)
                             QFAIL(qPrintable(QString("stream %1 update %2 layer %3: %4 != roll")
-                                                 .arg(stream).arg(update).arg(l)
+                                                 .arg(stream)
+                                                 .arg(update)
+                                                 .arg(l)
                                                  .arg(ring_mode_name(RingMode(m)))));
                     }
                     for (auto& ring : rings) check_ring_guards(*ring, l);
@@ -233,7 +238,8 @@ private slots:
                 ActionList list;
                 const int rows = a.rows(0);
                 const int32_t token = random_tokens(rng, 1)[0];
-                if (tick % 3 == 0) list.push_back(Action{DeleteAction{int(rng() % unsigned(rows))}, {}});
+                if (tick % 3 == 0)
+                    list.push_back(Action{DeleteAction{int(rng() % unsigned(rows))}, {}});
                 if (tick % 5 == 0)
                     list.push_back(Action{InsertAction{int(rng() % unsigned(rows)), {token}}, {}});
                 list.push_back(Action{AddAction{token}, {}});
@@ -249,7 +255,8 @@ private slots:
     // Ticks of edits (delete, insert, replace_pair) and adds on wrapped rings: pointer and lut
     // give roll's state hash and logits after every tick, under each RoPE policy, guard on.
     void edits_on_a_wrapped_ring_agree_across_modes() {
-        for (RopePolicy policy : {RopePolicy::FinalIndex, RopePolicy::Reindex, RopePolicy::Original}) {
+        for (RopePolicy policy :
+             {RopePolicy::FinalIndex, RopePolicy::Reindex, RopePolicy::Original}) {
             std::vector<std::unique_ptr<StateManager>> states;
             for (RingMode mode : {RingMode::Roll, RingMode::Pointer, RingMode::Lut}) {
                 StateOptions o{13, policy, true, CacheLayout::Ring};
@@ -265,7 +272,8 @@ private slots:
                 ActionList list;
                 const int rows = states[0]->rows(0);
                 const std::vector<int32_t> t = random_tokens(rng, 3);
-                if (tick % 4 == 1) list.push_back(Action{DeleteAction{1 + int(rng() % unsigned(rows - 1))}, {}});
+                if (tick % 4 == 1)
+                    list.push_back(Action{DeleteAction{1 + int(rng() % unsigned(rows - 1))}, {}});
                 if (tick % 4 == 2 && rows > 4)
                     list.push_back(Action{ReplacePairAction{2, 3, {t[0]}}, {}});
                 if (tick % 4 == 3 && rows < 13)
@@ -273,7 +281,8 @@ private slots:
                 for (int i = 0; i < 3; ++i) list.push_back(Action{AddAction{t[size_t(i)]}, {}});
                 for (auto& s : states) {
                     const TickResult r = apply_action_list(*s, list, tick);
-                    QVERIFY2(!r.rejected && !r.aborted, qPrintable(QString::fromStdString(r.abort_reason)));
+                    QVERIFY2(!r.rejected && !r.aborted,
+                             qPrintable(QString::fromStdString(r.abort_reason)));
                 }
                 for (size_t m = 1; m < states.size(); ++m) {
                     QCOMPARE(states[m]->state_hash(), states[0]->state_hash());
@@ -312,7 +321,8 @@ private slots:
                 for (int r = 2; r < 11; ++r) QCOMPARE(map[size_t(r)], int64_t(total - 11 + r));
                 int64_t live = 0, overwritten = 0;
                 for (const LedgerEntry& e : s.ledger().entries()) {
-                    if (e.status[size_t(l)] == RowStatus::Live) ++live;
+                    if (e.status[size_t(l)] == RowStatus::Live)
+                        ++live;
                     else if (e.removal[size_t(l)].cause.reason == RemovalReason::RingOverwrite)
                         ++overwritten;
                 }
@@ -328,8 +338,8 @@ private slots:
                                      s.append(random_tokens(rng, 10), EntryKind::Generated, 11));
             QCOMPARE(s.state_hash(), hash);
             // An insert in the middle of a full ring is refused like any overfull insert.
-            QVERIFY_THROWS_EXCEPTION(CapacityExceeded,
-                                     s.insert({}, 4, random_tokens(rng, 1), EntryKind::Inserted, 11));
+            QVERIFY_THROWS_EXCEPTION(
+                CapacityExceeded, s.insert({}, 4, random_tokens(rng, 1), EntryKind::Inserted, 11));
         }
     }
 
@@ -352,7 +362,8 @@ private slots:
             }
             const LayerMap& map = ring.layer_map(0);
             std::vector<Item> items;
-            for (int64_t id : map.pos2ledger) items.push_back(Item::of_token(ring.ledger().at(id).token_id));
+            for (int64_t id : map.pos2ledger)
+                items.push_back(Item::of_token(ring.ledger().at(id).token_id));
             std::vector<LayerContext> none(size_t(ring.n_layers()));
             const ForwardOutput fresh =
                 tiny().engine.forward(items, map.rope_pos, none, ForwardOptions{false, false});
@@ -382,7 +393,10 @@ private:
                     const float scale = half.scale[ctx.physical_row(j) * kGroups + size_t(g)];
                     QVERIFY2(std::fabs(scale * code_max - amax) <= 0.07f * amax,
                              qPrintable(QString("row %1 group %2: scale %3 for amax %4")
-                                            .arg(j).arg(g).arg(scale).arg(amax)));
+                                            .arg(j)
+                                            .arg(g)
+                                            .arg(scale)
+                                            .arg(amax)));
                 }
             }
         }
