@@ -7,6 +7,7 @@
 #include "widgets/log_view.h"
 #include "widgets/policy_view.h"
 #include "widgets/record_view.h"
+#include "widgets/ring_view.h"
 #include "widgets/tick_inspector_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/token_strip_view.h"
@@ -38,6 +39,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"log", "Log", Qt::BottomDockWidgetArea, make<LogView>},
         {"policy", "Policy rows", Qt::BottomDockWidgetArea, make<PolicyView>},
         {"ab", "A/B", Qt::BottomDockWidgetArea, make<AbView>},
+        {"ring", "Ring slab", Qt::BottomDockWidgetArea, make<RingView>},
     };
     return views;
 }

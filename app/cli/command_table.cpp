@@ -26,6 +26,7 @@ const std::vector<CommandSpec>& command_table() {
         bench_policies_command(),
         bench_wlod_command(),
         bench_kv_types_command(),
+        bench_ring_command(),
         bench_history_command(),
         // clang-format on
     };

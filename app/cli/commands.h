@@ -39,6 +39,7 @@ CommandSpec bench_policies_command();
 CommandSpec bench_wlod_command();
 CommandSpec bench_history_command();
 CommandSpec bench_kv_types_command();
+CommandSpec bench_ring_command();
 
 // Every command, in the order `kvw --help` lists them.
 const std::vector<CommandSpec>& command_table();

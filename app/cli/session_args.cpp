@@ -16,8 +16,6 @@ std::string names_of(const Enum (&values)[N], const char* (*name)(Enum)) {
 
 constexpr RopePolicy kRopePolicies[] = {RopePolicy::FinalIndex, RopePolicy::Reindex,
                                         RopePolicy::Original};
-constexpr CacheLayout kLayouts[] = {CacheLayout::Contiguous, CacheLayout::BatchSplice,
-                                    CacheLayout::Indirection};
 constexpr KvType kKvTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
                                KvType::Fp8E4M3};
 
@@ -25,6 +23,24 @@ KvType kv_type_option(const CliArgs& args, const std::string& name) {
     const auto t = parse_kv_type(args.get(name));
     if (!t) throw UsageError("--" + name + " takes " + names_of(kKvTypes, kv_type_name));
     return *t;
+}
+
+void read_ring_options(const CliArgs& args, SessionOptions& options) {
+    const bool ring = options.layout == CacheLayout::Ring;
+    for (const char* name :
+         {"ring-mode", "ring-size", "tokens-per-frame", "ring-sinks", "ring-checksum"})
+        if (args.has(name) && !ring)
+            throw UsageError(std::string("--") + name + " needs --layout ring");
+    if (!ring) return;
+    const auto mode = parse_ring_mode(args.get("ring-mode"));
+    if (!mode) throw UsageError(std::string("--ring-mode takes ") + ring_mode_choices());
+    options.ring.mode = *mode;
+    options.ring.sinks = int(args.get_count("ring-sinks", INT32_MAX));
+    options.ring.tokens_per_frame = int(args.get_count("tokens-per-frame", INT32_MAX));
+    if (options.ring.tokens_per_frame < 1)
+        throw UsageError("--tokens-per-frame must be at least 1");
+    options.ring.checksum = args.has("ring-checksum");
+    if (args.has("ring-size")) options.capacity = args.get_count("ring-size", INT64_MAX);
 }
 
 }  // namespace
@@ -47,7 +63,17 @@ OptionTable session_options() {
          "smartkv: the gate sidecar (*.gate.gguf); default: the one beside the model"},
         {"rope", "NAME", "final_index",
          "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
-        {"layout", "NAME", "contiguous", "cache layout: " + names_of(kLayouts, cache_layout_name)},
+        {"layout", "NAME", "contiguous",
+         "cache layout: " + names_of(kCacheLayouts, cache_layout_name)},
+        {"ring-mode", "MODE", "roll",
+         std::string("ring layout: ") + ring_mode_choices() +
+             " (shift the window / write pointer, two-copy read / pointer by whole frames, "
+             "index tables)"},
+        {"ring-size", "T", "", "ring layout: rows per layer (sets --capacity)"},
+        {"tokens-per-frame", "N", "1", "ring layout: rows a block update writes (lut's block)"},
+        {"ring-sinks", "S", "0", "ring layout: first rows never overwritten (StreamingLLM sinks)"},
+        {"ring-checksum", "", "",
+         "ring layout: keep a shadow roll copy, compare every assembled window (guard)"},
         {"k-type", "TYPE", "f32",
          "storage type of cached K rows: " + names_of(kKvTypes, kv_type_name) +
              " (int8, fp8: E4M3 with a scale per row and KV head)"},
@@ -86,8 +112,9 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     if (!rope) throw UsageError("--rope takes " + names_of(kRopePolicies, rope_policy_name));
     options.rope_policy = *rope;
     const auto layout = parse_cache_layout(args.get("layout"));
-    if (!layout) throw UsageError("--layout takes " + names_of(kLayouts, cache_layout_name));
+    if (!layout) throw UsageError("--layout takes " + names_of(kCacheLayouts, cache_layout_name));
     options.layout = *layout;
+    read_ring_options(args, options);
     options.k_type = kv_type_option(args, "k-type");
     options.v_type = kv_type_option(args, "v-type");
     options.wlod_k = int(args.get_count("wlod-k", 1 << 20));

@@ -145,6 +145,7 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             break;
         case K::Rope: controller_.setRopePolicy(c.rope); break;
         case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
+        case K::Layout: controller_.setLayout(c.layout, c.ring); break;
         case K::Guard: controller_.setGuard(c.flag); break;
         case K::Desync: controller_.desync(c.layer, c.row); break;
         case K::Undo: controller_.undo(int(c.count)); break;

@@ -246,6 +246,13 @@ void SessionController::setKvTypes(KvType k, KvType v) {
     post("kv types", [k, v](SessionWorker& w) { w.session().set_kv_types(k, v); });
 }
 
+void SessionController::setLayout(CacheLayout layout, const RingOptions& ring) {
+    post(QString("layout ") + cache_layout_name(layout), [layout, ring](SessionWorker& w) {
+        w.session().set_layout(layout, ring);
+        spdlog::info("cache layout: {} (rows copied)", cache_layout_name(layout));
+    });
+}
+
 void SessionController::setRopePolicy(RopePolicy policy) {
     post(QString("rope ") + rope_policy_name(policy), [policy](SessionWorker& w) {
         w.session().set_rope_policy(policy);

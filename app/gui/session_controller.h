@@ -77,6 +77,7 @@ public slots:
     void stopAb();
     void setRopePolicy(kvw::RopePolicy policy);
     void setKvTypes(kvw::KvType k, kvw::KvType v);
+    void setLayout(kvw::CacheLayout layout, const kvw::RingOptions& ring);
     void setGuard(bool on);
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);

@@ -6,15 +6,22 @@
 namespace kvw {
 
 // Where a layer's logical rows live physically (ARCHITECTURE §4, layouts), chosen per
-// StateManager. All three hold the same logical rows after the same edits, bit for bit.
+// StateManager. All hold the same logical rows after the same edits, bit for bit (the ring
+// until it first overwrites).
 //  Contiguous:  rows in order inside one allocation; every edit moves the rows after it.
 //  BatchSplice: edits are recorded and applied together, one pass of row movement per layer,
 //               when the rows are next read as a block (in practice: once per tick).
 //  Indirection: rows are written once, append-only; a per-layer index gives the logical order;
 //               dead rows are compacted away when they are the majority or space runs out.
-enum class CacheLayout : uint8_t { Contiguous, BatchSplice, Indirection };
+//  Ring:        a fixed window of `capacity` rows; appending to a full one drops its oldest
+//               rows (after S pinned sinks) first (ARCHITECTURE §17; RingOptions).
+enum class CacheLayout : uint8_t { Contiguous, BatchSplice, Indirection, Ring };
 
-const char* cache_layout_name(CacheLayout layout);  // "contiguous", "batch_splice", "indirection"
+// Every layout, in the order lists and help texts name them.
+inline constexpr CacheLayout kCacheLayouts[] = {CacheLayout::Contiguous, CacheLayout::BatchSplice,
+                                                CacheLayout::Indirection, CacheLayout::Ring};
+
+const char* cache_layout_name(CacheLayout layout);  // "contiguous", ..., "ring"
 std::optional<CacheLayout> parse_cache_layout(std::string_view name);
 
 }  // namespace kvw

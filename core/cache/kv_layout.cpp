@@ -48,11 +48,21 @@ void KvLayout::remove(int layer, int row) {
     remove_row(layer, row);
 }
 
+void KvLayout::remove_range(int layer, int row, int n) {
+    check_rows(layer, row, n, rows(layer));
+    if (n > 0) remove_rows(layer, row, n);
+}
+
+void KvLayout::remove_rows(int layer, int row, int n) {
+    for (int i = 0; i < n; ++i) remove_row(layer, row);
+}
+
 void KvLayout::overwrite(int layer, int row, const float* k, const float* v, int n) {
     check_rows(layer, row, n, rows(layer));
     const size_t d = size_t(kv_dim());
     for (int i = 0; i < n; ++i)
         slab_.write(layer, physical_row(layer, row + i), k + size_t(i) * d, v + size_t(i) * d, 1);
+    rows_rewritten(layer, row, n);
 }
 
 void KvLayout::truncate(int layer, int rows) {
@@ -65,6 +75,7 @@ void KvLayout::reset() { reset_rows(); }
 void KvLayout::overwrite_k(int layer, int row, const float* k) {
     check_rows(layer, row, 1, rows(layer));
     slab_.write_k(layer, physical_row(layer, row), k);
+    rows_rewritten(layer, row, 1);
 }
 
 void KvLayout::append_stored(int layer, const KvLayout& src) {
@@ -76,8 +87,9 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
     const std::vector<float> zeros(size_t(n) * size_t(kv_dim()), 0.0f);
     append(layer, zeros.data(), zeros.data(), n);
     for (int r = 0; r < n; ++r)
-        slab_.copy_row(layer, physical_row(layer, first + r), src.slab_,
-                       src.physical_row(layer, r));
+        slab_.copy_rows(layer, physical_row(layer, first + r), src.slab_,
+                        src.physical_row(layer, r), 1);
+    rows_rewritten(layer, first, n);
 }
 
 void KvLayout::read_k(int layer, int row, float* out) const {

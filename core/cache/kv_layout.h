@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/cache/cache_layout.h"
+#include "core/cache/ring_options.h"
 #include "core/cache/row_buffer.h"
 #include "core/engine/forward_types.h"
 
@@ -50,6 +51,8 @@ public:
     void insert(int layer, int row, const float* k, const float* v, int n);
     // Drops row `row`; the rows after it close the gap.
     void remove(int layer, int row);
+    // Drops rows [row, row + n); the rows after them close the gap.
+    void remove_range(int layer, int row, int n);
     // Replaces rows [row, row + n) in place; row + n <= rows.
     void overwrite(int layer, int row, const float* k, const float* v, int n);
     // Drops rows [rows, old rows) of the layer.
@@ -86,11 +89,16 @@ protected:
     virtual int logical_rows(int layer) const = 0;
     virtual void insert_rows(int layer, int row, const float* k, const float* v, int n) = 0;
     virtual void remove_row(int layer, int row) = 0;
+    // Row by row unless the layout moves a range more cheaply (the ring drops its oldest rows).
+    virtual void remove_rows(int layer, int row, int n);
     virtual void truncate_rows(int layer, int rows) = 0;
     virtual void reset_rows() = 0;
     // The slab row holding logical row `row`.
     virtual int physical_row(int layer, int row) const = 0;
     virtual LayerContext layer_view(int layer, int rows) const = 0;
+    // Logical rows [row, row + n) were rewritten in place (overwrite, overwrite_k,
+    // append_stored), for a layout that keeps a second copy of them.
+    virtual void rows_rewritten(int, int, int) {}
 
     // Mutable because batch-splice applies its pending edits on a read: the logical rows, the
     // only state a const caller can observe, stay the same.
@@ -101,7 +109,8 @@ private:
     void check_rows(int layer, int row, int n, int limit) const;
 };
 
+// `ring` is read by the Ring layout only.
 std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim, int capacity,
-                                         KvStorage storage = {});
+                                         KvStorage storage = {}, RingOptions ring = {});
 
 }  // namespace kvw

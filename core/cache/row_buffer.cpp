@@ -41,13 +41,14 @@ void RowBuffer::Plane::move(int layer, int to, int from, int n) {
                  size_t(n) * scale_count() * sizeof(float));
 }
 
-void RowBuffer::Plane::copy_row(int layer, int to, const Plane& src, int from) {
+void RowBuffer::Plane::copy_rows(int layer, int to, const Plane& src, int from, int n) {
     std::memcpy(data[size_t(layer)].data() + size_t(to) * data_bytes(),
-                src.data[size_t(layer)].data() + size_t(from) * data_bytes(), data_bytes());
+                src.data[size_t(layer)].data() + size_t(from) * data_bytes(),
+                size_t(n) * data_bytes());
     if (scales.empty()) return;
     std::memcpy(scales[size_t(layer)].data() + size_t(to) * groups,
                 src.scales[size_t(layer)].data() + size_t(from) * groups,
-                scale_count() * sizeof(float));
+                size_t(n) * scale_count() * sizeof(float));
 }
 
 void RowBuffer::Plane::read(int layer, int row, float* out) const {
@@ -84,12 +85,13 @@ void RowBuffer::move(int layer, int to, int from, int n) {
     bytes_moved_ += uint64_t(n) * row_bytes();
 }
 
-void RowBuffer::copy_row(int layer, int to, const RowBuffer& src, int from) {
+void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int n) {
+    if (n <= 0) return;
     if (src.kv_dim_ != kv_dim_ || src.storage_.k != storage_.k || src.storage_.v != storage_.v ||
         src.storage_.groups != storage_.groups)
         throw std::invalid_argument("kv cache: copying a row between different storages");
-    k_.copy_row(layer, to, src.k_, from);
-    v_.copy_row(layer, to, src.v_, from);
+    k_.copy_rows(layer, to, src.k_, from, n);
+    v_.copy_rows(layer, to, src.v_, from, n);
 }
 
 void RowBuffer::read_k(int layer, int row, float* out) const { k_.read(layer, row, out); }

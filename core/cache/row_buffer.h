@@ -32,9 +32,10 @@ public:
     // K and V of physical rows [from, from + n) to [to, to + n), scales with them; the ranges
     // may overlap.
     void move(int layer, int to, int from, int n);
-    // Physical row `from` of `src` (same kv_dim and storage) to physical row `to`, bytes and
-    // scales as they are: no re-encoding.
-    void copy_row(int layer, int to, const RowBuffer& src, int from);
+    // Physical rows [from, from + n) of `src`'s layer (same kv_dim and storage) to physical rows
+    // [to, to + n) of this one's, bytes and scales as they are: no re-encoding. `src` is
+    // another buffer (a layout's scratch or shadow), so the ranges do not overlap.
+    void copy_rows(int layer, int to, const RowBuffer& src, int from, int n);
 
     // A row decoded to kv_dim floats.
     void read_k(int layer, int row, float* out) const;
@@ -69,7 +70,7 @@ private:
         size_t row_bytes() const { return data_bytes() + scale_count() * sizeof(float); }
         void write(int layer, int row, const float* x);
         void move(int layer, int to, int from, int n);
-        void copy_row(int layer, int to, const Plane& src, int from);
+        void copy_rows(int layer, int to, const Plane& src, int from, int n);
         void read(int layer, int row, float* out) const;
         KvRows rows(int layer) const;
     };

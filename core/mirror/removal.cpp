@@ -7,7 +7,7 @@ namespace {
 constexpr RemovalReason kReasons[] = {
     RemovalReason::Deleted,     RemovalReason::Replaced,  RemovalReason::Reset,
     RemovalReason::TickAborted, RemovalReason::BulkPrune, RemovalReason::StreamingLoss,
-    RemovalReason::Window,
+    RemovalReason::Window,      RemovalReason::RingOverwrite,
 };
 
 }  // namespace
@@ -21,6 +21,7 @@ const char* removal_reason_name(RemovalReason reason) {
         case RemovalReason::BulkPrune: return "bulk_prune";
         case RemovalReason::StreamingLoss: return "streaming_loss";
         case RemovalReason::Window: return "window";
+        case RemovalReason::RingOverwrite: return "ring_overwrite";
     }
     return "?";
 }

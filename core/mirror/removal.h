@@ -16,6 +16,7 @@ enum class RemovalReason : uint8_t {
     StreamingLoss,  // lost the competition between the row leaving the window and the weakest
                     // high-value row
     Window,         // left the window with no high-value budget to compete for
+    RingOverwrite,  // the oldest row of a full ring layout, overwritten by an append
 };
 
 const char* removal_reason_name(RemovalReason reason);  // "deleted", "bulk_prune", ...

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cache/cache_layout.h"
+#include "core/cache/ring_options.h"
 #include "core/math/kv_quant.h"
 #include "core/policy/policy_options.h"
 #include "core/state/action.h"
@@ -29,6 +31,7 @@ enum class ScriptCommandKind {
     Ab,               // ab POLICY S B W [SEED] | ab off  (A/B mode: policy B beside the session's)
     Rope,             // rope final_index|reindex|original
     KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
+    Layout,           // layout NAME [MODE SINKS TOKENS_PER_FRAME]  (ring: ARCHITECTURE §17)
     Guard,            // guard on|off
     Layer,            // layer N
     Select,           // select ROW
@@ -74,6 +77,8 @@ struct ScriptCommand {
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types
     KvType v_type = KvType::F32;
+    CacheLayout layout = CacheLayout::Contiguous;  // layout
+    RingOptions ring;                              // layout ring ..
     ActionList actions;    // inject, apply
     PolicyOptions policy;  // budget, ab (the gate is the `gate` command's text)
 };

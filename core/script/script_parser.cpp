@@ -216,6 +216,25 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
         c.kind = K::KvTypes;
         c.k_type = kv_type(in, "the K storage type");
         c.v_type = kv_type(in, "the V storage type");
+    } else if (word == "layout") {
+        c.kind = K::Layout;
+        const std::string name = in.word("a cache layout");
+        const std::optional<CacheLayout> layout = parse_cache_layout(name);
+        if (!layout)
+            in.fail(ScriptErrorKind::BadValue, "unknown cache layout '" + name +
+                                                   "' (known: contiguous, batch_splice, "
+                                                   "indirection, ring)");
+        c.layout = *layout;
+        if (c.layout == CacheLayout::Ring && !in.at_end()) {
+            const std::string mode = in.word("a ring mode");
+            const std::optional<RingMode> m = parse_ring_mode(mode);
+            if (!m)
+                in.fail(ScriptErrorKind::BadValue, "unknown ring mode '" + mode + "' (known: " +
+                                                       std::string(ring_mode_choices()) + ")");
+            c.ring.mode = *m;
+            if (!in.at_end()) c.ring.sinks = int(in.number("the sink rows", 0));
+            if (!in.at_end()) c.ring.tokens_per_frame = int(in.number("tokens per frame", 1));
+        }
     } else if (word == "guard") {
         c.kind = K::Guard;
         c.flag = in.choice("guard", "on", "off");
@@ -319,6 +338,7 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::Ab: return "ab";
         case K::Rope: return "rope";
         case K::KvTypes: return "kv-types";
+        case K::Layout: return "layout";
         case K::Guard: return "guard";
         case K::Layer: return "layer";
         case K::Select: return "select";

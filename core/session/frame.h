@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,22 @@
 namespace kvw {
 
 struct AbFrame;  // core/eval/ab_compare.h
+// A ring layer's slab (docs/ARCHITECTURE.md §17), for the trace and the views.
+struct RingFrame {
+    int size = 0;           // T, the layer's slab rows
+    int sinks = 0;          // S
+    int filled = 0;         // logical rows held
+    int head = 0;           // ring slot of the oldest ring row
+    int write_pointer = 0;  // ring slot the next ring row goes to
+    int64_t offset = 0;     // rows written since the reset
+    int64_t overwritten = 0;
+    int64_t wraps = 0;
+    RingRanges last_read;          // the two slab ranges the last read assembled
+    std::vector<float> scale_max;  // [slab row] largest K or V scale; empty for unscaled types
+};
+
+// The frame of one layer of a ring (core/session/ring_frame.cpp).
+RingFrame ring_frame(const RingLayout& ring, int layer);
 
 // One layer of the coupled state, row by row, as the views draw it.
 struct LayerFrame {
@@ -30,6 +47,7 @@ struct LayerFrame {
     QuantStats k_stats;
     QuantStats v_stats;
     int64_t nonfinite_scales = 0;
+    std::optional<RingFrame> ring;  // under the ring layout
 
     int rows() const { return int(pos2ledger.size()); }
 };

@@ -46,6 +46,7 @@ Session::Sequence Session::fresh_sequence() const {
     StateOptions so{options_.capacity, options_.rope_policy, options_.guard, options_.layout,
                     std::nullopt,      options_.k_type,      options_.v_type};
     if (options_.wlod_k > 0) so.wlod_k = options_.wlod_k;
+    so.ring = options_.ring;
     s.state = std::make_unique<StateManager>(*engine_, so);
     if (options_.wlod_k > 0) {
         WlodOptions wo;
@@ -209,13 +210,18 @@ void Session::set_rope_policy(RopePolicy policy) {
                 {"state_hash", hash_hex(state_hash())}});
 }
 
-void Session::set_layout(CacheLayout layout) {
+void Session::set_layout(CacheLayout layout) { set_layout(layout, options_.ring); }
+
+void Session::set_layout(CacheLayout layout, const RingOptions& ring) {
+    state_->set_layout(layout, ring);
     options_.layout = layout;
-    state_->set_layout(layout);
-    trace_.add({{"event", "set_layout"},
-                {"tick", tick_},
-                {"name", cache_layout_name(layout)},
-                {"state_hash", hash_hex(state_hash())}});
+    options_.ring = ring;
+    nlohmann::json event = {{"event", "set_layout"},
+                            {"tick", tick_},
+                            {"name", cache_layout_name(layout)},
+                            {"state_hash", hash_hex(state_hash())}};
+    if (layout == CacheLayout::Ring) event["ring"] = ring_options_json(ring);
+    trace_.add(std::move(event));
 }
 
 void Session::set_kv_types(KvType k, KvType v) {

@@ -33,6 +33,7 @@ struct SessionOptions {
     int64_t capacity = 0;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
+    RingOptions ring;  // the ring layout's mode, sinks, tokens_per_frame (ARCHITECTURE §17)
     KvType k_type = KvType::F32;  // storage types of the cached K and V rows
     KvType v_type = KvType::F32;
     std::string proposer = "manual";  // a name of policy_table()
@@ -96,6 +97,8 @@ public:
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
     void set_layout(CacheLayout layout);
+    // The same with the ring's options (a ring moves to new options the same way).
+    void set_layout(CacheLayout layout, const RingOptions& ring);
     // Stores the cache's K and V in other types (StateManager::set_kv_types).
     void set_kv_types(KvType k, KvType v);
     void set_guard(bool on);

@@ -73,6 +73,7 @@ std::shared_ptr<Frame> Session::frame() const {
         layer.k_stats = state_->cache().k_stats(l);
         layer.v_stats = state_->cache().v_stats(l);
         layer.nonfinite_scales = state_->cache().nonfinite_scales(l);
+        if (const RingLayout* ring = state_->ring()) layer.ring = ring_frame(*ring, l);
         f->layers.push_back(std::move(layer));
     }
     f->drift_measured = drift_current_;

@@ -130,6 +130,12 @@ TickResult Session::tick(std::optional<int32_t> forced) {
                             {"invariants_pass", invariants_.all_passed()},
                             {"state_hash", hash_hex(state_hash())}};
     if (forced) event["forced"] = true;
+    if (const RingLayout* ring = state_->ring()) {
+        nlohmann::json layers = nlohmann::json::array();
+        for (int l = 0; l < ring->n_layers(); ++l)
+            layers.push_back(ring_frame_json(ring_frame(*ring, l)));
+        event["ring"] = std::move(layers);
+    }
     trace_.add(std::move(event));
     return result;
 }

@@ -40,6 +40,7 @@ nlohmann::json trace_header(const SessionOptions& o) {
                           {"boost", o.brightness.boost},
                           {"initial", o.brightness.initial},
                           {"max", o.brightness.max}}}};
+    if (o.layout == CacheLayout::Ring) h["ring"] = ring_options_json(o.ring);
     // wLOD regenerates the cache every tick, so a replay needs its settings; absent: off.
     if (o.wlod_k > 0)
         h["wlod"] = {{"k", o.wlod_k},
@@ -61,6 +62,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
         const auto layout = parse_cache_layout(h.get<std::string>("layout"));
         if (!layout) throw TraceError("header: unknown layout", 1, file);
         o.layout = *layout;
+        if (h.has("ring")) o.ring = ring_options_from_json(h.object("ring"));
         o.k_type = kv_type_of(h.get_or<std::string>("k_type", "f32"), "k_type", file);
         o.v_type = kv_type_of(h.get_or<std::string>("v_type", "f32"), "v_type", file);
         o.proposer = h.get<std::string>("proposer");
@@ -104,6 +106,37 @@ PolicyOptions policy_options_from_json(const JsonFields& p) {
     o.seed = p.get<uint64_t>("seed");
     o.gate = p.get<std::string>("gate");
     return o;
+}
+
+nlohmann::json ring_options_json(const RingOptions& o) {
+    return {{"mode", ring_mode_name(o.mode)},
+            {"sinks", o.sinks},
+            {"tokens_per_frame", o.tokens_per_frame},
+            {"checksum", o.checksum}};
+}
+
+RingOptions ring_options_from_json(const JsonFields& r) {
+    RingOptions o;
+    const std::string mode = r.get<std::string>("mode");
+    const std::optional<RingMode> m = parse_ring_mode(mode);
+    if (!m)
+        throw JsonError(JsonFaultKind::WrongType, "ring.mode",
+                        "is \"" + mode + "\", expected one of " + ring_mode_choices());
+    o.mode = *m;
+    o.sinks = r.get<int>("sinks");
+    o.tokens_per_frame = r.get<int>("tokens_per_frame");
+    o.checksum = r.get<bool>("checksum");
+    return o;
+}
+
+nlohmann::json ring_frame_json(const RingFrame& r) {
+    return {{"offset", r.offset},
+            {"filled", r.filled},
+            {"pointer", r.write_pointer},
+            {"wraps", r.wraps},
+            {"read",
+             {r.last_read.tail_begin, r.last_read.tail_end, r.last_read.head_begin,
+              r.last_read.head_end}}};
 }
 
 nlohmann::json tick_result_json(const TickResult& r) {

@@ -15,6 +15,13 @@ nlohmann::json tick_result_json(const TickResult& result);
 nlohmann::json policy_options_json(const PolicyOptions& options);
 // Throws JsonError naming the key.
 PolicyOptions policy_options_from_json(const JsonFields& fields);
+// The ring layout's options ({"mode", "sinks", "tokens_per_frame", "checksum"}); the reader
+// throws JsonError naming the key, RingError is left to the layout.
+nlohmann::json ring_options_json(const RingOptions& options);
+RingOptions ring_options_from_json(const JsonFields& fields);
+// A ring layer's pointer state as a tick event records it: offset, filled, pointer and the two
+// slab ranges the last read assembled, so that a run can be grepped (docs/ARCHITECTURE.md §17).
+nlohmann::json ring_frame_json(const RingFrame& ring);
 nlohmann::json actions_json(const ActionList& actions);
 // Throws TraceError (line of `file`) when the event's "actions" field is not an action list.
 ActionList actions_from_event(const nlohmann::json& event, size_t line,

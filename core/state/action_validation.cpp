@@ -287,6 +287,8 @@ void check_capacity(const ActionList& list, const std::vector<std::vector<int>>&
     std::vector<int64_t> rows(shape.rows_per_layer.begin(), shape.rows_per_layer.end());
     std::vector<bool> reported(rows.size(), false);
     for (const int index : application_order(list)) {
+        if (shape.adds_overwrite && std::holds_alternative<AddAction>(list[size_t(index)].op))
+            continue;
         const int64_t delta = row_delta(list[size_t(index)], shape);
         std::string overflows;  // each layer is reported once, at the action that overfills it
         for (const int l : layers_of[size_t(index)]) {

@@ -12,6 +12,9 @@ namespace kvw {
 struct SequenceShape {
     std::vector<int> rows_per_layer;  // live rows of each layer before the list
     int capacity = 0;                 // rows each layer can hold
+    // A ring layout (ARCHITECTURE §17): adds overwrite the oldest rows instead of overfilling;
+    // the StateManager refuses only an append longer than the ring.
+    bool adds_overwrite = false;
     int vocab_size = 0;
     // wLOD (ARCHITECTURE §14): [layer][row] 0 for a token row, else the gist's level; empty
     // when unknown (then collapse / expand are checked by the StateManager alone).

@@ -101,6 +101,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
         }
         out.push_back(rope);
     }
+    check_ring(out);
     return out;
 }
 

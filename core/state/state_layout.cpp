@@ -4,10 +4,14 @@
 
 namespace kvw {
 
-void StateManager::set_layout(CacheLayout layout) {
-    if (layout == cache_->layout()) return;
+void StateManager::set_layout(CacheLayout layout) { set_layout(layout, ring_options_); }
+
+void StateManager::set_layout(CacheLayout layout, const RingOptions& ring) {
+    if (layout == cache_->layout() && (layout != CacheLayout::Ring || ring == ring_options_))
+        return;
     auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), cache_->capacity(),
-                               cache_->storage());
+                               cache_->storage(), ring);
+    ring_options_ = ring;
     // The logical rows are copied as they are stored, stale ones included: a layout is where
     // rows live, not what they hold, so the state hash does not change.
     for (int l = 0; l < cache_->n_layers(); ++l) next->append_stored(l, *cache_);
@@ -21,7 +25,7 @@ void StateManager::set_kv_types(KvType k, KvType v) {
     checked_capacity(cache_->capacity(), c.max_context, c.n_layers, c.kv_dim(),
                      memory_budget_.value_or(default_cache_memory_budget()), storage);
     auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),
-                               cache_->capacity(), storage);
+                               cache_->capacity(), storage, ring_options_);
     std::vector<float> k_row(size_t(cache_->kv_dim())), v_row(k_row.size());
     for (int l = 0; l < cache_->n_layers(); ++l)
         for (int r = 0; r < cache_->rows(l); ++r) {

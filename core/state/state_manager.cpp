@@ -38,10 +38,11 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
       ledger_(engine.model().config.n_layers),
       maps_(size_t(engine.model().config.n_layers)),
       memory_budget_(options.memory_budget),
+      ring_options_(options.ring),
       cache_(make_kv_layout(options.layout, engine.model().config.n_layers,
                             engine.model().config.kv_dim(),
                             cache_capacity(options, engine.model().config),
-                            storage_of(options, engine.model().config))),
+                            storage_of(options, engine.model().config), options.ring)),
       wlod_k_(options.wlod_k) {
     if (wlod_k_ < 2)
         throw StateError(StateErrorKind::WlodShape, "options",
@@ -184,6 +185,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
                                                int64_t tick) {
     validate_tokens(tokens, "append");
     const int n = int(tokens.size());
+    make_ring_room(n, tick);
     for (int l = 0; l < n_layers(); ++l) cache_->check_room(l, n);
 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);

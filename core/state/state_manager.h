@@ -9,6 +9,7 @@
 
 #include "core/cache/cache_layout.h"
 #include "core/cache/kv_layout.h"
+#include "core/cache/ring_layout.h"
 #include "core/engine/transformer.h"
 #include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
@@ -38,6 +39,8 @@ struct StateOptions {
     // Tokens per wLOD block (ARCHITECTURE §14): a level-1 gist stands for K tokens, a level-2
     // gist for K² tokens.
     int wlod_k = 32;
+    // The ring layout's mode, sinks and block size (ARCHITECTURE §17); read when layout is Ring.
+    RingOptions ring = {};
 };
 
 // The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
@@ -70,6 +73,11 @@ public:
                       int64_t tick);
     // Empties the cache and every pos2ledger; records still live become Removed at `tick`.
     void reset(int64_t tick);
+
+    // ---- ring layout (ARCHITECTURE §17; core/state/state_ring.cpp) ---------------------------
+    // The ring layout, or null under any other layout.
+    const RingLayout* ring() const;
+    const RingOptions& ring_options() const { return ring_options_; }
 
     // ---- wLOD primitives (ARCHITECTURE §14; core/state/state_wlod.cpp) ----------------------
     // Replaces the K rows of the aligned whole block starting at `row` (level 1: K token rows;
@@ -133,6 +141,8 @@ public:
     // Moves the cache to another layout, copying every layer's logical rows; the state hash
     // stays the same. Both caches are held for the length of the copy.
     void set_layout(CacheLayout layout);
+    // The same, with the ring's options (a live ring moves to new options the same way).
+    void set_layout(CacheLayout layout, const RingOptions& ring);
     // Stores K and V in other types: every logical row is decoded and encoded again in a new
     // cache of the same layout and capacity (checked against the memory budget first; a stale
     // row stays stale). Both caches are held for the length of the copy.
@@ -164,6 +174,12 @@ private:
     void between_blades(const char* primitive);
     void end_primitive(const std::vector<int>& layers, const char* primitive);
     void reindex_layer(int layer);
+    // Before an append of n rows to a full ring: the oldest ring rows of every layer leave
+    // (cache, pos2ledger, ledger reason RingOverwrite); CapacityExceeded when n rows do not
+    // fit beside the sinks. Nothing happens under other layouts or while there is room.
+    void make_ring_room(int n, int64_t tick);
+    // The ring checks, one result per check and layer (check_invariants appends them).
+    void check_ring(std::vector<InvariantResult>& out) const;
     void do_remove(const std::vector<int>& layers, int row, int64_t tick, RemovalCause cause);
     void do_insert(const std::vector<int>& layers, int row, std::span<const int32_t> tokens,
                    EntryKind kind, int64_t tick);
@@ -193,6 +209,7 @@ private:
     Ledger ledger_;
     std::vector<LayerMap> maps_;
     std::optional<uint64_t> memory_budget_;
+    RingOptions ring_options_;
     std::unique_ptr<KvLayout> cache_;
     std::vector<float> last_logits_;
     std::vector<std::vector<float>> last_attention_mass_;

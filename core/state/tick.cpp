@@ -27,6 +27,7 @@ SequenceShape sequence_shape(const StateManager& state) {
     SequenceShape shape;
     for (int l = 0; l < state.n_layers(); ++l) shape.rows_per_layer.push_back(state.rows(l));
     shape.capacity = state.cache().capacity();
+    shape.adds_overwrite = state.ring() != nullptr;
     shape.vocab_size = state.engine().model().config.vocab_size;
     shape.wlod_k = state.wlod_k();
     const int32_t bos = state.engine().model().tokenizer.bos_id();

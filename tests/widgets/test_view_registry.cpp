@@ -30,7 +30,8 @@ private slots:
             view->setSelection(1, 5);
         }
         QCOMPARE(names, (QSet<QString>{"tokens", "maps", "invariants", "actions", "tick",
-                                       "timeline", "log", "wlod", "record", "policy", "ab"}));
+                                       "timeline", "log", "wlod", "record", "policy", "ab",
+                                       "ring"}));
     }
 };
 

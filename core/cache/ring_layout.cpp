@@ -1,0 +1,265 @@
+#include "core/cache/ring_layout.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+namespace kvw {
+
+namespace {
+
+// Rows of a buffer that only a mode needs; the others get one row (RowBuffer wants capacity > 0).
+int rows_if(bool needed, int capacity) { return needed ? capacity : 1; }
+
+int mod(int64_t a, int m) { return int(((a % m) + m) % m); }
+
+// K or V of slab row `pa` in `a` against row `pb` in `b`, bytes and scales.
+bool same_half(const KvRows& a, size_t pa, const KvRows& b, size_t pb, int kv_dim, int groups) {
+    const size_t bytes = size_t(kv_dim) * size_t(kv_type_bytes(a.type));
+    if (std::memcmp(a.row(pa, kv_dim), b.row(pb, kv_dim), bytes) != 0) return false;
+    if (!a.scale) return true;
+    return std::memcmp(a.scale + pa * size_t(groups), b.scale + pb * size_t(groups),
+                       size_t(groups) * sizeof(float)) == 0;
+}
+
+std::string range_text(const RingRanges& r) {
+    return "[" + std::to_string(r.tail_begin) + "," + std::to_string(r.tail_end) + ")+[" +
+           std::to_string(r.head_begin) + "," + std::to_string(r.head_end) + ")";
+}
+
+}  // namespace
+
+RingLayout::RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage,
+                       RingOptions options)
+    : KvLayout(n_layers, kv_dim, capacity, storage),
+      options_((check_ring_options(options, capacity), options)),
+      layers_(size_t(n_layers)),
+      scratch_(n_layers, kv_dim, rows_if(options.mode != RingMode::Roll, capacity), storage),
+      shadow_(n_layers, kv_dim, rows_if(options.checksum, capacity), storage) {
+    if (options_.mode != RingMode::Lut) return;
+    const int S = options_.sinks, R = ring_slots(), block = options_.tokens_per_frame;
+    for (int b = 0; b < R / block; ++b) {
+        std::vector<int32_t> table(static_cast<size_t>(capacity));
+        for (int j = 0; j < capacity; ++j)
+            table[size_t(j)] = j < S ? j : S + mod(int64_t(b) * block + j - S, R);
+        tables_.push_back(std::move(table));
+    }
+}
+
+int RingLayout::sink_rows(int layer) const {
+    return std::min(options_.sinks, layers_.at(size_t(layer)).rows);
+}
+
+int RingLayout::write_pointer(int layer) const {
+    return (state(layer).head + ring_rows(layer)) % ring_slots();
+}
+
+int RingLayout::physical_row(int layer, int row) const {
+    const int S = options_.sinks;
+    return row < S ? row : S + (layers_[size_t(layer)].head + row - S) % ring_slots();
+}
+
+RingRanges RingLayout::read_ranges(int layer, int rows) const {
+    const int n = rows < 0 ? this->rows(layer) : rows;
+    const int S = options_.sinks;
+    const int m = std::max(n - S, 0);  // ring rows read
+    const int start = S + layers_[size_t(layer)].head;
+    const int tail = std::min(m, capacity() - start);
+    return RingRanges{start, start + tail, S, S + m - tail};
+}
+
+// ---- edits --------------------------------------------------------------------------------------
+
+void RingLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
+    RingLayerState& L = layers_[size_t(layer)];
+    if (row < L.rows) {  // in the middle: as contiguous, once physical order is logical
+        normalise(layer);
+        slab_.move(layer, row + n, row, L.rows - row);
+        slab_.write(layer, row, k, v, n);
+    } else {  // at the end: at the write pointer, wrapping once at the slab end
+        const int p = physical_row(layer, row);
+        const int first = std::min(n, capacity() - p);
+        slab_.write(layer, p, k, v, first);
+        const size_t d = size_t(kv_dim());
+        slab_.write(layer, options_.sinks, k + size_t(first) * d, v + size_t(first) * d, n - first);
+    }
+    if (options_.checksum) {
+        shadow_.move(layer, row + n, row, L.rows - row);
+        shadow_.write(layer, row, k, v, n);
+    }
+    L.rows += n;
+    L.offset += n;
+    spdlog::debug("[KV-Profile] ring update layer={} new_len={} offset={} filled={} pointer={}",
+                  layer, n, L.offset, L.rows, write_pointer(layer));
+}
+
+void RingLayout::remove_rows(int layer, int row, int n) {
+    RingLayerState& L = layers_[size_t(layer)];
+    if (options_.checksum) shadow_.move(layer, row, row + n, L.rows - row - n);
+    if (row == sink_rows(layer) && row == options_.sinks) {
+        drop_front(layer, n);
+        return;
+    }
+    normalise(layer);
+    slab_.move(layer, row, row + n, L.rows - row - n);
+    L.rows -= n;
+    L.removed += n;
+}
+
+// The oldest ring rows leave. Roll shifts the rows kept towards the sinks (turning the ring
+// back by n, so its head stays slot 0); Pointer and Lut advance the head. Lut turns back to a
+// block boundary when the head left one.
+void RingLayout::drop_front(int layer, int n) {
+    RingLayerState& L = layers_[size_t(layer)];
+    const int S = options_.sinks;
+    const int left = ring_rows(layer) - n;
+    L.dropped += n;
+    L.rows -= n;
+    if (options_.mode == RingMode::Roll) {
+        slab_.move(layer, S, S + n, left);
+        L.rotated += n;
+    } else {
+        L.head = (L.head + n) % ring_slots();
+    }
+    if (left == 0) {  // an empty ring starts again at slot 0
+        L.rotated += L.head;
+        L.head = 0;
+    }
+    if (options_.mode == RingMode::Lut && L.head % options_.tokens_per_frame != 0) {
+        normalise(layer);
+        ++L.realigns;
+    }
+}
+
+void RingLayout::truncate_rows(int layer, int rows) {
+    RingLayerState& L = layers_[size_t(layer)];
+    L.removed += L.rows - rows;
+    L.rows = rows;
+    if (ring_rows(layer) == 0) {
+        L.rotated += L.head;
+        L.head = 0;
+    }
+}
+
+void RingLayout::reset_rows() { std::fill(layers_.begin(), layers_.end(), RingLayerState{}); }
+
+void RingLayout::normalise(int layer) {
+    RingLayerState& L = layers_[size_t(layer)];
+    if (L.head == 0) return;
+    const int S = options_.sinks, m = ring_rows(layer);
+    assemble(layer, L.rows);
+    slab_.copy_rows(layer, S, scratch_, S, m);
+    slab_.count_moved(uint64_t(m) * slab_.row_bytes());
+    L.rotated += L.head;
+    L.head = 0;
+}
+
+void RingLayout::rows_rewritten(int layer, int row, int n) {
+    if (!options_.checksum) return;
+    for (int r = row; r < row + n; ++r)
+        shadow_.copy_rows(layer, r, slab_, physical_row(layer, r), 1);
+}
+
+// ---- reads
+// ----------------------------------------------------------------------------------------
+
+// Always the same three copies, whatever the pointer: the sinks, the tail part, the head part
+// (an empty one copies nothing).
+void RingLayout::assemble(int layer, int rows) const {
+    const RingRanges r = read_ranges(layer, rows);
+    const int s = std::min(options_.sinks, rows);
+    const int tail = r.tail_end - r.tail_begin;
+    scratch_.copy_rows(layer, 0, slab_, 0, s);
+    scratch_.copy_rows(layer, s, slab_, r.tail_begin, tail);
+    scratch_.copy_rows(layer, s + tail, slab_, r.head_begin, r.head_end - r.head_begin);
+    bytes_assembled_ += uint64_t(rows) * slab_.row_bytes();
+}
+
+LayerContext RingLayout::window(int layer, int rows) const {
+    switch (options_.mode) {
+        case RingMode::Pointer:
+            assemble(layer, rows);
+            return LayerContext{rows, scratch_.k_rows(layer), scratch_.v_rows(layer)};
+        case RingMode::Lut:
+            return LayerContext{
+                rows, slab_.k_rows(layer), slab_.v_rows(layer),
+                tables_[size_t(layers_[size_t(layer)].head / options_.tokens_per_frame)].data()};
+        case RingMode::Roll: break;
+    }
+    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
+}
+
+LayerContext RingLayout::layer_view(int layer, int rows) const {
+    RingLayerState& L = layers_[size_t(layer)];
+    L.last_read = read_ranges(layer, rows);
+    if (spdlog::should_log(spdlog::level::debug))
+        spdlog::debug(
+            "[KV-Profile] ring read layer={} rows={} offset={} filled={} pointer={} "
+            "assembled={}",
+            layer, rows, L.offset, L.rows, write_pointer(layer), range_text(L.last_read));
+    return window(layer, rows);
+}
+
+// ---- checks -------------------------------------------------------------------------------------
+
+std::string RingLayout::check_pointer(int layer) const {
+    const RingLayerState& L = state(layer);
+    const int R = ring_slots();
+    const int m = ring_rows(layer);
+    if (m < 0 || m > R)
+        return "ring rows " + std::to_string(m) + " outside [0, " + std::to_string(R) + "]";
+    if (L.head < 0 || L.head >= R) return "head " + std::to_string(L.head) + " outside the ring";
+    if (mod(L.dropped - L.rotated, R) != L.head)
+        return "head " + std::to_string(L.head) + " but dropped " + std::to_string(L.dropped) +
+               " - rotated " + std::to_string(L.rotated) + " is " +
+               std::to_string(mod(L.dropped - L.rotated, R)) + " mod " + std::to_string(R);
+    if (options_.mode == RingMode::Roll && L.head != 0)
+        return "roll: head " + std::to_string(L.head) + " is not slot 0";
+    if (options_.mode == RingMode::Lut && L.head % options_.tokens_per_frame != 0)
+        return "lut: head " + std::to_string(L.head) + " is not on a block of " +
+               std::to_string(options_.tokens_per_frame);
+    if (L.offset - L.dropped - L.removed != L.rows)
+        return "offset " + std::to_string(L.offset) + " - dropped " + std::to_string(L.dropped) +
+               " - removed " + std::to_string(L.removed) + " is not the " + std::to_string(L.rows) +
+               " rows held";
+    return {};
+}
+
+std::string RingLayout::check_window(int layer) const {
+    const int n = rows(layer);
+    const RingRanges r = read_ranges(layer, n);
+    const int tail = r.tail_end - r.tail_begin, head = r.head_end - r.head_begin;
+    if (r.tail_begin != options_.sinks + state(layer).head || tail + head != ring_rows(layer) ||
+        r.head_begin != options_.sinks || (head > 0 && r.tail_end != capacity()) ||
+        r.tail_end > capacity())
+        return "assembled ranges " + range_text(r) + " are not the " +
+               std::to_string(ring_rows(layer)) + " ring rows from slot " +
+               std::to_string(state(layer).head) + " in two contiguous parts";
+    const LayerContext ctx = window(layer, n);
+    const int groups = storage().groups;
+    for (int j = 0; j < n; ++j) {
+        const size_t p = size_t(physical_row(layer, j));
+        if (!same_half(ctx.k, ctx.physical_row(j), slab_.k_rows(layer), p, kv_dim(), groups) ||
+            !same_half(ctx.v, ctx.physical_row(j), slab_.v_rows(layer), p, kv_dim(), groups))
+            return "assembled row " + std::to_string(j) + " (K/V or scales) is not slab row " +
+                   std::to_string(p);
+    }
+    return {};
+}
+
+std::string RingLayout::check_checksum(int layer) const {
+    if (!options_.checksum) return {};
+    const int n = rows(layer);
+    const LayerContext ctx = window(layer, n);
+    const int groups = storage().groups;
+    for (int j = 0; j < n; ++j)
+        if (!same_half(ctx.k, ctx.physical_row(j), shadow_.k_rows(layer), size_t(j), kv_dim(),
+                       groups) ||
+            !same_half(ctx.v, ctx.physical_row(j), shadow_.v_rows(layer), size_t(j), kv_dim(),
+                       groups))
+            return "assembled row " + std::to_string(j) + " differs from the shadow roll cache";
+    return {};
+}
+
+}  // namespace kvw

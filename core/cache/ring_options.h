@@ -1,0 +1,44 @@
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace kvw {
+
+// How the ring layout (docs/ARCHITECTURE.md §17) keeps its window of T = capacity rows:
+//  Roll:    physical order == logical order; dropping the oldest rows shifts the window (one
+//           memmove of the rows kept), new rows are written at the tail.
+//  Pointer: rows stay where they were written; a write pointer goes round the T - S ring slots
+//           and a read assembles the window oldest -> newest into a scratch with always two
+//           copies (the tail part from the oldest slot to the slab end, then the head part).
+//  Lut:     as Pointer, but the oldest slot sits on a block of tokens_per_frame rows, so a read
+//           is one of (T - S) / tokens_per_frame precomputed index tables: no copy.
+enum class RingMode : uint8_t { Roll, Pointer, Lut };
+
+const char* ring_mode_name(RingMode mode);  // "roll", "pointer", "lut"
+std::optional<RingMode> parse_ring_mode(std::string_view name);
+const char* ring_mode_choices();  // "roll|pointer|lut"
+
+struct RingOptions {
+    RingMode mode = RingMode::Roll;
+    int sinks = 0;             // S: the first S logical rows are never overwritten (StreamingLLM)
+    int tokens_per_frame = 1;  // rows an update of block decoding writes; Lut's block size
+    bool checksum = false;     // keep a shadow roll copy and compare every assembled window
+    bool operator==(const RingOptions&) const = default;
+};
+
+// Ring options that do not fit a ring of `capacity` rows. what() names the option and why.
+class RingError : public std::invalid_argument {
+public:
+    explicit RingError(const std::string& what) : std::invalid_argument("ring: " + what) {}
+};
+
+// Throws RingError unless 0 <= sinks < capacity, tokens_per_frame >= 1, and for Lut
+// tokens_per_frame divides capacity - sinks and the index tables fit kMaxLutBytes.
+void check_ring_options(const RingOptions& options, int capacity);
+
+// Lut keeps (T - S) / tokens_per_frame tables of T int32 entries; beyond this it is refused.
+inline constexpr size_t kMaxLutBytes = size_t(64) << 20;
+
+}  // namespace kvw
