@@ -15,6 +15,7 @@
 #include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
+#include "app/gui/wlod_dialog.h"
 #include "core/script/script_reference.h"
 #include "widgets/frame_view.h"
 #include "widgets/view_export.h"
@@ -159,6 +160,16 @@ void add_main_menus(MainWindow& window) {
     };
     session->addActions(session_actions);
     keyed << session_actions;
+    session->addSeparator();
+    QAction* wlod = session->addAction("wLOD tree…", &window, [&window] {
+        const FramePtr frame = window.controller().lastFrame();
+        WlodDialog dialog(frame ? frame->wlod_k : 0, frame ? frame->wlod_max : 0, &window);
+        if (dialog.exec() == QDialog::Accepted) window.setWlod(dialog.k(), dialog.wMax());
+    });
+    wlod->setObjectName("wlodSettings");
+    wlod->setToolTip(
+        "Turn the wLOD working-context tree on with K and W_max, change them, or "
+        "turn it off");
 
     QMenu* help = bar->addMenu("&Help");
     help->addAction("Keyboard shortcuts", &window, [&window, keyed] {

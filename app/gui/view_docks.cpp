@@ -79,8 +79,8 @@ void ViewDocks::setFrame(const FramePtr& frame) const {
     for (FrameView* v : views_) v->setFrame(frame);
 }
 
-void ViewDocks::setSelection(int layer, int row) const {
-    for (FrameView* v : views_) v->setSelection(layer, row);
+void ViewDocks::setSelection(int layer, int row, int count) const {
+    for (FrameView* v : views_) v->setSelection(layer, row, count);
 }
 
 }  // namespace kvw

@@ -28,7 +28,7 @@ public:
     void arrange(QMainWindow* window) const;
 
     void setFrame(const FramePtr& frame) const;
-    void setSelection(int layer, int row) const;
+    void setSelection(int layer, int row, int count = 1) const;
 
 private:
     std::vector<FrameView*> views_;
