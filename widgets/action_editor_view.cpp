@@ -100,7 +100,7 @@ void ActionEditorView::setFrame(FramePtr frame) {
     queued_->setActions(frame->injected);
 }
 
-void ActionEditorView::setSelection(int layer, int row) {
+void ActionEditorView::setSelection(int layer, int row, int /*count*/) {
     layer_ = layer;
     form_->setRow(row);
 }

@@ -31,7 +31,7 @@ public:
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
-    void setSelection(int layer, int row) override;
+    void setSelection(int layer, int row, int count = 1) override;
 
 private:
     bool submitJson(bool apply_now);

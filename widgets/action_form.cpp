@@ -48,6 +48,7 @@ ActionForm::ActionForm(QWidget* parent)
       ids_(new QLineEdit(this)),
       text_(new QLineEdit(this)),
       token_(spin("tokenId", this)),
+      level_(spin("level", this)),
       layers_(new QLineEdit(this)) {
     kind_->setObjectName("kind");
     use_ids_->setObjectName("useIds");
@@ -55,7 +56,9 @@ ActionForm::ActionForm(QWidget* parent)
     ids_->setObjectName("tokenIds");
     text_->setObjectName("text");
     layers_->setObjectName("layers");
-    kind_->addItems({"delete", "replace_pair", "insert", "add"});
+    kind_->addItems({"delete", "replace_pair", "insert", "add", "collapse", "expand"});
+    level_->setRange(1, 2);
+    level_->setToolTip("wLOD level of the gist: 1 (K tokens) or 2 (K² tokens)");
     ids_->setPlaceholderText("e.g. 1234, 56");
     text_->setPlaceholderText("tokenized by the session");
     layers_->setPlaceholderText("all layers (or e.g. 0, 2)");
@@ -69,6 +72,7 @@ ActionForm::ActionForm(QWidget* parent)
     form_->addRow(use_ids_, ids_);
     form_->addRow(use_text_, text_);
     form_->addRow("token id", token_);
+    form_->addRow("level", level_);
     form_->addRow("layers", layers_);
 
     connect(kind_, &QComboBox::currentIndexChanged, this, &ActionForm::updateFields);
@@ -84,7 +88,9 @@ bool ActionForm::byText() const {
 void ActionForm::updateFields() {
     const int kind = kind_->currentIndex();
     const bool new_tokens = kind == ReplacePair || kind == Insert;
-    form_->setRowVisible(pos_, kind == Delete || kind == Insert);
+    form_->setRowVisible(pos_,
+                         kind == Delete || kind == Insert || kind == Collapse || kind == Expand);
+    form_->setRowVisible(level_, kind == Collapse);
     form_->setRowVisible(pos1_, kind == ReplacePair);
     form_->setRowVisible(pos2_, kind == ReplacePair);
     form_->setRowVisible(ids_, new_tokens);
@@ -142,6 +148,10 @@ ActionForm::Result ActionForm::read() const {
             result.action = Action{ReplacePairAction{first, pos2_->value(), ids}, *layers};
             break;
         case Insert: result.action = Action{InsertAction{first, ids}, *layers}; break;
+        case Collapse:
+            result.action = Action{CollapseAction{first, level_->value()}, *layers};
+            break;
+        case Expand: result.action = Action{ExpandAction{first}, *layers}; break;
         default: result.action = Action{AddAction{token_->value()}, {}}; break;
     }
     return result;

@@ -20,15 +20,16 @@ namespace kvw {
 std::optional<std::vector<int>> parse_int_list(const QString& text, QString* error);
 
 // A form for one action: its type, then that type's fields (delete: pos; replace_pair: pos1,
-// pos2 and new tokens; insert: pos and new tokens; add: token id) and the layers it is
-// restricted to. New tokens are ids, or text that the controller tokenizes.
+// pos2 and new tokens; insert: pos and new tokens; add: token id; collapse: pos and level;
+// expand: pos) and the layers it is restricted to. New tokens are ids, or text that the
+// controller tokenizes.
 class ActionForm : public QWidget {
     Q_OBJECT
 public:
     explicit ActionForm(QWidget* parent = nullptr);
 
     // The combo's entries, in this order.
-    enum Kind { Delete, ReplacePair, Insert, Add };
+    enum Kind { Delete, ReplacePair, Insert, Add, Collapse, Expand };
 
     // What the fields say: an action; or, for new tokens given as text, the text with its kind
     // and rows (pos2 -1 for insert); or an error naming the field.
@@ -59,6 +60,7 @@ private:
     QLineEdit* ids_;
     QLineEdit* text_;
     QSpinBox* token_;
+    QSpinBox* level_;
     QLineEdit* layers_;
 };
 

@@ -34,10 +34,13 @@ public:
 public slots:
     // Shows the frame. Called on the UI thread with every frame the session publishes.
     virtual void setFrame(kvw::FramePtr frame) = 0;
-    // The row selected anywhere in the window (row -1: none) and the layer the window shows.
-    virtual void setSelection(int layer, int row) {
+    // The rows [row, row + count) selected anywhere in the window (row -1: none) and the layer
+    // the window shows. count is 1 but for a span (a wLOD node's rows); a view that shows one
+    // row shows `row`. Overrides repeat the default, so that it is the same whatever the type.
+    virtual void setSelection(int layer, int row, int count = 1) {
         Q_UNUSED(layer);
         Q_UNUSED(row);
+        Q_UNUSED(count);
     }
     // The past tick the window shows, -1 while it shows the live session.
     virtual void setShownTick(qint64 tick) { Q_UNUSED(tick); }
@@ -47,6 +50,8 @@ signals:
     // The user picked a tick of the current sequence to look at (the timeline, a record's
     // history); the window shows that tick's Frame.
     void tickChosen(qint64 tick);
+    // A span of rows [row, row + count) selected here (a wLOD node's).
+    void rowsSelected(int layer, int row, int count);
     void layerSelected(int layer);
     // applyNow: Step 4 now (Session::apply_now); otherwise queued for the next tick (inject).
     void actionsRequested(kvw::ActionList actions, bool applyNow);

@@ -101,9 +101,10 @@ void LayerMapsView::setFrame(FramePtr frame) {
     refill();
 }
 
-void LayerMapsView::setSelection(int layer, int row) {
+void LayerMapsView::setSelection(int layer, int row, int count) {
     sel_layer_ = layer;
     sel_row_ = row;
+    sel_count_ = std::max(count, 1);
     placeMarker();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -142,8 +143,9 @@ void LayerMapsView::placeMarker() {
     marker_->setVisible(shown);
     row_line_->setVisible(shown);
     if (!shown) return;
+    const int last = std::min(sel_row_ + sel_count_, frame_->layers[size_t(sel_layer_)].rows()) - 1;
     marker_->topLeft->setCoords(sel_row_ - 0.5, sel_layer_ - 0.5);
-    marker_->bottomRight->setCoords(sel_row_ + 0.5, sel_layer_ + 0.5);
+    marker_->bottomRight->setCoords(last + 0.5, sel_layer_ + 0.5);
     row_line_->point1->setCoords(sel_row_, 0);
     row_line_->point2->setCoords(sel_row_, 1);
 }

@@ -36,10 +36,11 @@ public:
     QCPColorMap* colorMap() const { return map_; }
     int selectedLayer() const { return sel_layer_; }
     int selectedRow() const { return sel_row_; }
+    int selectedCount() const { return sel_count_; }
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
-    void setSelection(int layer, int row) override;
+    void setSelection(int layer, int row, int count = 1) override;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -53,6 +54,7 @@ private:
     MapKind kind_ = MapKind::Brightness;
     int sel_layer_ = -1;
     int sel_row_ = -1;
+    int sel_count_ = 1;         // the marker spans rows [sel_row_, sel_row_ + sel_count_)
     int cells_for_width_ = -1;  // the axis rect width the map's cells were made for; -1: none
     QComboBox* combo_;
     QCustomPlot* plot_;

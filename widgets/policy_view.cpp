@@ -61,11 +61,13 @@ void PolicyView::setFrame(FramePtr frame) {
     update();
 }
 
-void PolicyView::setSelection(int layer, int row) {
-    selected_id_ = -1;
-    if (frame_ && layer >= 0 && layer < int(frame_->layers.size()) && row >= 0 &&
-        row < frame_->layers[size_t(layer)].rows())
-        selected_id_ = frame_->layers[size_t(layer)].pos2ledger[size_t(row)];
+void PolicyView::setSelection(int layer, int row, int count) {
+    selected_ids_.clear();
+    if (frame_ && layer >= 0 && layer < int(frame_->layers.size()) && row >= 0) {
+        const std::vector<int64_t>& ids = frame_->layers[size_t(layer)].pos2ledger;
+        for (int r = row; r < std::min(row + std::max(count, 1), int(ids.size())); ++r)
+            selected_ids_.push_back(ids[size_t(r)]);
+    }
     update();
 }
 
@@ -167,9 +169,10 @@ void PolicyView::paintEvent(QPaintEvent*) {
                    threshold ? QString("≥ %1").arg(double(*threshold), 0, 'g', 4) : QString("—"));
     }
 
-    if (selected_id_ >= 0 && size_t(selected_id_) < records) {
-        const double sx = recordX(selected_id_) + 0.5;
-        p.setPen(QPen(QColor(0x17, 0xbe, 0xcf), 2));
+    p.setPen(QPen(QColor(0x17, 0xbe, 0xcf), 2));
+    for (int64_t id : selected_ids_) {
+        if (id < 0 || size_t(id) >= records) continue;
+        const double sx = recordX(id) + 0.5;
         p.drawLine(QPointF(sx, bandRect(0).top()),
                    QPointF(sx, bandRect(int(roles_.size()) - 1).bottom()));
     }

@@ -9,7 +9,7 @@ namespace kvw {
 // high-value, window, kept (a policy without bookkeeping), evicted — and, at the band's end,
 // the layer's eviction threshold (the weakest high-value score a record leaving the window must
 // beat). Hovering names the record, its row and score or why it left; a click on a live record
-// selects its row in that layer everywhere; the selected record is marked in every band.
+// selects its row in that layer everywhere; the selected records are marked in every band.
 class PolicyView : public FrameView {
     Q_OBJECT
 public:
@@ -26,7 +26,7 @@ public:
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
-    void setSelection(int layer, int row) override;
+    void setSelection(int layer, int row, int count = 1) override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -40,7 +40,7 @@ private:
 
     FramePtr frame_;
     std::vector<std::vector<PolicyRole>> roles_;  // [layer][id]
-    int64_t selected_id_ = -1;
+    std::vector<int64_t> selected_ids_;           // the records of the selected rows
 };
 
 }  // namespace kvw

@@ -90,7 +90,8 @@ void RecordView::setFrame(FramePtr frame) {
     showRecord();
 }
 
-void RecordView::setSelection(int layer, int row) {
+// One record at a time: a span shows its first row's.
+void RecordView::setSelection(int layer, int row, int /*count*/) {
     if (!frame_ || layer < 0 || layer >= int(frame_->layers.size())) return;
     const LayerFrame& lf = frame_->layers[size_t(layer)];
     if (row < 0 || row >= lf.rows()) return;

@@ -26,7 +26,7 @@ public:
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
-    void setSelection(int layer, int row) override;
+    void setSelection(int layer, int row, int count = 1) override;
 
 private:
     void showRecord();

@@ -44,7 +44,8 @@ void RingView::setFrame(FramePtr frame) {
     update();
 }
 
-void RingView::setSelection(int layer, int row) {
+void RingView::setSelection(int layer, int row, int count) {
+    Q_UNUSED(count);  // the slot of the span's first row is marked
     selected_layer_ = layer;
     selected_row_ = row;
     update();

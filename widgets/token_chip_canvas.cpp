@@ -56,9 +56,10 @@ void TokenChipCanvas::setChips(std::vector<TokenChip> chips) {
     relayout();
 }
 
-void TokenChipCanvas::setSelectedRows(int first, int second) {
+void TokenChipCanvas::setSelectedRows(int first, int second, int span) {
     first_ = first;
     second_ = second;
+    span_ = std::max(span, 1);
     update();
 }
 
@@ -107,7 +108,7 @@ void TokenChipCanvas::paintEvent(QPaintEvent* event) {
     for (int i = begin; i < end; ++i) {
         const QRect r = layout_.rects[size_t(i)];
         const TokenChip& chip = chips_[size_t(i)];
-        if (i == first_ || i == second_) {
+        if ((first_ >= 0 && i >= first_ && i < first_ + span_) || i == second_) {
             // A ring in the spacing around the chip: visible on dark and bright chips alike.
             painter.setPen(Qt::NoPen);
             painter.setBrush(selection);

@@ -34,7 +34,8 @@ public:
     explicit TokenChipCanvas(QWidget* parent = nullptr);
 
     void setChips(std::vector<TokenChip> chips);
-    void setSelectedRows(int first, int second);
+    // Rings chips [first, first + span) and `second` (-1: none).
+    void setSelectedRows(int first, int second, int span = 1);
     void setAvailableWidth(int width);
 
     // The chip under a point, or -1.
@@ -67,6 +68,7 @@ private:
     int width_ = 400;
     int first_ = -1;
     int second_ = -1;
+    int span_ = 1;
 };
 
 }  // namespace kvw

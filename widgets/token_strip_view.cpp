@@ -15,6 +15,7 @@
 #include "widgets/row_text.h"
 #include "widgets/token_chip_canvas.h"
 #include "widgets/view_colors.h"
+#include "widgets/wlod_edits.h"
 
 namespace kvw {
 
@@ -39,12 +40,18 @@ TokenStripView::TokenStripView(QWidget* parent)
       delete_(new QAction("Delete", this)),
       replace_(new QAction("Replace pair with text…", this)),
       insert_(new QAction("Insert text before…", this)),
+      collapse_l1_(new QAction("Collapse its block into a gist (L1)", this)),
+      collapse_l2_(new QAction("Collapse its level-2 block into a gist (L2)", this)),
+      expand_(new QAction("Expand the gist", this)),
       this_layer_(new QAction("Delete in this layer only", this)),
       apply_now_(new QAction("Edits skip the queue", this)) {
     header_->setObjectName("header");
     delete_->setObjectName("delete");
     replace_->setObjectName("replacePair");
     insert_->setObjectName("insertBefore");
+    collapse_l1_->setObjectName("collapseL1");
+    collapse_l2_->setObjectName("collapseL2");
+    expand_->setObjectName("expand");
     this_layer_->setObjectName("thisLayerOnly");
     apply_now_->setObjectName("applyNow");
     canvas_->setObjectName("chips");
@@ -107,6 +114,9 @@ TokenStripView::TokenStripView(QWidget* parent)
                                   QLineEdit::Normal, {}, &ok);
         if (ok) requestInsertBefore(text);
     });
+    connect(collapse_l1_, &QAction::triggered, this, [this] { requestCollapse(1); });
+    connect(collapse_l2_, &QAction::triggered, this, [this] { requestCollapse(2); });
+    connect(expand_, &QAction::triggered, this, &TokenStripView::requestExpand);
     selectionChanged();
 }
 
@@ -115,15 +125,17 @@ void TokenStripView::setFrame(FramePtr frame) {
     rebuildChips();
 }
 
-void TokenStripView::setSelection(int layer, int row) {
+void TokenStripView::setSelection(int layer, int row, int count) {
     if (layer != layer_) {
         layer_ = layer;
         first_ = -1;
         rebuildChips();
     }
     // The window echoes our own rowSelected back: keep the second token then.
-    if (row != first_) {
+    count = std::max(count, 1);
+    if (row != first_ || count != span_) {
         first_ = row;
+        span_ = count;
         second_ = -1;
     }
     selectionChanged();
@@ -162,26 +174,38 @@ void TokenStripView::rebuildChips() {
     // Rows beyond the new length are no longer selectable.
     if (first_ >= canvas_->chipCount()) first_ = -1;
     if (second_ >= canvas_->chipCount() || first_ < 0) second_ = -1;
+    span_ = first_ < 0 ? 1 : std::min(span_, canvas_->chipCount() - first_);
     selectionChanged();
 }
 
 void TokenStripView::clickChip(int row, Qt::KeyboardModifiers modifiers) {
     if ((modifiers & (Qt::ShiftModifier | Qt::ControlModifier)) && first_ >= 0) {
+        span_ = 1;  // a pair: the first row and this one
         second_ = row == first_ ? -1 : row;
         selectionChanged();
         return;
     }
     first_ = row;
+    span_ = 1;
     second_ = -1;
     selectionChanged();
     emit rowSelected(layer_, row);
 }
 
 void TokenStripView::selectionChanged() {
-    canvas_->setSelectedRows(first_, second_);
+    canvas_->setSelectedRows(first_, second_, span_);
     delete_->setEnabled(first_ >= 0);
     replace_->setEnabled(first_ >= 0 && second_ >= 0);
     insert_->setEnabled(first_ >= 0 && second_ < 0);
+    const WlodRowEdits wlod = frame_ ? wlod_row_edits(*frame_, layer_, first_) : WlodRowEdits{};
+    const bool on = frame_ && frame_->wlod_k > 0;
+    const QString off = "wLOD is off (Session → wLOD tree…)";
+    collapse_l1_->setEnabled(wlod.collapse_l1.has_value());
+    collapse_l2_->setEnabled(wlod.collapse_l2.has_value());
+    expand_->setEnabled(wlod.expand.has_value());
+    collapse_l1_->setToolTip(on ? "The K token rows of its block become one gist row" : off);
+    collapse_l2_->setToolTip(on ? "The K² tokens of its level-2 block become one gist row" : off);
+    expand_->setToolTip(on ? "The gist row becomes the rows it stands for" : off);
 }
 
 void TokenStripView::showMenu(int row, const QPoint& global_pos) {
@@ -191,6 +215,8 @@ void TokenStripView::showMenu(int row, const QPoint& global_pos) {
     menu.addActions({delete_, this_layer_});
     menu.addSeparator();
     menu.addActions({replace_, insert_});
+    menu.addSeparator();
+    menu.addActions({collapse_l1_, collapse_l2_, expand_});
     menu.addSeparator();
     menu.addAction(apply_now_);
     menu.exec(global_pos);
@@ -206,8 +232,10 @@ void TokenStripView::setApplyNow(bool on) { apply_now_->setChecked(on); }
 void TokenStripView::requestDelete() {
     if (first_ < 0) return;
     ActionList actions;
-    for (int row : {first_, second_}) {
-        if (row < 0) continue;
+    std::vector<int> rows;
+    for (int r = first_; r < first_ + span_; ++r) rows.push_back(r);
+    if (second_ >= 0) rows.push_back(second_);
+    for (int row : rows) {
         Action a{DeleteAction{row}, {}};
         if (this_layer_->isChecked()) a.layers = {layer_};
         actions.push_back(std::move(a));
@@ -225,6 +253,19 @@ void TokenStripView::requestInsertBefore(const QString& text) {
     if (first_ < 0 || text.isEmpty()) return;
     emit textActionRequested(TextActionKind::Insert, layer_, first_, -1, text,
                              apply_now_->isChecked());
+}
+
+void TokenStripView::requestCollapse(int level) {
+    if (!frame_) return;
+    const WlodRowEdits wlod = wlod_row_edits(*frame_, layer_, first_);
+    const std::optional<Action>& collapse = level == 1 ? wlod.collapse_l1 : wlod.collapse_l2;
+    if (collapse) emit actionsRequested({*collapse}, apply_now_->isChecked());
+}
+
+void TokenStripView::requestExpand() {
+    if (!frame_) return;
+    const WlodRowEdits wlod = wlod_row_edits(*frame_, layer_, first_);
+    if (wlod.expand) emit actionsRequested({*wlod.expand}, apply_now_->isChecked());
 }
 
 bool TokenStripView::eventFilter(QObject* watched, QEvent* event) {

@@ -11,10 +11,13 @@ class TokenChipCanvas;
 
 // The live context of the selected layer as token chips coloured by brightness (dark → bright),
 // wrapped in lines. Hover shows the row's record; a click selects a token, shift- or ctrl-click
-// a second one; the buttons and the context menu delete the selection (from every layer, or
+// a second one (a span selected elsewhere, a wLOD node's rows, shows as such and Delete takes
+// all of it); the buttons and the context menu delete the selection (from every layer, or
 // from this one only), replace the pair with text or insert text before the token (the
 // controller turns text into tokens and picks the layers that hold the same records), queued
-// for the next tick or applied now.
+// for the next tick or applied now. With wLOD on, the menu also collapses the token's block
+// into a level-1 gist, its level-2 block into a level-2 gist, or expands a gist row
+// (wlod_edits.h), through the same path as the other edits.
 class TokenStripView : public FrameView {
     Q_OBJECT
 public:
@@ -25,6 +28,7 @@ public:
     int layer() const { return layer_; }
     int firstRow() const { return first_; }
     int secondRow() const { return second_; }
+    int selectedSpan() const { return span_; }
     QString tokenToolTip(int row) const;
     TokenChipCanvas* canvas() const { return canvas_; }
 
@@ -32,12 +36,18 @@ public:
     void requestDelete();
     void requestReplacePair(const QString& text);
     void requestInsertBefore(const QString& text);
+    // The wLOD edits the first selected row offers now, as the menu shows them.
+    void requestCollapse(int level);
+    void requestExpand();
+    QAction* collapseL1Action() const { return collapse_l1_; }
+    QAction* collapseL2Action() const { return collapse_l2_; }
+    QAction* expandAction() const { return expand_; }
     void setThisLayerOnly(bool on);
     void setApplyNow(bool on);
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
-    void setSelection(int layer, int row) override;
+    void setSelection(int layer, int row, int count = 1) override;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -52,12 +62,16 @@ private:
     int layer_ = 0;
     int first_ = -1;
     int second_ = -1;
+    int span_ = 1;  // rows [first_, first_ + span_) are selected (a span from the wLOD view)
     QLabel* header_;
     QScrollArea* scroll_;
     TokenChipCanvas* canvas_;
     QAction* delete_;
     QAction* replace_;
     QAction* insert_;
+    QAction* collapse_l1_;
+    QAction* collapse_l2_;
+    QAction* expand_;
     QAction* this_layer_;
     QAction* apply_now_;
 };

@@ -36,9 +36,10 @@ void WlodTreeView::setFrame(FramePtr frame) {
     update();
 }
 
-void WlodTreeView::setSelection(int layer, int row) {
+void WlodTreeView::setSelection(int layer, int row, int count) {
     layer_ = std::max(layer, 0);
     selected_row_ = row;
+    selected_count_ = std::max(count, 1);
     update();
 }
 
@@ -57,6 +58,14 @@ QRectF WlodTreeView::nodeRect(int level, int64_t first_leaf, int64_t end_leaf) c
     return {x0 + scale * double(first_leaf), top, scale * double(end_leaf - first_leaf), band - 2};
 }
 
+QRectF WlodTreeView::nodeCell(int level, int64_t index) const {
+    if (!frame_ || size_t(layer_) >= frame_->wlod.size() || level < 0 || level > 2) return {};
+    const std::vector<WlodNode>& nodes = frame_->wlod[size_t(layer_)].levels[level];
+    if (index < 0 || index >= int64_t(nodes.size())) return {};
+    const WlodNode& n = nodes[size_t(index)];
+    return nodeRect(level, n.first_leaf, n.end_leaf);
+}
+
 std::pair<int, int64_t> WlodTreeView::nodeAt(QPointF p) const {
     if (!frame_ || size_t(layer_) >= frame_->wlod.size()) return {-1, 0};
     for (int level = 0; level < 3; ++level)
@@ -69,14 +78,15 @@ void WlodTreeView::mousePressEvent(QMouseEvent* event) {
     const auto [level, index] = nodeAt(event->position());
     if (level < 0) return;
     const WlodNode& n = frame_->wlod[size_t(layer_)].levels[level][size_t(index)];
-    if (n.first_row >= 0) emit rowSelected(layer_, n.first_row);
+    if (n.first_row >= 0) emit rowsSelected(layer_, n.first_row, n.rows);
 }
 
 void WlodTreeView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().window());
     if (!frame_ || frame_->wlod.empty()) {
-        p.drawText(rect(), Qt::AlignCenter, "wLOD is off (start the session with --wlod-k K)");
+        p.drawText(rect(), Qt::AlignCenter,
+                   "wLOD is off: Session → wLOD tree…, `wlod K W_MAX` in a script, --wlod-k K");
         return;
     }
     const int layer = std::min(layer_, int(frame_->wlod.size()) - 1);
@@ -121,8 +131,9 @@ void WlodTreeView::paintEvent(QPaintEvent*) {
                 p.setPen(QPen(fail_color(), 2));
                 p.drawRect(r.adjusted(1, 1, -1, -1));
             }
-            const bool selected = selected_row_ >= n.first_row &&
-                                  selected_row_ < n.first_row + n.rows &&
+            // Its rows meet the selected ones (a covered node has no rows of its own).
+            const bool selected = selected_row_ >= 0 && selected_row_ < n.first_row + n.rows &&
+                                  n.first_row < selected_row_ + selected_count_ &&
                                   n.how != InContext::Covered;
             if (selected) {
                 p.setPen(QPen(palette().highlight().color(), 3));

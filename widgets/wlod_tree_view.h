@@ -9,7 +9,7 @@ namespace kvw {
 // incomplete node is drawn hollow. The last change's invalidation is drawn over it:
 // hierarchically dirty nodes get a red frame, and every node the temporal invalidation reached
 // (those ending after its first leaf) is hatched, from a red line at that leaf. A click selects
-// the node's first row in every view.
+// all the node's rows in every view (a covered node: the gist row that stands for it).
 class WlodTreeView : public FrameView {
     Q_OBJECT
 public:
@@ -18,10 +18,12 @@ public:
     ViewTable table() const override;
     // Small, so that adding this dock leaves the window's other docks their sizes.
     QSize sizeHint() const override { return {160, 60}; }
+    // Where the node (level, index) of the shown layer is drawn; empty when it is not.
+    QRectF nodeCell(int level, int64_t index) const;
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
-    void setSelection(int layer, int row) override;
+    void setSelection(int layer, int row, int count = 1) override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -37,6 +39,7 @@ private:
     FramePtr frame_;
     int layer_ = 0;
     int selected_row_ = -1;
+    int selected_count_ = 1;
 };
 
 }  // namespace kvw

@@ -15,6 +15,10 @@ namespace kvw::cli {
 
 namespace {
 
+// The longest context a synthetic model may declare here: far beyond what the cache holds
+// (capacity defaults to at most 8,192 rows), small enough for 32-bit positions everywhere.
+constexpr int64_t kMaxSyntheticContext = 1 << 20;
+
 void write_bytes(const std::vector<uint8_t>& bytes, const std::string& out) {
     std::ofstream file(out, std::ios::binary | std::ios::trunc);
     file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
@@ -24,7 +28,8 @@ void write_bytes(const std::vector<uint8_t>& bytes, const std::string& out) {
 // A GGUF file (or builtin:NAME) with its matrices re-encoded as --type.
 int requantize_file(const CliArgs& args, const std::string& model, const std::string& out) {
     if (!args.has("type")) throw UsageError("make-model of a GGUF file needs --type");
-    if (args.has("seed")) throw UsageError("--seed is for the synthetic models");
+    if (args.has("seed") || args.has("context"))
+        throw UsageError("--seed and --context are for the synthetic models");
     const GgufType type = parse_weight_type(args.get("type"));
     const std::string path =
         model.starts_with("builtin:") ? find_builtin_model(model.substr(8)).string() : model;
@@ -45,10 +50,18 @@ int run_make_model(const CliArgs& args) {
     SyntheticSpec spec = synthetic_spec(args.positional()[0]);
     if (args.has("type")) spec = synthetic_spec(spec.name, parse_weight_type(args.get("type")));
     if (args.has("seed")) spec.seed = uint64_t(args.get_count("seed", INT64_MAX));
+    if (args.has("context")) {
+        // Only the length the model declares (llama.context_length): RoPE takes any phase, so
+        // the same weights serve a longer context, e.g. for `kvw bench wlod --tokens 8192`.
+        const int64_t context = args.get_count("context", kMaxSyntheticContext);
+        if (context < 16) throw UsageError("--context must be >= 16");
+        spec.config.max_context = int(context);
+    }
     const std::string& out = args.positional()[1];
     write_bytes(write_synthetic_gguf(spec), out);
-    std::printf("wrote %s (%s, %d layers, hidden %d, vocab %d, seed %llu)\n", out.c_str(),
-                spec.name.c_str(), spec.config.n_layers, spec.config.n_embd, spec.config.vocab_size,
+    std::printf("wrote %s (%s, %d layers, hidden %d, vocab %d, context %d, seed %llu)\n",
+                out.c_str(), spec.name.c_str(), spec.config.n_layers, spec.config.n_embd,
+                spec.config.vocab_size, spec.config.max_context,
                 static_cast<unsigned long long>(spec.seed));
     return 0;
 }
@@ -62,7 +75,8 @@ CommandSpec make_model_command() {
             "GGUF model with its matrices in another type",
             {{"type", "f32|f16|bf16|q8_0|q4_0|q4_k|q6_k", "",
               "matrix type (default: the model's own; required for a file)"},
-             {"seed", "S", "", "weight seed (default: the model's own)"}},
+             {"seed", "S", "", "weight seed (default: the model's own)"},
+             {"context", "N", "", "context length the synthetic model declares (default 2048)"}},
             run_make_model};
 }
 

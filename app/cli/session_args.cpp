@@ -80,6 +80,8 @@ OptionTable session_options() {
         {"v-type", "TYPE", "f32", "storage type of cached V rows, as --k-type"},
         {"wlod-k", "K", "0", "tokens per wLOD block (gists of K and K*K tokens); 0: wLOD off"},
         {"wlod-max", "W", "0", "rows the focus policy keeps the context within; 0: no budget"},
+        {"gist-net", "FILE", "",
+         "wLOD: a learned gist net sidecar (*.gist.gguf); default: mean pooling"},
     };
 }
 
@@ -120,6 +122,7 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     options.wlod_k = int(args.get_count("wlod-k", 1 << 20));
     if (options.wlod_k == 1) throw UsageError("--wlod-k takes 0 (off) or a block size >= 2");
     options.wlod_max = args.get_count("wlod-max", INT32_MAX);
+    if (args.has("gist-net")) options.gist_net = args.get("gist-net");
     if (options.proposer == "focus" && (options.wlod_k == 0 || options.wlod_max == 0))
         throw UsageError("--policy focus needs --wlod-k K and --wlod-max W");
 }

@@ -18,6 +18,7 @@
 #include "app/gui/view_docks.h"
 #include "core/cache/kv_storage.h"
 #include "core/policy/policy_table.h"
+#include "app/gui/wlod_dialog.h"
 #include "core/script/script_reference.h"
 #include "widgets/frame_view.h"
 #include "widgets/view_export.h"
@@ -227,6 +228,15 @@ void add_main_menus(MainWindow& window) {
     }
     ab->addSeparator();
     ab->addAction("A/B off", &window, [&window] { window.controller().stopAb(); });
+    QAction* wlod = session->addAction("wLOD tree…", &window, [&window] {
+        const FramePtr frame = window.controller().lastFrame();
+        WlodDialog dialog(frame ? frame->wlod_k : 0, frame ? frame->wlod_max : 0, &window);
+        if (dialog.exec() == QDialog::Accepted) window.setWlod(dialog.k(), dialog.wMax());
+    });
+    wlod->setObjectName("wlodSettings");
+    wlod->setToolTip(
+        "Turn the wLOD working-context tree on with K and W_max, change them, or "
+        "turn it off");
 
     QMenu* help = bar->addMenu("&Help");
     help->addAction("Keyboard shortcuts", &window, [&window, keyed] {

@@ -128,7 +128,9 @@ void MainWindow::connectToolBar() {
 void MainWindow::connectViews() {
     SessionController* c = &controller_;
     for (FrameView* view : docks_->views()) {
-        connect(view, &FrameView::rowSelected, this, &MainWindow::select);
+        connect(view, &FrameView::rowSelected, this,
+                [this](int layer, int row) { select(layer, row); });
+        connect(view, &FrameView::rowsSelected, this, &MainWindow::select);
         connect(view, &FrameView::layerSelected, this, [this](int layer) { select(layer, row_); });
         connect(view, &FrameView::tickChosen, this, &MainWindow::showTick);
         connect(view, &FrameView::actionsRequested, c, [this, c](const ActionList& list, bool now) {
@@ -180,19 +182,29 @@ void MainWindow::fitOnScreen() {
     if (g != geometry()) setGeometry(g);
 }
 
+void MainWindow::setWlod(int k, qint64 w_max) {
+    pauseRun("change the wLOD settings");
+    controller_.setWlod(k, w_max);
+}
+
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }
 void MainWindow::setBackend(const QString& backend) { toolbar_->setBackend(backend); }
 
-void MainWindow::select(int layer, int row) {
-    // A row the layer does not hold is no selection (layers may differ in length).
+void MainWindow::select(int layer, int row, int count) {
+    // A row the layer does not hold is no selection (layers may differ in length); a span ends
+    // at the layer's last row.
     const FramePtr frame = shownFrame();
     if (frame && (layer < 0 || layer >= int(frame->layers.size()) ||
                   row >= frame->layers[size_t(layer)].rows()))
         row = -1;
+    count = std::max(count, 1);
+    if (frame && row >= 0) count = std::min(count, frame->layers[size_t(layer)].rows() - row);
+    if (row < 0) count = 1;
     layer_ = layer;
     row_ = row;
+    rows_ = count;
     toolbar_->setLayer(layer);
-    docks_->setSelection(layer, row);
+    docks_->setSelection(layer, row, count);
 }
 
 void MainWindow::showFrame(const FramePtr& frame) {
@@ -211,7 +223,8 @@ void MainWindow::showFrame(const FramePtr& frame) {
     const int layer = std::clamp(layer_, 0, std::max(0, layers - 1));
     const int rows = layer < layers ? frame->layers[size_t(layer)].rows() : 0;
     const int row = row_ < rows ? row_ : -1;
-    if (layer != layer_ || row != row_) select(layer, row);
+    const int count = row < 0 ? 1 : std::min(rows_, rows - row);
+    if (layer != layer_ || row != row_ || count != rows_) select(layer, row, count);
 }
 
 void MainWindow::resetLayout() {

@@ -46,9 +46,14 @@ public:
 
     int layer() const { return layer_; }
     int row() const { return row_; }
-    // The selection everywhere; -1 clears the row. Values are taken as they are: callers that
-    // take them from a person (scripts) check them against the last Frame first.
-    void select(int layer, int row);
+    int rowCount() const { return rows_; }
+    // The selection everywhere: rows [row, row + count) of the layer (count > 1: a span, such as
+    // a wLOD node's rows); -1 clears the row. Values are taken as they are: callers that take
+    // them from a person (scripts) check them against the last Frame first.
+    void select(int layer, int row, int count = 1);
+
+    // wLOD on with K tokens per block and W_max rows, changed, or off (k 0); pauses a Run first.
+    void setWlod(int k, qint64 w_max);
 
     // The next or previous layer (delta ±1), within the model's layers.
     void stepLayer(int delta);
@@ -123,6 +128,7 @@ private:
     QString spec_;  // the model last asked for, reloaded when the backend changes
     int layer_ = 0;
     int row_ = -1;
+    int rows_ = 1;                   // the selected span's length
     bool toolbars_wrapped_ = false;  // the policy toolbar sits on a second row
     bool run_active_ = false;        // a Run was asked for and the session has not been idle since
     bool layout_pending_ = true;     // no saved layout was restored: arrange the docks when shown

@@ -147,6 +147,15 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
         case K::Layout: controller_.setLayout(c.layout, c.ring); break;
         case K::Guard: controller_.setGuard(c.flag); break;
+        case K::Wlod: controller_.setWlod(c.wlod_k, c.count); break;
+        case K::GistNet: controller_.setGistNet(text); break;
+        case K::WlodMax: {
+            const int k = frame(c)->wlod_k;
+            if (k == 0)
+                fail(c, ScriptErrorKind::CommandFailed, "wLOD is off: `wlod K W_MAX` turns it on");
+            controller_.setWlod(k, c.count);
+            break;
+        }
         case K::Desync: controller_.desync(c.layer, c.row); break;
         case K::Undo: controller_.undo(int(c.count)); break;
         case K::Redo: controller_.redo(int(c.count)); break;

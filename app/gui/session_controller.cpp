@@ -269,6 +269,16 @@ void SessionController::setGuard(bool on) {
     });
 }
 
+void SessionController::setWlod(int k, qint64 w_max) {
+    post(k == 0 ? QString("wlod off") : QString("wlod %1 %2").arg(k).arg(w_max),
+         [k, w_max](SessionWorker& w) { w.session().set_wlod(k, w_max); });
+}
+
+void SessionController::setGistNet(const QString& path) {
+    post(path.isEmpty() ? QString("gist net mean-pool") : "gist net " + path,
+         [path = path.toStdString()](SessionWorker& w) { w.session().set_gist_net(path); });
+}
+
 void SessionController::saveTrace(const QString& path) {
     post("save trace", [path = path.toStdString()](SessionWorker& w) {
         w.session().trace().write(path);

@@ -79,6 +79,10 @@ public slots:
     void setKvTypes(kvw::KvType k, kvw::KvType v);
     void setLayout(kvw::CacheLayout layout, const kvw::RingOptions& ring);
     void setGuard(bool on);
+    // wLOD on with K and W_max, changed, or off (k 0): Session::set_wlod.
+    void setWlod(int k, qint64 w_max);
+    // wLOD gists from a learned net's sidecar, or mean pooling (empty): Session::set_gist_net.
+    void setGistNet(const QString& path);
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);
     // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker

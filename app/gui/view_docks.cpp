@@ -89,8 +89,8 @@ void ViewDocks::setPastFrame(const FramePtr& past, const FramePtr& live) const {
     }
 }
 
-void ViewDocks::setSelection(int layer, int row) const {
-    for (FrameView* v : views_) v->setSelection(layer, row);
+void ViewDocks::setSelection(int layer, int row, int count) const {
+    for (FrameView* v : views_) v->setSelection(layer, row, count);
 }
 
 }  // namespace kvw

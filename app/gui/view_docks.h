@@ -32,7 +32,7 @@ public:
     void setLiveFrame(const FramePtr& live, bool past_shown) const;
     // The window shows `past` (a past tick's Frame), or the live one again when it is null.
     void setPastFrame(const FramePtr& past, const FramePtr& live) const;
-    void setSelection(int layer, int row) const;
+    void setSelection(int layer, int row, int count = 1) const;
 
 private:
     std::vector<FrameView*> views_;

@@ -33,6 +33,9 @@ enum class ScriptCommandKind {
     KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
     Layout,           // layout NAME [MODE SINKS TOKENS_PER_FRAME]  (ring: ARCHITECTURE §17)
     Guard,            // guard on|off
+    Wlod,             // wlod K [W_MAX]             (K 0: off; ARCHITECTURE §14)
+    WlodMax,          // wlod-max W_MAX             (the budget alone)
+    GistNet,          // gist-net FILE|mean-pool    (a learned net's sidecar, or mean pooling)
     Layer,            // layer N
     Select,           // select ROW
     View,             // view NAME
@@ -66,13 +69,15 @@ struct ScriptCommand {
     int line = 0;        // 1-based line in the script
     std::string source;  // the line as written, trimmed, for messages
     std::string text;    // SPEC, TEXT, NAME (backend, proposer, view, invariant, shot, CONTROL),
-                         // help's COMMAND
+                         // help's COMMAND, gist-net's FILE (empty: mean-pool)
     std::string view;    // shot NAME VIEW (empty: the whole window), set/click/controls VIEW
     std::string value;   // set .. VALUE
     int layer = -1;      // layer, expect rows, desync
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
-    int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork / show-tick TICK
+    int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork / show-tick TICK,
+                         // wlod-max W_MAX, wlod .. W_MAX
+    int wlod_k = 0;      // wlod K
     bool flag = false;   // guard on; expect invariant .. pass; ab on
     RopePolicy rope = RopePolicy::FinalIndex;
     KvType k_type = KvType::F32;  // kv-types

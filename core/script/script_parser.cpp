@@ -238,6 +238,18 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
     } else if (word == "guard") {
         c.kind = K::Guard;
         c.flag = in.choice("guard", "on", "off");
+    } else if (word == "wlod") {
+        c.kind = K::Wlod;
+        c.wlod_k = int(in.number("K (0: off)", 0));
+        if (c.wlod_k == 1) in.fail(ScriptErrorKind::BadNumber, "K is 0 (off) or at least 2");
+        if (!in.at_end()) c.count = in.number("W_max (0: no budget)", 0);
+    } else if (word == "wlod-max") {
+        c.kind = K::WlodMax;
+        c.count = in.number("W_max (0: no budget)", 0);
+    } else if (word == "gist-net") {
+        c.kind = K::GistNet;
+        c.text = in.rest("a gist net sidecar (*.gist.gguf) or mean-pool");
+        if (c.text == "mean-pool") c.text.clear();
     } else if (word == "layer") {
         c.kind = K::Layer;
         c.layer = int(in.number("the layer", 0));
@@ -340,6 +352,9 @@ const char* script_command_name(ScriptCommandKind kind) {
         case K::KvTypes: return "kv-types";
         case K::Layout: return "layout";
         case K::Guard: return "guard";
+        case K::Wlod: return "wlod";
+        case K::WlodMax: return "wlod-max";
+        case K::GistNet: return "gist-net";
         case K::Layer: return "layer";
         case K::Select: return "select";
         case K::View: return "view";

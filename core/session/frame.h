@@ -122,6 +122,7 @@ struct Frame {
     std::vector<LedgerRecord> ledger;  // every record ever, index == id
     std::vector<InvariantStatus> invariants;
     int wlod_k = 0;                         // 0: wLOD off
+    int64_t wlod_max = 0;                   // W_max when on; 0: no budget
     std::vector<WlodLayerFrame> wlod = {};  // [layer], when on
     float brightness_max = 255.0f;  // BrightnessParams::max: the top of the brightness scale
 

@@ -5,6 +5,12 @@
 namespace kvw {
 
 void InvariantHistory::record(const std::vector<InvariantResult>& results, int64_t tick) {
+    // An invariant no longer checked (wLOD turned off, a policy without bookkeeping) is no
+    // longer shown: its last verdict would read as a current one.
+    std::erase_if(statuses_, [&](const InvariantStatus& s) {
+        return std::none_of(results.begin(), results.end(),
+                            [&](const InvariantResult& r) { return r.name == s.name; });
+    });
     for (InvariantStatus& s : statuses_) s.passed = true;
     std::vector<bool> failed_seen(statuses_.size() + results.size(), false);
     for (const InvariantResult& r : results) {

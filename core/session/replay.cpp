@@ -86,6 +86,10 @@ public:
             session_.set_kv_types(*k, *v);
         } else if (event_ == "set_guard") {
             session_.set_guard(e.get<bool>("on"));
+        } else if (event_ == "set_wlod") {
+            session_.set_wlod(e.get<int>("k"), e.get<int64_t>("max"));
+        } else if (event_ == "set_gist_net") {
+            session_.set_gist_net(e.get<std::string>("path"));
         } else if (event_ == "desync") {
             session_.debug_desync_row(e.get<int>("layer"), e.get<int>("row"));
         } else {

@@ -8,9 +8,12 @@
 #include <spdlog/spdlog.h>
 
 #include "core/backend/backend_registry.h"
+#include "core/model/model_error.h"
 #include "core/model/model_loader.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
+#include "core/state/state_error.h"
+#include "core/wlod/gist_file.h"
 
 namespace kvw {
 
@@ -32,6 +35,8 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
       sampler_(options_.sampling) {
     if (options_.capacity == 0)  // a negative one is refused when the state is made
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
+    gist_net_ = load_gist_net(options_.gist_net);
+    check_gist_net_k(*gist_net_, options_.gist_net, options_.wlod_k);
     new_state();
     trace_.add(trace_header(options_));
     spdlog::info("session: {} ({}), backend {}, capacity {} rows", model_->source,
@@ -48,12 +53,8 @@ Session::Sequence Session::fresh_sequence() const {
     if (options_.wlod_k > 0) so.wlod_k = options_.wlod_k;
     so.ring = options_.ring;
     s.state = std::make_unique<StateManager>(*engine_, so);
-    if (options_.wlod_k > 0) {
-        WlodOptions wo;
-        wo.w_max = options_.wlod_max;
-        wo.full_recompute_below = options_.wlod_full_recompute_below;
-        s.wlod = std::make_unique<WlodContext>(*s.state, wo);
-    }
+    s.state->set_gist_net(gist_net_);
+    if (options_.wlod_k > 0) s.wlod = make_wlod_context(*s.state);
     return s;
 }
 
@@ -73,6 +74,32 @@ void Session::adopt(Sequence sequence) {
     drift_current_ = false;
     started_ = false;
     tick_ = 0;
+}
+
+std::shared_ptr<const GistNet> Session::load_gist_net(const std::string& path) const {
+    if (path.empty()) return default_gist_net();
+    std::shared_ptr<const GistNet> net = read_gist_net_file(path);
+    if (net->embedding_length() != model_->config.n_embd)
+        throw ModelError(ModelErrorKind::ShapeMismatch, path,
+                         "gist.embedding_length " + std::to_string(net->embedding_length()) +
+                             ", the model's n_embd is " + std::to_string(model_->config.n_embd));
+    return net;
+}
+
+void Session::check_gist_net_k(const GistNet& net, const std::string& path, int k) const {
+    if (k > 0 && net.block_size() > 0 && net.block_size() != k)
+        throw ModelError(ModelErrorKind::ShapeMismatch, path,
+                         "gist.block_size " + std::to_string(net.block_size()) +
+                             ", the session's K is " + std::to_string(k));
+}
+
+// A new context over the current state: it has seen nothing yet, so its first regeneration
+// makes every gist and recomputes every row.
+std::unique_ptr<WlodContext> Session::make_wlod_context(StateManager& state) const {
+    WlodOptions wo;
+    wo.w_max = options_.wlod_max;
+    wo.full_recompute_below = options_.wlod_full_recompute_below;
+    return std::make_unique<WlodContext>(state, wo);
 }
 
 void Session::start(std::string_view prompt) {
@@ -240,6 +267,59 @@ void Session::set_guard(bool on) {
     options_.guard = on;
     state_->set_guard(on);
     trace_.add({{"event", "set_guard"}, {"tick", tick_}, {"on", on}});
+}
+
+void Session::set_wlod(int k, int64_t w_max) {
+    if (k < 0 || k == 1)
+        throw StateError(StateErrorKind::WlodShape, "wlod",
+                         "K is 0 (off) or a block size >= 2, not " + std::to_string(k));
+    if (w_max < 0)
+        throw StateError(StateErrorKind::WlodShape, "wlod",
+                         "W_max is 0 (no budget) or a row count, not " + std::to_string(w_max));
+    check_gist_net_k(*gist_net_, options_.gist_net, k);
+    // Refuses another K while a gist row is in the context, before anything changes. Off keeps
+    // the state's K (and its gists, which collapse and expand still handle).
+    if (k > 0) state_->set_wlod_k(k);
+    const bool new_k = k != options_.wlod_k;
+    options_.wlod_k = k;
+    options_.wlod_max = w_max;
+    if (k == 0)
+        wlod_.reset();
+    else if (new_k)
+        wlod_ = make_wlod_context(*state_);
+    else
+        wlod_->set_w_max(w_max);
+    drift_current_ = false;
+    refresh_invariants();
+    trace_.add({{"event", "set_wlod"},
+                {"tick", tick_},
+                {"k", k},
+                {"max", w_max},
+                {"state_hash", hash_hex(state_hash())}});
+    if (k == 0)
+        spdlog::info("wLOD off");
+    else
+        spdlog::info("wLOD on: K = {}, W_max = {}", k, w_max);
+}
+
+void Session::set_gist_net(const std::string& path) {
+    std::shared_ptr<const GistNet> net = load_gist_net(path);
+    check_gist_net_k(*net, path, options_.wlod_k);
+    if (const auto held = state_->first_gist_row())
+        throw StateError(StateErrorKind::WlodShape, "gist-net",
+                         "layer " + std::to_string(held->first) + " row " +
+                             std::to_string(held->second) +
+                             " holds a gist made by the current net; expand the gists first");
+    gist_net_ = std::move(net);
+    options_.gist_net = path;
+    state_->set_gist_net(gist_net_);
+    if (wlod_) wlod_ = make_wlod_context(*state_);
+    refresh_invariants();
+    trace_.add({{"event", "set_gist_net"},
+                {"tick", tick_},
+                {"path", path},
+                {"state_hash", hash_hex(state_hash())}});
+    spdlog::info("gist net: {}", gist_net_->name());
 }
 
 std::vector<int32_t> Session::tokenize(std::string_view text) const {

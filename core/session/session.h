@@ -46,6 +46,10 @@ struct SessionOptions {
     int wlod_k = 0;
     int64_t wlod_max = 0;                    // W_max, rows the focus policy keeps to; 0: no budget
     double wlod_full_recompute_below = 0.1;  // WlodOptions::full_recompute_below
+    // A learned GistNet's sidecar (*.gist.gguf, core/wlod/gist_file.h); empty: mean pooling.
+    // Its embedding width must be the model's n_embd, its K the session's (ModelError
+    // ShapeMismatch naming the file otherwise).
+    std::string gist_net;
 };
 
 // Owns model, engine and coupled state, and runs tick transactions (ARCHITECTURE §2.1):
@@ -102,6 +106,19 @@ public:
     // Stores the cache's K and V in other types (StateManager::set_kv_types).
     void set_kv_types(KvType k, KvType v);
     void set_guard(bool on);
+    // Turns wLOD on with K tokens per block and a budget of W_max rows (0: none), changes
+    // them, or turns it off (k 0), from now on and for the next sequences (ARCHITECTURE §14).
+    // Turning it on (or changing K) starts a tree that has seen nothing, so the regeneration
+    // that ends this command makes every gist and recomputes every row. StateError(WlodShape)
+    // when k is 1 or negative, w_max is negative, or K would change while a gist row is in the
+    // context (its span was cut with the old K: expand it first) or the learned gist net was
+    // made for another K; nothing changes then. Off keeps the gist rows there are.
+    void set_wlod(int k, int64_t w_max);
+    // Gists from the learned net of this sidecar (*.gist.gguf), or mean pooling (empty path),
+    // from now on: ModelError when the file does not read or was made for another width or K;
+    // StateError(WlodShape) while a gist row is in the context (it was made by the old net:
+    // expand it first). The whole tree regenerates when wLOD is on.
+    void set_gist_net(const std::string& path);
 
     // ---- history (ARCHITECTURE §15; session_history.cpp) ---------------------------------------
     // The unit of undo is one command: one trace event after the header (a tick, an inject, an
@@ -169,6 +186,11 @@ private:
     void prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event);
     TickResult tick(std::optional<int32_t> forced);
     void new_state();
+    std::unique_ptr<WlodContext> make_wlod_context(StateManager& state) const;
+    // The net `path` names (mean pooling when empty), checked against the model's width.
+    std::shared_ptr<const GistNet> load_gist_net(const std::string& path) const;
+    // ModelError(ShapeMismatch) when the learned gist net was made for another K than k (> 0).
+    void check_gist_net_k(const GistNet& net, const std::string& path, int k) const;
     void require_started(const char* command) const;
     void refresh_invariants();
     void light_new_records(int64_t first_id);
@@ -187,6 +209,7 @@ private:
     std::unique_ptr<StateManager> state_;
     std::unique_ptr<Proposer> proposer_;
     std::unique_ptr<WlodContext> wlod_;
+    std::shared_ptr<const GistNet> gist_net_;  // what options_.gist_net names, loaded once
     Sampler sampler_;
     Trace trace_;
     InvariantHistory invariants_;

@@ -35,6 +35,7 @@ std::shared_ptr<Frame> Session::frame() const {
     f->snapshots = snapshot_names();
     if (wlod_) {
         f->wlod_k = state_->wlod_k();
+        f->wlod_max = options_.wlod_max;
         for (int l = 0; l < state_->n_layers(); ++l) {
             WlodTree tree = wlod_->tree(*state_, l);
             WlodLayerFrame wf;

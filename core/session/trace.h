@@ -25,8 +25,9 @@ private:
 
 // What a Session did, one JSON object per line (NDJSON): a header with the options, then one
 // event per command ("start", "inject", "tick", "apply_now", "rebuild", "drift",
-// "set_proposer", "set_rope_policy", "set_layout", "set_guard", "desync"). Events that change
-// the state carry the state hash after them, so replay can check every one.
+// "set_proposer", "set_rope_policy", "set_layout", "set_guard", "set_wlod", "set_gist_net",
+// "desync"). Events that change the state carry the state hash after them, so replay can check
+// every one.
 class Trace {
 public:
     void add(nlohmann::json event) { events_.push_back(std::move(event)); }

@@ -46,6 +46,7 @@ nlohmann::json trace_header(const SessionOptions& o) {
         h["wlod"] = {{"k", o.wlod_k},
                      {"max", o.wlod_max},
                      {"full_recompute_below", o.wlod_full_recompute_below}};
+    if (!o.gist_net.empty()) h["gist_net"] = o.gist_net;
     return h;
 }
 
@@ -84,6 +85,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
             o.wlod_max = w.get<int64_t>("max");
             o.wlod_full_recompute_below = w.get<double>("full_recompute_below");
         }
+        o.gist_net = h.get_or<std::string>("gist_net", "");
     } catch (const JsonError& e) {
         throw TraceError(std::string("header: ") + e.what(), 1, file);
     }

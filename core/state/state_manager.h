@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/cache/cache_layout.h"
@@ -92,6 +93,11 @@ public:
     // since the collapse, the rows come back bit for bit. WlodShape when the row is no gist.
     void expand(const LayerSet& layers, int row, int64_t tick);
     int wlod_k() const { return wlod_k_; }
+    // Another block size: WlodShape when k < 2, or when k differs and a gist row is in some
+    // layer (its span was cut with the old K; expand it first).
+    void set_wlod_k(int k);
+    // The first (layer, row) that holds a gist record, scanning layer by layer; nullopt: none.
+    std::optional<std::pair<int, int>> first_gist_row() const;
     // The gist a record is, or null for a token record.
     const GistRecord* gist(int64_t id) const;
     // Tokens a row stands for: 1, or K^level for a gist.

@@ -1,7 +1,9 @@
 // The wLOD primitives (ARCHITECTURE §14): collapse a whole aligned block into one gist row and
 // expand a gist row back into its children. Same two-blade discipline as the Step 4 primitives.
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "core/math/mean_pool.h"
 #include "core/state/state_error.h"
@@ -36,6 +38,26 @@ std::vector<std::vector<int>> group_by_rows(const std::vector<int>& layers,
 const GistRecord* StateManager::gist(int64_t id) const {
     const auto it = gists_.find(id);
     return it == gists_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::pair<int, int>> StateManager::first_gist_row() const {
+    for (int l = 0; l < n_layers(); ++l) {
+        const std::vector<int64_t>& ids = layer_map(l).pos2ledger;
+        for (size_t r = 0; r < ids.size(); ++r)
+            if (gist(ids[r])) return std::pair<int, int>{l, int(r)};
+    }
+    return std::nullopt;
+}
+
+void StateManager::set_wlod_k(int k) {
+    if (k < 2) shape_error("wlod", "K " + std::to_string(k) + " is below 2");
+    if (k == wlod_k_) return;
+    if (const auto held = first_gist_row())
+        shape_error("wlod", "K cannot change from " + std::to_string(wlod_k_) + " to " +
+                                std::to_string(k) + " while layer " + std::to_string(held->first) +
+                                " row " + std::to_string(held->second) +
+                                " holds a gist cut with the old K; expand the gists first");
+    wlod_k_ = k;
 }
 
 int64_t StateManager::leaf_count(int64_t id) const {

@@ -10,6 +10,7 @@
 #include "core/model/model_loader.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
+#include "core/state/state_error.h"
 
 using namespace kvw;
 
@@ -84,6 +85,86 @@ private slots:
         QCOMPARE(t.state().rows(0), before + 2 * 3 + 2);  // two expansions, two tokens
         const FramePtr frame = t.frame();
         for (const InvariantStatus& inv : frame->invariants) QVERIFY(inv.passed);
+    }
+
+    // Session::set_wlod (the window's Session menu, `wlod K W_MAX` in scripts): on in the middle
+    // of a sequence whose later rows an edit left stale, the whole tree regenerates and the
+    // cache equals a fresh pass; the budget changes alone; K cannot change under a gist row;
+    // bad values are typed errors that change nothing; off keeps the gist rows; the trace
+    // replays and undo takes a change back.
+    void set_wlod_on_change_and_off() {
+        SessionOptions o = focus_options(0, 0);
+        o.proposer = "manual";
+        Session s(o, tiny_model());
+        s.start("in the beginning god created the heaven and the earth");
+        for (int i = 0; i < 4; ++i) s.step();
+        s.apply_now({Action{DeleteAction{3}, {}}});  // rows after 3 keep stale K/V
+        QVERIFY(!s.wlod());
+        QVERIFY(s.state().measure_drift().first_diverging_layer >= 0);
+
+        s.set_wlod(4, 24);
+        QVERIFY(s.wlod());
+        QCOMPARE(s.state().wlod_k(), 4);
+        QCOMPARE(s.state().measure_drift().first_diverging_layer, -1);
+        FramePtr f = s.frame();
+        QCOMPARE(f->wlod_k, 4);
+        QCOMPARE(f->wlod_max, int64_t(24));
+        QCOMPARE(f->wlod.size(), size_t(s.state().n_layers()));
+        int wlod_invariants = 0;
+        for (const InvariantStatus& inv : f->invariants) {
+            wlod_invariants += inv.name.starts_with("wlod_");
+            QVERIFY2(inv.passed, qPrintable(QString::fromStdString(inv.name + ": " + inv.detail)));
+        }
+        QCOMPARE(wlod_invariants, 6);
+        // Every complete level-1 node has its gist, as if wLOD had been on from the start.
+        const auto full = s.wlod()->full_gists(s.state(), 0);
+        QVERIFY(!full.empty());
+        QCOMPARE(s.wlod()->gists(0), full);
+
+        s.set_proposer("focus");
+        for (int i = 0; i < 30; ++i) s.step();
+        QVERIFY(s.state().rows(0) <= 25);
+        QVERIFY(s.state().first_gist_row().has_value());
+
+        // K cannot change under a gist row; nothing changes then.
+        const uint64_t hash = s.state_hash();
+        const size_t events = s.trace().events().size();
+        for (const auto& [k, w] : {std::pair<int, int64_t>{8, 24}, {1, 24}, {-2, 24}, {4, -1}}) {
+            try {
+                s.set_wlod(k, w);
+                QFAIL(qPrintable(QString("set_wlod(%1, %2) was taken").arg(k).arg(w)));
+            } catch (const StateError& e) {
+                QCOMPARE(e.kind(), StateErrorKind::WlodShape);
+            }
+            QCOMPARE(s.state_hash(), hash);
+            QCOMPARE(s.trace().events().size(), events);
+            QCOMPARE(s.options().wlod_k, 4);
+            QCOMPARE(s.state().wlod_k(), 4);
+        }
+        try {
+            s.set_wlod(8, 24);
+        } catch (const StateError& e) {
+            QVERIFY2(std::string(e.what()).find("expand") != std::string::npos, e.what());
+        }
+
+        s.set_wlod(4, 40);  // the budget alone
+        QCOMPARE(s.wlod()->options().w_max, int64_t(40));
+        QCOMPARE(s.frame()->wlod_max, int64_t(40));
+
+        const uint64_t on_hash = s.state_hash();
+        s.set_wlod(0, 0);
+        QVERIFY(!s.wlod());
+        QVERIFY(s.state().first_gist_row().has_value());  // the gists stay rows
+        f = s.frame();
+        QCOMPARE(f->wlod_k, 0);
+        for (const InvariantStatus& inv : f->invariants) QVERIFY(!inv.name.starts_with("wlod_"));
+
+        s.undo(1);
+        QVERIFY(s.wlod());
+        QCOMPARE(s.state_hash(), on_hash);
+        const ReplayReport report = replay_trace(s.trace());
+        QVERIFY(report.checked > 0);
+        QVERIFY2(report.ok(), report.ok() ? "" : report.mismatches[0].field.c_str());
     }
 
     void wlod_trace_replays() {

@@ -101,6 +101,21 @@ private slots:
         view.findChild<QSpinBox*>("tokenId")->setValue(77);
         QVERIFY(view.submit(true));
         QCOMPARE(actions.at(2).at(0).value<ActionList>(), (ActionList{Action{AddAction{77}, {}}}));
+
+        // The wLOD actions (ARCHITECTURE §14): collapse with its level, expand at pos.
+        view.findChild<QComboBox*>("kind")->setCurrentText("collapse");
+        QVERIFY(view.findChild<QSpinBox*>("level")->isVisibleTo(&view));
+        view.findChild<QSpinBox*>("level")->setValue(2);
+        view.findChild<QLineEdit*>("layers")->setText("1");
+        QVERIFY(view.submit(true));
+        QCOMPARE(actions.at(3).at(0).value<ActionList>(),
+                 (ActionList{Action{CollapseAction{9, 2}, {1}}}));
+        view.findChild<QComboBox*>("kind")->setCurrentText("expand");
+        QVERIFY(!view.findChild<QSpinBox*>("level")->isVisibleTo(&view));
+        view.findChild<QLineEdit*>("layers")->clear();
+        QVERIFY(view.submit(false));
+        QCOMPARE(actions.at(4).at(0).value<ActionList>(),
+                 (ActionList{Action{ExpandAction{9}, {}}}));
     }
 
     void bad_form_fields_send_nothing() {

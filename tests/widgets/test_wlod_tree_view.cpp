@@ -1,6 +1,6 @@
 // wLOD tree view: an icicle of the session's tree (L2 top, L1, L0 blocks), coloured by how each
 // node is in the working context, the last change's invalidation drawn over it, and a click
-// selecting the node's first row. Set KVW_SHOTS=DIR to keep the rendered PNG for a look.
+// selecting all the node's rows. Set KVW_SHOTS=DIR to keep the rendered PNG for a look.
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -77,17 +77,37 @@ private slots:
         QVERIFY(gists > 1);
         QVERIFY(tokens > 0);
 
-        // A click on a gist selects its row; on a covered block nothing it cannot show.
-        QSignalSpy spy(&view, &FrameView::rowSelected);
-        for (int level = 1; level < 3; ++level)
-            for (const WlodNode& n : wf.levels[level])
-                if (n.how == InContext::AsGist) {
-                    QTest::mouseClick(&view, Qt::LeftButton, {}, centre_of(view, n, leaves));
-                    QCOMPARE(spy.count(), 1);
-                    QCOMPARE(spy.takeFirst().at(1).toInt(), n.first_row);
-                    return;
-                }
-        QFAIL("no gist node to click");
+        // A click selects all the node's rows: a gist its one row, a block of tokens its K rows.
+        QSignalSpy spy(&view, &FrameView::rowsSelected);
+        const auto click = [&](const WlodNode& n) {
+            QVERIFY(qAbs(view.nodeCell(n.level, n.index).center().x() -
+                         centre_of(view, n, leaves).x()) <= 1.0);
+            QTest::mouseClick(&view, Qt::LeftButton, {}, centre_of(view, n, leaves));
+            QCOMPARE(spy.count(), 1);
+            const QList<QVariant> args = spy.takeFirst();
+            QCOMPARE(args.at(0).toInt(), 0);
+            QCOMPARE(args.at(1).toInt(), n.first_row);
+            QCOMPARE(args.at(2).toInt(), n.rows);
+        };
+        const WlodNode* gist = nullptr;
+        const WlodNode* tokens_block = nullptr;
+        for (int level = 0; level < 3; ++level)
+            for (const WlodNode& n : wf.levels[level]) {
+                if (n.how == InContext::AsGist && !gist) gist = &n;
+                if (n.how == InContext::AsTokens && n.complete && !tokens_block) tokens_block = &n;
+            }
+        QVERIFY(gist && tokens_block);
+        click(*gist);
+        QCOMPARE(gist->rows, 1);
+        click(*tokens_block);
+        QCOMPARE(tokens_block->rows, 4);
+
+        // The selected span frames every node whose rows it meets, in the highlight colour.
+        view.setSelection(0, tokens_block->first_row, tokens_block->rows);
+        const QImage selected = view.grab().toImage();
+        const QRectF cell = view.nodeCell(0, tokens_block->index);
+        QCOMPARE(selected.pixelColor(QPoint(int(cell.left() + 2), int(cell.center().y()))),
+                 view.palette().highlight().color());
     }
 
     void says_when_wlod_is_off() {

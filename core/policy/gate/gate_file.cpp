@@ -1,12 +1,11 @@
 #include "core/policy/gate/gate_file.h"
 
-#include <cmath>
 #include <cstring>
-#include <set>
 #include <stdexcept>
 
 #include "core/math/half.h"
 #include "core/model/gguf_file.h"
+#include "core/model/gguf_sidecar.h"
 #include "core/model/gguf_writer.h"
 #include "core/model/model_error.h"
 
@@ -19,55 +18,6 @@ constexpr uint32_t kMaxLayers = 4096;
 constexpr uint32_t kMaxInput = 1u << 16;
 constexpr uint32_t kMaxHidden = 4096;
 constexpr uint32_t kMaxDepth = 16;
-
-uint32_t bounded(const GgufFile& file, const char* key, uint32_t max) {
-    const uint32_t v = file.get_u32(key);
-    if (v < 1 || v > max)
-        file.bad_metadata(key, std::to_string(v) + " is outside [1, " + std::to_string(max) + "]");
-    return v;
-}
-
-std::string shape_text(const std::vector<uint64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
-// The tensor's values as floats, after checking it exists, is F32 or F16, has exactly `shape`
-// and is finite.
-std::vector<float> read_tensor(const GgufFile& file, const std::string& name,
-                               const std::vector<uint64_t>& shape) {
-    const GgufTensorInfo* info = file.find_tensor(name);
-    if (!info)
-        throw ModelError(ModelErrorKind::MissingTensor, file.file_name(), "the gate needs it",
-                         std::nullopt, name);
-    if (info->type != GgufType::F32 && info->type != GgufType::F16)
-        throw ModelError(
-            ModelErrorKind::ShapeMismatch, file.file_name(),
-            "type " + std::string(gguf_type_name(info->type)) + "; the gate reads F32 or F16",
-            info->info_offset, name);
-    if (info->shape != shape)
-        throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
-                         "shape " + shape_text(info->shape) + ", expected " + shape_text(shape),
-                         info->info_offset, name);
-    const std::span<const uint8_t> bytes = file.tensor_bytes(*info);
-    std::vector<float> values(info->n_elements());
-    if (info->type == GgufType::F32) {
-        std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
-    } else {
-        for (size_t i = 0; i < values.size(); ++i) {
-            uint16_t h;
-            std::memcpy(&h, bytes.data() + 2 * i, 2);
-            values[i] = fp16_to_float(h);
-        }
-    }
-    for (size_t i = 0; i < values.size(); ++i)
-        if (!std::isfinite(values[i]))
-            throw ModelError(ModelErrorKind::NonFiniteWeight, file.file_name(),
-                             "element " + std::to_string(i) + " is not finite", info->info_offset,
-                             name);
-    return values;
-}
 
 // The values in the file's encoding of `type` (F32 or F16).
 std::vector<uint8_t> encoded(const std::vector<float>& values, GgufType type) {
@@ -97,10 +47,10 @@ GateMlp read_gate(std::shared_ptr<const ByteSource> source) {
         file.bad_metadata("general.architecture",
                           "'" + arch + "', a gate sidecar says '" + kGateArchitecture + "'");
     GateShape shape;
-    shape.n_layers = int(bounded(file, "gate.layer_count", kMaxLayers));
-    shape.input_dim = int(bounded(file, "gate.input_dim", kMaxInput));
-    shape.hidden = int(bounded(file, "gate.hidden", kMaxHidden));
-    shape.depth = int(bounded(file, "gate.depth", kMaxDepth));
+    shape.n_layers = int(sidecar_count(file, "gate.layer_count", kMaxLayers));
+    shape.input_dim = int(sidecar_count(file, "gate.input_dim", kMaxInput));
+    shape.hidden = int(sidecar_count(file, "gate.hidden", kMaxHidden));
+    shape.depth = int(sidecar_count(file, "gate.depth", kMaxDepth));
     GateKeyKind kind;
     try {
         kind = gate_key_kind_from_name(file.get_string("gate.key_kind"));
@@ -108,7 +58,7 @@ GateMlp read_gate(std::shared_ptr<const ByteSource> source) {
         file.bad_metadata("gate.key_kind", e.what());
     }
 
-    std::set<std::string> expected;
+    std::vector<std::string> expected;
     std::vector<std::vector<GateDense>> layers(size_t(shape.n_layers));
     for (int l = 0; l < shape.n_layers; ++l) {
         for (int i = 0; i < shape.depth; ++i) {
@@ -117,21 +67,16 @@ GateMlp read_gate(std::shared_ptr<const ByteSource> source) {
             d.out = shape.fc_out(i);
             const std::string w = gate_tensor_name(l, i, "weight");
             const std::string b = gate_tensor_name(l, i, "bias");
-            d.weight = read_tensor(file, w, {uint64_t(d.in), uint64_t(d.out)});
-            d.bias = read_tensor(file, b, {uint64_t(d.out)});
-            expected.insert(w);
-            expected.insert(b);
+            d.weight = sidecar_floats(file, w, {uint64_t(d.in), uint64_t(d.out)}, "the gate");
+            d.bias = sidecar_floats(file, b, {uint64_t(d.out)}, "the gate");
+            expected.push_back(w);
+            expected.push_back(b);
             layers[size_t(l)].push_back(std::move(d));
         }
     }
-    // A tensor the metadata does not account for means the metadata and the weights disagree
-    // (a gate of 5 layers labelled 4): refused rather than silently ignored.
-    for (const GgufTensorInfo& t : file.tensors())
-        if (!expected.contains(t.name))
-            throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
-                             "not part of a gate of " + std::to_string(shape.n_layers) +
-                                 " layers × " + std::to_string(shape.depth) + " fc layers",
-                             t.info_offset, t.name);
+    refuse_unexpected_tensors(file, expected,
+                              "not part of a gate of " + std::to_string(shape.n_layers) +
+                                  " layers × " + std::to_string(shape.depth) + " fc layers");
     return GateMlp(shape, kind, std::move(layers));
 }
 
