@@ -100,6 +100,7 @@ void Soak::restart() {
                              model_->tokenizer.encode(prompt, true));
     reference_.capacity = session_->state().cache().capacity();
     reference_.vocab_size = model_->config.vocab_size;
+    reference_.bos_id = model_->tokenizer.bos_id();
     records_.clear();  // a new prompt starts a new ledger
     sync_ledger();
     clean_ = true;

@@ -13,13 +13,18 @@ struct SoakSequence {
     std::vector<std::vector<int32_t>> tokens;  // [layer][row]
     int capacity = 0;
     int vocab_size = 0;
+    int32_t bos_id = -1;  // the model's BOS: nothing may be inserted before it (-1: none)
 
     int rows(int layer) const { return int(tokens[size_t(layer)].size()); }
+    bool starts_with_bos(int layer) const {
+        return bos_id >= 0 && rows(layer) > 0 && tokens[size_t(layer)][0] == bos_id;
+    }
     int max_rows() const;
 };
 
 // A list pre-flight must accept: one to three delete / insert / replace_pair actions on every
-// layer or on some, with spans that do not meet on a shared layer, inside every affected layer,
+// layer or on some, with spans that do not meet on a shared layer, inside every affected layer
+// (and no insert before a BOS in row 0),
 // leaving at least `min_rows` rows and room for `room` more rows after the list (the tick's own
 // token). Appends (add) too when `with_adds`.
 ActionList valid_actions(std::mt19937_64& rng, const SoakSequence& seq, int min_rows, int room,

@@ -38,12 +38,19 @@ private slots:
             const int layers = 1 + int(rng() % 4);
             seq.capacity = 40;
             seq.vocab_size = 50;
-            for (int l = 0; l < layers; ++l)
-                seq.tokens.emplace_back(size_t(4 + rng() % 30), int32_t(rng() % 50));
+            // Some layers start with BOS (token 1), which no insert may go before.
+            seq.bos_id = 1;
+            for (int l = 0; l < layers; ++l) {
+                seq.tokens.emplace_back(size_t(4 + rng() % 30), int32_t(2 + rng() % 48));
+                if (rng() % 2) seq.tokens.back()[0] = seq.bos_id;
+            }
             SequenceShape shape;
             shape.capacity = seq.capacity;
             shape.vocab_size = seq.vocab_size;
-            for (int l = 0; l < layers; ++l) shape.rows_per_layer.push_back(seq.rows(l));
+            for (int l = 0; l < layers; ++l) {
+                shape.rows_per_layer.push_back(seq.rows(l));
+                shape.starts_with_bos.push_back(seq.starts_with_bos(l));
+            }
 
             const ActionList valid = valid_actions(rng, seq, 4, 2, true);
             const std::vector<ValidationError> errors = validate_action_list(valid, shape);
