@@ -15,6 +15,8 @@ import pathlib
 import numpy as np
 import gguf
 
+from sidecar_writer import write_sidecar
+
 SEED = 20261123
 LAYERS, INPUT, HIDDEN, DEPTH = 2, 8, 16, 3
 
@@ -46,23 +48,14 @@ def forward64(tensors: dict[str, np.ndarray], layer: int, x: np.ndarray) -> floa
 
 
 def write_gate(path: pathlib.Path, tensors: dict[str, np.ndarray], meta: dict) -> None:
-    w = gguf.GGUFWriter(str(path), meta.get("arch", "kvw-gate"))
-    w.add_uint32("gate.layer_count", meta.get("layer_count", LAYERS))
-    w.add_uint32("gate.input_dim", meta.get("input_dim", INPUT))
-    w.add_uint32("gate.hidden", meta.get("hidden", HIDDEN))
-    w.add_uint32("gate.depth", meta.get("depth", DEPTH))
-    w.add_string("gate.key_kind", meta.get("key_kind", "pre-rope"))
-    for name, array in tensors.items():
-        if array.dtype == np.float16:
-            w.add_tensor(name, array, raw_dtype=gguf.GGMLQuantizationType.F16)
-        elif array.dtype == np.uint16:
-            w.add_tensor(name, array, raw_dtype=gguf.GGMLQuantizationType.BF16)
-        else:
-            w.add_tensor(name, array)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    def metadata(w: gguf.GGUFWriter) -> None:
+        w.add_uint32("gate.layer_count", meta.get("layer_count", LAYERS))
+        w.add_uint32("gate.input_dim", meta.get("input_dim", INPUT))
+        w.add_uint32("gate.hidden", meta.get("hidden", HIDDEN))
+        w.add_uint32("gate.depth", meta.get("depth", DEPTH))
+        w.add_string("gate.key_kind", meta.get("key_kind", "pre-rope"))
+
+    write_sidecar(path, meta.get("arch", "kvw-gate"), tensors, metadata)
 
 
 def generate(out: pathlib.Path) -> None:

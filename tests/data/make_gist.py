@@ -18,6 +18,8 @@ import pathlib
 import numpy as np
 import gguf
 
+from sidecar_writer import write_sidecar
+
 SEED = 20261124
 
 
@@ -42,20 +44,11 @@ def gist64(tensors: dict[str, np.ndarray], level: int, children: np.ndarray) -> 
 
 def write_gist(path: pathlib.Path, tensors: dict[str, np.ndarray], n: int, k: int,
                meta: dict) -> None:
-    w = gguf.GGUFWriter(str(path), meta.get("arch", "kvw-gist"))
-    w.add_uint32("gist.embedding_length", meta.get("embedding_length", n))
-    w.add_uint32("gist.block_size", meta.get("block_size", k))
-    for name, array in tensors.items():
-        if array.dtype == np.float16:
-            w.add_tensor(name, array, raw_dtype=gguf.GGMLQuantizationType.F16)
-        elif array.dtype == np.uint16:
-            w.add_tensor(name, array, raw_dtype=gguf.GGMLQuantizationType.BF16)
-        else:
-            w.add_tensor(name, array)
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    def metadata(w: gguf.GGUFWriter) -> None:
+        w.add_uint32("gist.embedding_length", meta.get("embedding_length", n))
+        w.add_uint32("gist.block_size", meta.get("block_size", k))
+
+    write_sidecar(path, meta.get("arch", "kvw-gist"), tensors, metadata)
 
 
 def generate(out: pathlib.Path) -> None:
