@@ -194,6 +194,10 @@ void add_main_menus(MainWindow& window) {
                              [&window] { window.stepLayer(+1); });
     keyed << view->addAction("Previous layer", QKeySequence("["), &window,
                              [&window] { window.stepLayer(-1); });
+    keyed << view->addAction("Previous tick", QKeySequence("Alt+Left"), &window,
+                             [&window] { window.stepShownTick(-1); });
+    keyed << view->addAction("Next tick", QKeySequence("Alt+Right"), &window,
+                             [&window] { window.stepShownTick(+1); });
 
     // Plain letters: a line edit with the focus takes them as text first, as it should.
     QMenu* session = bar->addMenu("&Session");

@@ -90,6 +90,9 @@ public:
     // banner and the status bar say so. A tick at or past the live one is the live session.
     void showTick(qint64 tick);
     void backToLive();
+    // One tick earlier (delta -1) or later (+1) than the tick shown now, the live one while
+    // none is; past the last tick is the live session (View → Previous / Next tick).
+    void stepShownTick(int delta);
     // The past tick's Frame the views show; null while they show the live session.
     FramePtr pastFrame() const { return past_; }
     // What the views show: the past tick's Frame, else the live one.

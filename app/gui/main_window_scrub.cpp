@@ -6,6 +6,8 @@
 
 #include "app/gui/history_bar.h"
 #include "app/gui/main_window.h"
+
+#include <algorithm>
 #include "app/gui/session_controller.h"
 #include "app/gui/status_line.h"
 #include "app/gui/view_docks.h"
@@ -25,6 +27,14 @@ void MainWindow::showTick(qint64 tick) {
     pauseRun("show a past tick");  // else the replay would wait for the whole run
     requested_tick_ = tick;
     controller_.showTick(tick);
+}
+
+void MainWindow::stepShownTick(int delta) {
+    const FramePtr live = controller_.lastFrame();
+    if (!live) return;
+    // A tick asked for and still replaying counts as shown, so that held keys walk on.
+    const qint64 shown = requested_tick_ >= 0 ? requested_tick_ : past_ ? past_->tick : live->tick;
+    showTick(std::max<qint64>(0, shown + delta));
 }
 
 void MainWindow::showPastFrame(const FramePtr& frame) {

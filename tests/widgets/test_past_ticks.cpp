@@ -150,6 +150,30 @@ private slots:
         QVERIFY(!w.pastFrame());
     }
 
+    // Alt+Left / Alt+Right walk the shown tick back and forth; past the last one is live.
+    void keys_step_through_past_ticks() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        record(c, w);
+        QTest::keyClick(&w, Qt::Key_Left, Qt::AltModifier);
+        QVERIFY(test::wait_idle(c));
+        QVERIFY(w.pastFrame());
+        QCOMPARE(w.pastFrame()->tick, int64_t(4));
+        QTest::keyClick(&w, Qt::Key_Left, Qt::AltModifier);
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(w.pastFrame()->tick, int64_t(3));
+        QCOMPARE(w.pastFrame()->state_hash, reference_frame(3)->state_hash);
+        QTest::keyClick(&w, Qt::Key_Right, Qt::AltModifier);
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(w.pastFrame()->tick, int64_t(4));
+        QTest::keyClick(&w, Qt::Key_Right, Qt::AltModifier);
+        QVERIFY(test::wait_idle(c));
+        QVERIFY(!w.pastFrame());  // tick 5 is the live one
+        QCOMPARE(c.lastFrame()->tick, int64_t(5));
+    }
+
     void a_click_on_the_timeline_shows_that_tick() {
         SessionController c;
         MainWindow w(c, {true, QSize(1600, 1000)});
