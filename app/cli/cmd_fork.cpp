@@ -28,13 +28,15 @@ int run_fork(const CliArgs& args) {
     const size_t events = events_through_tick(trace, tick);
     std::string spec = options_from_header(trace.events().front(), file).model;
     if (args.has("model") && args.get("model") != spec) {
-        spdlog::warn("{}: recorded with the model {}, forked with {}: expect mismatches unless "
-                     "they compute the same numbers",
-                     file, spec, args.get("model"));
+        spdlog::warn(
+            "{}: recorded with the model {}, forked with {}: expect mismatches unless "
+            "they compute the same numbers",
+            file, spec, args.get("model"));
         spec = args.get("model");
     }
     ReplayReport report;
-    const std::unique_ptr<Session> forked = session_from_trace(trace, events, load_model(spec), report);
+    const std::unique_ptr<Session> forked =
+        session_from_trace(trace, events, load_model(spec), report);
     for (const ReplayMismatch& m : report.mismatches)
         std::printf("%s:%zu: %s: %s recorded %s, replayed %s\n", file.c_str(), m.line,
                     m.event.c_str(), m.field.c_str(), m.expected.c_str(), m.actual.c_str());

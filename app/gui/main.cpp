@@ -58,17 +58,19 @@ void wait_until_idle(kvw::SessionController& controller) {
 }
 
 // --bundle: the session once every command is done (the caller waits); exit status 1 when a
-// command failed on the way (its message is on stderr: the bundle would not show what was asked for)
-// or a file could not be written.
-int write_bundle(kvw::SessionController& controller, kvw::MainWindow& window,
-                 const QString& dir, const QStringList& errors) {
+// command failed on the way (its message is on stderr: the bundle would not show what was asked
+// for) or a file could not be written.
+int write_bundle(kvw::SessionController& controller, kvw::MainWindow& window, const QString& dir,
+                 const QStringList& errors) {
     if (!errors.isEmpty()) {
-        std::fprintf(stderr, "kv-workbench: no bundle written: %s\n", qPrintable(errors.join("; ")));
+        std::fprintf(stderr, "kv-workbench: no bundle written: %s\n",
+                     qPrintable(errors.join("; ")));
         return 1;
     }
     if (!controller.lastFrame()) {
-        std::fprintf(stderr, "kv-workbench: no bundle written: no session (give --model, --trace "
-                             "or --script)\n");
+        std::fprintf(stderr,
+                     "kv-workbench: no bundle written: no session (give --model, --trace "
+                     "or --script)\n");
         return 1;
     }
     const QStringList problems = kvw::export_session_bundle(window, controller, dir);

@@ -47,8 +47,8 @@ void MainWindow::showPastFrame(const FramePtr& frame) {
     status_->setShownTick(past_->tick);
     select(layer_, row_);  // a row the past tick did not have yet is no selection
     const FramePtr live = controller_.lastFrame();
-    spdlog::info("showing tick {} (state hash {}); the live session stays at tick {}",
-                 past_->tick, hash_hex(past_->state_hash), live ? live->tick : 0);
+    spdlog::info("showing tick {} (state hash {}); the live session stays at tick {}", past_->tick,
+                 hash_hex(past_->state_hash), live ? live->tick : 0);
 }
 
 void MainWindow::backToLive() {
@@ -68,9 +68,10 @@ bool MainWindow::editsLive(const QString& what) {
     if (!past_) return true;
     const qint64 tick = past_->tick;
     backToLive();
-    const QString message = QString("not done: %1 while the views showed tick %2 (its rows are "
-                                    "not the live session's); back to live, check the rows and "
-                                    "ask again")
+    const QString message = QString(
+                                "not done: %1 while the views showed tick %2 (its rows are "
+                                "not the live session's); back to live, check the rows and "
+                                "ask again")
                                 .arg(what)
                                 .arg(tick);
     spdlog::warn("{}", message.toStdString());

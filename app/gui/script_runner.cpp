@@ -166,7 +166,9 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             const int64_t live = frame(c)->tick;
             if (c.count >= live)
                 fail(c, ScriptErrorKind::CommandFailed,
-                     QString("tick %1 is not past: the session is at tick %2").arg(c.count).arg(live));
+                     QString("tick %1 is not past: the session is at tick %2")
+                         .arg(c.count)
+                         .arg(live));
             window_.showTick(c.count);
             break;
         }

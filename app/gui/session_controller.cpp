@@ -9,8 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "app/gui/session_worker.h"
-#include "core/session/replay.h"
 #include "core/policy/gate/gate_file.h"
+#include "core/session/replay.h"
 
 namespace kvw {
 
@@ -110,9 +110,8 @@ void SessionController::openTrace(const QString& path, const QString& model) {
         ReplayReport report;
         try {
             const Trace trace = Trace::read(path);
-            session = session_replayed(trace, model.empty() ? std::nullopt
-                                                            : std::optional<std::string>(model),
-                                       report);
+            session = session_replayed(
+                trace, model.empty() ? std::nullopt : std::optional<std::string>(model), report);
         } catch (const std::exception& e) {
             throw std::runtime_error(std::string(e.what()) + "; " + w.keptSessionText());
         }
@@ -122,8 +121,7 @@ void SessionController::openTrace(const QString& path, const QString& model) {
         }
         w.replaceSession(std::move(session));
         std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
-                              " events replayed, now at tick " +
-                              std::to_string(w.session().tick());
+                              " events replayed, now at tick " + std::to_string(w.session().tick());
         if (report.ok()) {
             outcome += ", every recorded outcome equal";
         } else {

@@ -19,7 +19,8 @@ namespace {
 struct Simd {
     using V = __m256;
     static constexpr int kLanes = 8;
-    static constexpr int kBatchRows = 4, kBatchTokens = 3;  // 16 registers: 4 x 3 accumulators + 3 x + 1 weight
+    static constexpr int kBatchRows = 4,
+                         kBatchTokens = 3;  // 16 registers: 4 x 3 accumulators + 3 x + 1 weight
 
     KVW_SIMD static V zero() { return _mm256_setzero_ps(); }
     KVW_SIMD static V loadu(const float* p) { return _mm256_loadu_ps(p); }

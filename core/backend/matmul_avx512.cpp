@@ -20,7 +20,9 @@ namespace {
 struct Simd {
     using V = __m512;
     static constexpr int kLanes = 16;
-    static constexpr int kBatchRows = 8, kBatchTokens = 3;  // 32 registers: 8 x 3 accumulators + 3 x + 1 weight (4 x 6 spilled: 3x slower; 6 x 4 no better)
+    static constexpr int kBatchRows = 8,
+                         kBatchTokens = 3;  // 32 registers: 8 x 3 accumulators + 3 x + 1 weight (4
+                                            // x 6 spilled: 3x slower; 6 x 4 no better)
 
     KVW_SIMD static V zero() { return _mm512_setzero_ps(); }
     KVW_SIMD static V loadu(const float* p) { return _mm512_loadu_ps(p); }

@@ -5,8 +5,8 @@ namespace kvw {
 namespace {
 
 constexpr RemovalReason kReasons[] = {
-    RemovalReason::Deleted,     RemovalReason::Replaced,  RemovalReason::Reset,
-    RemovalReason::TickAborted, RemovalReason::BulkPrune, RemovalReason::StreamingLoss,
+    RemovalReason::Deleted,     RemovalReason::Replaced,      RemovalReason::Reset,
+    RemovalReason::TickAborted, RemovalReason::BulkPrune,     RemovalReason::StreamingLoss,
     RemovalReason::Window,      RemovalReason::RingOverwrite,
 };
 

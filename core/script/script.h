@@ -84,7 +84,7 @@ struct ScriptCommand {
     KvType v_type = KvType::F32;
     CacheLayout layout = CacheLayout::Contiguous;  // layout
     RingOptions ring;                              // layout ring ..
-    ActionList actions;    // inject, apply
+    ActionList actions;                            // inject, apply
     PolicyOptions policy;  // budget, ab (the gate is the `gate` command's text)
 };
 
