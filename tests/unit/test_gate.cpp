@@ -18,6 +18,7 @@
 #include "core/policy/policy_error.h"
 #include "core/session/session.h"
 #include "tests/testdata.h"
+#include "tests/unit/bad_sidecars.h"
 #include "tests/unit/reference_rope.h"
 
 using namespace kvw;
@@ -25,12 +26,6 @@ using namespace kvw;
 namespace {
 
 std::string data(const std::string& name) { return test::testdata_path("gate/" + name); }
-
-QJsonObject read_json(const std::string& path) {
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot open %s", path.c_str());
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
 
 std::string temp_path(const std::string& name) {
     return (std::filesystem::temp_directory_path() /
@@ -93,7 +88,7 @@ private slots:
         QCOMPARE(gate.shape().hidden, 16);
         QCOMPARE(gate.shape().depth, 3);
         QVERIFY(gate.key_kind() == GateKeyKind::PreRope);
-        const QJsonArray layers = read_json(data("ref_cases.json"))["layers"].toArray();
+        const QJsonArray layers = test::read_json_object(data("ref_cases.json"))["layers"].toArray();
         QCOMPARE(layers.size(), 2);
         int checked = 0;
         for (int l = 0; l < layers.size(); ++l) {
@@ -118,21 +113,8 @@ private slots:
     }
 
     void bad_sidecars_are_refused_naming_the_tensor() {
-        const QJsonObject expected = read_json(data("bad_expected.json"));
-        QVERIFY(expected.size() >= 8);
-        for (const QString& name : expected.keys()) {
-            const std::string file = data("bad_" + name.toStdString() + ".gate.gguf");
-            const QJsonObject e = expected[name].toObject();
-            try {
-                read_gate_file(file);
-                QFAIL(qPrintable("accepted bad_" + name));
-            } catch (const ModelError& error) {
-                const QString what = error.what();
-                QVERIFY2(what.startsWith(e["kind"].toString()), qPrintable(name + ": " + what));
-                QVERIFY2(what.contains(e["where"].toString()), qPrintable(name + ": " + what));
-                QVERIFY2(what.contains(QString::fromStdString(file)), qPrintable(what));
-            }
-        }
+        test::expect_bad_sidecars_refused("gate", ".gate.gguf", 8,
+                                          [](const std::string& file) { read_gate_file(file); });
     }
 
     void sidecar_round_trip() {

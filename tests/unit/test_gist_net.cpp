@@ -13,18 +13,13 @@
 #include "core/session/session.h"
 #include "core/wlod/gist_file.h"
 #include "tests/testdata.h"
+#include "tests/unit/bad_sidecars.h"
 
 using namespace kvw;
 
 namespace {
 
 std::string data(const std::string& name) { return test::testdata_path("gist/" + name); }
-
-QJsonObject read_json(const std::string& path) {
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot open %s", path.c_str());
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
 
 std::shared_ptr<const Model> tiny_model() {
     static std::shared_ptr<const Model> model = load_model("synthetic:tiny");
@@ -57,7 +52,7 @@ class TestGistNet : public QObject {
     Q_OBJECT
 private slots:
     void gists_match_float64() {
-        const QJsonObject cases = read_json(data("small_cases.json"));
+        const QJsonObject cases = test::read_json_object(data("small_cases.json"));
         const int n = cases["n_embd"].toInt(), k = cases["k"].toInt();
         for (const char* file : {"small.gist.gguf", "small16.gist.gguf"}) {
             const bool half = std::string(file).starts_with("small16");
@@ -101,21 +96,8 @@ private slots:
     }
 
     void bad_sidecars_are_refused_naming_the_tensor() {
-        const QJsonObject expected = read_json(data("bad_expected.json"));
-        QVERIFY(expected.size() >= 9);
-        for (const QString& name : expected.keys()) {
-            const std::string file = data("bad_" + name.toStdString() + ".gist.gguf");
-            const QJsonObject e = expected[name].toObject();
-            try {
-                read_gist_net_file(file);
-                QFAIL(qPrintable("accepted bad_" + name));
-            } catch (const ModelError& error) {
-                const QString what = error.what();
-                QVERIFY2(what.startsWith(e["kind"].toString()), qPrintable(name + ": " + what));
-                QVERIFY2(what.contains(e["where"].toString()), qPrintable(name + ": " + what));
-                QVERIFY2(what.contains(QString::fromStdString(file)), qPrintable(what));
-            }
-        }
+        test::expect_bad_sidecars_refused("gist", ".gist.gguf", 9,
+                                          [](const std::string& file) { read_gist_net_file(file); });
     }
 
     void a_session_collapses_with_the_learned_net() {
