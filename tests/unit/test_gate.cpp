@@ -88,7 +88,8 @@ private slots:
         QCOMPARE(gate.shape().hidden, 16);
         QCOMPARE(gate.shape().depth, 3);
         QVERIFY(gate.key_kind() == GateKeyKind::PreRope);
-        const QJsonArray layers = test::read_json_object(data("ref_cases.json"))["layers"].toArray();
+        const QJsonArray layers =
+            test::read_json_object(data("ref_cases.json"))["layers"].toArray();
         QCOMPARE(layers.size(), 2);
         int checked = 0;
         for (int l = 0; l < layers.size(); ++l) {

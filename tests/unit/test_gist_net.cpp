@@ -96,8 +96,8 @@ private slots:
     }
 
     void bad_sidecars_are_refused_naming_the_tensor() {
-        test::expect_bad_sidecars_refused("gist", ".gist.gguf", 9,
-                                          [](const std::string& file) { read_gist_net_file(file); });
+        test::expect_bad_sidecars_refused(
+            "gist", ".gist.gguf", 9, [](const std::string& file) { read_gist_net_file(file); });
     }
 
     void a_session_collapses_with_the_learned_net() {
