@@ -87,39 +87,24 @@ void SessionController::loadModel(const QString& spec, const QString& backend,
         SessionOptions options;
         options.model = spec;
         options.backend = backend;
-        std::unique_ptr<Session> session;
-        try {
-            session = std::make_unique<Session>(options);
+        w.replaceSessionWith("load " + spec, [&] {
+            auto session = std::make_unique<Session>(options);
             if (!prompt.empty()) session->start(prompt);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(std::string(e.what()) + "; " + w.keptSessionText());
-        }
-        // A load cannot stop half-way; a cancel during it keeps the previous session.
-        if (w.cancelled()) {
-            w.note("load " + spec + " cancelled; " + w.keptSessionText());
-            return;
-        }
-        w.replaceSession(std::move(session));
+            return session;
+        });
     });
 }
 
 void SessionController::openTrace(const QString& path, const QString& model) {
     post("open trace " + path, [path = path.toStdString(),
                                 model = model.toStdString()](SessionWorker& w) {
-        std::unique_ptr<Session> session;
         ReplayReport report;
-        try {
-            const Trace trace = Trace::read(path);
-            session = session_replayed(
-                trace, model.empty() ? std::nullopt : std::optional<std::string>(model), report);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(std::string(e.what()) + "; " + w.keptSessionText());
-        }
-        if (w.cancelled()) {
-            w.note("open trace " + path + " cancelled; " + w.keptSessionText());
-            return;
-        }
-        w.replaceSession(std::move(session));
+        const bool opened = w.replaceSessionWith("open trace " + path, [&] {
+            return session_replayed(
+                Trace::read(path), model.empty() ? std::nullopt : std::optional<std::string>(model),
+                report);
+        });
+        if (!opened) return;
         std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
                               " events replayed, now at tick " + std::to_string(w.session().tick());
         if (report.ok()) {

@@ -32,6 +32,22 @@ void SessionWorker::replaceSession(std::unique_ptr<Session> session) {
     session_ = std::move(session);
 }
 
+bool SessionWorker::replaceSessionWith(const std::string& what,
+                                       const std::function<std::unique_ptr<Session>()>& make) {
+    std::unique_ptr<Session> session;
+    try {
+        session = make();
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string(e.what()) + "; " + keptSessionText());
+    }
+    if (cancelled()) {
+        note(what + " cancelled; " + keptSessionText());
+        return false;
+    }
+    replaceSession(std::move(session));
+    return true;
+}
+
 void SessionWorker::note(const std::string& message) {
     spdlog::info("{}", message);
     emit noted(QString::fromStdString(message));

@@ -41,6 +41,12 @@ public:
     // The session; throws SessionNotLoaded when there is none yet.
     Session& session();
     void replaceSession(std::unique_ptr<Session> session);
+    // Replaces the session with the one `make` builds (a model load, an opened trace) or keeps
+    // the current one exactly as it was: when `make` throws (rethrown, saying the session was
+    // kept) or when a cancel came while it ran (a load cannot stop half-way; noted as `what`
+    // cancelled). True when the session was replaced.
+    bool replaceSessionWith(const std::string& what,
+                            const std::function<std::unique_ptr<Session>()>& make);
     // A/B mode (ARCHITECTURE §12): from now on every Frame carries the session's policy (A)
     // against `b` on the session's tokens. Throws (nothing changes) when B cannot be made.
     void startAb(const AbPolicy& b);
@@ -54,8 +60,6 @@ public:
     void reportProgress(int done, int total) { emit progress(done, total); }
     // Logs `message` and hands it to noted() (the status bar shows it).
     void note(const std::string& message);
-    // "the session stays as it was (tick N)", or "no session was loaded before" when none.
-    std::string keptSessionText() const;
 
 signals:
     void started(QString what);
@@ -67,6 +71,8 @@ signals:
     void finished();
 
 private:
+    // "the session stays as it was (tick N)", or "no session was loaded before" when none.
+    std::string keptSessionText() const;
     const std::atomic<uint64_t>& epoch_;
     uint64_t job_epoch_ = 0;
     // Brings the A/B run up to the session (made again when the session's policy or model
