@@ -16,6 +16,7 @@
 #include "app/gui/main_menus.h"
 #include "app/gui/main_toolbar.h"
 #include "app/gui/session_controller.h"
+#include "app/gui/settle_events.h"
 #include "app/gui/status_line.h"
 #include "app/gui/view_docks.h"
 
@@ -250,6 +251,7 @@ bool MainWindow::showView(const QString& name) {
 }
 
 QImage MainWindow::grabShot(const QString& view) {
+    settle_queued_events();  // the last Frame fully drawn, whoever asks (a script, a bundle)
     if (view.isEmpty()) return grab().toImage();
     if (!showView(view)) return {};
     return docks_->dock(view)->grab().toImage();

@@ -4,7 +4,6 @@
 #include <sstream>
 
 #include <spdlog/spdlog.h>
-#include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
 #include <QFileInfo>
@@ -14,6 +13,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
+#include "app/gui/settle_events.h"
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "core/backend/backend_registry.h"
@@ -62,15 +62,6 @@ void ScriptRunner::fail(const ScriptCommand& c, ScriptErrorKind kind, const QStr
     throw ScriptError(kind, file_, c.line, c.source, message.toStdString());
 }
 
-void ScriptRunner::settle() {
-    // Views replot through queued events (QCustomPlot's rpQueuedReplot); a few rounds let the
-    // events that those events post run too before anything is grabbed.
-    for (int round = 0; round < 4; ++round) {
-        QCoreApplication::sendPostedEvents();
-        QCoreApplication::processEvents(QEventLoop::AllEvents);
-    }
-}
-
 void ScriptRunner::waitIdle(const ScriptCommand& c) {
     if (!controller_.isIdle()) {
         QEventLoop loop;
@@ -84,7 +75,7 @@ void ScriptRunner::waitIdle(const ScriptCommand& c) {
             fail(c, ScriptErrorKind::CommandFailed, "the session did not become idle in time");
         }
     }
-    settle();
+    settle_queued_events();
     if (!errors_.isEmpty()) {
         const QString message = errors_.join("; ");
         errors_.clear();

@@ -36,7 +36,6 @@ public:
 private:
     void execute(const ScriptCommand& c);
     void waitIdle(const ScriptCommand& c);
-    void settle();
     FramePtr frame(const ScriptCommand& c);  // the last Frame; fails when there is none
     FrameView* view(const ScriptCommand& c, const QString& name);  // fails for an unknown name
     void expect(const ScriptCommand& c);
