@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "core/backend/matmul_kernels.h"
-#include "core/model/dequant_block.h"
+#include "core/math/dequant.h"
 
 #define KVW_SIMD __attribute__((target("avx2,fma,f16c")))
 
@@ -21,6 +20,10 @@ struct Simd {
     static constexpr int kLanes = 8;
     static constexpr int kBatchRows = 4,
                          kBatchTokens = 3;  // 16 registers: 4 x 3 accumulators + 3 x + 1 weight
+
+    // block types: 4 rows stream at once for one token; the batched tile (2 x 3) holds R·T
+    // accumulators, a sub-block's widened quants, a weight vector and its factors
+    static constexpr int kBlockDecodeRows = 4, kBlockBatchRows = 2, kBlockBatchTokens = 3;
 
     KVW_SIMD static V zero() { return _mm256_setzero_ps(); }
     KVW_SIMD static V loadu(const float* p) { return _mm256_loadu_ps(p); }
@@ -41,15 +44,9 @@ struct Simd {
         std::memcpy(&h, p, 2);
         return _cvtsh_ss(h);
     }
-    KVW_SIMD static V int8_to_float(const uint8_t* p) {
-        const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-        return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q));
-    }
-    KVW_SIMD static V nibble_to_float(const uint8_t* p, int shift) {
-        const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-        const __m256i n = _mm256_and_si256(_mm256_srli_epi32(_mm256_cvtepu8_epi32(q), shift),
-                                           _mm256_set1_epi32(15));
-        return _mm256_cvtepi32_ps(_mm256_sub_epi32(n, _mm256_set1_epi32(8)));
+    KVW_SIMD static V widen_i8(__m128i bytes, int part) {
+        return _mm256_cvtepi32_ps(
+            _mm256_cvtepi8_epi32(part == 0 ? bytes : _mm_unpackhi_epi64(bytes, bytes)));
     }
 
     // Eight weights of a row from column k, widened to float. F16 via F16C, BF16 by a shift.

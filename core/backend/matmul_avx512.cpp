@@ -6,10 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "core/backend/matmul_kernels.h"
-#include "core/model/dequant_block.h"
+#include "core/math/dequant.h"
 
 #define KVW_SIMD __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
 
@@ -23,6 +22,10 @@ struct Simd {
     static constexpr int kBatchRows = 8,
                          kBatchTokens = 3;  // 32 registers: 8 x 3 accumulators + 3 x + 1 weight (4
                                             // x 6 spilled: 3x slower; 6 x 4 no better)
+
+    // block types: 8 rows stream at once for one token; the batched tile (4 x 4) holds R·T
+    // accumulators, a sub-block's widened quants, a weight vector and its factors
+    static constexpr int kBlockDecodeRows = 8, kBlockBatchRows = 4, kBlockBatchTokens = 4;
 
     KVW_SIMD static V zero() { return _mm512_setzero_ps(); }
     KVW_SIMD static V loadu(const float* p) { return _mm512_loadu_ps(p); }
@@ -48,16 +51,8 @@ struct Simd {
         std::memcpy(&h, p, 2);
         return _cvtsh_ss(h);
     }
-    KVW_SIMD static V int8_to_float(const uint8_t* p) {
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        return _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_cvtepi8_epi32(0xffff, q));
-    }
-    KVW_SIMD static V nibble_to_float(const uint8_t* p, int shift) {
-        const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m512i n = _mm512_and_si512(
-            _mm512_maskz_srli_epi32(0xffff, _mm512_maskz_cvtepu8_epi32(0xffff, q), shift),
-            _mm512_set1_epi32(15));
-        return _mm512_maskz_cvtepi32_ps(0xffff, _mm512_sub_epi32(n, _mm512_set1_epi32(8)));
+    KVW_SIMD static V widen_i8(__m128i bytes, int /*part: always 0, 16 bytes are one vector*/) {
+        return _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_cvtepi8_epi32(0xffff, bytes));
     }
 
     // Sixteen weights of a row from column k, widened to float.

@@ -19,6 +19,8 @@ namespace kvw::cpu {
 // summing k ≡ l (mod 8) in increasing k (the tail zero-padded), then add the lanes as
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)); AVX2 fuses each multiply-add. The AVX-512 kernel does
 // the same with sixteen lanes, folded in halves (l + 8 first, then as the eight-lane order).
+// Block weights are dequantised to the values of core/math/dequant.h (the SIMD kernels in
+// registers, matmul_tiles.inc) and then multiplied like any float.
 using RowsKernelFn = void (*)(const WeightTensor& w, const float* x, int n, float* y,
                               int64_t row_begin, int64_t row_end);
 

@@ -49,37 +49,51 @@ KVW_HD void q4_k_scale_min(const uint8_t* packed, int j, uint8_t* scale, uint8_t
     }
 }
 
-KVW_HD void dequant_block_q4_k(const uint8_t* __restrict__ block, float* __restrict__ out) {
-    const float d = load_fp16_le(block);
-    const float dmin = load_fp16_le(block + 2);
-    const uint8_t* packed = block + 4;
-    const uint8_t* qs = block + 16;
+// The factors of the eight sub-blocks: element 32j + l is dl[j] * q - ml[j]. d and dmin are the
+// block's two f16 values, widened by the caller (the SIMD kernels use F16C: the same bits).
+KVW_HD void q4_k_sub_scales(const uint8_t* packed, float d, float dmin, float* __restrict__ dl,
+                            float* __restrict__ ml) {
     for (int j = 0; j < 8; ++j) {
         uint8_t scale, min;
         q4_k_scale_min(packed, j, &scale, &min);
-        const float dl = d * float(scale);
-        const float ml = dmin * float(min);
+        dl[j] = d * float(scale);
+        ml[j] = dmin * float(min);
+    }
+}
+
+KVW_HD void dequant_block_q4_k(const uint8_t* __restrict__ block, float* __restrict__ out) {
+    float dl[8], ml[8];
+    q4_k_sub_scales(block + 4, load_fp16_le(block), load_fp16_le(block + 2), dl, ml);
+    const uint8_t* qs = block + 16;
+    for (int j = 0; j < 8; ++j) {
         const uint8_t* q = qs + 32 * (j / 2);
         const int shift = 4 * (j % 2);
-        for (int l = 0; l < 32; ++l) out[32 * j + l] = dl * float((q[l] >> shift) & 0x0f) - ml;
+        for (int l = 0; l < 32; ++l)
+            out[32 * j + l] = dl[j] * float((q[l] >> shift) & 0x0f) - ml[j];
     }
 }
 
 // Q6_K: 128 bytes ql (low 4 bits), 64 bytes qh (high 2 bits), 16 int8 scales (one per 16
 // elements), f16 d. In each 128-element half h, element r takes its low bits from nibble
 // r/64 of ql[64h + r%64] and its high bits from bit pair r/32 of qh[32h + r%32];
-// x = d*scale*(q - 32).
-KVW_HD void dequant_block_q6_k(const uint8_t* __restrict__ block, float* __restrict__ out) {
+// x = d*scale*(q - 32); elements 16g .. 16g + 15 share scale g.
+//
+// The factor of sub-block g (of 16) is d * scale[g]; d is the block's f16, widened by the caller.
+KVW_HD void q6_k_sub_scales(const uint8_t* block, float d, float* __restrict__ dsc) {
     const int8_t* scales = reinterpret_cast<const int8_t*>(block + 192);
-    const float d = load_fp16_le(block + 208);
+    for (int g = 0; g < 16; ++g) dsc[g] = d * float(scales[g]);
+}
+
+KVW_HD void dequant_block_q6_k(const uint8_t* __restrict__ block, float* __restrict__ out) {
+    float dsc[16];
+    q6_k_sub_scales(block, load_fp16_le(block + 208), dsc);
     for (int h = 0; h < 2; ++h) {  // written per half, 32 lanes at a time, so it vectorises
         const uint8_t* ql = block + 64 * h;
         const uint8_t* qh = block + 128 + 32 * h;
-        const int8_t* sc = scales + 8 * h;
+        const float* sc = dsc + 8 * h;
         float* y = out + 128 * h;
         for (int s = 0; s < 2; ++s) {  // 16 elements share each scale
-            const float d0 = d * float(sc[s]), d1 = d * float(sc[s + 2]);
-            const float d2 = d * float(sc[s + 4]), d3 = d * float(sc[s + 6]);
+            const float d0 = sc[s], d1 = sc[s + 2], d2 = sc[s + 4], d3 = sc[s + 6];
             for (int l = 16 * s; l < 16 * s + 16; ++l) {
                 const int q0 = int((ql[l] & 0x0f) | ((qh[l] & 0x03) << 4)) - 32;
                 const int q1 = int((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 0x03) << 4)) - 32;
