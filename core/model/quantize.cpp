@@ -67,7 +67,7 @@ void quantize_q4_k(const float* x, uint8_t* block) {
         m[j] = uint8_t(dmin > 0.0f ? std::clamp(nearest(min[j] / dmin), 0, 63) : 0);
     }
     uint8_t* packed = block + 4;
-    for (int j = 0; j < 4; ++j) {  // the layout q4_k_scale_min reads back
+    for (int j = 0; j < 4; ++j) {  // the layout q4_k_sub_scales reads back
         packed[j] = uint8_t(sc[j] | ((sc[j + 4] >> 4) << 6));
         packed[j + 4] = uint8_t(m[j] | ((m[j + 4] >> 4) << 6));
         packed[j + 8] = uint8_t((sc[j + 4] & 0x0f) | ((m[j + 4] & 0x0f) << 4));
