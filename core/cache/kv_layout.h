@@ -24,10 +24,15 @@ namespace kvw {
 class KvLayout {
 public:
     virtual ~KvLayout() = default;
-    KvLayout(const KvLayout&) = delete;
     KvLayout& operator=(const KvLayout&) = delete;
 
     virtual CacheLayout layout() const = 0;
+    // An exact copy, the layout's own bookkeeping included (a ring's head and counters, dead
+    // indirection rows, batch-splice's pending edits): a session checkpoint (ARCHITECTURE §16).
+    virtual std::unique_ptr<KvLayout> clone() const = 0;
+    // Bytes the layout holds: its slab, and the buffers and index tables a layout adds; what a
+    // clone takes.
+    virtual uint64_t bytes() const { return slab_.bytes(); }
     int n_layers() const { return slab_.n_layers(); }
     int kv_dim() const { return slab_.kv_dim(); }
     int capacity() const { return slab_.capacity(); }
@@ -84,6 +89,8 @@ public:
 protected:
     KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
         : slab_(n_layers, kv_dim, capacity, storage) {}
+    // Only through clone(): a copy of a cache is a whole slab, never made by accident.
+    KvLayout(const KvLayout&) = default;
 
     // Called with validated arguments; rows(), room and ranges are already checked.
     virtual int logical_rows(int layer) const = 0;

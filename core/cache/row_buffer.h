@@ -24,6 +24,8 @@ public:
     const KvStorage& storage() const { return storage_; }
     // Bytes of one K row plus one V row, scales included.
     size_t row_bytes() const { return k_.row_bytes() + v_.row_bytes(); }
+    // Bytes allocated for every layer's rows.
+    uint64_t bytes() const { return uint64_t(n_layers_) * uint64_t(capacity_) * row_bytes(); }
 
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
