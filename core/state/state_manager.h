@@ -63,8 +63,6 @@ public:
     // model; null: a detached copy that is only ever copied from (a session checkpoint,
     // ARCHITECTURE §16).
     StateManager(const StateManager& other, const Transformer* engine);
-    StateManager(const StateManager&) = delete;
-    StateManager& operator=(const StateManager&) = delete;
 
     // ---- primitives -------------------------------------------------------------------------
     // Writes the tokens after the last row of every layer (prefill and decode alike) and
