@@ -47,6 +47,8 @@ public:
     }
     const RingOptions& options() const { return options_; }
     uint64_t bytes() const override;
+    // Ring rows sit anywhere in the slab once the head moved.
+    int slab_rows_in_use(int) const override { return capacity(); }
     int ring_slots() const { return capacity() - options_.sinks; }  // T - S
     int sink_rows(int layer) const;                                 // min(S, rows)
     const RingLayerState& state(int layer) const { return layers_.at(size_t(layer)); }

@@ -63,7 +63,9 @@ StateManager::StateManager(const StateManager& other, const Transformer* engine)
       fault_countdown_(other.fault_countdown_),
       wlod_k_(other.wlod_k_),
       gist_net_(other.gist_net_),
-      gists_(other.gists_) {}
+      gists_(other.gists_) {
+    cache_->set_dormant(engine == nullptr);
+}
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
     std::vector<int32_t> out;
