@@ -53,7 +53,8 @@ void Session::set_checkpoint_options(const CheckpointOptions& options) {
 
 namespace {
 
-// What the copy's cache, ledger and maps hold, roughly: the bulk of a checkpoint.
+// What a dormant copy holds (its trimmed cache, ledger and maps), roughly: the bulk of a
+// checkpoint.
 uint64_t estimated_bytes(const StateManager& state) {
     const uint64_t layers = uint64_t(state.n_layers());
     uint64_t bytes = state.cache().bytes();
@@ -72,7 +73,7 @@ SessionCheckpoint::SessionCheckpoint(const Session& session)
       events_(session.trace().events().size()),
       prefix_hash_(session.trace().prefix_hash(events_)),
       tick_(session.tick()),
-      bytes_(estimated_bytes(session.state())) {}
+      bytes_(estimated_bytes(dormant_->state())) {}
 
 SessionCheckpoint::~SessionCheckpoint() = default;
 

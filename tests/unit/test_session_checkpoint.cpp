@@ -235,9 +235,14 @@ private slots:
         const uint64_t one = s.checkpoints().kept().front()->bytes();
         QVERIFY(one > 0);
         s.set_checkpoint_options({2, one * 5});
-        QVERIFY(s.checkpoints().bytes() <= one * 5 + one);  // later ones hold more records
-        QCOMPARE(s.checkpoints().spacing(), 8);
-        for (const auto& c : s.checkpoints().kept()) QCOMPARE(c->tick() % 8, int64_t(0));
+        QVERIFY(s.checkpoints().bytes() <= one * 5);
+        QVERIFY(s.checkpoints().size() >= 1);
+        const int spacing = s.checkpoints().spacing();
+        QVERIFY(spacing >= 4 && (spacing & (spacing - 1)) == 0);  // doubled at least once
+        for (const auto& c : s.checkpoints().kept()) QCOMPARE(c->tick() % spacing, int64_t(0));
+        // A later checkpoint holds more rows and records than an earlier one: the bytes are
+        // those of the copy, trimmed to the rows in use, not of the whole slab.
+        QVERIFY(s.checkpoints().kept().back()->bytes() > one);
         // Off: none kept, and a fork replays from the start, still exact.
         s.set_checkpoint_options({0, 0});
         QCOMPARE(s.checkpoints().size(), size_t(0));
