@@ -1,8 +1,11 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <QMetaType>
 
 #include "core/session/frame.h"
 
@@ -40,4 +43,9 @@ private:
     std::string prompt_;
 };
 
+// A whole history at once: the ticks of an opened trace, made on the worker as it replays them.
+using TimelineHistoryPtr = std::shared_ptr<const TimelineHistory>;
+
 }  // namespace kvw
+
+Q_DECLARE_METATYPE(kvw::TimelineHistoryPtr)

@@ -290,6 +290,15 @@ void TimelineView::setFrame(FramePtr frame) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void TimelineView::setHistory(TimelineHistoryPtr history) {
+    history_ = *history;
+    if (history_.points().empty()) return;
+    makeRowGraphs(history_.layers());
+    replotAll();
+    rescale();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 ViewTable TimelineView::table() const {
     // Every point kept, with the step times the picture hides in script runs.
     ViewTable t{{"tick", "sample_ms", "brightness_ms", "propose_ms", "apply_ms", "total_ms",

@@ -38,6 +38,9 @@ public:
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;
+    // Every point of `history` at once (the ticks of an opened trace), in place of the run this
+    // view has seen; the Frames that follow go on from it.
+    void setHistory(kvw::TimelineHistoryPtr history);
     void setShownTick(qint64 tick) override;
 
 protected:

@@ -2,6 +2,7 @@
 
 #include "widgets/ab_view.h"
 #include "widgets/action_editor_view.h"
+#include "widgets/fork_view.h"
 #include "widgets/invariants_panel.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/log_view.h"
@@ -40,6 +41,7 @@ const std::vector<ViewInfo>& registered_views() {
         {"policy", "Policy rows", Qt::BottomDockWidgetArea, make<PolicyView>},
         {"ab", "A/B", Qt::BottomDockWidgetArea, make<AbView>},
         {"ring", "Ring slab", Qt::BottomDockWidgetArea, make<RingView>},
+        {"fork", "Fork", Qt::BottomDockWidgetArea, make<ForkView>},
     };
     return views;
 }

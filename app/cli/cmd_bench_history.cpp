@@ -1,8 +1,10 @@
-// kvw bench history: what undo, redo and fork cost (ARCHITECTURE §15), which repeat the trace up
-// to a point, against the other way of going back, putting the mirror back and rebuilding the
-// cache from it (timed as Session::rebuild at the last tick, whose state hash tells whether that
-// way would be exact), and the bytes a kept copy of the state per tick would take. Exit 1 when
-// undo, redo or fork missed a recorded hash.
+// kvw bench history: what undo, redo and fork cost (ARCHITECTURE §15, §16), which repeat the
+// trace up to a point from the nearest checkpoint (`--checkpoint-every 0`: from the start, as
+// before checkpoints), against the other way of going back, putting the mirror back and
+// rebuilding the cache from it (timed as Session::rebuild at the last tick, whose state hash
+// tells whether that way would be exact), and the bytes the checkpoints and a kept copy of the
+// cache per tick take. A fork at a tick is what the window's past tick costs. Exit 1 when undo,
+// redo or fork missed a recorded hash.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -36,6 +38,7 @@ int run_bench_history(const CliArgs& args) {
     const int reps = int(args.get_count("reps", 1000));
     if (ticks < 20) throw UsageError("--ticks must be >= 20");
     if (reps < 1) throw UsageError("--reps must be >= 1");
+    const int every = int(args.get_count("checkpoint-every", 100000));
 
     SessionOptions options;
     options.model = args.get("model");
@@ -50,6 +53,7 @@ int run_bench_history(const CliArgs& args) {
 
     // The run: sampled ticks with a delete injected every 50 ticks, so that rows go stale.
     Session s(options, model);
+    s.set_checkpoint_options({every, CheckpointOptions{}.budget_bytes});
     std::vector<uint64_t> hashes;      // [tick]
     std::vector<uint64_t> by_command;  // [commands done]
     double kept_mib = 0;               // a copy of the cache after every tick, summed
@@ -75,6 +79,9 @@ int run_bench_history(const CliArgs& args) {
                 options.model.c_str(), ticks, s.frame()->backend.c_str(), reps);
     std::printf("  the run itself:                 %9.1f ms (%.2f ms per tick)\n", run_ms,
                 run_ms / ticks);
+    const CheckpointStore& kept = s.checkpoints();
+    std::printf("  checkpoints:                    %9zu kept, every %d ticks, %.1f MiB\n",
+                kept.size(), kept.spacing(), double(kept.bytes()) / (1024.0 * 1024.0));
 
     // `body` timed, `exact` checked, then `back` (untimed) puts the session back.
     auto timed = [&](const char* what, auto&& body, auto&& exact, auto&& back) {
@@ -104,9 +111,12 @@ int run_bench_history(const CliArgs& args) {
         [&] { s.undo(1); });
     s.redo(1);
     std::unique_ptr<Session> fork;
-    exact &= timed(
-        "fork at the middle tick", [&] { fork = s.fork(ticks / 2); },
-        [&] { return fork->state_hash() == hashes[size_t(ticks / 2)]; }, [&] { fork.reset(); });
+    for (const int at : {ticks / 2, ticks}) {
+        const std::string what = "fork / past tick " + std::to_string(at);
+        exact &= timed(
+            what.c_str(), [&] { fork = s.fork(at); },
+            [&] { return fork->state_hash() == hashes[size_t(at)]; }, [&] { fork.reset(); });
+    }
     // The mirror put back costs a copy of the maps; the rebuild is what that way pays. Last:
     // it changes the state when a row was stale.
     timed(
@@ -123,11 +133,13 @@ int run_bench_history(const CliArgs& args) {
 CommandSpec bench_history_command() {
     return {"bench history",
             "",
-            "undo / redo / fork by replaying the trace, against restoring the mirror and "
-            "rebuilding",
+            "undo / redo / fork by replaying the trace from the nearest checkpoint, against "
+            "restoring the mirror and rebuilding",
             {model_option(),
              {"ticks", "N", "200", "ticks in the run"},
              {"reps", "N", "3", "repetitions timed per operation"},
+             {"checkpoint-every", "N", "16",
+              "ticks between the session's checkpoints (0: none, every replay from the start)"},
              backend_option("cpu")},
             run_bench_history};
 }

@@ -19,6 +19,7 @@
 #include "app/gui/settle_events.h"
 #include "app/gui/status_line.h"
 #include "app/gui/view_docks.h"
+#include "widgets/timeline_view.h"
 
 namespace kvw {
 
@@ -48,6 +49,12 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     connectViews();
     connect(&controller_, &SessionController::frameReady, this, &MainWindow::showFrame);
     connect(&controller_, &SessionController::pastFrameReady, this, &MainWindow::showPastFrame);
+    // An opened trace's ticks, each a point of the timeline (and so a click away, §16).
+    connect(&controller_, &SessionController::historyReplayed, this,
+            [this](const TimelineHistoryPtr& history) {
+                if (auto* timeline = qobject_cast<TimelineView*>(docks_->view("timeline")))
+                    timeline->setHistory(history);
+            });
     connect(history_bar_, &HistoryBar::tickChosen, this, &MainWindow::showTick);
     connect(history_bar_, &HistoryBar::liveRequested, this, &MainWindow::backToLive);
     connect(&controller_, &SessionController::busyChanged, status_, &StatusLine::setBusy);

@@ -1,9 +1,12 @@
 // The window's side of the session history (ARCHITECTURE §15): undo / redo, named snapshots and
-// the fork window. The Session does the work; this only says when it may be asked.
+// the fork window and the fork dock. The Session does the work; this only says when it may be
+// asked.
 #include <spdlog/spdlog.h>
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
+#include "app/gui/view_docks.h"
+#include "widgets/fork_view.h"
 
 namespace kvw {
 
@@ -46,7 +49,14 @@ void MainWindow::restoreSnapshot(const QString& name) {
 
 void MainWindow::forkAt(qint64 tick) {
     pauseRun("fork");
-    if (!fork_controller_) fork_controller_ = std::make_unique<SessionController>();
+    if (!fork_controller_) {
+        fork_controller_ = std::make_unique<SessionController>();
+        // The fork dock compares it with this window's session, row by row (§16).
+        if (auto* view = qobject_cast<ForkView*>(docks_->view("fork")))
+            connect(fork_controller_.get(), &SessionController::frameReady, view,
+                    &ForkView::setForkFrame);
+    }
+    showView("fork");
     if (!fork_window_) {
         WindowOptions options = options_;
         options.fork = true;

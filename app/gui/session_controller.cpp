@@ -41,6 +41,7 @@ SessionController::SessionController(QObject* parent)
     : QObject(parent), worker_(new SessionWorker(epoch_)) {
     qRegisterMetaType<kvw::FramePtr>();
     qRegisterMetaType<kvw::ActionList>();
+    qRegisterMetaType<kvw::TimelineHistoryPtr>();
     thread_.setObjectName("session");
     worker_->moveToThread(&thread_);
     connect(worker_, &SessionWorker::frameReady, this, [this](FramePtr frame) {
@@ -48,6 +49,7 @@ SessionController::SessionController(QObject* parent)
         emit frameReady(std::move(frame));
     });
     connect(worker_, &SessionWorker::pastFrameReady, this, &SessionController::pastFrameReady);
+    connect(worker_, &SessionWorker::historyReplayed, this, &SessionController::historyReplayed);
     connect(worker_, &SessionWorker::started, this,
             [this](const QString& what) { emit busyChanged(true, what); });
     connect(worker_, &SessionWorker::progress, this, &SessionController::progressChanged);
@@ -99,12 +101,18 @@ void SessionController::openTrace(const QString& path, const QString& model) {
     post("open trace " + path, [path = path.toStdString(),
                                 model = model.toStdString()](SessionWorker& w) {
         ReplayReport report;
+        // The timeline a run of these ticks would have drawn, point by point; handed over only
+        // when the trace opened (a failed one keeps the window's timeline too).
+        auto history = std::make_shared<TimelineHistory>();
         const bool opened = w.replaceSessionWith("open trace " + path, [&] {
             return session_replayed(
                 Trace::read(path), model.empty() ? std::nullopt : std::optional<std::string>(model),
-                report);
+                report, [&](const Session& s) {
+                    if (s.started()) history->add(*s.frame());
+                });
         });
         if (!opened) return;
+        w.publishHistory(std::move(history));
         std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
                               " events replayed, now at tick " + std::to_string(w.session().tick());
         if (report.ok()) {

@@ -11,6 +11,7 @@
 #include "core/session/session.h"
 #include "core/session/text_action.h"
 #include "widgets/frame_view.h"
+#include "widgets/timeline_history.h"
 
 namespace kvw {
 
@@ -44,6 +45,8 @@ public slots:
     // leaves: its header's model (or `model` when given, as kvw replay --model), every event
     // repeated, recorded outcomes compared (mismatches are logged and noted). Fails like
     // loadModel: a malformed trace or a model that does not load keeps the session as it was.
+    // Once it opened, historyReplayed carries the timeline of every tick it repeated (the
+    // history bar then reaches each of them, ARCHITECTURE §16).
     void openTrace(const QString& path, const QString& model = {});
     // The same on a model loaded already (tests, benchmarks: shapes no spec names).
     void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
@@ -105,6 +108,8 @@ public slots:
 signals:
     void frameReady(kvw::FramePtr frame);
     void pastFrameReady(kvw::FramePtr frame);  // showTick's
+    // openTrace's: the timeline of every tick the trace repeated, before its last Frame.
+    void historyReplayed(kvw::TimelineHistoryPtr history);
     // busy: a command started (what it is) or the queue ran empty (what is empty).
     void busyChanged(bool busy, const QString& what);
     void progressChanged(int done, int total);  // total 0: unknown

@@ -11,6 +11,7 @@
 #include "core/eval/ab_run.h"
 #include "core/session/session.h"
 #include "widgets/frame_view.h"
+#include "widgets/timeline_history.h"
 
 namespace kvw {
 
@@ -57,6 +58,7 @@ public:
     // A Frame of a past tick (ARCHITECTURE §16), to pastFrameReady; the live one follows as
     // after every job.
     void publishPast(FramePtr frame) { emit pastFrameReady(std::move(frame)); }
+    void publishHistory(TimelineHistoryPtr history) { emit historyReplayed(std::move(history)); }
     void reportProgress(int done, int total) { emit progress(done, total); }
     // Logs `message` and hands it to noted() (the status bar shows it).
     void note(const std::string& message);
@@ -66,6 +68,7 @@ signals:
     void progress(int done, int total);  // total 0: unknown (a command starts so)
     void frameReady(kvw::FramePtr frame);
     void pastFrameReady(kvw::FramePtr frame);
+    void historyReplayed(kvw::TimelineHistoryPtr history);
     void failed(QString message);
     void noted(QString message);
     void finished();

@@ -24,6 +24,9 @@ public:
     BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     CacheLayout layout() const override { return CacheLayout::BatchSplice; }
+    std::unique_ptr<KvLayout> clone() const override {
+        return std::unique_ptr<KvLayout>(new BatchSpliceLayout(*this));
+    }
     // The slab rows the pending edits refer to (rows() once they are applied).
     int physical_rows(int layer) const override;
     // Edits recorded and not yet applied to the layer's slab rows.
@@ -39,6 +42,7 @@ protected:
     LayerContext layer_view(int layer, int rows) const override;
 
 private:
+    BatchSpliceLayout(const BatchSpliceLayout&) = default;
     struct Piece {
         bool staged = false;  // rows of the staging buffer, not of the slab
         int start = 0;

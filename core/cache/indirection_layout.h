@@ -19,8 +19,14 @@ public:
                       double max_dead_fraction = 0.5);
 
     CacheLayout layout() const override { return CacheLayout::Indirection; }
+    std::unique_ptr<KvLayout> clone() const override {
+        return std::unique_ptr<KvLayout>(new IndirectionLayout(*this));
+    }
     // Used slab rows, live and dead.
     int physical_rows(int layer) const override;
+    uint64_t bytes() const override {
+        return slab_.bytes() + uint64_t(n_layers()) * uint64_t(capacity()) * sizeof(int32_t);
+    }
     int64_t compactions() const { return compactions_; }
 
 protected:
@@ -33,6 +39,7 @@ protected:
     LayerContext layer_view(int layer, int rows) const override;
 
 private:
+    IndirectionLayout(const IndirectionLayout&) = default;
     struct Layer {
         int used = 0;                // slab rows [0, used) were written; the others are free
         std::vector<int32_t> index;  // logical row -> slab row; capacity reserved up front

@@ -29,6 +29,11 @@ int KvLayout::rows(int layer) const {
 
 int KvLayout::physical_rows(int layer) const { return rows(layer); }
 
+void KvLayout::set_dormant(bool dormant) {
+    for (int l = 0; l < n_layers(); ++l)
+        slab_.resize_rows(l, dormant ? slab_rows_in_use(l) : capacity());
+}
+
 void KvLayout::check_room(int layer, int n) const {
     if (n > remaining(layer)) throw CapacityExceeded(layer, rows(layer), n, capacity());
 }

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -24,10 +25,18 @@ namespace kvw {
 class KvLayout {
 public:
     virtual ~KvLayout() = default;
-    KvLayout(const KvLayout&) = delete;
     KvLayout& operator=(const KvLayout&) = delete;
 
     virtual CacheLayout layout() const = 0;
+    // An exact copy, the layout's own bookkeeping included (a ring's head and counters, dead
+    // indirection rows, batch-splice's pending edits): a session checkpoint (ARCHITECTURE §16).
+    virtual std::unique_ptr<KvLayout> clone() const = 0;
+    // Bytes the layout holds: its slab, and the buffers and index tables a layout adds; what a
+    // clone takes.
+    virtual uint64_t bytes() const { return slab_.bytes(); }
+    // A dormant cache (a checkpoint's, only ever cloned) keeps only the slab rows in use; a
+    // cache made live again gets its whole slab back, the rows in use as they were.
+    void set_dormant(bool dormant);
     int n_layers() const { return slab_.n_layers(); }
     int kv_dim() const { return slab_.kv_dim(); }
     int capacity() const { return slab_.capacity(); }
@@ -39,6 +48,10 @@ public:
     // Slab rows the layer occupies now, live or not: rows() plus the dead rows indirection has
     // not compacted yet, or the rows batch-splice holds before its pending edits are applied.
     virtual int physical_rows(int layer) const;
+    // Slab rows [0, n) hold every row the layout may still read (a dormant copy keeps them).
+    virtual int slab_rows_in_use(int layer) const {
+        return std::max(rows(layer), physical_rows(layer));
+    }
     // Bytes of existing K/V rows (and index entries) moved by edits so far; see RowBuffer.
     uint64_t bytes_moved() const { return slab_.bytes_moved(); }
 
@@ -84,6 +97,8 @@ public:
 protected:
     KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
         : slab_(n_layers, kv_dim, capacity, storage) {}
+    // Only through clone(): a copy of a cache is a whole slab, never made by accident.
+    KvLayout(const KvLayout&) = default;
 
     // Called with validated arguments; rows(), room and ranges are already checked.
     virtual int logical_rows(int layer) const = 0;

@@ -13,6 +13,9 @@ public:
     KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     CacheLayout layout() const override { return CacheLayout::Contiguous; }
+    std::unique_ptr<KvLayout> clone() const override {
+        return std::unique_ptr<KvLayout>(new KvStore(*this));
+    }
 
 protected:
     int logical_rows(int layer) const override { return rows_[size_t(layer)]; }
@@ -24,6 +27,7 @@ protected:
     LayerContext layer_view(int layer, int rows) const override;
 
 private:
+    KvStore(const KvStore&) = default;
     std::vector<int> rows_;
 };
 

@@ -47,6 +47,12 @@ RingLayout::RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage
     }
 }
 
+uint64_t RingLayout::bytes() const {
+    uint64_t table_bytes = 0;
+    for (const std::vector<int32_t>& t : tables_) table_bytes += t.size() * sizeof(int32_t);
+    return slab_.bytes() + scratch_.bytes() + shadow_.bytes() + table_bytes;
+}
+
 int RingLayout::sink_rows(int layer) const {
     return std::min(options_.sinks, layers_.at(size_t(layer)).rows);
 }

@@ -42,7 +42,13 @@ public:
     RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage, RingOptions options);
 
     CacheLayout layout() const override { return CacheLayout::Ring; }
+    std::unique_ptr<KvLayout> clone() const override {
+        return std::unique_ptr<KvLayout>(new RingLayout(*this));
+    }
     const RingOptions& options() const { return options_; }
+    uint64_t bytes() const override;
+    // Ring rows sit anywhere in the slab once the head moved.
+    int slab_rows_in_use(int) const override { return capacity(); }
     int ring_slots() const { return capacity() - options_.sinks; }  // T - S
     int sink_rows(int layer) const;                                 // min(S, rows)
     const RingLayerState& state(int layer) const { return layers_.at(size_t(layer)); }
@@ -81,6 +87,7 @@ protected:
     void rows_rewritten(int layer, int row, int n) override;
 
 private:
+    RingLayout(const RingLayout&) = default;
     int ring_rows(int layer) const { return layers_[size_t(layer)].rows - sink_rows(layer); }
     // Copies the sinks and the two ring ranges of the first `rows` logical rows into scratch_.
     void assemble(int layer, int rows) const;

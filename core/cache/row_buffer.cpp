@@ -97,6 +97,27 @@ void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int
 void RowBuffer::read_k(int layer, int row, float* out) const { k_.read(layer, row, out); }
 void RowBuffer::read_v(int layer, int row, float* out) const { v_.read(layer, row, out); }
 
+uint64_t RowBuffer::bytes() const {
+    uint64_t sum = 0;
+    for (const Plane* p : {&k_, &v_}) {
+        for (const std::vector<uint8_t>& d : p->data) sum += d.size();
+        for (const std::vector<float>& s : p->scales) sum += s.size() * sizeof(float);
+    }
+    return sum;
+}
+
+void RowBuffer::resize_rows(int layer, int rows) {
+    for (Plane* p : {&k_, &v_}) {
+        std::vector<uint8_t>& d = p->data.at(size_t(layer));
+        d.resize(size_t(rows) * p->data_bytes());
+        d.shrink_to_fit();
+        if (p->scales.empty()) continue;
+        std::vector<float>& s = p->scales[size_t(layer)];
+        s.resize(size_t(rows) * p->scale_count());
+        s.shrink_to_fit();
+    }
+}
+
 void RowBuffer::clear_stats() {
     std::fill(k_.stats.begin(), k_.stats.end(), QuantStats{});
     std::fill(v_.stats.begin(), v_.stats.end(), QuantStats{});

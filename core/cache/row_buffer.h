@@ -24,6 +24,12 @@ public:
     const KvStorage& storage() const { return storage_; }
     // Bytes of one K row plus one V row, scales included.
     size_t row_bytes() const { return k_.row_bytes() + v_.row_bytes(); }
+    // Bytes allocated for every layer's rows.
+    uint64_t bytes() const;
+    // Keeps the layer's first `rows` physical rows allocated (the rest freed; a checkpoint's
+    // dormant copy, ARCHITECTURE §16), or, given capacity(), the whole slab again (the rows kept
+    // as they were). Rows past `rows` must not be read or written meanwhile.
+    void resize_rows(int layer, int rows);
 
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);

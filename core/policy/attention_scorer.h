@@ -13,6 +13,9 @@ class AttentionScorer final : public RowScorer {
 public:
     void observe(const StateManager& state, bool appended) override;
     float score(const ScoredRow& row, const StateManager&) override;
+    std::unique_ptr<RowScorer> clone() const override {
+        return std::make_unique<AttentionScorer>(*this);
+    }
     bool rescored() const override { return true; }
 
 private:

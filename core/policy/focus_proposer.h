@@ -13,6 +13,9 @@ class FocusProposer final : public Proposer {
 public:
     ActionList propose(const ProposerInput& input) override;
     std::string_view name() const override { return "focus"; }
+    std::unique_ptr<Proposer> clone() const override {
+        return std::make_unique<FocusProposer>(*this);
+    }
 };
 
 }  // namespace kvw

@@ -8,6 +8,9 @@ class ManualProposer final : public Proposer {
 public:
     ActionList propose(const ProposerInput&) override { return {}; }
     std::string_view name() const override { return "manual"; }
+    std::unique_ptr<Proposer> clone() const override {
+        return std::make_unique<ManualProposer>(*this);
+    }
 };
 
 }  // namespace kvw

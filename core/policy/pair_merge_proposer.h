@@ -22,6 +22,11 @@ class PairMergeProposer final : public Proposer {
 public:
     ActionList propose(const ProposerInput& input) override;
     std::string_view name() const override { return "pair-merge"; }
+    // The unprefixed tokenizer is a cache rebuilt from the input's on the next propose(): the
+    // copy does not carry a whole vocabulary along.
+    std::unique_ptr<Proposer> clone() const override {
+        return std::make_unique<PairMergeProposer>();
+    }
 
 private:
     // The input's tokenizer with add_space_prefix off, built once per tokenizer seen.

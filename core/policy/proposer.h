@@ -40,6 +40,8 @@ public:
     virtual ~Proposer() = default;
     virtual ActionList propose(const ProposerInput& input) = 0;
     virtual std::string_view name() const = 0;
+    // An exact copy, bookkeeping included, for a session checkpoint (ARCHITECTURE §16).
+    virtual std::unique_ptr<Proposer> clone() const = 0;
 
     // The session calls this after every change it makes to the rows: the prefill, each tick's
     // Step 4 (also a rejected or aborted one, which changed nothing) and apply_now. `appended`:

@@ -12,6 +12,9 @@ class RandomScorer final : public RowScorer {
 public:
     explicit RandomScorer(uint64_t seed) : seed_(seed) {}
     float score(const ScoredRow& row, const StateManager&) override;
+    std::unique_ptr<RowScorer> clone() const override {
+        return std::make_unique<RandomScorer>(*this);
+    }
 
 private:
     uint64_t seed_;

@@ -9,6 +9,9 @@ namespace kvw {
 class RecencyScorer final : public RowScorer {
 public:
     float score(const ScoredRow& row, const StateManager&) override { return float(row.id); }
+    std::unique_ptr<RowScorer> clone() const override {
+        return std::make_unique<RecencyScorer>(*this);
+    }
 };
 
 }  // namespace kvw

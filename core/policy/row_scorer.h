@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace kvw {
@@ -29,6 +30,8 @@ public:
         (void)appended;
     }
     virtual float score(const ScoredRow& row, const StateManager& state) = 0;
+    // An exact copy, what it observed included (a selective policy's clone).
+    virtual std::unique_ptr<RowScorer> clone() const = 0;
     // False: a row's score is taken once, when it enters the layer, and kept (a gate, a seeded
     // draw). True: the score changes as the session goes on (accumulated attention), and every
     // held row is scored again before each prune.

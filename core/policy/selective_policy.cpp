@@ -14,6 +14,20 @@ SelectivePolicy::SelectivePolicy(std::string name, PolicyBudget budget,
     check_budget(budget_);
 }
 
+SelectivePolicy::SelectivePolicy(const SelectivePolicy& other)
+    : name_(other.name_),
+      budget_(other.budget_),
+      scorer_(other.scorer_->clone()),
+      generating_(other.generating_),
+      layers_(other.layers_),
+      scores_(other.scores_),
+      newest_(other.newest_),
+      planned_(other.planned_) {}
+
+std::unique_ptr<Proposer> SelectivePolicy::clone() const {
+    return std::unique_ptr<Proposer>(new SelectivePolicy(*this));
+}
+
 // A static score is taken once and kept; a rescored one is asked for again.
 float SelectivePolicy::score(const StateManager& state, int layer, int row) {
     const LayerMap& map = state.layer_map(layer);

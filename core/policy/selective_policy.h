@@ -29,6 +29,7 @@ public:
 
     ActionList propose(const ProposerInput& input) override;
     std::string_view name() const override { return name_; }
+    std::unique_ptr<Proposer> clone() const override;
     void observe(const StateManager& state, bool appended) override;
     std::vector<InvariantResult> check_invariants(const StateManager& state) const override;
     std::vector<LayerSelection> selection() const override { return layers_; }
@@ -37,6 +38,8 @@ public:
     bool generating() const { return generating_; }
 
 private:
+    // The scorer cloned with the rest (clone()).
+    SelectivePolicy(const SelectivePolicy& other);
     struct Eviction {
         int64_t id;
         RemovalCause cause;

@@ -8,6 +8,7 @@
 #include "core/json/json_fields.h"
 
 #include "core/session/session.h"
+#include "core/session/session_checkpoint.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
 
@@ -149,7 +150,8 @@ void replay_events(Session& session, const Trace& trace, size_t first, size_t la
 
 std::unique_ptr<Session> session_replayed(const Trace& trace,
                                           const std::optional<std::string>& model,
-                                          ReplayReport& report) {
+                                          ReplayReport& report,
+                                          const std::function<void(const Session&)>& after_event) {
     const auto& events = trace.events();
     if (events.empty()) throw TraceError("empty trace", 0, trace.source());
     SessionOptions options = options_from_header(events.front(), trace.source());
@@ -163,7 +165,10 @@ std::unique_ptr<Session> session_replayed(const Trace& trace,
         options.model = *model;
     }
     auto session = std::make_unique<Session>(options);
-    replay_events(*session, trace, 1, events.size(), report);
+    for (size_t i = 1; i < events.size(); ++i) {
+        replay_event(*session, events[i], trace.line_of(i), trace.source(), report);
+        if (after_event) after_event(*session);
+    }
     return session;
 }
 
@@ -175,7 +180,8 @@ ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& 
 
 std::unique_ptr<Session> session_from_trace(const Trace& trace, size_t events,
                                             std::shared_ptr<const Model> model,
-                                            ReplayReport& report) {
+                                            ReplayReport& report,
+                                            const CheckpointStore* checkpoints) {
     if (trace.events().empty()) throw TraceError("empty trace", 0, trace.source());
     // Going back (undo, restore, fork) repeats commands whose log lines were written when they
     // ran: a second "rebuilt the cache" would say something happened that did not. Warnings
@@ -186,9 +192,17 @@ std::unique_ptr<Session> session_from_trace(const Trace& trace, size_t events,
         spdlog::level::level_enum level;
         ~RestoreLevel() { spdlog::set_level(level); }
     } restore{level};
-    auto session = std::make_unique<Session>(
-        options_from_header(trace.events().front(), trace.source()), std::move(model));
-    replay_events(*session, trace, 1, events, report);
+    const std::shared_ptr<const SessionCheckpoint> from =
+        checkpoints ? checkpoints->nearest(trace, events) : nullptr;
+    std::unique_ptr<Session> session =
+        from ? from->restore(trace)
+             : std::make_unique<Session>(
+                   options_from_header(trace.events().front(), trace.source()), std::move(model));
+    if (checkpoints) {
+        session->checkpoints_ = *checkpoints;
+        session->checkpoints_.keep_serving(trace, events);
+    }
+    replay_events(*session, trace, from ? from->events() : 1, events, report);
     return session;
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 namespace kvw {
 
+class CheckpointStore;
 class Session;
 struct Model;
 
@@ -34,10 +36,12 @@ struct ReplayReport {
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model = {});
 
 // replay_trace()'s work, keeping the Session it rebuilt: the session as the trace left it, to
-// carry on from (the window's File → Open trace, kv-workbench --trace).
-std::unique_ptr<Session> session_replayed(const Trace& trace,
-                                          const std::optional<std::string>& model,
-                                          ReplayReport& report);
+// carry on from (the window's File → Open trace, kv-workbench --trace). `after_event`, when
+// given, sees the session after every event repeated (the window's timeline of the trace's
+// ticks).
+std::unique_ptr<Session> session_replayed(
+    const Trace& trace, const std::optional<std::string>& model, ReplayReport& report,
+    const std::function<void(const Session&)>& after_event = {});
 
 // One event (never the header) repeated on `session`; `line` and `file` name it in errors and
 // mismatches. Throws TraceError for a malformed event.
@@ -55,11 +59,14 @@ void replay_events(Session& session, const Trace& trace, size_t first, size_t la
 // and `kvw fork` repeat. HistoryError(NoSuchTick) when the sequence never got there.
 size_t events_through_tick(const Trace& trace, int64_t tick);
 
-// A new Session on `model` (shared, not loaded again) built from the trace's header with its
-// first `events` events (header included) repeated: the session as it was after them
-// (ARCHITECTURE §15). Outcomes are compared as replay_trace() does, into `report`.
+// A new Session on `model` (shared, not loaded again) as it was after the trace's first
+// `events` events (header included): built from the header, or restored from the nearest of
+// `checkpoints` that serves the trace there (ARCHITECTURE §16), then the rest of the events
+// repeated, outcomes compared as replay_trace() does, into `report`. The new session shares
+// the checkpoints that serve it.
 std::unique_ptr<Session> session_from_trace(const Trace& trace, size_t events,
                                             std::shared_ptr<const Model> model,
-                                            ReplayReport& report);
+                                            ReplayReport& report,
+                                            const CheckpointStore* checkpoints = nullptr);
 
 }  // namespace kvw

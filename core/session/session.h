@@ -17,6 +17,7 @@
 #include "core/policy/proposer.h"
 #include "core/session/frame.h"
 #include "core/session/invariant_history.h"
+#include "core/session/session_checkpoint.h"
 #include "core/session/trace.h"
 #include "core/state/drift_report.h"
 #include "core/state/state_manager.h"
@@ -24,6 +25,8 @@
 #include "core/wlod/wlod_context.h"
 
 namespace kvw {
+
+struct ReplayReport;
 
 struct SessionOptions {
     std::string model = kDefaultModelSpec;  // anything load_model() takes
@@ -144,6 +147,18 @@ public:
     // at that tick. HistoryError(NoSuchTick, NotReproduced).
     std::unique_ptr<Session> fork(int64_t tick) const;
 
+    // ---- checkpoints (ARCHITECTURE §16; session_checkpoint.cpp) --------------------------------
+    // An exact copy of the session as it is now, on the same model with its own backend and
+    // engine: its trace, state, proposer, wLOD and sampler state, queued actions; stepping one
+    // leaves the other unchanged. It shares this one's checkpoints; its redo stack and
+    // snapshots start empty.
+    std::unique_ptr<Session> clone() const;
+    // The session keeps a checkpoint every `every` ticks within a memory budget; undo, restore,
+    // fork (and so the window's past ticks) start from the nearest one that serves the point
+    // they go to and replay only the rest.
+    void set_checkpoint_options(const CheckpointOptions& options);
+    const CheckpointStore& checkpoints() const { return checkpoints_; }
+
     // The tokenizer's ids for text without BOS, for actions built from text.
     std::vector<int32_t> tokenize(std::string_view text) const;
 
@@ -172,7 +187,17 @@ public:
     void debug_desync_row(int layer, int row);
 
 private:
-    // Becomes `other`, keeping the redo stack and the snapshots.
+    friend class SessionCheckpoint;
+    friend std::unique_ptr<Session> session_from_trace(const Trace&, size_t,
+                                                       std::shared_ptr<const Model>, ReplayReport&,
+                                                       const CheckpointStore*);
+    // A deep copy of every member the next command depends on (session_checkpoint.cpp), with a
+    // backend and engine of its own (`with_engine`) or none (a checkpoint's dormant copy, only
+    // ever copied from). Neither the trace nor the history (redo stack, snapshots,
+    // checkpoints) is copied: the callers set what they need. A member added to Session is
+    // added there too.
+    Session(const Session& other, bool with_engine);
+    // Becomes `other`, keeping the redo stack, the snapshots and the checkpoints.
     void become(std::unique_ptr<Session> other);
     // What a new sequence replaces at once: its proposer, state and wLOD bookkeeping.
     struct Sequence {
@@ -233,6 +258,7 @@ private:
     std::vector<nlohmann::json> redo_;
     size_t redo_base_ = 0;
     std::map<std::string, Trace> snapshots_;
+    CheckpointStore checkpoints_;
 };
 
 }  // namespace kvw

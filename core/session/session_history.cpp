@@ -30,10 +30,13 @@ void require_reproduced(const ReplayReport& report, const char* what) {
 void Session::become(std::unique_ptr<Session> other) {
     std::vector<nlohmann::json> redo = std::move(redo_);
     std::map<std::string, Trace> snapshots = std::move(snapshots_);
+    CheckpointStore checkpoints = std::move(checkpoints_);
     this->~Session();
     new (this) Session(std::move(*other));
     redo_ = std::move(redo);
     snapshots_ = std::move(snapshots);
+    checkpoints_ = std::move(checkpoints);
+    checkpoints_.keep_serving(trace_, trace_.events().size());
 }
 
 int Session::undo_depth() const { return int(trace_.events().size()) - 1; }
@@ -49,7 +52,8 @@ void Session::undo(int steps) {
                                std::to_string(undo_depth()) + " command(s)");
     const size_t keep = trace_.events().size() - size_t(steps);
     ReplayReport report;
-    std::unique_ptr<Session> replayed = session_from_trace(trace_, keep, model_, report);
+    std::unique_ptr<Session> replayed =
+        session_from_trace(trace_, keep, model_, report, &checkpoints_);
     require_reproduced(report, "undo");
     if (redo_depth() == 0) redo_.clear();  // a command since the last undo dropped them
     for (size_t i = trace_.events().size(); i-- > keep;) redo_.push_back(trace_.events()[i]);
@@ -90,8 +94,8 @@ void Session::restore(const std::string& name) {
                                "' (known: " + (known.empty() ? "none" : known) + ")");
     }
     ReplayReport report;
-    std::unique_ptr<Session> replayed =
-        session_from_trace(found->second, found->second.events().size(), model_, report);
+    std::unique_ptr<Session> replayed = session_from_trace(
+        found->second, found->second.events().size(), model_, report, &checkpoints_);
     require_reproduced(report, "restore");
     become(std::move(replayed));
     redo_.clear();
@@ -127,8 +131,8 @@ size_t events_through_tick(const Trace& trace, int64_t tick) {
 
 std::unique_ptr<Session> Session::fork(int64_t tick) const {
     ReplayReport report;
-    std::unique_ptr<Session> forked =
-        session_from_trace(trace_, events_through_tick(trace_, tick), model_, report);
+    std::unique_ptr<Session> forked = session_from_trace(trace_, events_through_tick(trace_, tick),
+                                                         model_, report, &checkpoints_);
     require_reproduced(report, "fork");
     spdlog::debug("forked at tick {}", tick);
     return forked;

@@ -137,6 +137,7 @@ TickResult Session::tick(std::optional<int32_t> forced) {
         event["ring"] = std::move(layers);
     }
     trace_.add(std::move(event));
+    if (!result.rejected) checkpoints_.after_tick(*this);
     return result;
 }
 

@@ -1,5 +1,6 @@
 #include "core/session/trace.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -28,6 +29,25 @@ std::string hash_hex(uint64_t hash) {
     char text[17];
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
     return text;
+}
+
+void Trace::add(nlohmann::json event) {
+    // FNV-1a's step over the event's hash: order matters, so a prefix names its events.
+    const uint64_t before = prefix_hash(events_.size());
+    prefix_hashes_.push_back((before ^ std::hash<nlohmann::json>{}(event)) * 0x100000001b3ULL);
+    events_.push_back(std::move(event));
+}
+
+Trace Trace::prefix(size_t n) const {
+    if (n > events_.size())
+        throw std::out_of_range("Trace::prefix: " + std::to_string(n) + " of " +
+                                std::to_string(events_.size()) + " events");
+    Trace out;
+    out.events_.assign(events_.begin(), events_.begin() + std::ptrdiff_t(n));
+    out.lines_.assign(lines_.begin(), lines_.begin() + std::ptrdiff_t(std::min(n, lines_.size())));
+    out.source_ = source_;
+    out.prefix_hashes_.assign(prefix_hashes_.begin(), prefix_hashes_.begin() + std::ptrdiff_t(n));
+    return out;
 }
 
 std::string Trace::to_ndjson() const {

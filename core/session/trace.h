@@ -30,12 +30,19 @@ private:
 // every one.
 class Trace {
 public:
-    void add(nlohmann::json event) { events_.push_back(std::move(event)); }
+    void add(nlohmann::json event);
     const std::vector<nlohmann::json>& events() const { return events_; }
     void clear() {
         events_.clear();
         lines_.clear();
+        prefix_hashes_.clear();
     }
+    // A fingerprint of the first n events (n <= events().size(); 0 for none), kept as events are
+    // added: a session checkpoint serves any trace that starts with the events it was taken
+    // after (ARCHITECTURE §16). In-process only (std::hash), never written.
+    uint64_t prefix_hash(size_t n) const { return n == 0 ? 0 : prefix_hashes_.at(n - 1); }
+    // The first n events (n <= events().size()) with their lines and source.
+    Trace prefix(size_t n) const;
     // Where events()[index] stood in the text it was parsed from (blank lines are skipped), so
     // errors found later name the right line; index + 1 for a trace recorded in memory.
     size_t line_of(size_t index) const { return index < lines_.size() ? lines_[index] : index + 1; }
@@ -52,6 +59,7 @@ private:
     std::vector<nlohmann::json> events_;
     std::vector<size_t> lines_;
     std::string source_;
+    std::vector<uint64_t> prefix_hashes_;  // [i]: prefix_hash(i + 1)
 };
 
 // State hashes travel as 16 hex digits: JSON numbers are not safe beyond 2^53 for most readers.

@@ -87,8 +87,8 @@ StateManager::Recompute StateManager::reference(int from_row) const {
             context.push_back(cache_->view(m, start));  // even empty: it carries the types
         const bool has_layer0 = group.front() == 0;
         ForwardOutput out =
-            engine_.forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
-                            ForwardOptions{has_layer0, false});
+            engine_->forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
+                             ForwardOptions{has_layer0, false});
         for (int l : group) {
             rec.k[size_t(l)] = std::move(out.k[size_t(l)]);
             rec.v[size_t(l)] = std::move(out.v[size_t(l)]);

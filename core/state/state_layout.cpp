@@ -21,7 +21,7 @@ void StateManager::set_layout(CacheLayout layout, const RingOptions& ring) {
 void StateManager::set_kv_types(KvType k, KvType v) {
     const KvStorage storage{k, v, cache_->storage().groups};
     if (k == cache_->storage().k && v == cache_->storage().v) return;
-    const ModelConfig& c = engine_.model().config;
+    const ModelConfig& c = engine_->model().config;
     checked_capacity(cache_->capacity(), c.max_context, c.n_layers, c.kv_dim(),
                      memory_budget_.value_or(default_cache_memory_budget()), storage);
     auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),

@@ -32,7 +32,7 @@ int cache_capacity(const StateOptions& options, const ModelConfig& config) {
 }  // namespace
 
 StateManager::StateManager(const Transformer& engine, StateOptions options)
-    : engine_(engine),
+    : engine_(&engine),
       policy_(options.policy),
       guard_(options.guard),
       ledger_(engine.model().config.n_layers),
@@ -47,6 +47,24 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
     if (wlod_k_ < 2)
         throw StateError(StateErrorKind::WlodShape, "options",
                          "wlod_k " + std::to_string(wlod_k_) + " is below 2");
+}
+
+StateManager::StateManager(const StateManager& other, const Transformer* engine)
+    : engine_(engine),
+      policy_(other.policy_),
+      guard_(other.guard_),
+      ledger_(other.ledger_),
+      maps_(other.maps_),
+      memory_budget_(other.memory_budget_),
+      ring_options_(other.ring_options_),
+      cache_(other.cache_->clone()),
+      last_logits_(other.last_logits_),
+      last_attention_mass_(other.last_attention_mass_),
+      fault_countdown_(other.fault_countdown_),
+      wlod_k_(other.wlod_k_),
+      gist_net_(other.gist_net_),
+      gists_(other.gists_) {
+    cache_->set_dormant(engine == nullptr);
 }
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
@@ -75,7 +93,7 @@ std::vector<int> StateManager::resolve_layers(const LayerSet& layers, const char
 
 void StateManager::validate_tokens(std::span<const int32_t> tokens, const char* primitive) const {
     if (tokens.empty()) throw StateError(StateErrorKind::NoItems, primitive, "no tokens given");
-    const int vocab = engine_.model().config.vocab_size;
+    const int vocab = engine_->model().config.vocab_size;
     for (size_t i = 0; i < tokens.size(); ++i)
         if (tokens[i] < 0 || tokens[i] >= vocab)
             throw StateError(StateErrorKind::TokenOutOfVocabulary, primitive,
@@ -100,7 +118,7 @@ std::vector<int64_t> StateManager::add_records(std::span<const int32_t> tokens, 
                                                int64_t tick) {
     std::vector<int64_t> ids;
     for (int32_t t : tokens)
-        ids.push_back(ledger_.add(kind, t, engine_.model().tokenizer.piece_text(t), tick));
+        ids.push_back(ledger_.add(kind, t, engine_->model().tokenizer.piece_text(t), tick));
     return ids;
 }
 
@@ -133,7 +151,7 @@ void StateManager::end_primitive(const std::vector<int>& layers, const char* pri
 // The K-shift: a row whose phase is not its index is rotated by the difference. A quantised K
 // is decoded, rotated and encoded again (new scales), as a kernel doing the shift in place would.
 void StateManager::reindex_layer(int layer) {
-    const ModelConfig& c = engine_.model().config;
+    const ModelConfig& c = engine_->model().config;
     LayerMap& map = maps_[size_t(layer)];
     std::vector<float> k(size_t(c.kv_dim()));
     for (int r = 0; r < map.rows(); ++r) {
@@ -168,7 +186,7 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
     std::vector<LayerContext> context;
     for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, std::min(row, rows(l))));
     const std::vector<Item> items = items_of(tokens);
-    ForwardOutput out = engine_.forward(items, phases, context, ForwardOptions{false, false});
+    ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{false, false});
     const int n = int(tokens.size());
     for (int l : layers)
         cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
@@ -193,7 +211,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     std::vector<LayerContext> context;
     for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, rows(l)));
     const std::vector<Item> items = items_of(tokens);
-    ForwardOutput out = engine_.forward(items, phases, context, ForwardOptions{true, true});
+    ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{true, true});
     for (int l = 0; l < n_layers(); ++l)
         cache_->append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
     between_blades("append");

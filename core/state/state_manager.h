@@ -58,6 +58,11 @@ struct MirrorSnapshot {
 class StateManager {
 public:
     StateManager(const Transformer& engine, StateOptions options);
+    // An exact copy of `other` (ledger, maps, cache rows and the layout's bookkeeping, the last
+    // logits and attention mass, the gists) that computes with `engine`, an engine of the same
+    // model; null: a detached copy that is only ever copied from (a session checkpoint,
+    // ARCHITECTURE §16).
+    StateManager(const StateManager& other, const Transformer* engine);
 
     // ---- primitives -------------------------------------------------------------------------
     // Writes the tokens after the last row of every layer (prefill and decode alike) and
@@ -130,7 +135,8 @@ public:
     void restore_mirror(const MirrorSnapshot& snapshot, int64_t tick);
 
     // ---- read access ------------------------------------------------------------------------
-    const Transformer& engine() const { return engine_; }
+    // The engine the state computes with; a detached copy (see below) has none.
+    const Transformer& engine() const { return *engine_; }
     const Ledger& ledger() const { return ledger_; }
     const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
     const KvLayout& cache() const { return *cache_; }
@@ -209,7 +215,7 @@ private:
     };
     Recompute reference(int from_row) const;
 
-    const Transformer& engine_;
+    const Transformer* engine_;
     RopePolicy policy_;
     bool guard_;
     Ledger ledger_;

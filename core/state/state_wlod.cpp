@@ -109,7 +109,7 @@ ForwardOutput StateManager::forward_records(int row, std::span<const int64_t> id
                                          : Item::of_token(ledger_.at(id).token_id));
     std::vector<LayerContext> context;
     for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, std::min(row, rows(l))));
-    return engine_.forward(items, phases, context, ForwardOptions{false, false});
+    return engine_->forward(items, phases, context, ForwardOptions{false, false});
 }
 
 // Rows [row, row + K) of every layer in `layers` are the same K children of level - 1.
@@ -134,12 +134,12 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
         } else {
             g.leaves.push_back(c);
             g.leaf_phases.push_back(g.child_phases[i]);
-            token_rows.push_back(engine_.token_embedding(ledger_.at(c).token_id));
+            token_rows.push_back(engine_->token_embedding(ledger_.at(c).token_id));
             child_embeddings.push_back(token_rows.back());
         }
     }
     g.embedding = gist_net_->gist(child_embeddings, level);
-    if (int(g.embedding.size()) != engine_.model().config.n_embd)
+    if (int(g.embedding.size()) != engine_->model().config.n_embd)
         shape_error("collapse", "gist net '" + std::string(gist_net_->name()) + "' gave " +
                                     std::to_string(g.embedding.size()) + " floats, not n_embd");
     g.phase = g.leaf_phases[size_t(central_leaf(int(g.leaves.size())))];

@@ -144,7 +144,8 @@ private slots:
         QVERIFY(test::wait_idle(c));
         QVERIFY(!w.pastFrame());
         QCOMPARE(c.lastFrame()->state_hash, live_hash);
-        QVERIFY(test::log_text(w).contains("not done: apply actions while the views showed tick 2"));
+        QVERIFY(
+            test::log_text(w).contains("not done: apply actions while the views showed tick 2"));
         // A tick never reached is an error that leaves the window live.
         w.showTick(40);  // at or past the live tick: the live session
         QVERIFY(!w.pastFrame());
@@ -238,6 +239,47 @@ private slots:
         emit label->linkActivated("4");
         QCOMPARE(chosen.size(), 1);
         QCOMPARE(chosen.front().front().toLongLong(), qint64(4));
+    }
+
+    // An opened trace's timeline has every tick it repeated (not only the last), and each one
+    // shows the Frame the saving session had there.
+    void an_opened_traces_ticks_are_on_the_timeline() {
+        const QString path = QDir::tempPath() + "/kvw_past_ticks_open.ndjson";
+        SessionOptions options;
+        options.model = "synthetic:tiny";
+        options.backend = "cpu";
+        std::vector<uint64_t> hashes;  // [tick] of the saving session
+        {
+            Session s(options);
+            s.start(kPrompt);
+            hashes.push_back(s.state_hash());
+            while (s.tick() < 7) {
+                s.step();
+                hashes.push_back(s.state_hash());  // tick k's past Frame is before its edits
+                if (s.tick() == 2) s.apply_now(kDelete);
+            }
+            s.trace().write(path.toStdString());
+        }
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        w.openTrace(path);
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(7));
+        const auto* timeline = static_cast<const TimelineView*>(w.docks().view("timeline"));
+        const ViewTable t = timeline->table();
+        QCOMPARE(t.rows.size(), qsizetype(8));  // ticks 0 to 7
+        for (int k = 0; k <= 7; ++k) QCOMPARE(t.rows[k][0].toLongLong(), qint64(k));
+        QCOMPARE(w.findChild<QSlider*>("tickSlider")->maximum(), 7);
+        for (const int64_t k : {int64_t(0), int64_t(2), int64_t(5)}) {
+            w.showTick(k);
+            QVERIFY(test::wait_idle(c));
+            QVERIFY(w.pastFrame());
+            QCOMPARE(w.pastFrame()->tick, k);
+            QCOMPARE(w.pastFrame()->state_hash, hashes[size_t(k)]);
+            QCOMPARE(timeline->shownTick(), k);
+        }
+        QFile::remove(path);
     }
 };
 

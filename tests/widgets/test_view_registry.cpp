@@ -29,9 +29,9 @@ private slots:
             view->setFrame(frame);
             view->setSelection(1, 5);
         }
-        QCOMPARE(names, (QSet<QString>{"tokens", "maps", "invariants", "actions", "tick",
-                                       "timeline", "log", "wlod", "record", "policy", "ab",
-                                       "ring"}));
+        QCOMPARE(names,
+                 (QSet<QString>{"tokens", "maps", "invariants", "actions", "tick", "timeline",
+                                "log", "wlod", "record", "policy", "ab", "ring", "fork"}));
     }
 };
 

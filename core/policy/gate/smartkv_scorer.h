@@ -19,6 +19,9 @@ public:
 
     void observe(const StateManager& state, bool appended) override;
     float score(const ScoredRow& row, const StateManager& state) override;
+    std::unique_ptr<RowScorer> clone() const override {
+        return std::make_unique<SmartKvScorer>(*this);
+    }
 
 private:
     const GateMlp& gate_for(const StateManager& state);

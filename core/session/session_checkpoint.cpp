@@ -1,0 +1,140 @@
+// Exact copies of a session (ARCHITECTURE §16): Session::clone, the checkpoints a session keeps
+// every few ticks, and the store that picks the one to start a replay from.
+#include "core/session/session_checkpoint.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "core/backend/backend_registry.h"
+#include "core/session/session.h"
+
+namespace kvw {
+
+Session::Session(const Session& other, bool with_engine)
+    : options_(other.options_),
+      model_(other.model_),
+      backend_(with_engine ? create_backend(options_.backend) : nullptr),
+      engine_(with_engine ? std::make_unique<Transformer>(model_, *backend_) : nullptr),
+      state_(std::make_unique<StateManager>(*other.state_, engine_.get())),
+      proposer_(other.proposer_->clone()),
+      wlod_(other.wlod_ ? std::make_unique<WlodContext>(*other.wlod_) : nullptr),
+      gist_net_(other.gist_net_),
+      sampler_(other.sampler_),
+      invariants_(other.invariants_),
+      started_(other.started_),
+      prompt_(other.prompt_),
+      tick_(other.tick_),
+      injected_(other.injected_),
+      last_actions_(other.last_actions_),
+      last_given_index_(other.last_given_index_),
+      last_result_(other.last_result_),
+      last_error_(other.last_error_),
+      timings_(other.timings_),
+      summed_timings_(other.summed_timings_),
+      timed_ticks_(other.timed_ticks_),
+      drift_(other.drift_),
+      drift_current_(other.drift_current_) {
+    checkpoints_.set_options(other.checkpoints_.options());
+}
+
+std::unique_ptr<Session> Session::clone() const {
+    std::unique_ptr<Session> copy(new Session(*this, true));
+    copy->trace_ = trace_;
+    copy->checkpoints_ = checkpoints_;
+    return copy;
+}
+
+void Session::set_checkpoint_options(const CheckpointOptions& options) {
+    checkpoints_.set_options(options);
+}
+
+// ---- SessionCheckpoint ------------------------------------------------------------------------
+
+namespace {
+
+// What a dormant copy holds (its trimmed cache, ledger and maps), roughly: the bulk of a
+// checkpoint.
+uint64_t estimated_bytes(const StateManager& state) {
+    const uint64_t layers = uint64_t(state.n_layers());
+    uint64_t bytes = state.cache().bytes();
+    for (const LedgerEntry& e : state.ledger().entries())
+        bytes += sizeof(LedgerEntry) + e.piece.size() +
+                 layers * (sizeof(float) + sizeof(RowStatus) + sizeof(Removal));
+    for (int l = 0; l < state.n_layers(); ++l)
+        bytes += uint64_t(state.rows(l)) * (sizeof(int64_t) + sizeof(int32_t) + sizeof(float));
+    return bytes + state.last_logits().size() * sizeof(float);
+}
+
+}  // namespace
+
+SessionCheckpoint::SessionCheckpoint(const Session& session)
+    : dormant_(new Session(session, false)),
+      events_(session.trace().events().size()),
+      prefix_hash_(session.trace().prefix_hash(events_)),
+      tick_(session.tick()),
+      bytes_(estimated_bytes(dormant_->state())) {}
+
+SessionCheckpoint::~SessionCheckpoint() = default;
+
+bool SessionCheckpoint::serves(const Trace& trace, size_t events) const {
+    return events_ <= events && events <= trace.events().size() &&
+           trace.prefix_hash(events_) == prefix_hash_;
+}
+
+std::unique_ptr<Session> SessionCheckpoint::restore(const Trace& trace) const {
+    if (!serves(trace, events_))
+        throw std::logic_error(
+            "SessionCheckpoint::restore: the trace does not begin with the "
+            "checkpoint's events");
+    std::unique_ptr<Session> session(new Session(*dormant_, true));
+    session->trace_ = trace.prefix(events_);
+    return session;
+}
+
+// ---- CheckpointStore --------------------------------------------------------------------------
+
+void CheckpointStore::set_options(const CheckpointOptions& options) {
+    options_ = options;
+    spacing_ = std::max(options.every, 0);
+    if (spacing_ == 0) kept_.clear();
+    enforce_budget();
+}
+
+void CheckpointStore::after_tick(const Session& session) {
+    if (spacing_ == 0 || session.tick() % spacing_ != 0) return;
+    kept_.push_back(std::make_shared<const SessionCheckpoint>(session));
+    enforce_budget();
+}
+
+// Every second checkpoint goes (those off the doubled spacing) until they fit; the spacing
+// stays a power-of-two multiple of the option, so the kept ones are evenly spread over the run.
+void CheckpointStore::enforce_budget() {
+    while (!kept_.empty() && bytes() > options_.budget_bytes) {
+        const size_t before = kept_.size();
+        spacing_ *= 2;
+        std::erase_if(kept_, [&](const auto& c) { return c->tick() % spacing_ != 0; });
+        if (kept_.size() == before) kept_.erase(kept_.begin());  // they all sit on the spacing
+        spdlog::debug("checkpoints: over the budget of {} bytes, every {} ticks now ({} kept)",
+                      options_.budget_bytes, spacing_, kept_.size());
+    }
+}
+
+std::shared_ptr<const SessionCheckpoint> CheckpointStore::nearest(const Trace& trace,
+                                                                  size_t events) const {
+    for (auto c = kept_.rbegin(); c != kept_.rend(); ++c)
+        if ((*c)->serves(trace, events)) return *c;
+    return nullptr;
+}
+
+void CheckpointStore::keep_serving(const Trace& trace, size_t events) {
+    std::erase_if(kept_, [&](const auto& c) { return !c->serves(trace, events); });
+}
+
+uint64_t CheckpointStore::bytes() const {
+    uint64_t sum = 0;
+    for (const auto& c : kept_) sum += c->bytes();
+    return sum;
+}
+
+}  // namespace kvw

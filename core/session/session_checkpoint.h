@@ -1,0 +1,82 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/session/trace.h"
+
+namespace kvw {
+
+class Session;
+
+// How often a session keeps a checkpoint, and how much memory they may take
+// (ARCHITECTURE §16).
+struct CheckpointOptions {
+    // A checkpoint after every tick that reaches a multiple of this (0: none). Going back to
+    // any point then replays at most this many ticks (until the budget widens the spacing).
+    int every = 16;
+    // When the kept checkpoints take more, every second one goes and the spacing doubles.
+    uint64_t budget_bytes = uint64_t(256) << 20;
+};
+
+// An exact copy of a session at one point of its trace: everything the next command depends
+// on (the cache with its layout's bookkeeping, mirror, ledger, the proposer's and the wLOD
+// bookkeeping, the sampler's random state, the queued actions, brightness), but neither its
+// backend and engine nor its trace: it serves any trace whose first events() events are those
+// it was taken after (Trace::prefix_hash), and restore() gives back a live session on them.
+class SessionCheckpoint {
+public:
+    explicit SessionCheckpoint(const Session& session);
+    ~SessionCheckpoint();
+    SessionCheckpoint(const SessionCheckpoint&) = delete;
+    SessionCheckpoint& operator=(const SessionCheckpoint&) = delete;
+
+    size_t events() const { return events_; }  // trace events it follows, the header included
+    int64_t tick() const { return tick_; }
+    // The memory it holds (an estimate from the sizes of its cache, ledger and maps).
+    uint64_t bytes() const { return bytes_; }
+    // Whether `trace`'s first `events` events begin with the ones this was taken after.
+    bool serves(const Trace& trace, size_t events) const;
+    // The session as it was: its own backend and engine on the checkpoint's model, and
+    // `trace`'s first events() events as its trace. serves(trace, events()) must hold.
+    std::unique_ptr<Session> restore(const Trace& trace) const;
+
+private:
+    std::unique_ptr<const Session> dormant_;  // no backend, no engine: only copied from
+    size_t events_ = 0;
+    uint64_t prefix_hash_ = 0;
+    int64_t tick_ = 0;
+    uint64_t bytes_ = 0;
+};
+
+// The checkpoints a session keeps, in trace order, each one serving the session's trace.
+// Shared, not copied, with the sessions restored or forked from it.
+class CheckpointStore {
+public:
+    const CheckpointOptions& options() const { return options_; }
+    // Other spacing or budget from now on; the kept checkpoints stay (within the new budget).
+    void set_options(const CheckpointOptions& options);
+    // After a tick that advanced `session` (a refused one did not): a new checkpoint when its
+    // tick is a multiple of the spacing, then the budget enforced.
+    void after_tick(const Session& session);
+    // The checkpoint with the most events, at most `events`, that serves `trace`; null: none.
+    std::shared_ptr<const SessionCheckpoint> nearest(const Trace& trace, size_t events) const;
+    // Drops those that do not serve `trace`'s first `events` events (an undo or a restore
+    // replaced the trace, a fork or a past tick goes back to a point of it).
+    void keep_serving(const Trace& trace, size_t events);
+
+    size_t size() const { return kept_.size(); }
+    uint64_t bytes() const;
+    int spacing() const { return spacing_; }  // ticks between checkpoints now
+    const std::vector<std::shared_ptr<const SessionCheckpoint>>& kept() const { return kept_; }
+
+private:
+    void enforce_budget();
+
+    CheckpointOptions options_;
+    int spacing_ = CheckpointOptions{}.every;
+    std::vector<std::shared_ptr<const SessionCheckpoint>> kept_;
+};
+
+}  // namespace kvw
