@@ -37,35 +37,41 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The value of `kind` for every row of one layer (NaN where there is none).
-void layer_values(const Frame& frame, MapKind kind, const LayerFrame& layer,
+// The value of `kind` for the rows [first, min(last, rows)) of one layer (NaN where there is
+// none); out[i] is row first + i.
+void layer_values(const Frame& frame, MapKind kind, const LayerFrame& layer, int first, int last,
                   std::vector<double>& out) {
-    const int n = layer.rows();
+    const int n = std::max(std::min(last, layer.rows()) - first, 0);
     out.assign(size_t(n), kNaN);
-    // One switch per layer, not per row: 8,192 × 22 rows refill every tick.
+    // One switch per layer, not per row: 100,000 × 22 rows refill every tick.
+    auto each_row = [&](int available, auto value) {
+        for (int r = first; r < std::min(first + n, available); ++r)
+            out[size_t(r - first)] = value(r);
+    };
     switch (kind) {
         case MapKind::LedgerId:
-            for (int r = 0; r < n; ++r) out[size_t(r)] = double(layer.pos2ledger[size_t(r)]);
+            each_row(n + first, [&](int r) { return double(layer.pos2ledger[size_t(r)]); });
             break;
         case MapKind::LedgerAge:
-            for (int r = 0; r < n; ++r) {
+            each_row(n + first, [&](int r) {
                 const int64_t id = layer.pos2ledger[size_t(r)];
-                if (id >= 0 && id < int64_t(frame.ledger.size()))
-                    out[size_t(r)] = double(frame.tick - frame.ledger[size_t(id)].born_tick);
-            }
+                return id >= 0 && id < int64_t(frame.ledger.size())
+                           ? double(frame.tick - frame.ledger[size_t(id)].born_tick)
+                           : kNaN;
+            });
             break;
         case MapKind::Brightness:
-            for (int r = 0; r < std::min(n, int(layer.brightness.size())); ++r)
-                out[size_t(r)] = double(layer.brightness[size_t(r)]);
+            each_row(int(layer.brightness.size()),
+                     [&](int r) { return double(layer.brightness[size_t(r)]); });
             break;
         case MapKind::Drift:
             if (!frame.drift_measured) break;
-            for (int r = 0; r < std::min(n, int(layer.drift.size())); ++r)
-                out[size_t(r)] = std::max(double(layer.drift[size_t(r)]), kDriftFloor);
+            each_row(int(layer.drift.size()),
+                     [&](int r) { return std::max(double(layer.drift[size_t(r)]), kDriftFloor); });
             break;
         case MapKind::PhaseSkew:
-            for (int r = 0; r < std::min(n, int(layer.rope_pos.size())); ++r)
-                out[size_t(r)] = double(layer.rope_pos[size_t(r)] - r);
+            each_row(int(layer.rope_pos.size()),
+                     [&](int r) { return double(layer.rope_pos[size_t(r)] - r); });
             break;
     }
 }
@@ -86,21 +92,30 @@ double pooled(const std::vector<double>& values, int begin, int end, Pooling poo
 
 }  // namespace
 
-void fill_map_data(const Frame& frame, MapKind kind, QCPColorMapData& data, int max_cells) {
+RowWindow clamp_window(const Frame& frame, RowWindow window) {
     const int columns = map_columns(frame);
+    const int first = std::clamp(window.first, 0, columns - 2);
+    return {first, std::clamp(window.last, first + 2, columns)};
+}
+
+void fill_map_data(const Frame& frame, MapKind kind, QCPColorMapData& data, int max_cells,
+                   RowWindow window) {
+    window = clamp_window(frame, window);
+    const int columns = window.last - window.first;
     const int rows = map_rows(frame);
     max_cells = std::max(max_cells, 2);
     const int per_cell = columns <= max_cells ? 1 : (columns + max_cells - 1) / max_cells;
     const int cells = std::max((columns + per_cell - 1) / per_cell, 2);
     data.setSize(cells, rows);
-    // Cell c covers rows [c * per_cell, (c + 1) * per_cell): its centre is at the middle row.
-    const double half = 0.5 * (per_cell - 1);
+    // Cell c covers rows first + [c * per_cell, (c + 1) * per_cell): its centre is at the
+    // middle row.
+    const double half = window.first + 0.5 * (per_cell - 1);
     data.setRange(QCPRange(half, (cells - 1) * per_cell + half), QCPRange(0, rows - 1));
     data.fill(kNaN);
     const Pooling pooling = map_spec(kind).pooling;
     std::vector<double> values;
     for (int l = 0; l < int(frame.layers.size()); ++l) {
-        layer_values(frame, kind, frame.layers[size_t(l)], values);
+        layer_values(frame, kind, frame.layers[size_t(l)], window.first, window.last, values);
         const int n = int(values.size());
         for (int c = 0; c * per_cell < n; ++c) {
             const int begin = c * per_cell;

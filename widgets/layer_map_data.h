@@ -39,12 +39,22 @@ int map_columns(const Frame& frame);
 // Rows of the maps: the layers (at least 2).
 int map_rows(const Frame& frame);
 
-// Writes `kind` into `data` (key = row, value = layer). With at most `max_cells` columns of
-// cells: when the longest layer has more rows, each cell pools ceil(rows / max_cells) adjacent
-// rows (map_spec().pooling), and the key range is set so that cell edges stay on row edges.
-// Cells without any row of their layer, and drift that was not measured, are NaN.
+// The rows [first, last) a map shows: all of them, or the part a zoomed-in map shows.
+struct RowWindow {
+    int first = 0;
+    int last = std::numeric_limits<int>::max();
+};
+
+// Rows [first, last) of `window` within the map's columns: at least two rows wide.
+RowWindow clamp_window(const Frame& frame, RowWindow window);
+
+// Writes `kind` for the rows of `window` into `data` (key = row, value = layer). With at most
+// `max_cells` columns of cells: when the window has more rows, each cell pools
+// ceil(rows / max_cells) adjacent rows (map_spec().pooling), and the key range is set so that
+// cell edges stay on row edges. Only the window's rows are read, so a zoomed-in map costs what
+// it shows. Cells without any row of their layer, and drift that was not measured, are NaN.
 void fill_map_data(const Frame& frame, MapKind kind, QCPColorMapData& data,
-                   int max_cells = std::numeric_limits<int>::max());
+                   int max_cells = std::numeric_limits<int>::max(), RowWindow window = {});
 
 // The colour range of `kind` for this frame: fixed where the quantity has natural bounds
 // (brightness 0..max, drift floor..1), else from the frame (ids, ages, a symmetric skew range).

@@ -4,6 +4,8 @@
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QLocale>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -12,21 +14,61 @@
 
 namespace kvw {
 
+namespace {
+
+constexpr double kZoomStep = 2.0;  // what "+" and "−" multiply the shown width by
+constexpr int kClickSlop = 3;      // pixels the mouse may move between press and release
+
+QToolButton* tool_button(QWidget* parent, const char* name, const QString& text,
+                         const QString& tip) {
+    auto* b = new QToolButton(parent);
+    b->setObjectName(name);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    return b;
+}
+
+}  // namespace
+
 LayerMapsView::LayerMapsView(QWidget* parent)
-    : FrameView(parent), combo_(new QComboBox(this)), plot_(new QCustomPlot(this)) {
+    : FrameView(parent),
+      combo_(new QComboBox(this)),
+      rows_label_(new QLabel(this)),
+      plot_(new QCustomPlot(this)),
+      overview_(new QCustomPlot(this)) {
     combo_->setObjectName("map");
     plot_->setObjectName("plot");
+    overview_->setObjectName("overview");
+    rows_label_->setObjectName("rows");
     for (const MapSpec& spec : map_specs()) combo_->addItem(spec.title, int(spec.kind));
     combo_->setCurrentIndex(combo_->findData(int(kind_)));
     combo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
 
+    auto* zoom_in = tool_button(this, "zoom_in", "+", "Zoom in on the rows (or the mouse wheel)");
+    auto* zoom_out = tool_button(this, "zoom_out", "−", "Zoom out");
+    auto* fit = tool_button(this, "fit", "Fit", "Show every row");
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel("Map", this));
     bar->addWidget(combo_);
     bar->addStretch(1);
+    bar->addWidget(rows_label_);
+    bar->addWidget(zoom_out);
+    bar->addWidget(zoom_in);
+    bar->addWidget(fit);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(plot_, 1);
+    layout->addWidget(overview_);
+    connect(zoom_in, &QToolButton::clicked, this, [this] {
+        const RowWindow w = visibleRows();
+        zoomBy(kZoomStep, 0.5 * (w.first + w.last));
+    });
+    connect(zoom_out, &QToolButton::clicked, this, [this] {
+        const RowWindow w = visibleRows();
+        zoomBy(1 / kZoomStep, 0.5 * (w.first + w.last));
+    });
+    connect(fit, &QToolButton::clicked, this, &LayerMapsView::fitRows);
 
     QCPAxis* x = plot_->xAxis;
     QCPAxis* y = plot_->yAxis;
@@ -76,14 +118,54 @@ LayerMapsView::LayerMapsView(QWidget* parent)
         item->setSelectable(false);
     }
 
+    // The wheel zooms and a drag pans the rows only: the layers always all show.
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot_->axisRect()->setRangeDragAxes(x, nullptr);
+    plot_->axisRect()->setRangeZoomAxes(x, nullptr);
+    connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            [this](const QCPRange& range) {
+                if (!setting_range_) followAxisRange(range);
+            });
+
+    // The overview: every row of every layer at the strip's width, the shown rows framed.
+    overview_->setFixedHeight(56);
+    overview_->yAxis->setRangeReversed(true);
+    overview_->yAxis->setTicks(false);
+    overview_->yAxis->setTickLabels(false);
+    overview_->xAxis->grid()->setVisible(false);
+    overview_->yAxis->grid()->setVisible(false);
+    overview_->xAxis->setTickLabelFont(font());
+    overview_->axisRect()->setBackground(QBrush(QColor("#9e9e9e"), Qt::BDiagPattern));
+    overview_map_ = new QCPColorMap(overview_->xAxis, overview_->yAxis);
+    overview_map_->setInterpolate(false);
+    overview_map_->setTightBoundary(false);
+    overview_frame_ = new QCPItemRect(overview_);
+    overview_frame_->setPen(QPen(Qt::cyan, 2));
+    overview_frame_->setBrush(QColor(0, 255, 255, 40));
+    overview_frame_->setSelectable(false);
+    overview_->setVisible(false);
+    auto move_to = [this](QMouseEvent* e) {
+        if (e->buttons() & Qt::LeftButton) centreOn(overview_->xAxis->pixelToCoord(e->pos().x()));
+    };
+    connect(overview_, &QCustomPlot::mousePress, this, move_to);
+    connect(overview_, &QCustomPlot::mouseMove, this, move_to);
+
     plot_->installEventFilter(this);
     // More rows than pixels: each cell pools several rows (fill_map_data), so that no row is
     // skipped when the image is drawn. The pixel width is known once the plot is laid out.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
         if (plot_->isVisible() && plot_->axisRect()->width() != cells_for_width_) refill();
     });
+    // A click selects on release, so that a press that starts a drag selects nothing.
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
-        if (e->button() == Qt::LeftButton) clicked(e->pos());
+        if (e->button() == Qt::LeftButton) press_pos_ = e->pos();
+    });
+    connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (e->button() == Qt::LeftButton &&
+            (e->pos() - press_pos_).manhattanLength() <= kClickSlop)
+            clicked(e->pos());
     });
     connect(combo_, &QComboBox::currentIndexChanged, this,
             [this](int index) { setMapKind(MapKind(combo_->itemData(index).toInt())); });
@@ -105,6 +187,11 @@ void LayerMapsView::setSelection(int layer, int row, int count) {
     sel_layer_ = layer;
     sel_row_ = row;
     sel_count_ = std::max(count, 1);
+    const RowWindow w = visibleRows();
+    if (zoomed_ && row >= 0 && (row < w.first || row >= w.last)) {
+        centreOn(row);  // a row chosen elsewhere comes into view
+        return;
+    }
     placeMarker();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -115,10 +202,14 @@ void LayerMapsView::refill() {
     // Before the plot is shown and laid out its width means nothing: a cell per row then.
     const bool laid_out = plot_->isVisible() && plot_->axisRect()->width() > 0;
     cells_for_width_ = laid_out ? plot_->axisRect()->width() : -1;
+    const RowWindow window = visibleRows();
     fill_map_data(*frame_, kind_, *map_->data(),
-                  laid_out ? cells_for_width_ : std::numeric_limits<int>::max());
-    map_->setGradient(color_gradient(spec.scale));
-    map_->setDataScaleType(spec.logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+                  laid_out ? cells_for_width_ : std::numeric_limits<int>::max(), window);
+    for (QCPColorMap* map : {map_, overview_map_}) {
+        map->setGradient(color_gradient(spec.scale));
+        map->setDataScaleType(spec.logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+        map->setDataRange(map_data_range(*frame_, kind_));
+    }
     if (spec.logarithmic) {
         scale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
         scale_->axis()->setNumberFormat("eb");
@@ -128,13 +219,71 @@ void LayerMapsView::refill() {
         scale_->axis()->setNumberFormat("gb");
         scale_->axis()->setNumberPrecision(6);
     }
-    map_->setDataRange(map_data_range(*frame_, kind_));
     scale_->axis()->setLabel(spec.title);
-    plot_->xAxis->setRange(-0.5, map_columns(*frame_) - 0.5);
+    setting_range_ = true;
+    plot_->xAxis->setRange(window.first - 0.5, window.last - 0.5);
+    setting_range_ = false;
     plot_->yAxis->setRange(-0.5, map_rows(*frame_) - 0.5);
     absent_->setVisible(kind_ == MapKind::Drift && !frame_->drift_measured);
+    const QLocale c = QLocale::c();
+    rows_label_->setText(zoomed_ ? QString("rows %1–%2 of %3")
+                                       .arg(c.toString(window.first), c.toString(window.last - 1),
+                                            c.toString(map_columns(*frame_)))
+                                 : QString());
     placeMarker();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+    overview_->setVisible(zoomed_);
+    if (zoomed_) refillOverview();
+}
+
+void LayerMapsView::refillOverview() {
+    const int width = overview_->axisRect()->width();
+    fill_map_data(*frame_, kind_, *overview_map_->data(),
+                  width > 0 ? width : std::numeric_limits<int>::max());
+    overview_->xAxis->setRange(-0.5, map_columns(*frame_) - 0.5);
+    overview_->yAxis->setRange(-0.5, map_rows(*frame_) - 0.5);
+    const RowWindow window = visibleRows();
+    overview_frame_->topLeft->setCoords(window.first - 0.5, -0.5);
+    overview_frame_->bottomRight->setCoords(window.last - 0.5, map_rows(*frame_) - 0.5);
+    overview_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+RowWindow LayerMapsView::visibleRows() const {
+    if (!frame_) return {0, 2};
+    return clamp_window(*frame_, zoomed_ ? window_ : RowWindow{});
+}
+
+void LayerMapsView::setVisibleRows(int first, int last) {
+    if (!frame_) return;
+    const int columns = map_columns(*frame_);
+    const int width = std::clamp(last - first, std::min(kMinRows, columns), columns);
+    first = std::clamp(first, 0, columns - width);
+    zoomed_ = width < columns;
+    window_ = {first, first + width};
+    refill();
+}
+
+void LayerMapsView::zoomBy(double factor, double centre) {
+    const RowWindow w = visibleRows();
+    const double width = (w.last - w.first) / factor;
+    const double left = centre - (centre - w.first) / factor;
+    setVisibleRows(int(std::lround(left)), int(std::lround(left + width)));
+}
+
+void LayerMapsView::fitRows() {
+    zoomed_ = false;
+    refill();
+}
+
+void LayerMapsView::followAxisRange(const QCPRange& range) {
+    setVisibleRows(int(std::lround(range.lower + 0.5)), int(std::lround(range.upper + 0.5)));
+}
+
+void LayerMapsView::centreOn(double row) {
+    const RowWindow w = visibleRows();
+    const int width = w.last - w.first;
+    const int first = int(std::lround(row - 0.5 * width));
+    setVisibleRows(first, first + width);
 }
 
 void LayerMapsView::placeMarker() {

@@ -4,6 +4,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class QLabel;
 class QCPColorMap;
 class QCPColorScale;
 class QCPItemRect;
@@ -16,6 +17,10 @@ namespace kvw {
 // at x = r, y = l (layer 0 on top), in a cell of its own while the plot has a pixel per row,
 // else pooled with its neighbours; rows a layer does not have show the hatched background. Clicking
 // a cell selects that row everywhere; the selection is outlined.
+// Long contexts (ARCHITECTURE §7.1): the wheel zooms the rows around the mouse, a drag pans,
+// "+" / "−" / "Fit" do the same from buttons, and while zoomed in an overview strip under the
+// map shows the whole context with the shown rows framed (click or drag it to move there). Only
+// the shown rows are read, pooled to the plot's width.
 class LayerMapsView : public FrameView {
     Q_OBJECT
 public:
@@ -32,7 +37,19 @@ public:
     // The cell under a point of the plot widget, or false when there is none.
     bool cellAt(const QPoint& plot_pos, int* layer, int* row) const;
 
+    // Rows [first, last) the map shows; the whole context while not zoomed in.
+    RowWindow visibleRows() const;
+    // Shows rows [first, last) (clamped to the context, at least kMinRows wide); the whole
+    // context again when the window covers it.
+    void setVisibleRows(int first, int last);
+    // Divides the shown width by `factor` (> 1 zooms in) about row `centre`.
+    void zoomBy(double factor, double centre);
+    void fitRows();
+    bool zoomedIn() const { return zoomed_; }
+    static constexpr int kMinRows = 16;
+
     QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* overview() const { return overview_; }
     QCPColorMap* colorMap() const { return map_; }
     int selectedLayer() const { return sel_layer_; }
     int selectedRow() const { return sel_row_; }
@@ -47,8 +64,12 @@ protected:
 
 private:
     void refill();
+    void refillOverview();
     void placeMarker();
     void clicked(const QPoint& pos);
+    // The x range follows a drag or the wheel: the window becomes that range.
+    void followAxisRange(const QCPRange& range);
+    void centreOn(double row);
 
     FramePtr frame_;
     MapKind kind_ = MapKind::Brightness;
@@ -56,9 +77,17 @@ private:
     int sel_row_ = -1;
     int sel_count_ = 1;         // the marker spans rows [sel_row_, sel_row_ + sel_count_)
     int cells_for_width_ = -1;  // the axis rect width the map's cells were made for; -1: none
+    bool zoomed_ = false;       // window_ is a part of the context (else: all of it)
+    RowWindow window_;
+    bool setting_range_ = false;  // the view itself is moving the x axis
+    QPoint press_pos_;            // where the left button went down: a click, or a drag
     QComboBox* combo_;
+    QLabel* rows_label_;
     QCustomPlot* plot_;
+    QCustomPlot* overview_;
     QCPColorMap* map_;
+    QCPColorMap* overview_map_;
+    QCPItemRect* overview_frame_;
     QCPColorScale* scale_;
     QCPItemRect* marker_;
     QCPItemStraightLine* row_line_;

@@ -22,7 +22,7 @@ constexpr PolicyRole kLegendRoles[] = {PolicyRole::Sink, PolicyRole::HighValue, 
 
 // The live row holding `id` in the frame's layer; -1: none.
 int row_of(const Frame& frame, int layer, int64_t id) {
-    const std::vector<int64_t>& rows = frame.layers[size_t(layer)].pos2ledger;
+    const std::vector<int64_t>& rows = frame.layers[size_t(layer)].pos2ledger.vec();
     const auto it = std::find(rows.begin(), rows.end(), id);
     return it == rows.end() ? -1 : int(it - rows.begin());
 }
@@ -64,7 +64,7 @@ void PolicyView::setFrame(FramePtr frame) {
 void PolicyView::setSelection(int layer, int row, int count) {
     selected_ids_.clear();
     if (frame_ && layer >= 0 && layer < int(frame_->layers.size()) && row >= 0) {
-        const std::vector<int64_t>& ids = frame_->layers[size_t(layer)].pos2ledger;
+        const std::vector<int64_t>& ids = frame_->layers[size_t(layer)].pos2ledger.vec();
         for (int r = row; r < std::min(row + std::max(count, 1), int(ids.size())); ++r)
             selected_ids_.push_back(ids[size_t(r)]);
     }

@@ -1,11 +1,13 @@
 // kvw-bench-ui (`kvw bench ui` runs it): what the window costs, measured, never asserted.
-//   frame:   Session::frame() for 22 layers x N rows (a narrow 22-layer synthetic model: the
-//            Frame's cost depends on layers x rows, not on the model's width).
+//   frame:   Session::frame() for 22 layers x N rows (N = 8k, 32k, 100k; a thin 22-layer
+//            synthetic model: the Frame's cost depends on layers x rows, not on the model's
+//            width): the first Frame (nothing to share) and the Frame after a tick (shares
+//            what the tick left alone, ARCHITECTURE §7.1).
 //   repaint: the layer maps view fed those Frames: setFrame (colour map refill) and an
-//            immediate replot (drawn into the widget), per map kind.
+//            immediate replot (drawn into the widget), per map kind, whole and zoomed in.
 //   stall:   the longest gap between two 1 ms timer ticks on the UI thread while the window
 //            steps a session on the worker thread: tinyllama-shape (the real per-tick work),
-//            and the 22 x 8,192 session (the largest Frames the views take).
+//            and the largest session of the run (the largest Frames the views take).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -62,18 +64,19 @@ void drain_events() {
     }
 }
 
-// 22 layers like TinyLlama, but 64 wide, so that prefilling 8,192 rows takes seconds.
-std::shared_ptr<const Model> narrow_22_layer_model() {
+// 22 layers like TinyLlama, but 16 wide with one head, so that prefilling 100,000 rows (whose
+// attention grows with the square of the rows) takes minutes, not hours.
+std::shared_ptr<const Model> thin_22_layer_model(int max_context) {
     SyntheticSpec spec = synthetic_spec("tiny");
-    spec.name = "narrow-22";
-    spec.config.name = "narrow-22";
+    spec.name = "thin-22";
+    spec.config.name = "thin-22";
     spec.config.n_layers = 22;
-    spec.config.n_embd = 64;
-    spec.config.n_heads = 2;
+    spec.config.n_embd = 16;
+    spec.config.n_heads = 1;
     spec.config.n_kv_heads = 1;
-    spec.config.head_dim = 32;
-    spec.config.n_ff = 128;
-    spec.config.max_context = 8192;
+    spec.config.head_dim = 16;
+    spec.config.n_ff = 32;
+    spec.config.max_context = max_context;
     return load_gguf_model(synthetic_source(spec));
 }
 
@@ -151,18 +154,30 @@ void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows
     auto start = Clock::now();
     session.apply_now(fill_actions(session.state().rows(0), rows, model->config.vocab_size));
     std::fprintf(stderr, "[bench ui] filled 22 x %d rows in %.1f s\n", rows, ms_since(start) / 1e3);
-    const FramePtr before = session.frame();
+    const auto cold_start = Clock::now();
+    const FramePtr before = session.frame();  // the first: nothing to share yet
+    const double first_ms = ms_since(cold_start);
     session.step();  // the last row, and brightness that differs from `before`
     const FramePtr after = session.frame();
-    const double frame_ms = median_ms(7, [&] { (void)session.frame(); });
+    // Then a tick that changes a few rows (a delete in one layer), and the Frame after it.
+    std::vector<double> tick_ms;
+    for (int i = 0; i < 3; ++i) {
+        session.apply_now({Action{DeleteAction{rows / 2 + i}, {i}}});
+        const auto start = Clock::now();
+        (void)session.frame();
+        tick_ms.push_back(ms_since(start));
+    }
 
     LayerMapsView view;
     view.resize(1400, 560);
     view.show();
     view.setFrame(before);
     drain_events();
-    std::printf("%-8d frame build %7.2f ms  (%d layers x %d rows, %zu ledger records)\n", rows,
-                frame_ms, int(after->layers.size()), after->layers[0].rows(), after->ledger.size());
+    std::printf(
+        "%-8d frame build: first %7.2f ms, after an edit of one row %7.2f ms  (%d layers x %d "
+        "rows, %zu ledger records)\n",
+        rows, first_ms, median(tick_ms), int(after->layers.size()), after->layers[0].rows(),
+        after->ledger.size());
     bench_views(before, after);
     for (const MapSpec& spec : map_specs()) {
         if (spec.kind == MapKind::Drift) continue;  // needs a measured drift: another prefill
@@ -182,6 +197,22 @@ void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows
                     qPrintable(spec.title), median(refill), median(replot),
                     median(refill) + median(replot));
     }
+    // Zoomed in on 1,000 rows in the middle: the detail reads those rows, the overview all.
+    view.setMapKind(MapKind::Brightness);
+    view.setVisibleRows(rows / 2 - 500, rows / 2 + 500);
+    drain_events();
+    std::vector<double> zoomed;
+    for (int i = 0; i < 8; ++i) {
+        const auto t0 = Clock::now();
+        view.setFrame(i % 2 ? before : after);
+        view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+        view.overview()->replot(QCustomPlot::rpImmediateRefresh);
+        zoomed.push_back(ms_since(t0));
+        drain_events();
+    }
+    std::printf(
+        "%-8s maps brightness zoomed to 1,000 rows + overview: setFrame + replots %6.2f ms\n", "",
+        median(zoomed));
 }
 
 // The UI thread's own work per Frame: the window's frame slot runs between these two, because
@@ -214,9 +245,12 @@ int main(int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     const QStringList args = app.arguments();
-    const bool quick = args.contains("--quick");  // skips tinyllama-shape (2.2 GB, slow)
+    // --quick: 2,048 and 8,192 rows, no tinyllama-shape stall (2.2 GB, slow)
+    const bool quick = args.contains("--quick");
     if (args.contains("--help")) {
-        std::puts("usage: kvw-bench-ui [--quick]   (--quick: skip the tinyllama-shape stall)");
+        std::puts(
+            "usage: kvw-bench-ui [--quick]   (--quick: 2k and 8k rows only, no tinyllama-shape "
+            "stall)");
         return 0;
     }
     spdlog::set_level(spdlog::level::warn);
@@ -226,8 +260,11 @@ int main(int argc, char** argv) {
 #endif
     kvw::apply_workbench_look(app);
 
-    const auto model = kvw::narrow_22_layer_model();
-    for (int rows : {2048, 8192}) kvw::bench_frame_and_repaint(model, rows);
+    const std::vector<int> sizes =
+        quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768, 100000};
+    const int largest = sizes.back();
+    const auto model = kvw::thin_22_layer_model(largest + 64);
+    for (int rows : sizes) kvw::bench_frame_and_repaint(model, rows);
 
     kvw::SessionController controller;
     kvw::FrameWork work;
@@ -239,13 +276,14 @@ int main(int argc, char** argv) {
     window.show();
     kvw::drain_events();
 
-    controller.adoptModel(model, kvw::options_for(8192));
+    controller.adoptModel(model, kvw::options_for(largest));
     controller.startPrompt("The cache remembers");
     kvw::wait_idle(controller);
     const int prompt_rows = controller.lastFrame()->layers[0].rows();
-    controller.applyNow(kvw::fill_actions(prompt_rows, 8192 - 16, model->config.vocab_size));
+    controller.applyNow(kvw::fill_actions(prompt_rows, largest - 16, model->config.vocab_size));
     kvw::wait_idle(controller);
-    kvw::bench_stall(controller, work, "22 x 8,176 rows (narrow model)", 16);
+    const std::string label = "22 x " + std::to_string(largest - 16) + " rows (thin model)";
+    kvw::bench_stall(controller, work, label.c_str(), 8);
 
     if (!quick) {
         controller.loadModel("synthetic:tinyllama-shape", "auto");

@@ -24,7 +24,7 @@ CommandSpec bench_ui_command() {
     return {"bench ui",
             "",
             "Frame build, layer-map repaint and UI-thread stalls (runs kvw-bench-ui)",
-            {{"quick", "", "", "skip the tinyllama-shape stall (2.2 GB, slow)"}},
+            {{"quick", "", "", "2k and 8k rows only, no tinyllama-shape stall (2.2 GB, slow)"}},
             run_bench_ui};
 }
 

@@ -1,9 +1,19 @@
 #include "core/mirror/ledger.h"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 namespace kvw {
+
+namespace {
+
+uint64_t next_revision() {
+    static std::atomic<uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
 
 const char* entry_kind_name(EntryKind kind) {
     switch (kind) {
@@ -33,7 +43,10 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     e.status.assign(size_t(n_layers_), RowStatus::NeverHeld);
     e.removal.assign(size_t(n_layers_), Removal{});
     entries_.push_back(std::move(e));
-    return entries_.back().id;
+    const int64_t id = entries_.back().id;
+    if (id % kChunkRecords == 0) chunk_revisions_.push_back(0);
+    chunk_revisions_.back() = next_revision();
+    return id;
 }
 
 const LedgerEntry& Ledger::at(int64_t id) const {
@@ -45,21 +58,27 @@ const LedgerEntry& Ledger::at(int64_t id) const {
 
 LedgerEntry& Ledger::entry(int64_t id) { return const_cast<LedgerEntry&>(at(id)); }
 
-void Ledger::mark_live(int64_t id, int layer) {
+LedgerEntry& Ledger::changed_entry(int64_t id) {
     LedgerEntry& e = entry(id);
+    chunk_revisions_[size_t(id / kChunkRecords)] = next_revision();
+    return e;
+}
+
+void Ledger::mark_live(int64_t id, int layer) {
+    LedgerEntry& e = changed_entry(id);
     e.status.at(size_t(layer)) = RowStatus::Live;
     e.died_tick = -1;
 }
 
 void Ledger::mark_removed(int64_t id, int layer, int64_t tick, RemovalCause cause) {
-    LedgerEntry& e = entry(id);
+    LedgerEntry& e = changed_entry(id);
     e.status.at(size_t(layer)) = RowStatus::Removed;
     e.removal.at(size_t(layer)) = Removal{tick, cause};
     if (!e.live_anywhere()) e.died_tick = tick;
 }
 
 void Ledger::mark_collapsed(int64_t id, int layer, int64_t tick) {
-    LedgerEntry& e = entry(id);
+    LedgerEntry& e = changed_entry(id);
     e.status.at(size_t(layer)) = RowStatus::Collapsed;
     if (!e.live_anywhere()) e.died_tick = tick;
 }
@@ -83,6 +102,7 @@ Ledger::Liveness Ledger::liveness() const {
 
 void Ledger::restore_liveness(const Liveness& saved, int64_t tick) {
     const size_t kept = saved.died.size();
+    for (uint64_t& revision : chunk_revisions_) revision = next_revision();
     for (size_t i = 0; i < entries_.size(); ++i) {
         LedgerEntry& e = entries_[i];
         if (i < kept) {

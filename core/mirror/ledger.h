@@ -56,6 +56,15 @@ public:
     void mark_collapsed(int64_t id, int layer, int64_t tick);
     void set_brightness(int64_t id, int layer, float value);
 
+    // Records per revision chunk (ARCHITECTURE §7.1).
+    static constexpr int64_t kChunkRecords = 1024;
+    int64_t chunk_count() const { return int64_t(chunk_revisions_.size()); }
+    // Changes whenever a record of chunk `c` is added or its standing changes (status, removal,
+    // died_tick); brightness does not count, it changes every tick and Frames carry it per row.
+    // Revisions are unique across every Ledger of the process, so an equal revision means equal
+    // records even after the session replaced its ledger: Frames share unchanged chunks by it.
+    uint64_t chunk_revision(int64_t c) const { return chunk_revisions_[size_t(c)]; }
+
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can
     // put the mirror back without touching history: records born after the snapshot are kept,
     // marked Removed (TickAborted) where they were live, and die at `tick`.
@@ -69,9 +78,12 @@ public:
 
 private:
     LedgerEntry& entry(int64_t id);
+    // The entry, its chunk given a new revision: every change of standing goes through here.
+    LedgerEntry& changed_entry(int64_t id);
 
     int n_layers_;
     std::vector<LedgerEntry> entries_;
+    std::vector<uint64_t> chunk_revisions_;  // [chunk]
 };
 
 }  // namespace kvw

@@ -7,6 +7,7 @@
 
 #include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
+#include "core/session/shared_rows.h"
 #include "core/policy/layer_selection.h"
 #include "core/policy/policy_options.h"
 #include "core/state/action.h"
@@ -35,10 +36,11 @@ struct RingFrame {
 // The frame of one layer of a ring (core/session/ring_frame.cpp).
 RingFrame ring_frame(const RingLayout& ring, int layer);
 
-// One layer of the coupled state, row by row, as the views draw it.
+// One layer of the coupled state, row by row, as the views draw it. The mirror's rows are shared
+// with the Frame before while they did not change (ARCHITECTURE §7.1).
 struct LayerFrame {
-    std::vector<int64_t> pos2ledger;  // [row] ledger id held by the row
-    std::vector<int32_t> rope_pos;    // [row] RoPE phase of the row's K
+    SharedRows<int64_t> pos2ledger;  // [row] ledger id held by the row
+    SharedRows<int32_t> rope_pos;    // [row] RoPE phase of the row's K
     std::vector<float> brightness;    // [row] brightness of the row's record in this layer
     std::vector<float> drift;         // [row] max(K, V) relative drift; empty when not measured
     int first_stale_row = -1;         // from the last drift measurement; -1: none or unmeasured
@@ -63,6 +65,9 @@ struct LedgerRecord {
     std::vector<RowStatus> status;  // [layer]: never held, live, removed or under a gist
     std::vector<Removal> removal;   // [layer]: when and why it left the layer (tick -1: not)
 };
+
+// Every ledger record, index == id, in chunks that Frames share while unchanged.
+using LedgerRecords = ChunkedRecords<LedgerRecord>;
 
 // One named invariant over all layers: the first failing layer decides its row and detail.
 struct InvariantStatus {
@@ -119,7 +124,7 @@ struct Frame {
     std::string prompt;
 
     std::vector<LayerFrame> layers;
-    std::vector<LedgerRecord> ledger;  // every record ever, index == id
+    LedgerRecords ledger;  // every record ever, index == id
     std::vector<InvariantStatus> invariants;
     int wlod_k = 0;                         // 0: wLOD off
     int64_t wlod_max = 0;                   // W_max when on; 0: no budget

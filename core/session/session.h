@@ -16,6 +16,7 @@
 #include "core/policy/brightness.h"
 #include "core/policy/proposer.h"
 #include "core/session/frame.h"
+#include "core/session/frame_sharing.h"
 #include "core/session/invariant_history.h"
 #include "core/session/session_checkpoint.h"
 #include "core/session/trace.h"
@@ -259,6 +260,9 @@ private:
     size_t redo_base_ = 0;
     std::map<std::string, Trace> snapshots_;
     CheckpointStore checkpoints_;
+    // What the last Frame held, shared with the next one where unchanged (frame() is const:
+    // sharing is a cost saving, invisible in what a Frame holds).
+    mutable FrameSharing frame_sharing_;
 };
 
 }  // namespace kvw

@@ -49,20 +49,21 @@ std::shared_ptr<Frame> Session::frame() const {
     }
 
     const Ledger& ledger = state_->ledger();
-    f->ledger.reserve(size_t(ledger.size()));
-    for (const LedgerEntry& e : ledger.entries())
-        f->ledger.push_back(
-            {e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick, e.status, e.removal});
+    f->ledger = frame_sharing_.ledger(ledger);
 
+    const std::span<const LedgerEntry> entries = ledger.entries();
     for (int l = 0; l < state_->n_layers(); ++l) {
         const LayerMap& map = state_->layer_map(l);
         LayerFrame layer;
-        layer.pos2ledger = map.pos2ledger;
-        layer.rope_pos = map.rope_pos;
-        layer.brightness.reserve(map.pos2ledger.size());
-        for (int64_t id : map.pos2ledger)
-            layer.brightness.push_back(ledger.contains(id) ? ledger.at(id).brightness[size_t(l)]
-                                                           : 0.0f);
+        layer.pos2ledger = frame_sharing_.pos2ledger(l, map.pos2ledger);
+        layer.rope_pos = frame_sharing_.rope_pos(l, map.rope_pos);
+        std::vector<float> brightness(map.pos2ledger.size(), 0.0f);
+        for (size_t r = 0; r < brightness.size(); ++r) {
+            const int64_t id = map.pos2ledger[r];
+            if (id >= 0 && size_t(id) < entries.size())
+                brightness[r] = entries[size_t(id)].brightness[size_t(l)];
+        }
+        layer.brightness = std::move(brightness);
         if (drift_current_ && size_t(l) < drift_.layers.size()) {
             const LayerDrift& d = drift_.layers[size_t(l)];
             for (size_t r = 0; r < d.k.size(); ++r) {

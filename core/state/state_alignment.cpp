@@ -101,6 +101,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
 void StateManager::rebuild_from_mirror() { recompute_suffix(0); }
 
 void StateManager::recompute_suffix(int from_row) {
+    changed();
     if (from_row < 0)
         throw StateError(StateErrorKind::RowOutOfRange, "recompute_suffix",
                          "from_row " + std::to_string(from_row) + " is negative");

@@ -106,6 +106,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
 }
 
 uint64_t StateManager::state_hash() const {
+    if (hashed_revision_ == revision_) return hash_;
     Fnv f;
     f.value(policy_);
     for (const LedgerEntry& e : ledger_.entries()) {
@@ -135,10 +136,13 @@ uint64_t StateManager::state_hash() const {
             f.bytes(row.data(), row.size());
         }
     }
-    return f.h;
+    hashed_revision_ = revision_;
+    hash_ = f.h;
+    return hash_;
 }
 
 void StateManager::debug_desync_row(int layer, int row) {
+    changed();
     if (layer < 0 || layer >= n_layers())
         throw StateError(StateErrorKind::LayerOutOfRange, "debug_desync_row",
                          "layer " + std::to_string(layer));

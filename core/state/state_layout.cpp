@@ -7,6 +7,7 @@ namespace kvw {
 void StateManager::set_layout(CacheLayout layout) { set_layout(layout, ring_options_); }
 
 void StateManager::set_layout(CacheLayout layout, const RingOptions& ring) {
+    changed();
     if (layout == cache_->layout() && (layout != CacheLayout::Ring || ring == ring_options_))
         return;
     auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), cache_->capacity(),
@@ -19,6 +20,7 @@ void StateManager::set_layout(CacheLayout layout, const RingOptions& ring) {
 }
 
 void StateManager::set_kv_types(KvType k, KvType v) {
+    changed();
     const KvStorage storage{k, v, cache_->storage().groups};
     if (k == cache_->storage().k && v == cache_->storage().v) return;
     const ModelConfig& c = engine_->model().config;

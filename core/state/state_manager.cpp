@@ -201,6 +201,7 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
 
 const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, EntryKind kind,
                                                int64_t tick) {
+    changed();
     validate_tokens(tokens, "append");
     const int n = int(tokens.size());
     make_ring_room(n, tick);
@@ -228,6 +229,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
 }
 
 void StateManager::remove(const LayerSet& layer_set, int row, int64_t tick, RemovalCause cause) {
+    changed();
     const std::vector<int> layers = resolve_layers(layer_set, "remove");
     for (int l : layers) check_row("remove", l, row, rows(l) - 1);
     do_remove(layers, row, tick, cause);
@@ -236,6 +238,7 @@ void StateManager::remove(const LayerSet& layer_set, int row, int64_t tick, Remo
 
 void StateManager::insert(const LayerSet& layer_set, int row, std::span<const int32_t> tokens,
                           EntryKind kind, int64_t tick) {
+    changed();
     const std::vector<int> layers = resolve_layers(layer_set, "insert");
     validate_tokens(tokens, "insert");
     for (int l : layers) {
@@ -248,6 +251,7 @@ void StateManager::insert(const LayerSet& layer_set, int row, std::span<const in
 
 void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
                                 std::span<const int32_t> tokens, int64_t tick) {
+    changed();
     const std::vector<int> layers = resolve_layers(layer_set, "replace_pair");
     validate_tokens(tokens, "replace_pair");
     if (p1 >= p2)
@@ -270,6 +274,7 @@ void StateManager::replace_pair(const LayerSet& layer_set, int p1, int p2,
 }
 
 void StateManager::reset(int64_t tick) {
+    changed();
     cache_->reset();
     for (int l = 0; l < n_layers(); ++l) {
         for (int64_t id : maps_[size_t(l)].pos2ledger)
@@ -285,6 +290,7 @@ void StateManager::reset(int64_t tick) {
 MirrorSnapshot StateManager::snapshot_mirror() const { return {maps_, ledger_.liveness()}; }
 
 void StateManager::restore_mirror(const MirrorSnapshot& snapshot, int64_t tick) {
+    changed();
     maps_ = snapshot.maps;
     ledger_.restore_liveness(snapshot.liveness, tick);
 }

@@ -125,7 +125,8 @@ public:
     // ---- structural alignment ---------------------------------------------------------------
     std::vector<InvariantResult> check_invariants() const;
     // FNV-1a over the ledger, the maps and the cache's logical rows: equal states hash equal,
-    // whatever the layout.
+    // whatever the layout. Computed once per state: every mutating member starts with
+    // changed(), and a second call before the next change returns the same value at no cost.
     uint64_t state_hash() const;
 
     // ---- tick support -----------------------------------------------------------------------
@@ -167,6 +168,7 @@ public:
         return last_attention_mass_;
     }
     void set_brightness(int64_t id, int layer, float value) {
+        changed();
         ledger_.set_brightness(id, layer, value);
     }
 
@@ -179,6 +181,8 @@ public:
     void inject_fault_at(int k);
 
 private:
+    // Called first by every member that mutates the state (see state_hash()).
+    void changed() { ++revision_; }
     std::vector<int> resolve_layers(const LayerSet& layers, const char* primitive) const;
     void validate_tokens(std::span<const int32_t> tokens, const char* primitive) const;
     std::vector<int64_t> add_records(std::span<const int32_t> tokens, EntryKind kind, int64_t tick);
@@ -229,6 +233,9 @@ private:
     int wlod_k_ = 32;
     std::shared_ptr<const GistNet> gist_net_ = default_gist_net();
     std::unordered_map<int64_t, GistRecord> gists_;  // by ledger id
+    uint64_t revision_ = 0;                          // mutations so far
+    mutable uint64_t hashed_revision_ = ~uint64_t(0);
+    mutable uint64_t hash_ = 0;  // state_hash() at hashed_revision_
 };
 
 }  // namespace kvw

@@ -4,6 +4,7 @@
 namespace kvw {
 
 void StateManager::set_policy(RopePolicy policy) {
+    changed();
     // Moving to FinalIndex, every row counts as written now, at its index: the phases Original
     // leaves are ledger ids, which grow past the capacity that FinalIndex phases stay under.
     const bool to_final_index = policy == RopePolicy::FinalIndex && policy_ != policy;

@@ -50,6 +50,7 @@ std::optional<std::pair<int, int>> StateManager::first_gist_row() const {
 }
 
 void StateManager::set_wlod_k(int k) {
+    changed();
     if (k < 2) shape_error("wlod", "K " + std::to_string(k) + " is below 2");
     if (k == wlod_k_) return;
     if (const auto held = first_gist_row())
@@ -171,6 +172,7 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
 }
 
 void StateManager::collapse(const LayerSet& layer_set, int row, int level, int64_t tick) {
+    changed();
     const std::vector<int> layers = resolve_layers(layer_set, "collapse");
     if (policy_ != RopePolicy::FinalIndex)
         shape_error("collapse", std::string("gists need the final_index RoPE policy, not ") +
@@ -222,6 +224,7 @@ void StateManager::expand_group(const std::vector<int>& layers, int row, int64_t
 }
 
 void StateManager::expand(const LayerSet& layer_set, int row, int64_t tick) {
+    changed();
     const std::vector<int> layers = resolve_layers(layer_set, "expand");
     if (policy_ != RopePolicy::FinalIndex)
         shape_error("expand", std::string("gists need the final_index RoPE policy, not ") +

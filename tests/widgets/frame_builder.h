@@ -52,6 +52,7 @@ inline std::shared_ptr<Frame> make_frame(int layers, int rows, int64_t tick = 40
     f->capacity = rows + 8;
     f->prompt = "The cache holds every token";
     const int64_t records = rows + layers;
+    std::vector<LedgerRecord> ledger;
     for (int64_t id = 0; id < records; ++id) {
         LedgerRecord rec;
         rec.id = id;
@@ -59,16 +60,21 @@ inline std::shared_ptr<Frame> make_frame(int layers, int rows, int64_t tick = 40
         rec.token_id = int32_t(100 + id);
         rec.piece = word(id);
         rec.born_tick = born_of(id);
-        f->ledger.push_back(rec);
+        ledger.push_back(rec);
     }
+    f->ledger = LedgerRecords(std::move(ledger), 16);  // small chunks: indexing crosses them
     for (int l = 0; l < layers; ++l) {
         LayerFrame lf;
+        std::vector<int64_t> pos2ledger;
+        std::vector<int32_t> rope_pos;
         for (int r = 0; r < layer_rows(l, rows); ++r) {
-            lf.pos2ledger.push_back(ledger_of(l, r));
-            lf.rope_pos.push_back(rope_of(l, r));
+            pos2ledger.push_back(ledger_of(l, r));
+            rope_pos.push_back(rope_of(l, r));
             lf.brightness.push_back(brightness_of(l, r, rows));
             if (drift) lf.drift.push_back(drift_of(l, r));
         }
+        lf.pos2ledger = std::move(pos2ledger);
+        lf.rope_pos = std::move(rope_pos);
         f->layers.push_back(std::move(lf));
     }
     f->drift_measured = drift;

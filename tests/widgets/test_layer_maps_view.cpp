@@ -1,5 +1,7 @@
 // Layer maps: every map kind's cell values against the frame's formulas, rows a layer does not
 // have left empty, clicks and setSelection, hover text, and the colours actually painted.
+#include <QLabel>
+#include <QToolButton>
 #include <QtTest>
 #include <cmath>
 
@@ -249,6 +251,141 @@ private slots:
         QCOMPARE(rows.count(), 1);
         QCOMPARE(rows.at(0).at(1).toInt(),
                  int(std::lround(view.plot()->xAxis->pixelToCoord(at.x()))));
+    }
+
+    // Zoomed in, the map holds exactly the window's rows, a cell each, and says which; Fit
+    // shows every row again.
+    void zoomed_in_map_holds_exactly_the_window_rows() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 420));
+        auto frame = make_frame(kLayers, kRows);
+        view.setFrame(frame);
+        QVERIFY(!view.zoomedIn());
+        QVERIFY(!view.overview()->isVisible());
+        view.setVisibleRows(10, 30);
+        QVERIFY(view.zoomedIn());
+        QVERIFY(view.overview()->isVisible());
+        QCPColorMapData* data = view.colorMap()->data();
+        QCOMPARE(data->keySize(), 20);
+        for (int l = 0; l < kLayers; ++l)
+            for (int i = 0; i < 20; ++i) {
+                const int r = 10 + i;
+                double x = 0, y = 0;
+                data->cellToCoord(i, l, &x, &y);
+                QCOMPARE(x, double(r));  // cell i is row 10 + i
+                if (r < test::layer_rows(l, kRows))
+                    QCOMPARE(data->cell(i, l), double(test::brightness_of(l, r, kRows)));
+                else
+                    QVERIFY(std::isnan(data->cell(i, l)));
+            }
+        QCOMPARE(view.plot()->xAxis->range(), QCPRange(9.5, 29.5));
+        QCOMPARE(view.findChild<QLabel*>("rows")->text(), QString("rows 10–29 of 40"));
+        // Clicking a cell of the zoomed map selects that row.
+        view.plot()->replot();
+        QSignalSpy rows(&view, &FrameView::rowSelected);
+        QTest::mouseClick(view.plot(), Qt::LeftButton, {}, cell_pixel(view, 1, 22));
+        QCOMPARE(rows.count(), 1);
+        QCOMPARE(rows.at(0).at(1).toInt(), 22);
+        // The window stays put across Frames while zoomed.
+        view.setFrame(make_frame(kLayers, kRows, 41));
+        QCOMPARE(view.visibleRows().first, 10);
+        QCOMPARE(view.visibleRows().last, 30);
+
+        QTest::mouseClick(view.findChild<QToolButton*>("fit"), Qt::LeftButton);
+        QVERIFY(!view.zoomedIn());
+        QCOMPARE(view.colorMap()->data()->keySize(), kRows);
+        QVERIFY(view.findChild<QLabel*>("rows")->text().isEmpty());
+    }
+
+    // The buttons halve and double the width about the centre; the window never leaves the
+    // context and never gets narrower than kMinRows.
+    void zoom_buttons_keep_the_window_inside() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 420));
+        view.setFrame(make_frame(3, 400));
+        auto* in = view.findChild<QToolButton*>("zoom_in");
+        auto* out = view.findChild<QToolButton*>("zoom_out");
+        QTest::mouseClick(in, Qt::LeftButton);
+        QCOMPARE(view.visibleRows().first, 100);
+        QCOMPARE(view.visibleRows().last, 300);
+        for (int i = 0; i < 10; ++i) QTest::mouseClick(in, Qt::LeftButton);
+        QCOMPARE(view.visibleRows().last - view.visibleRows().first, LayerMapsView::kMinRows);
+        view.setVisibleRows(390, 450);  // past the end: slides back inside
+        QCOMPARE(view.visibleRows().last, 400);
+        QCOMPARE(view.visibleRows().first, 340);
+        for (int i = 0; i < 4; ++i) QTest::mouseClick(out, Qt::LeftButton);
+        QVERIFY(!view.zoomedIn());
+    }
+
+    // The wheel zooms about the row under the mouse; a drag pans and selects nothing.
+    void wheel_zooms_and_drag_pans() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 420));
+        view.setFrame(make_frame(kLayers, 400));
+        view.plot()->replot();
+        const QPoint at = cell_pixel(view, 1, 100);
+        QWheelEvent wheel(at, view.plot()->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.plot(), &wheel);
+        QVERIFY(view.zoomedIn());
+        const RowWindow w = view.visibleRows();
+        QVERIFY2(w.last - w.first < 400 && w.first <= 100 && w.last > 100,
+                 qPrintable(QString("%1..%2").arg(w.first).arg(w.last)));
+        view.plot()->replot();
+
+        QSignalSpy rows(&view, &FrameView::rowSelected);
+        const QPoint from = cell_pixel(view, 1, (w.first + w.last) / 2);
+        QTest::mousePress(view.plot(), Qt::LeftButton, {}, from);
+        QMouseEvent move(QEvent::MouseMove, from + QPoint(-200, 0),
+                         view.plot()->mapToGlobal(from + QPoint(-200, 0)), Qt::NoButton,
+                         Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(view.plot(), &move);
+        QTest::mouseRelease(view.plot(), Qt::LeftButton, {}, from + QPoint(-200, 0));
+        QCOMPARE(rows.count(), 0);
+        // Dragging left shows later rows, the same width.
+        QVERIFY2(view.visibleRows().first > w.first,
+                 qPrintable(QString::number(view.visibleRows().first)));
+        QCOMPARE(view.visibleRows().last - view.visibleRows().first, w.last - w.first);
+    }
+
+    // A row selected elsewhere outside the shown rows comes into view; the overview frames the
+    // shown rows and a click in it moves the detail there.
+    void selection_and_overview_move_the_window() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 420));
+        view.setFrame(make_frame(kLayers, 1000));
+        view.setVisibleRows(0, 100);
+        view.setSelection(2, 700);
+        const RowWindow w = view.visibleRows();
+        QVERIFY(w.first <= 700 && 700 < w.last);
+        QCOMPARE(w.last - w.first, 100);
+
+        view.overview()->replot();
+        QCPItemRect* frame = nullptr;
+        for (int i = 0; i < view.overview()->itemCount(); ++i)
+            if (auto* r = qobject_cast<QCPItemRect*>(view.overview()->item(i))) frame = r;
+        QVERIFY(frame);
+        QCOMPARE(frame->topLeft->coords().x(), w.first - 0.5);
+        QCOMPARE(frame->bottomRight->coords().x(), w.last - 0.5);
+        const QPoint at(int(view.overview()->xAxis->coordToPixel(250)),
+                        view.overview()->axisRect()->center().y());
+        QTest::mouseClick(view.overview(), Qt::LeftButton, {}, at);
+        const RowWindow moved = view.visibleRows();
+        QVERIFY2(std::abs((moved.first + moved.last) / 2 - 250) <= 6,
+                 qPrintable(QString("%1..%2").arg(moved.first).arg(moved.last)));
+    }
+
+    // 100,000 rows zoomed to 100: the detail reads those rows only and holds their values.
+    void a_hundred_thousand_rows_zoom_to_exact_cells() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 420));
+        constexpr int kBig = 100000;
+        view.setFrame(make_frame(4, kBig));
+        view.setVisibleRows(50000, 50100);
+        QCPColorMapData* data = view.colorMap()->data();
+        QCOMPARE(data->keySize(), 100);
+        for (int i : {0, 50, 99})
+            QCOMPARE(data->cell(i, 2), double(test::brightness_of(2, 50000 + i, kBig)));
     }
 };
 

@@ -149,13 +149,15 @@ private slots:
     void a_disagreement_is_drawn_red() {
         // Layer 1 of the hand-built frame holds record 5 while its ledger entry says removed.
         auto frame = test::make_frame(3, 12);
-        for (LedgerRecord& r : frame->ledger)
+        std::vector<LedgerRecord> records(frame->ledger.begin(), frame->ledger.end());
+        for (LedgerRecord& r : records)
             for (const LayerFrame& lf : frame->layers)
                 r.status.push_back(std::find(lf.pos2ledger.begin(), lf.pos2ledger.end(), r.id) !=
                                            lf.pos2ledger.end()
                                        ? RowStatus::Live
                                        : RowStatus::NeverHeld);
-        frame->ledger[5].status[1] = RowStatus::Removed;
+        records[5].status[1] = RowStatus::Removed;
+        frame->ledger = LedgerRecords(std::move(records), 16);
         RecordView view;
         view.setFrame(frame);
         view.findChild<QSpinBox*>("record")->setValue(5);

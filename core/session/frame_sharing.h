@@ -1,0 +1,29 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/mirror/ledger.h"
+#include "core/session/frame.h"
+
+namespace kvw {
+
+// What a session's last Frame held, so that the next Frame shares every ledger chunk and layer
+// row vector that did not change instead of copying it (ARCHITECTURE §7.1): after a tick that
+// changes a few rows, a Frame copies those chunks and layers, not the whole context.
+class FrameSharing {
+public:
+    // The ledger's records: chunks whose Ledger::chunk_revision is unchanged are shared.
+    LedgerRecords ledger(const Ledger& ledger);
+    // A layer's rows: shared when equal to the last Frame's (compared, not tracked, so that no
+    // primitive can forget to say it changed them).
+    SharedRows<int64_t> pos2ledger(int layer, const std::vector<int64_t>& rows);
+    SharedRows<int32_t> rope_pos(int layer, const std::vector<int32_t>& rows);
+
+private:
+    std::vector<uint64_t> chunk_revisions_;  // [chunk] of ledger_
+    LedgerRecords ledger_;
+    std::vector<SharedRows<int64_t>> pos2ledger_;  // [layer]
+    std::vector<SharedRows<int32_t>> rope_pos_;    // [layer]
+};
+
+}  // namespace kvw

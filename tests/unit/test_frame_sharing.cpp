@@ -1,0 +1,221 @@
+// Frames share what did not change (ARCHITECTURE §7.1), and the state hash is computed once per
+// state: after every kind of command the Frame still equals a plain copy of the state, chunk for
+// chunk and row for row, and the memoised hash equals one computed from scratch.
+#include <QtTest>
+
+#include "core/model/model_loader.h"
+#include "core/session/session.h"
+
+using namespace kvw;
+
+namespace {
+
+std::shared_ptr<const Model> tiny_model() {
+    static std::shared_ptr<const Model> model = load_model("synthetic:tiny");
+    return model;
+}
+
+SessionOptions options() {
+    SessionOptions o;
+    o.model = "synthetic:tiny";
+    o.capacity = 2048;
+    o.sampling.seed = 11;
+    return o;
+}
+
+Action add(int32_t token) { return Action{AddAction{token}, {}}; }
+Action del(int row, std::vector<int> layers = {}) {
+    return Action{DeleteAction{row}, std::move(layers)};
+}
+
+// Enough rows that the ledger spans two chunks.
+ActionList many_adds(int n) {
+    ActionList adds;
+    for (int i = 0; i < n; ++i) adds.push_back(add(int32_t(5 + i % 200)));
+    return adds;
+}
+
+// The Frame's ledger and rows against the session's state, field by field.
+void compare_with_state(const Frame& f, const Session& s) {
+    const Ledger& ledger = s.state().ledger();
+    QCOMPARE(int64_t(f.ledger.size()), ledger.size());
+    for (int64_t id = 0; id < ledger.size(); ++id) {
+        const LedgerEntry& e = ledger.at(id);
+        const LedgerRecord& r = f.ledger[size_t(id)];
+        QCOMPARE(r.id, e.id);
+        QCOMPARE(r.token_id, e.token_id);
+        QCOMPARE(r.born_tick, e.born_tick);
+        QCOMPARE(r.died_tick, e.died_tick);
+        QVERIFY2(r.status == e.status, qPrintable(QString("status of record %1").arg(id)));
+        QCOMPARE(r.removal.size(), e.removal.size());
+        for (size_t l = 0; l < e.removal.size(); ++l) {
+            QCOMPARE(r.removal[l].tick, e.removal[l].tick);
+            QVERIFY(r.removal[l].cause.reason == e.removal[l].cause.reason);
+        }
+    }
+    QCOMPARE(int(f.layers.size()), s.state().n_layers());
+    for (int l = 0; l < s.state().n_layers(); ++l) {
+        const LayerMap& map = s.state().layer_map(l);
+        QVERIFY(f.layers[size_t(l)].pos2ledger == map.pos2ledger);
+        QVERIFY(f.layers[size_t(l)].rope_pos == map.rope_pos);
+        for (size_t r = 0; r < map.pos2ledger.size(); ++r)
+            QCOMPARE(f.layers[size_t(l)].brightness[r],
+                     ledger.at(map.pos2ledger[r]).brightness[size_t(l)]);
+    }
+}
+
+// FNV-1a over the ledger, the maps and the stored rows, written out plainly here as the
+// reference the memoised StateManager::state_hash() must equal (docs/ARCHITECTURE.md §6). The
+// sessions hash for their trace events after every command, so a second session is no
+// reference: its memo would be as stale as the first one's.
+struct Fnv {
+    uint64_t h = 0xcbf29ce484222325ull;
+    void bytes(const void* p, size_t n) {
+        for (size_t i = 0; i < n; ++i)
+            h = (h ^ static_cast<const unsigned char*>(p)[i]) * 0x100000001b3ull;
+    }
+    template <class T>
+    void value(const T& v) {
+        bytes(&v, sizeof v);
+    }
+};
+
+uint64_t reference_state_hash(const StateManager& state) {
+    Fnv f;
+    f.value(state.policy());
+    for (const LedgerEntry& e : state.ledger().entries()) {
+        f.value(e.id);
+        f.value(e.kind);
+        f.value(e.token_id);
+        f.bytes(e.piece.data(), e.piece.size());
+        f.value(e.born_tick);
+        f.value(e.died_tick);
+        f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
+        f.bytes(e.status.data(), e.status.size());
+        for (const Removal& r : e.removal) {
+            f.value(r.tick);
+            f.value(r.cause.reason);
+            f.value(r.cause.score.value_or(0.0f));
+            f.value(r.cause.score.has_value());
+        }
+    }
+    for (int l = 0; l < state.n_layers(); ++l) {
+        const LayerMap& map = state.layer_map(l);
+        f.value(map.rows());
+        f.bytes(map.pos2ledger.data(), map.pos2ledger.size() * sizeof(int64_t));
+        f.bytes(map.rope_pos.data(), map.rope_pos.size() * sizeof(int32_t));
+        f.value(state.cache().rows(l));
+        for (int r = 0; r < state.cache().rows(l); ++r) {
+            const std::vector<uint8_t> row = state.cache().stored_row(l, r);
+            f.bytes(row.data(), row.size());
+        }
+    }
+    return f.h;
+}
+
+}  // namespace
+
+class TestFrameSharing : public QObject {
+    Q_OBJECT
+private slots:
+    void unchanged_chunks_and_rows_are_shared() {
+        Session s(options(), tiny_model());
+        s.start("the cache remembers");
+        s.apply_now(many_adds(1990));
+        const FramePtr a = s.frame();
+        QVERIFY(a->ledger.chunk_count() >= 2);
+        compare_with_state(*a, s);
+
+        // Nothing changed: every chunk and every layer's rows are the same copies.
+        const FramePtr again = s.frame();
+        for (size_t c = 0; c < a->ledger.chunk_count(); ++c)
+            QVERIFY(again->ledger.chunk(c) == a->ledger.chunk(c));
+        for (size_t l = 0; l < a->layers.size(); ++l) {
+            QVERIFY(again->layers[l].pos2ledger.shares_with(a->layers[l].pos2ledger));
+            QVERIFY(again->layers[l].rope_pos.shares_with(a->layers[l].rope_pos));
+        }
+
+        // A tick adds a record to the last chunk: the full chunks before it are shared.
+        s.step();
+        const FramePtr b = s.frame();
+        compare_with_state(*b, s);
+        for (size_t c = 0; c + 1 < a->ledger.chunk_count(); ++c)
+            QVERIFY2(b->ledger.chunk(c) == a->ledger.chunk(c), qPrintable(QString::number(c)));
+        QVERIFY(b->ledger.chunk(a->ledger.chunk_count() - 1) !=
+                a->ledger.chunk(a->ledger.chunk_count() - 1));
+
+        // A delete in layer 1 of a record of chunk 0: that chunk and that layer are new copies,
+        // chunk 1 and the other layers' phases are shared; the old Frame still shows the old
+        // state (Frames are immutable).
+        s.apply_now({del(5, {1})});
+        const FramePtr c = s.frame();
+        compare_with_state(*c, s);
+        QVERIFY(c->ledger.chunk(0) != b->ledger.chunk(0));
+        QVERIFY(c->ledger.chunk(1) == b->ledger.chunk(1));
+        QVERIFY(!c->layers[1].pos2ledger.shares_with(b->layers[1].pos2ledger));
+        QVERIFY(c->layers[0].pos2ledger.shares_with(b->layers[0].pos2ledger));
+        const int64_t gone = b->layers[1].pos2ledger[5];
+        QCOMPARE(b->ledger[size_t(gone)].status[1], RowStatus::Live);
+        QCOMPARE(c->ledger[size_t(gone)].status[1], RowStatus::Removed);
+    }
+
+    // A new sequence makes a new ledger whose revisions never repeat an old one's: no chunk of
+    // the old prompt's Frame is shared into the new one by accident.
+    void a_new_prompt_shares_nothing_stale() {
+        Session s(options(), tiny_model());
+        s.start("one prompt here");
+        const FramePtr a = s.frame();
+        s.start("another prompt, of other words");
+        const FramePtr b = s.frame();
+        compare_with_state(*b, s);
+        QVERIFY(b->ledger.chunk(0) != a->ledger.chunk(0));
+    }
+
+    // Every command kind, then the Frame against the state and the memoised hash against the
+    // reference computed from the state as it is now.
+    void every_command_keeps_frame_and_hash_true() {
+        const std::vector<std::function<void(Session&)>> commands = {
+            [](Session& s) { s.start("the cache remembers the tokens"); },
+            [](Session& s) { s.step(); },
+            [](Session& s) { s.apply_now({del(2)}); },
+            [](Session& s) { s.apply_now({del(1, {0})}); },
+            [](Session& s) { s.step(); },
+            [](Session& s) { s.rebuild(); },
+            [](Session& s) { s.set_rope_policy(RopePolicy::Original); },
+            [](Session& s) { s.step(); },
+            [](Session& s) { s.set_kv_types(KvType::BF16, KvType::Int8); },
+            [](Session& s) { s.step(); },
+            [](Session& s) { s.set_layout(CacheLayout::Indirection); },
+            [](Session& s) {
+                s.apply_now({Action{InsertAction{3, {7, 8}}, {}}});
+            },
+            [](Session& s) { s.undo(); },
+            [](Session& s) { s.redo(); },
+            [](Session& s) { s.step(); },
+            [](Session& s) { s.set_rope_policy(RopePolicy::FinalIndex); },
+            [](Session& s) { s.set_wlod(4, 0); },
+            [](Session& s) {
+                s.apply_now({Action{CollapseAction{4, 1}, {}}});
+            },
+            [](Session& s) {
+                s.apply_now({Action{ExpandAction{4}, {}}});
+            },
+            [](Session& s) { s.set_wlod(0, 0); },
+            [](Session& s) { s.set_layout(CacheLayout::Contiguous); },
+            [](Session& s) { s.measure_drift(); },
+            [](Session& s) { s.start("a new prompt"); },
+        };
+        Session s(options(), tiny_model());
+        for (size_t i = 0; i < commands.size(); ++i) {
+            commands[i](s);
+            const uint64_t memo = s.state_hash();  // asked after every command
+            compare_with_state(*s.frame(), s);
+            QCOMPARE(s.frame()->state_hash, memo);
+            QVERIFY2(memo == reference_state_hash(s.state()),
+                     qPrintable(QString("command %1: memoised hash differs").arg(i)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFrameSharing)
+#include "test_frame_sharing.moc"
