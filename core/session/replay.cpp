@@ -48,12 +48,21 @@ public:
         } else if (event_ == "clear_injected") {
             session_.clear_injected();
         } else if (event_ == "tick") {
-            if (e.get_or<bool>("forced", false))
+            // A block tick (ARCHITECTURE §17) records its whole frame under "tokens".
+            std::vector<int32_t> frame;
+            if (e.has("tokens"))
+                for (const nlohmann::json& t : e.array("tokens"))
+                    frame.push_back(json_as<int32_t>(t, "tokens[]"));
+            if (e.get_or<bool>("forced", false) && !frame.empty())
+                session_.step_forced(frame);
+            else if (e.get_or<bool>("forced", false))
                 session_.step_forced(e.get<int32_t>("token"));
             else
                 session_.step();
-            const nlohmann::json& token = session_.trace().events().back().at("token");
-            compare("token", e.at("token").dump(), token.dump());
+            const nlohmann::json& done = session_.trace().events().back();
+            compare("token", e.at("token").dump(), done.at("token").dump());
+            compare("tokens", e.has("tokens") ? e.at("tokens").dump() : "[]",
+                    done.contains("tokens") ? done.at("tokens").dump() : "[]");
         } else if (event_ == "apply_now") {
             const bool refused =
                 e.has("result") && e.object("result").get_or<bool>("rejected", false);

@@ -78,11 +78,15 @@ public:
     // teacher-forced evaluation (core/eval) feeds the tokens of a text it has cut into chunks.
     void start_tokens(std::span<const int32_t> ids);
     // One tick. Needs start(). Returns what Step 4 did; a rejected or aborted list is reported
-    // there (and in the frame), never thrown.
+    // there (and in the frame), never thrown. Under the ring layout a tick decodes a frame of
+    // ring.tokens_per_frame tokens (block decoding, ARCHITECTURE §17); elsewhere one token.
     TickResult step();
     // A tick whose Step 1 takes `token` instead of sampling (teacher forcing); Steps 2-4 as in
     // step(), so the proposer edits the cache as it would while generating.
     TickResult step_forced(int32_t token);
+    // A tick that decodes exactly these tokens as one frame instead of sampling (a recorded
+    // block tick replayed); one token is step_forced(token).
+    TickResult step_forced(std::span<const int32_t> tokens);
     // Queues actions for the next tick after a pre-flight check against the current state;
     // throws ActionsRejected (nothing queued) when the check fails.
     void inject(const ActionList& actions);
@@ -184,7 +188,10 @@ private:
     // Takes `sequence` over and forgets the per-sequence rest (tick, queued actions, results).
     void adopt(Sequence sequence);
     void prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event);
-    TickResult tick(std::optional<int32_t> forced);
+    // `forced` empty: sample the frame; else decode these tokens.
+    TickResult tick(std::span<const int32_t> forced);
+    // Tokens a sampled tick decodes: the ring's frame, 1 under other layouts.
+    int frame_tokens() const;
     void new_state();
     std::unique_ptr<WlodContext> make_wlod_context(StateManager& state) const;
     // The net `path` names (mean pooling when empty), checked against the model's width.

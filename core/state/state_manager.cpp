@@ -185,8 +185,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
                                                int64_t tick) {
     validate_tokens(tokens, "append");
     const int n = int(tokens.size());
-    make_ring_room(n, tick);
-    for (int l = 0; l < n_layers(); ++l) cache_->check_room(l, n);
+    make_frame_room(n, tick);
 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(rows(0), ids);

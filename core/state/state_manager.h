@@ -79,6 +79,12 @@ public:
     // The ring layout, or null under any other layout.
     const RingLayout* ring() const;
     const RingOptions& ring_options() const { return ring_options_; }
+    // Room for a frame of n rows appended next (one append, or a block decoded row by row):
+    // on a ring without n free rows the oldest ring rows of every layer leave as one range
+    // (cache, pos2ledger, ledger reason RingOverwrite), so the ring advances once per frame.
+    // CapacityExceeded, nothing changed, when n rows do not fit: beside a ring's sinks, or in
+    // the free rows of another layout (which never overwrites). append() calls it itself.
+    void make_frame_room(int n, int64_t tick);
 
     // ---- wLOD primitives (ARCHITECTURE §14; core/state/state_wlod.cpp) ----------------------
     // Replaces the K rows of the aligned whole block starting at `row` (level 1: K token rows;
@@ -180,10 +186,6 @@ private:
     void between_blades(const char* primitive);
     void end_primitive(const std::vector<int>& layers, const char* primitive);
     void reindex_layer(int layer);
-    // Before an append of n rows to a full ring: the oldest ring rows of every layer leave
-    // (cache, pos2ledger, ledger reason RingOverwrite); CapacityExceeded when n rows do not
-    // fit beside the sinks. Nothing happens under other layouts or while there is room.
-    void make_ring_room(int n, int64_t tick);
     // The ring checks, one result per check and layer (check_invariants appends them).
     void check_ring(std::vector<InvariantResult>& out) const;
     void do_remove(const std::vector<int>& layers, int row, int64_t tick, RemovalCause cause);
