@@ -23,18 +23,26 @@ RowBuffer::Plane::Plane(KvType t, int n_layers, int kv_dim_, int groups_, int ca
     data.assign(size_t(n_layers), std::vector<uint8_t>(size_t(capacity) * data_bytes()));
     if (scale_count() > 0)
         scales.assign(size_t(n_layers), std::vector<float>(size_t(capacity) * scale_count()));
+    if (counts(t)) saturated.assign(size_t(n_layers), std::vector<uint32_t>(size_t(capacity)));
 }
 
 void RowBuffer::Plane::write(int layer, int row, const float* x) {
     uint8_t* out = data[size_t(layer)].data() + size_t(row) * data_bytes();
     float* s = scales.empty() ? nullptr : scales[size_t(layer)].data() + size_t(row) * groups;
-    kv_encode_row(type, x, kv_dim, groups, out, s, stats[size_t(layer)]);
+    QuantStats row_stats;
+    kv_encode_row(type, x, kv_dim, groups, out, s, row_stats);
+    stats[size_t(layer)].add(row_stats);
+    if (!saturated.empty()) saturated[size_t(layer)][size_t(row)] = uint32_t(row_stats.saturated);
 }
 
 void RowBuffer::Plane::move(int layer, int to, int from, int n) {
     uint8_t* d = data[size_t(layer)].data();
     std::memmove(d + size_t(to) * data_bytes(), d + size_t(from) * data_bytes(),
                  size_t(n) * data_bytes());
+    if (!saturated.empty()) {
+        uint32_t* c = saturated[size_t(layer)].data();
+        std::memmove(c + to, c + from, size_t(n) * sizeof(uint32_t));
+    }
     if (scales.empty()) return;
     float* s = scales[size_t(layer)].data();
     std::memmove(s + size_t(to) * groups, s + size_t(from) * groups,
@@ -45,6 +53,9 @@ void RowBuffer::Plane::copy_rows(int layer, int to, const Plane& src, int from, 
     std::memcpy(data[size_t(layer)].data() + size_t(to) * data_bytes(),
                 src.data[size_t(layer)].data() + size_t(from) * data_bytes(),
                 size_t(n) * data_bytes());
+    if (!saturated.empty())
+        std::memcpy(saturated[size_t(layer)].data() + to, src.saturated[size_t(layer)].data() + from,
+                    size_t(n) * sizeof(uint32_t));
     if (scales.empty()) return;
     std::memcpy(scales[size_t(layer)].data() + size_t(to) * groups,
                 src.scales[size_t(layer)].data() + size_t(from) * groups,
@@ -96,6 +107,11 @@ void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int
 
 void RowBuffer::read_k(int layer, int row, float* out) const { k_.read(layer, row, out); }
 void RowBuffer::read_v(int layer, int row, float* out) const { v_.read(layer, row, out); }
+
+uint64_t RowBuffer::counter_bytes(const KvStorage& storage) {
+    return (Plane::counts(storage.k) ? sizeof(uint32_t) : 0) +
+           (Plane::counts(storage.v) ? sizeof(uint32_t) : 0);
+}
 
 void RowBuffer::clear_stats() {
     std::fill(k_.stats.begin(), k_.stats.end(), QuantStats{});

@@ -48,6 +48,12 @@ public:
     const QuantStats& k_stats(int layer) const { return k_.stats[size_t(layer)]; }
     const QuantStats& v_stats(int layer) const { return v_.stats[size_t(layer)]; }
     void clear_stats();
+    // Values clipped when a physical row's K / V was encoded as it is stored now: kept beside
+    // the row and moved and copied with it, like its scales (0 for f32, which never clips).
+    uint32_t k_saturated(int layer, int row) const { return k_.saturated_at(layer, row); }
+    uint32_t v_saturated(int layer, int row) const { return v_.saturated_at(layer, row); }
+    // Bytes of those counters per row of one layer (K and V, the types that can clip).
+    static uint64_t counter_bytes(const KvStorage& storage);
 
     // Bytes of existing K and V rows moved since construction, plus whatever a layout adds with
     // count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
@@ -63,6 +69,12 @@ private:
         std::vector<std::vector<uint8_t>> data;  // [layer][capacity * element bytes]
         std::vector<std::vector<float>> scales;  // [layer][capacity * groups]; empty: unscaled
         std::vector<QuantStats> stats;           // [layer]
+        std::vector<std::vector<uint32_t>> saturated;  // [layer][capacity]; empty: f32
+
+        static bool counts(KvType t) { return t != KvType::F32; }
+        uint32_t saturated_at(int layer, int row) const {
+            return saturated.empty() ? 0 : saturated[size_t(layer)][size_t(row)];
+        }
 
         Plane(KvType t, int n_layers, int kv_dim, int groups, int capacity);
         size_t data_bytes() const { return size_t(kv_dim) * size_t(kv_type_bytes(type)); }
