@@ -23,7 +23,8 @@ void StateManager::set_kv_types(KvType k, KvType v) {
     if (k == cache_->storage().k && v == cache_->storage().v) return;
     const ModelConfig& c = engine_.model().config;
     checked_capacity(cache_->capacity(), c.max_context, c.n_layers, c.kv_dim(),
-                     memory_budget_.value_or(default_cache_memory_budget()), storage);
+                     memory_budget_.value_or(default_cache_memory_budget()), storage,
+                     cache_->layout(), ring_options_);
     auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),
                                cache_->capacity(), storage, ring_options_);
     std::vector<float> k_row(size_t(cache_->kv_dim())), v_row(k_row.size());

@@ -26,7 +26,7 @@ int cache_capacity(const StateOptions& options, const ModelConfig& config) {
     return checked_capacity(options.capacity != 0 ? options.capacity : config.max_context,
                             config.max_context, config.n_layers, config.kv_dim(),
                             options.memory_budget.value_or(default_cache_memory_budget()),
-                            storage_of(options, config));
+                            storage_of(options, config), options.layout, options.ring);
 }
 
 }  // namespace
