@@ -84,10 +84,12 @@ public:
         } else if (event_ == "set_layout") {
             const auto layout = parse_cache_layout(e.at("name").get<std::string>());
             if (!layout) throw TraceError("unknown cache layout", line);
-            if (e.has("ring"))
-                session_.set_layout(*layout, ring_options_from_json(e.object("ring")));
-            else
-                session_.set_layout(*layout);
+            // Older traces have no "capacity": the capacity stays.
+            const int64_t capacity = e.get_or<int64_t>("capacity", 0);
+            session_.set_layout(*layout,
+                                e.has("ring") ? ring_options_from_json(e.object("ring"))
+                                              : session_.options().ring,
+                                capacity);
         } else if (event_ == "set_kv_types") {
             const auto k = parse_kv_type(e.get<std::string>("k_type"));
             const auto v = parse_kv_type(e.get<std::string>("v_type"));

@@ -105,8 +105,10 @@ public:
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
     void set_layout(CacheLayout layout);
-    // The same with the ring's options (a ring moves to new options the same way).
-    void set_layout(CacheLayout layout, const RingOptions& ring);
+    // The same with the ring's options (a ring moves to new options the same way) and, when
+    // `capacity` != 0, rows per layer (a ring's T) for this sequence and the next ones
+    // (StateManager::set_layout says what it refuses).
+    void set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0);
     // Stores the cache's K and V in other types (StateManager::set_kv_types).
     void set_kv_types(KvType k, KvType v);
     void set_guard(bool on);

@@ -153,8 +153,12 @@ public:
     // Moves the cache to another layout, copying every layer's logical rows; the state hash
     // stays the same. Both caches are held for the length of the copy.
     void set_layout(CacheLayout layout);
-    // The same, with the ring's options (a live ring moves to new options the same way).
-    void set_layout(CacheLayout layout, const RingOptions& ring);
+    // The same, with the ring's options (a live ring moves to new options the same way) and,
+    // when `capacity` != 0, another capacity (a ring's T): checked before anything is allocated
+    // (checked_capacity with the new layout's scratch and shadow: InvalidCapacity; RingError
+    // for options that do not fit it) and CapacityExceeded when a layer holds more rows than
+    // it. Nothing changes when any check fails.
+    void set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0);
     // Stores K and V in other types: every logical row is decoded and encoded again in a new
     // cache of the same layout and capacity (checked against the memory budget first; a stale
     // row stays stale). Both caches are held for the length of the copy.

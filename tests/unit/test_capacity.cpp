@@ -98,7 +98,8 @@ private slots:
     }
 
     // A ring's pointer / lut scratch and checksum shadow are whole extra slabs and lut's index
-    // tables extra bytes: the budget counts them before anything is allocated.
+    // tables extra bytes: the budget counts them before anything is allocated, for a new state
+    // and for a live one moving to the ring (refused with nothing changed).
     void ring_scratch_shadow_and_tables_count_against_the_budget() {
         const ModelConfig& c = test::tiny().model->config;
         const uint64_t row_bytes =  // K and V, float, every layer (f32 keeps no clip counters)
@@ -144,6 +145,18 @@ private slots:
         } catch (const InvalidCapacity& e) {
             QCOMPARE(e.limit(), int64_t(33));
         }
+        // A live contiguous state at exactly its budget cannot move to a pointer ring.
+        o.layout = CacheLayout::Contiguous;
+        StateManager live(test::tiny().engine, o);
+        std::mt19937 rng(1);
+        live.append(test::random_tokens(rng, 5), EntryKind::Prompt, 0);
+        const uint64_t hash = live.state_hash();
+        QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
+                                 live.set_layout(CacheLayout::Ring, {RingMode::Pointer, 0, 1}));
+        QCOMPARE(live.cache().layout(), CacheLayout::Contiguous);
+        QCOMPARE(live.state_hash(), hash);
+        live.set_layout(CacheLayout::Ring, {RingMode::Roll, 0, 1});  // one slab: fits
+        QCOMPARE(live.state_hash(), hash);
     }
 
     // A trace header is as untrusted as a flag: replaying one with a huge capacity names it.

@@ -2,11 +2,15 @@
 // frame of tokens_per_frame tokens. Until the ring overwrites, a frame is exactly its tokens
 // decoded one per tick; across wraps the ring advances by the frame, checked against a plain
 // list of every token written; the three modes agree bit for bit; replay repeats block ticks.
+// The ring's size T set on a live session (set_layout with a capacity, `.kvs layout ring .. T`).
 #include <QtTest>
 
 #include <numeric>
 
+#include "core/cache/cache_capacity.h"
+#include "core/cache/cache_error.h"
 #include "core/model/model_loader.h"
+#include "core/script/script_parser.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/state/tick.h"
@@ -198,6 +202,45 @@ private slots:
                      report.mismatches.empty() ? "" : report.mismatches.front().field.c_str());
             QVERIFY(report.checked > 20);
         }
+    }
+
+    // set_layout with a capacity gives a live session a ring of T rows: the logical rows and
+    // the state hash stay, the next sequence gets T too, replay repeats it; a T below the rows
+    // held or beyond the context is refused with nothing changed.
+    void ring_size_changes_on_a_live_session() {
+        SessionOptions o = ring_session(RingMode::Roll, 256, 0, 1);
+        o.layout = CacheLayout::Contiguous;
+        Session s(o, tiny_model());
+        s.start("the ring size is set later");
+        s.step();
+        const int rows = s.state().rows(0);
+        const uint64_t hash = s.state_hash();
+        const RingOptions lut{RingMode::Lut, 2, 2, true};
+        QVERIFY_THROWS_EXCEPTION(CapacityExceeded,
+                                 s.set_layout(CacheLayout::Ring, lut, rows - 1));
+        QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
+                                 s.set_layout(CacheLayout::Ring, lut, 1 << 30));
+        QVERIFY_THROWS_EXCEPTION(RingError, s.set_layout(CacheLayout::Ring, lut, 33));  // 31 odd
+        QCOMPARE(s.state().cache().layout(), CacheLayout::Contiguous);
+        QCOMPARE(s.state().cache().capacity(), 256);
+        QCOMPARE(s.state_hash(), hash);
+        s.set_layout(CacheLayout::Ring, lut, 32);
+        QCOMPARE(s.state().cache().capacity(), 32);
+        QCOMPARE(s.options().capacity, int64_t(32));
+        QCOMPARE(s.state_hash(), hash);
+        for (int i = 0; i < 30; ++i) s.step();  // frames of 2, past the 30 ring rows
+        QCOMPARE(s.state().rows(0), 32);
+        QVERIFY(s.state().ring()->wraps(0) >= 1);
+        QVERIFY(all_passed(s.state().check_invariants()));
+        const ReplayReport report = replay_trace(s.trace());
+        QVERIFY(report.mismatches.empty());
+        s.start("a new sequence");
+        QCOMPARE(s.state().cache().capacity(), 32);
+        // The script command carries T after the frame; without it T stays (0).
+        const Script script = parse_script("layout ring lut 2 4 64\nlayout ring roll\n");
+        QCOMPARE(script.commands[0].count, int64_t(64));
+        QCOMPARE(script.commands[0].ring.tokens_per_frame, 4);
+        QCOMPARE(script.commands[1].count, int64_t(0));
     }
 
     // A frame larger than the ring beside the sinks is refused when the session is made.
