@@ -142,28 +142,27 @@ void RingView::paintEvent(QPaintEvent*) {
                    Qt::AlignLeft | Qt::AlignVCenter,
                    QString("layer %1 · T %2 · sinks %3 · filled %4 · pointer %5 · wraps %6 · "
                            "offset %7 · read [%8,%9)+[%10,%11)")
-                       .arg(l)
-                       .arg(ring->size)
-                       .arg(ring->sinks)
-                       .arg(ring->filled)
-                       .arg(ring->write_pointer)
-                       .arg(ring->wraps)
-                       .arg(ring->offset)
-                       .arg(r.tail_begin)
-                       .arg(r.tail_end)
-                       .arg(r.head_begin)
-                       .arg(r.head_end) +
+                           .arg(l)
+                           .arg(ring->size)
+                           .arg(ring->sinks)
+                           .arg(ring->filled)
+                           .arg(ring->write_pointer)
+                           .arg(ring->wraps)
+                           .arg(ring->offset)
+                           .arg(r.tail_begin)
+                           .arg(r.tail_end)
+                           .arg(r.head_begin)
+                           .arg(r.head_end) +
                        clipped);
     }
 }
 
 ViewTable RingView::table() const {
     // One line per layer: the counters, the pointer and the last read's two ranges.
-    ViewTable t{
-        {"layer", "size", "sinks", "filled", "head", "write_pointer", "offset", "overwritten",
-         "wraps", "tail_begin", "tail_end", "head_begin", "head_end", "max_scale",
-         "saturated", "saturated_rows"},
-        {}};
+    ViewTable t{{"layer", "size", "sinks", "filled", "head", "write_pointer", "offset",
+                 "overwritten", "wraps", "tail_begin", "tail_end", "head_begin", "head_end",
+                 "max_scale", "saturated", "saturated_rows"},
+                {}};
     if (!frame_) return t;
     for (int l = 0; l < int(frame_->layers.size()); ++l) {
         const auto& r = frame_->layers[size_t(l)].ring;
@@ -171,8 +170,7 @@ ViewTable RingView::table() const {
         t.rows.append({l, r->size, r->sinks, r->filled, r->head, r->write_pointer,
                        qint64(r->offset), qint64(r->overwritten), qint64(r->wraps),
                        r->last_read.tail_begin, r->last_read.tail_end, r->last_read.head_begin,
-                       r->last_read.head_end, double(max_scale(*r)),
-                       qint64(total_saturated(*r)),
+                       r->last_read.head_end, double(max_scale(*r)), qint64(total_saturated(*r)),
                        qint64(std::count_if(r->saturated.begin(), r->saturated.end(),
                                             [](uint32_t c) { return c > 0; }))});
     }

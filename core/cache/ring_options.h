@@ -22,11 +22,11 @@ const char* ring_mode_choices();  // "roll|pointer|lut"
 
 struct RingOptions {
     RingMode mode = RingMode::Roll;
-    int sinks = 0;             // S: the first S logical rows are never overwritten (StreamingLLM)
+    int sinks = 0;  // S: the first S logical rows are never overwritten (StreamingLLM)
     // Rows a frame of block decoding writes (a Session tick decodes this many tokens); Lut's
     // block size.
     int tokens_per_frame = 1;
-    bool checksum = false;     // keep a shadow roll copy and compare every assembled window
+    bool checksum = false;  // keep a shadow roll copy and compare every assembled window
     bool operator==(const RingOptions&) const = default;
 };
 

@@ -54,8 +54,8 @@ void RowBuffer::Plane::copy_rows(int layer, int to, const Plane& src, int from, 
                 src.data[size_t(layer)].data() + size_t(from) * data_bytes(),
                 size_t(n) * data_bytes());
     if (!saturated.empty())
-        std::memcpy(saturated[size_t(layer)].data() + to, src.saturated[size_t(layer)].data() + from,
-                    size_t(n) * sizeof(uint32_t));
+        std::memcpy(saturated[size_t(layer)].data() + to,
+                    src.saturated[size_t(layer)].data() + from, size_t(n) * sizeof(uint32_t));
     if (scales.empty()) return;
     std::memcpy(scales[size_t(layer)].data() + size_t(to) * groups,
                 src.scales[size_t(layer)].data() + size_t(from) * groups,

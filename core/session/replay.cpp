@@ -86,10 +86,10 @@ public:
             if (!layout) throw TraceError("unknown cache layout", line);
             // Older traces have no "capacity": the capacity stays.
             const int64_t capacity = e.get_or<int64_t>("capacity", 0);
-            session_.set_layout(*layout,
-                                e.has("ring") ? ring_options_from_json(e.object("ring"))
-                                              : session_.options().ring,
-                                capacity);
+            session_.set_layout(
+                *layout,
+                e.has("ring") ? ring_options_from_json(e.object("ring")) : session_.options().ring,
+                capacity);
         } else if (event_ == "set_kv_types") {
             const auto k = parse_kv_type(e.get<std::string>("k_type"));
             const auto v = parse_kv_type(e.get<std::string>("v_type"));

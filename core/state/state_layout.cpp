@@ -13,10 +13,9 @@ void StateManager::set_layout(CacheLayout layout, const RingOptions& ring, int64
         (layout != CacheLayout::Ring || ring == ring_options_))
         return;
     const ModelConfig& c = engine_.model().config;
-    const int checked =
-        checked_capacity(rows_per_layer, c.max_context, c.n_layers, c.kv_dim(),
-                         memory_budget_.value_or(default_cache_memory_budget()),
-                         cache_->storage(), layout, ring);
+    const int checked = checked_capacity(rows_per_layer, c.max_context, c.n_layers, c.kv_dim(),
+                                         memory_budget_.value_or(default_cache_memory_budget()),
+                                         cache_->storage(), layout, ring);
     for (int l = 0; l < n_layers(); ++l)
         if (rows(l) > checked) throw CapacityExceeded(l, 0, rows(l), checked);
     auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), checked,

@@ -39,8 +39,8 @@ SequenceShape sequence_shape(const StateManager& state) {
         }
         shape.row_levels.push_back(std::move(levels));
         const std::vector<int64_t>& ids = state.layer_map(l).pos2ledger;
-        shape.starts_with_bos.push_back(
-            bos >= 0 && !ids.empty() && state.ledger().at(ids.front()).token_id == bos);
+        shape.starts_with_bos.push_back(bos >= 0 && !ids.empty() &&
+                                        state.ledger().at(ids.front()).token_id == bos);
     }
     return shape;
 }

@@ -110,9 +110,9 @@ private slots:
         };
         const Case cases[] = {
             {{RingMode::Roll, 0, 1, false}, 100 * row_bytes},
-            {{RingMode::Roll, 0, 1, true}, 2 * 100 * row_bytes},              // + shadow
-            {{RingMode::Pointer, 0, 1, false}, 2 * 100 * row_bytes},          // + scratch
-            {{RingMode::Pointer, 0, 1, true}, 3 * 100 * row_bytes},           // + both
+            {{RingMode::Roll, 0, 1, true}, 2 * 100 * row_bytes},                 // + shadow
+            {{RingMode::Pointer, 0, 1, false}, 2 * 100 * row_bytes},             // + scratch
+            {{RingMode::Pointer, 0, 1, true}, 3 * 100 * row_bytes},              // + both
             {{RingMode::Lut, 4, 8, false}, 2 * 100 * row_bytes + 12 * 100 * 4},  // + 12 tables
         };
         for (const Case& k : cases) {

@@ -222,7 +222,8 @@ private slots:
                  uint64_t(10 * 2 * (2 * (64 + groups * 4) + 2 * 4)));
         QCOMPARE(layout_bytes(10, layers, kv_dim, f32, CacheLayout::Contiguous, {}),
                  cache_bytes(10, layers, kv_dim, f32));
-        const uint64_t budget = layout_bytes(100, layers, kv_dim, int8, CacheLayout::Contiguous, {});
+        const uint64_t budget =
+            layout_bytes(100, layers, kv_dim, int8, CacheLayout::Contiguous, {});
         QCOMPARE(checked_capacity(100, 4096, layers, kv_dim, budget, int8), 100);
         QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
                                  checked_capacity(100, 4096, layers, kv_dim, budget, f32));

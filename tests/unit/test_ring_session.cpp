@@ -143,7 +143,8 @@ private slots:
         const int T = 18, S = 2, tpf = 4;
         std::vector<std::unique_ptr<Session>> sessions;
         for (RingMode mode : kModes)
-            sessions.push_back(std::make_unique<Session>(ring_session(mode, T, S, tpf), tiny_model()));
+            sessions.push_back(
+                std::make_unique<Session>(ring_session(mode, T, S, tpf), tiny_model()));
         for (auto& s : sessions) s->start("the ring keeps the newest");
         std::vector<int32_t> written = sessions[0]->state().tokens(0);  // BOS + prompt
         QVERIFY(written.size() > size_t(S) && written.size() < size_t(T));
@@ -216,10 +217,8 @@ private slots:
         const int rows = s.state().rows(0);
         const uint64_t hash = s.state_hash();
         const RingOptions lut{RingMode::Lut, 2, 2, true};
-        QVERIFY_THROWS_EXCEPTION(CapacityExceeded,
-                                 s.set_layout(CacheLayout::Ring, lut, rows - 1));
-        QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
-                                 s.set_layout(CacheLayout::Ring, lut, 1 << 30));
+        QVERIFY_THROWS_EXCEPTION(CapacityExceeded, s.set_layout(CacheLayout::Ring, lut, rows - 1));
+        QVERIFY_THROWS_EXCEPTION(InvalidCapacity, s.set_layout(CacheLayout::Ring, lut, 1 << 30));
         QVERIFY_THROWS_EXCEPTION(RingError, s.set_layout(CacheLayout::Ring, lut, 33));  // 31 odd
         QCOMPARE(s.state().cache().layout(), CacheLayout::Contiguous);
         QCOMPARE(s.state().cache().capacity(), 256);
@@ -245,8 +244,8 @@ private slots:
 
     // A frame larger than the ring beside the sinks is refused when the session is made.
     void a_frame_must_fit_beside_the_sinks() {
-        QVERIFY_THROWS_EXCEPTION(RingError, Session(ring_session(RingMode::Roll, 10, 2, 9),
-                                                    tiny_model()));
+        QVERIFY_THROWS_EXCEPTION(RingError,
+                                 Session(ring_session(RingMode::Roll, 10, 2, 9), tiny_model()));
         Session ok(ring_session(RingMode::Roll, 10, 2, 8), tiny_model());
         QCOMPARE(ok.state().ring()->options().tokens_per_frame, 8);
     }

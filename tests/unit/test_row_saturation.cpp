@@ -23,8 +23,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 // Values every type handles differently: large finite ones clip f16 (>= 65520) or bf16
 // (>= (2 - 2^-8) * 2^127), infinities clip int8 and fp8 (they do not set the scale), NaN
 // clips nothing.
-const float kPalette[] = {0.5f,    -3.0f,  1.0e5f, -7.0e4f, 65519.0f,
-                          65520.0f, kInf,  -kInf,  NAN,     3.4e38f, 3.3e38f, 2.0f};
+const float kPalette[] = {0.5f, -3.0f, 1.0e5f, -7.0e4f, 65519.0f, 65520.0f,
+                          kInf, -kInf, NAN,    3.4e38f, 3.3e38f,  2.0f};
 
 std::vector<float> row_of(int64_t token, int half) {
     std::mt19937 rng(uint32_t(token * 2 + half));
@@ -54,8 +54,8 @@ uint32_t reference_clipped(KvType type, const std::vector<float>& x) {
                     break;
                 case KvType::F16: n += std::isfinite(v) && std::fabs(v) >= 65520.0; break;
                 case KvType::BF16:
-                    n += std::isfinite(v) && std::fabs(v) >= (2.0 - std::ldexp(1.0, -8)) *
-                                                                 std::ldexp(1.0, 127);
+                    n += std::isfinite(v) &&
+                         std::fabs(v) >= (2.0 - std::ldexp(1.0, -8)) * std::ldexp(1.0, 127);
                     break;
                 case KvType::F32: break;
             }
