@@ -48,17 +48,22 @@ public:
         } else if (event_ == "clear_injected") {
             session_.clear_injected();
         } else if (event_ == "tick") {
-            // A block tick (ARCHITECTURE §17) records its whole frame under "tokens".
+            // A block tick (ARCHITECTURE §17) records its whole frame under "tokens"; a tick
+            // without it decoded one token, whatever the ring's frame: traces recorded before
+            // block decoding have frames > 1 and single-token ticks.
             std::vector<int32_t> frame;
             if (e.has("tokens"))
                 for (const nlohmann::json& t : e.array("tokens"))
                     frame.push_back(json_as<int32_t>(t, "tokens[]"));
-            if (e.get_or<bool>("forced", false) && !frame.empty())
+            const bool forced = e.get_or<bool>("forced", false);
+            if (forced && !frame.empty())
                 session_.step_forced(frame);
-            else if (e.get_or<bool>("forced", false))
+            else if (forced)
                 session_.step_forced(e.get<int32_t>("token"));
-            else
+            else if (e.has("tokens"))
                 session_.step();
+            else
+                session_.step_one_token();
             const nlohmann::json& done = session_.trace().events().back();
             compare("token", e.at("token").dump(), done.at("token").dump());
             compare("tokens", e.has("tokens") ? e.at("tokens").dump() : "[]",

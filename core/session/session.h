@@ -81,6 +81,9 @@ public:
     // there (and in the frame), never thrown. Under the ring layout a tick decodes a frame of
     // ring.tokens_per_frame tokens (block decoding, ARCHITECTURE §17); elsewhere one token.
     TickResult step();
+    // A sampled tick of exactly one token whatever the ring's frame: how a tick event without
+    // "tokens" replays (recorded before block decoding, or with frames of 1; ARCHITECTURE §17).
+    TickResult step_one_token();
     // A tick whose Step 1 takes `token` instead of sampling (teacher forcing); Steps 2-4 as in
     // step(), so the proposer edits the cache as it would while generating.
     TickResult step_forced(int32_t token);
@@ -190,8 +193,8 @@ private:
     // Takes `sequence` over and forgets the per-sequence rest (tick, queued actions, results).
     void adopt(Sequence sequence);
     void prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event);
-    // `forced` empty: sample the frame; else decode these tokens.
-    TickResult tick(std::span<const int32_t> forced);
+    // `forced` empty: sample `sampled` tokens; else decode these tokens.
+    TickResult tick(std::span<const int32_t> forced, int sampled = 1);
     // Tokens a sampled tick decodes: the ring's frame, 1 under other layouts.
     int frame_tokens() const;
     void new_state();

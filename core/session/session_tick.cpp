@@ -73,7 +73,9 @@ ActionList Session::propose_and_merge() {
     return std::move(merged.actions);
 }
 
-TickResult Session::step() { return tick({}); }
+TickResult Session::step() { return tick({}, frame_tokens()); }
+
+TickResult Session::step_one_token() { return tick({}, 1); }
 
 TickResult Session::step_forced(int32_t token) { return tick(std::span<const int32_t>(&token, 1)); }
 
@@ -86,7 +88,7 @@ int Session::frame_tokens() const {
     return options_.layout == CacheLayout::Ring ? options_.ring.tokens_per_frame : 1;
 }
 
-TickResult Session::tick(std::span<const int32_t> forced) {
+TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
     require_started("step");
     const Clock::time_point start = Clock::now();
     StepTimings t;
@@ -97,7 +99,7 @@ TickResult Session::tick(std::span<const int32_t> forced) {
     // Block decoding: the frame's other tokens are decoded in Step 4, each from the logits of
     // the row appended before it (sampling them counts as Step 4's time).
     DecodeBlock block;
-    block.more = is_forced ? int(forced.size()) - 1 : frame_tokens() - 1;
+    block.more = is_forced ? int(forced.size()) - 1 : sampled - 1;
     size_t next_forced = 1;
     block.next_token = [&](const std::vector<float>& logits) {
         return is_forced ? forced[next_forced++] : sampler_.sample(logits);

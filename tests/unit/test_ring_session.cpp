@@ -205,6 +205,49 @@ private slots:
         }
     }
 
+    // A trace recorded before block decoding: the header says frames of 4, but every tick
+    // decoded one token and its event has no "tokens". Made here as such a trace was: ticks of
+    // one token (a ring of frames of 1, sampled and forced, an injected delete, wrapping), the
+    // header's frame then written as 4. It replays with no mismatch, one token per tick; a
+    // replay that decoded whole frames would record "tokens" and other hashes.
+    void a_trace_from_before_block_decoding_replays_one_token_per_tick() {
+        for (RingMode mode : kModes) {
+            Session s(ring_session(mode, 18, 2, 1), tiny_model());
+            s.start("one token a tick");
+            for (int tick = 0; tick < 12; ++tick) s.step();
+            s.inject({Action{DeleteAction{5}, {}}});
+            s.step();
+            s.step_forced(int32_t(40));
+            for (int tick = 0; tick < 24; ++tick) s.step();
+            QVERIFY(s.state().ring()->wraps(0) >= 1);
+
+            std::string ndjson;
+            for (nlohmann::json event : s.trace().events()) {
+                QVERIFY(!event.contains("tokens"));
+                if (event.contains("ring") && event.at("ring").is_object())
+                    event["ring"]["tokens_per_frame"] = 4;  // the header: 16 ring rows, lut's block
+                ndjson += event.dump() + "\n";
+            }
+            const Trace old = Trace::parse(ndjson);
+            QCOMPARE(old.events().front().at("ring").at("tokens_per_frame").get<int>(), 4);
+
+            ReplayReport report;
+            const std::unique_ptr<Session> replayed = session_replayed(old, std::nullopt, report);
+            QVERIFY2(report.mismatches.empty(),
+                     report.mismatches.empty() ? "" : report.mismatches.front().field.c_str());
+            QCOMPARE(report.events, s.trace().events().size() - 1);
+            QCOMPARE(replayed->options().ring.tokens_per_frame, 4);
+            QCOMPARE(replayed->state_hash(), s.state_hash());
+            QCOMPARE(replayed->state().ring()->state(0).offset, s.state().ring()->state(0).offset);
+            QVERIFY(all_passed(replayed->state().check_invariants()));
+            // Its own trace, recorded as it replayed, has single-token ticks too, and a new
+            // tick of the replayed session decodes a frame of 4.
+            QVERIFY(!replayed->trace().events().back().contains("tokens"));
+            replayed->step();
+            QCOMPARE(frame_of(*replayed).size(), size_t(4));
+        }
+    }
+
     // set_layout with a capacity gives a live session a ring of T rows: the logical rows and
     // the state hash stay, the next sequence gets T too, replay repeats it; a T below the rows
     // held or beyond the context is refused with nothing changed.
