@@ -103,7 +103,8 @@ PolicyOptions policy_options_from_args(const CliArgs& args) {
 }
 
 void read_session_options(const CliArgs& args, SessionOptions& options) {
-    options.proposer = args.get("policy");
+    // kvw perplexity's --policy has no fallback: not given, the caller's proposer stays.
+    if (args.has("policy") || !args.get("policy").empty()) options.proposer = args.get("policy");
     if (!find_policy(options.proposer))
         throw UsageError("--policy takes " + [] {
             std::string names;
