@@ -93,7 +93,7 @@ void RowBuffer::move(int layer, int to, int from, int n) {
     if (n <= 0 || to == from) return;
     k_.move(layer, to, from, n);
     v_.move(layer, to, from, n);
-    bytes_moved_ += uint64_t(n) * row_bytes();
+    bytes_moved_ += uint64_t(n) * slot_bytes();
 }
 
 void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int n) {

@@ -24,6 +24,9 @@ public:
     const KvStorage& storage() const { return storage_; }
     // Bytes of one K row plus one V row, scales included.
     size_t row_bytes() const { return k_.row_bytes() + v_.row_bytes(); }
+    // Bytes that travel with a row when it is moved or copied: row_bytes() and the row's clip
+    // counters (counter_bytes). What bytes_moved() and a ring's bytes_assembled() count.
+    size_t slot_bytes() const { return row_bytes() + size_t(counter_bytes(storage_)); }
 
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
@@ -55,7 +58,7 @@ public:
     // Bytes of those counters per row of one layer (K and V, the types that can clip).
     static uint64_t counter_bytes(const KvStorage& storage);
 
-    // Bytes of existing K and V rows moved since construction, plus whatever a layout adds with
+    // Bytes of existing rows moved since construction (slot_bytes() a row), plus whatever a layout adds with
     // count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
     uint64_t bytes_moved() const { return bytes_moved_; }
     void count_moved(uint64_t bytes) { bytes_moved_ += bytes; }

@@ -120,6 +120,32 @@ private slots:
             }
     }
 
+    // The counters travel with their rows, so the traffic counts them: a roll update that
+    // drops the 2 oldest of 8 ring rows moves the 6 others, a pointer read assembles all 10
+    // rows. Per row, by hand: int8 K 8 codes + 2 scales + a counter = 20 bytes, f16 V 16 + a
+    // counter = 20; f32 K and V 32 + 32 with no counter.
+    void bytes_moved_and_assembled_count_the_clip_counters() {
+        const struct {
+            KvStorage storage;
+            uint64_t slot;
+        } cases[] = {{{KvType::Int8, KvType::F16, kGroups}, 40}, {{}, 64}};
+        for (const auto& c : cases) {
+            RingLayout roll(1, kDim, 10, c.storage, {RingMode::Roll, 2, 1, false});
+            ring_append(roll, 0, 10);
+            const uint64_t before = roll.bytes_moved();
+            ring_append(roll, 10, 2);
+            QCOMPARE(roll.bytes_moved() - before, 6 * c.slot);
+
+            RingLayout pointer(1, kDim, 10, c.storage, {RingMode::Pointer, 2, 1, false});
+            ring_append(pointer, 0, 10);
+            ring_append(pointer, 10, 2);
+            QCOMPARE(pointer.bytes_moved(), uint64_t(0));  // a head advance
+            const uint64_t assembled = pointer.bytes_assembled();
+            pointer.view(0);
+            QCOMPARE(pointer.bytes_assembled() - assembled, 10 * c.slot);
+        }
+    }
+
     // f32 clips nothing and keeps no counters; the frame then has none.
     void f32_rows_keep_no_counters() {
         RingLayout ring(1, kDim, 6, {}, {RingMode::Pointer, 0, 1, false});
