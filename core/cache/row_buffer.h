@@ -58,8 +58,8 @@ public:
     // Bytes of those counters per row of one layer (K and V, the types that can clip).
     static uint64_t counter_bytes(const KvStorage& storage);
 
-    // Bytes of existing rows moved since construction (slot_bytes() a row), plus whatever a layout adds with
-    // count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
+    // Bytes of existing rows moved since construction (slot_bytes() a row), plus whatever a layout
+    // adds with count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
     uint64_t bytes_moved() const { return bytes_moved_; }
     void count_moved(uint64_t bytes) { bytes_moved_ += bytes; }
 
