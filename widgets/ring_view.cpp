@@ -21,6 +21,12 @@ float max_scale(const RingFrame& r) {
     return m;
 }
 
+uint64_t total_saturated(const RingFrame& r) {
+    uint64_t n = 0;
+    for (uint32_t c : r.saturated) n += c;
+    return n;
+}
+
 }  // namespace
 
 int ring_slot_row(const RingFrame& r, int slot) {
@@ -90,6 +96,10 @@ void RingView::paintEvent(QPaintEvent*) {
         const QRectF band = bandRect(l);
         const double w = band.width() / ring->size;
         const float top_scale = max_scale(*ring);
+        const uint32_t top_saturated =
+            ring->saturated.empty()
+                ? 0
+                : *std::max_element(ring->saturated.begin(), ring->saturated.end());
         for (int s = 0; s < ring->size; ++s) {
             const QRectF cell(band.left() + s * w, band.top(), w, band.height());
             const int row = ring_slot_row(*ring, s);
@@ -102,6 +112,13 @@ void RingView::paintEvent(QPaintEvent*) {
                         : scale_color(ColorScale::Brightness,
                                       0.15 + 0.85 * ring->scale_max[size_t(s)] / top_scale);
             p.fillRect(cell, c);
+            // Saturation heat: a red cap over a row with clipped values, the more opaque the
+            // more values of its K and V were clipped (relative to the layer's worst row).
+            if (row >= 0 && top_saturated > 0 && ring->saturated[size_t(s)] > 0) {
+                QColor heat = fail_color();
+                heat.setAlphaF(0.35 + 0.65 * double(ring->saturated[size_t(s)]) / top_saturated);
+                p.fillRect(cell.adjusted(0, 0, 0, -band.height() * 2 / 3), heat);
+            }
             if (l == selected_layer_ && row >= 0 && row == selected_row_)
                 p.fillRect(cell.adjusted(0, 0, 0, -band.height() / 2), Qt::white);
         }
@@ -119,30 +136,33 @@ void RingView::paintEvent(QPaintEvent*) {
         p.drawLine(QPointF(x, band.top() - 3), QPointF(x, band.bottom() + 1));
         p.setPen(palette().text().color());
         p.drawRect(band);
+        const QString clipped =
+            top_saturated > 0 ? QString(" · clipped %1").arg(total_saturated(*ring)) : QString();
         p.drawText(QRectF(band.left(), band.top() - kLabelHeight, band.width(), kLabelHeight),
                    Qt::AlignLeft | Qt::AlignVCenter,
                    QString("layer %1 · T %2 · sinks %3 · filled %4 · pointer %5 · wraps %6 · "
                            "offset %7 · read [%8,%9)+[%10,%11)")
-                       .arg(l)
-                       .arg(ring->size)
-                       .arg(ring->sinks)
-                       .arg(ring->filled)
-                       .arg(ring->write_pointer)
-                       .arg(ring->wraps)
-                       .arg(ring->offset)
-                       .arg(r.tail_begin)
-                       .arg(r.tail_end)
-                       .arg(r.head_begin)
-                       .arg(r.head_end));
+                           .arg(l)
+                           .arg(ring->size)
+                           .arg(ring->sinks)
+                           .arg(ring->filled)
+                           .arg(ring->write_pointer)
+                           .arg(ring->wraps)
+                           .arg(ring->offset)
+                           .arg(r.tail_begin)
+                           .arg(r.tail_end)
+                           .arg(r.head_begin)
+                           .arg(r.head_end) +
+                       clipped);
     }
 }
 
 ViewTable RingView::table() const {
     // One line per layer: the counters, the pointer and the last read's two ranges.
-    ViewTable t{
-        {"layer", "size", "sinks", "filled", "head", "write_pointer", "offset", "overwritten",
-         "wraps", "tail_begin", "tail_end", "head_begin", "head_end", "max_scale"},
-        {}};
+    ViewTable t{{"layer", "size", "sinks", "filled", "head", "write_pointer", "offset",
+                 "overwritten", "wraps", "tail_begin", "tail_end", "head_begin", "head_end",
+                 "max_scale", "saturated", "saturated_rows"},
+                {}};
     if (!frame_) return t;
     for (int l = 0; l < int(frame_->layers.size()); ++l) {
         const auto& r = frame_->layers[size_t(l)].ring;
@@ -150,7 +170,9 @@ ViewTable RingView::table() const {
         t.rows.append({l, r->size, r->sinks, r->filled, r->head, r->write_pointer,
                        qint64(r->offset), qint64(r->overwritten), qint64(r->wraps),
                        r->last_read.tail_begin, r->last_read.tail_end, r->last_read.head_begin,
-                       r->last_read.head_end, double(max_scale(*r))});
+                       r->last_read.head_end, double(max_scale(*r)), qint64(total_saturated(*r)),
+                       qint64(std::count_if(r->saturated.begin(), r->saturated.end(),
+                                            [](uint32_t c) { return c > 0; }))});
     }
     return t;
 }

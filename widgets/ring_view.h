@@ -13,8 +13,9 @@ namespace kvw {
 int ring_slot_row(const RingFrame& ring, int slot);
 
 // The ring layout per layer (docs/ARCHITECTURE.md §17): each layer's slab as a band of T slots
-// (sinks, filled rows coloured by their largest K/V scale, free slots), the write pointer, the
-// two ranges the last read assembled (tail part, head part) and the counters. Clicking a slot
+// (sinks, filled rows coloured by their largest K/V scale, free slots), a red cap over rows
+// whose K/V had values clipped by their storage type (the saturation heat), the write pointer,
+// the two ranges the last read assembled (tail part, head part) and the counters. Clicking a slot
 // selects its row in every view. Empty under other layouts.
 class RingView : public FrameView {
     Q_OBJECT

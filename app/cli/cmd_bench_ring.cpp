@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "core/cache/kv_storage.h"
 #include "core/cache/ring_layout.h"
+#include "core/cache/row_buffer.h"
 
 namespace kvw::cli {
 namespace {
@@ -85,13 +86,15 @@ int run_bench_ring(const CliArgs& args) {
         frames.push_back(n);
     }
     const KvStorage storage{*k, *v, groups};
-    const size_t window = size_t(T) * storage.row_bytes(kv_dim);
+    // A row pair as it moves: K, V, scales and the clip counters (RowBuffer::slot_bytes).
+    const size_t slot = storage.row_bytes(kv_dim) + RowBuffer::counter_bytes(storage);
+    const size_t window = size_t(T) * slot;
     double memmove_us = 0, memcpy_us = 0;
     bench_bound(window, 20, memmove_us, memcpy_us);
     std::printf(
         "kvw bench ring: T %d rows, kv_dim %d, K %s / V %s, %.1f KiB a row pair, "
         "window %.2f MiB, %d updates each\n",
-        T, kv_dim, kv_type_name(*k), kv_type_name(*v), double(storage.row_bytes(kv_dim)) / 1024.0,
+        T, kv_dim, kv_type_name(*k), kv_type_name(*v), double(slot) / 1024.0,
         double(window) / (1 << 20), updates);
     std::printf("bound: memmove of the window %.1f us, memcpy %.1f us (best of 20)\n", memmove_us,
                 memcpy_us);

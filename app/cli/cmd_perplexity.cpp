@@ -94,8 +94,8 @@ int run_perplexity(const CliArgs& args) {
         session_options.model = args.get("model");
         session_options.backend = args.get("backend");
         session_options.capacity = options.ctx;
+        session_options.proposer = "manual";  // --k-type / --v-type alone: no edits
         read_session_options(args, session_options);
-        if (!args.has("policy")) session_options.proposer = "manual";
         scoring.session = std::make_unique<Session>(session_options, model);
         scoring.scorer = std::make_unique<SessionScorer>(*scoring.session);
     } else {

@@ -70,7 +70,8 @@ OptionTable session_options() {
              " (shift the window / write pointer, two-copy read / pointer by whole frames, "
              "index tables)"},
         {"ring-size", "T", "", "ring layout: rows per layer (sets --capacity)"},
-        {"tokens-per-frame", "N", "1", "ring layout: rows a block update writes (lut's block)"},
+        {"tokens-per-frame", "N", "1",
+         "ring layout: tokens each tick decodes, one ring update (block decoding; lut's block)"},
         {"ring-sinks", "S", "0", "ring layout: first rows never overwritten (StreamingLLM sinks)"},
         {"ring-checksum", "", "",
          "ring layout: keep a shadow roll copy, compare every assembled window (guard)"},
@@ -102,7 +103,8 @@ PolicyOptions policy_options_from_args(const CliArgs& args) {
 }
 
 void read_session_options(const CliArgs& args, SessionOptions& options) {
-    options.proposer = args.get("policy");
+    // kvw perplexity's --policy has no fallback: not given, the caller's proposer stays.
+    if (args.has("policy") || !args.get("policy").empty()) options.proposer = args.get("policy");
     if (!find_policy(options.proposer))
         throw UsageError("--policy takes " + [] {
             std::string names;

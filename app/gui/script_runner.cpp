@@ -136,7 +136,7 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             break;
         case K::Rope: controller_.setRopePolicy(c.rope); break;
         case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
-        case K::Layout: controller_.setLayout(c.layout, c.ring); break;
+        case K::Layout: controller_.setLayout(c.layout, c.ring, c.count); break;
         case K::Guard: controller_.setGuard(c.flag); break;
         case K::Wlod: controller_.setWlod(c.wlod_k, c.count); break;
         case K::GistNet: controller_.setGistNet(text); break;

@@ -237,11 +237,13 @@ void SessionController::setKvTypes(KvType k, KvType v) {
     post("kv types", [k, v](SessionWorker& w) { w.session().set_kv_types(k, v); });
 }
 
-void SessionController::setLayout(CacheLayout layout, const RingOptions& ring) {
-    post(QString("layout ") + cache_layout_name(layout), [layout, ring](SessionWorker& w) {
-        w.session().set_layout(layout, ring);
-        spdlog::info("cache layout: {} (rows copied)", cache_layout_name(layout));
-    });
+void SessionController::setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity) {
+    post(QString("layout ") + cache_layout_name(layout),
+         [layout, ring, capacity](SessionWorker& w) {
+             w.session().set_layout(layout, ring, capacity);
+             spdlog::info("cache layout: {}, {} rows per layer (rows copied)",
+                          cache_layout_name(layout), w.session().state().cache().capacity());
+         });
 }
 
 void SessionController::setRopePolicy(RopePolicy policy) {

@@ -80,7 +80,8 @@ public slots:
     void stopAb();
     void setRopePolicy(kvw::RopePolicy policy);
     void setKvTypes(kvw::KvType k, kvw::KvType v);
-    void setLayout(kvw::CacheLayout layout, const kvw::RingOptions& ring);
+    // capacity: rows per layer (a ring's T); 0 keeps the session's.
+    void setLayout(kvw::CacheLayout layout, const kvw::RingOptions& ring, int64_t capacity = 0);
     void setGuard(bool on);
     // wLOD on with K and W_max, changed, or off (k 0): Session::set_wlod.
     void setWlod(int k, qint64 w_max);

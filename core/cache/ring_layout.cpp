@@ -156,7 +156,7 @@ void RingLayout::normalise(int layer) {
     const int S = options_.sinks, m = ring_rows(layer);
     assemble(layer, L.rows);
     slab_.copy_rows(layer, S, scratch_, S, m);
-    slab_.count_moved(uint64_t(m) * slab_.row_bytes());
+    slab_.count_moved(uint64_t(m) * slab_.slot_bytes());
     L.rotated += L.head;
     L.head = 0;
 }
@@ -179,7 +179,7 @@ void RingLayout::assemble(int layer, int rows) const {
     scratch_.copy_rows(layer, 0, slab_, 0, s);
     scratch_.copy_rows(layer, s, slab_, r.tail_begin, tail);
     scratch_.copy_rows(layer, s + tail, slab_, r.head_begin, r.head_end - r.head_begin);
-    bytes_assembled_ += uint64_t(rows) * slab_.row_bytes();
+    bytes_assembled_ += uint64_t(rows) * slab_.slot_bytes();
 }
 
 LayerContext RingLayout::window(int layer, int rows) const {

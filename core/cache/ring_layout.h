@@ -63,6 +63,10 @@ public:
     KvRows slab_k(int layer) const { return slab_.k_rows(layer); }
     KvRows slab_v(int layer) const { return slab_.v_rows(layer); }
     int slab_row(int layer, int row) const { return physical_row(layer, row); }
+    // K plus V values clipped when slab row `slab_row` was encoded (RowBuffer::k_saturated).
+    uint32_t slab_saturated(int layer, int slab_row) const {
+        return slab_.k_saturated(layer, slab_row) + slab_.v_saturated(layer, slab_row);
+    }
     // Bytes copied into the scratch by reads and checks (Pointer); edits' traffic is
     // bytes_moved().
     uint64_t bytes_assembled() const { return bytes_assembled_; }

@@ -29,8 +29,10 @@ void check_ring_options(const RingOptions& o, int capacity) {
     if (o.sinks < 0 || o.sinks >= capacity)
         throw RingError("sinks " + std::to_string(o.sinks) + " outside [0, " +
                         std::to_string(capacity) + "): the ring needs at least one row after them");
-    if (o.tokens_per_frame < 1)
-        throw RingError("tokens_per_frame " + std::to_string(o.tokens_per_frame) + " is below 1");
+    if (o.tokens_per_frame < 1 || o.tokens_per_frame > capacity - o.sinks)
+        throw RingError("tokens_per_frame " + std::to_string(o.tokens_per_frame) + " outside [1, " +
+                        std::to_string(capacity - o.sinks) +
+                        "]: a frame is written beside the sinks in one update");
     if (o.mode != RingMode::Lut) return;
     const int ring = capacity - o.sinks;
     if (ring % o.tokens_per_frame != 0)

@@ -22,9 +22,11 @@ const char* ring_mode_choices();  // "roll|pointer|lut"
 
 struct RingOptions {
     RingMode mode = RingMode::Roll;
-    int sinks = 0;             // S: the first S logical rows are never overwritten (StreamingLLM)
-    int tokens_per_frame = 1;  // rows an update of block decoding writes; Lut's block size
-    bool checksum = false;     // keep a shadow roll copy and compare every assembled window
+    int sinks = 0;  // S: the first S logical rows are never overwritten (StreamingLLM)
+    // Rows a frame of block decoding writes (a Session tick decodes this many tokens); Lut's
+    // block size.
+    int tokens_per_frame = 1;
+    bool checksum = false;  // keep a shadow roll copy and compare every assembled window
     bool operator==(const RingOptions&) const = default;
 };
 
@@ -34,7 +36,8 @@ public:
     explicit RingError(const std::string& what) : std::invalid_argument("ring: " + what) {}
 };
 
-// Throws RingError unless 0 <= sinks < capacity, tokens_per_frame >= 1, and for Lut
+// Throws RingError unless 0 <= sinks < capacity, 1 <= tokens_per_frame <= capacity - sinks, and
+// for Lut
 // tokens_per_frame divides capacity - sinks and the index tables fit kMaxLutBytes.
 void check_ring_options(const RingOptions& options, int capacity);
 

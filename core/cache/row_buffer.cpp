@@ -23,18 +23,26 @@ RowBuffer::Plane::Plane(KvType t, int n_layers, int kv_dim_, int groups_, int ca
     data.assign(size_t(n_layers), std::vector<uint8_t>(size_t(capacity) * data_bytes()));
     if (scale_count() > 0)
         scales.assign(size_t(n_layers), std::vector<float>(size_t(capacity) * scale_count()));
+    if (counts(t)) saturated.assign(size_t(n_layers), std::vector<uint32_t>(size_t(capacity)));
 }
 
 void RowBuffer::Plane::write(int layer, int row, const float* x) {
     uint8_t* out = data[size_t(layer)].data() + size_t(row) * data_bytes();
     float* s = scales.empty() ? nullptr : scales[size_t(layer)].data() + size_t(row) * groups;
-    kv_encode_row(type, x, kv_dim, groups, out, s, stats[size_t(layer)]);
+    QuantStats row_stats;
+    kv_encode_row(type, x, kv_dim, groups, out, s, row_stats);
+    stats[size_t(layer)].add(row_stats);
+    if (!saturated.empty()) saturated[size_t(layer)][size_t(row)] = uint32_t(row_stats.saturated);
 }
 
 void RowBuffer::Plane::move(int layer, int to, int from, int n) {
     uint8_t* d = data[size_t(layer)].data();
     std::memmove(d + size_t(to) * data_bytes(), d + size_t(from) * data_bytes(),
                  size_t(n) * data_bytes());
+    if (!saturated.empty()) {
+        uint32_t* c = saturated[size_t(layer)].data();
+        std::memmove(c + to, c + from, size_t(n) * sizeof(uint32_t));
+    }
     if (scales.empty()) return;
     float* s = scales[size_t(layer)].data();
     std::memmove(s + size_t(to) * groups, s + size_t(from) * groups,
@@ -45,6 +53,9 @@ void RowBuffer::Plane::copy_rows(int layer, int to, const Plane& src, int from, 
     std::memcpy(data[size_t(layer)].data() + size_t(to) * data_bytes(),
                 src.data[size_t(layer)].data() + size_t(from) * data_bytes(),
                 size_t(n) * data_bytes());
+    if (!saturated.empty())
+        std::memcpy(saturated[size_t(layer)].data() + to,
+                    src.saturated[size_t(layer)].data() + from, size_t(n) * sizeof(uint32_t));
     if (scales.empty()) return;
     std::memcpy(scales[size_t(layer)].data() + size_t(to) * groups,
                 src.scales[size_t(layer)].data() + size_t(from) * groups,
@@ -82,7 +93,7 @@ void RowBuffer::move(int layer, int to, int from, int n) {
     if (n <= 0 || to == from) return;
     k_.move(layer, to, from, n);
     v_.move(layer, to, from, n);
-    bytes_moved_ += uint64_t(n) * row_bytes();
+    bytes_moved_ += uint64_t(n) * slot_bytes();
 }
 
 void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int n) {
@@ -102,6 +113,7 @@ uint64_t RowBuffer::bytes() const {
     for (const Plane* p : {&k_, &v_}) {
         for (const std::vector<uint8_t>& d : p->data) sum += d.size();
         for (const std::vector<float>& s : p->scales) sum += s.size() * sizeof(float);
+        for (const std::vector<uint32_t>& c : p->saturated) sum += c.size() * sizeof(uint32_t);
     }
     return sum;
 }
@@ -111,11 +123,21 @@ void RowBuffer::resize_rows(int layer, int rows) {
         std::vector<uint8_t>& d = p->data.at(size_t(layer));
         d.resize(size_t(rows) * p->data_bytes());
         d.shrink_to_fit();
+        if (!p->saturated.empty()) {
+            std::vector<uint32_t>& c = p->saturated[size_t(layer)];
+            c.resize(size_t(rows));
+            c.shrink_to_fit();
+        }
         if (p->scales.empty()) continue;
         std::vector<float>& s = p->scales[size_t(layer)];
         s.resize(size_t(rows) * p->scale_count());
         s.shrink_to_fit();
     }
+}
+
+uint64_t RowBuffer::counter_bytes(const KvStorage& storage) {
+    return (Plane::counts(storage.k) ? sizeof(uint32_t) : 0) +
+           (Plane::counts(storage.v) ? sizeof(uint32_t) : 0);
 }
 
 void RowBuffer::clear_stats() {

@@ -30,6 +30,9 @@ public:
     // dormant copy, ARCHITECTURE §16), or, given capacity(), the whole slab again (the rows kept
     // as they were). Rows past `rows` must not be read or written meanwhile.
     void resize_rows(int layer, int rows);
+    // Bytes that travel with a row when it is moved or copied: row_bytes() and the row's clip
+    // counters (counter_bytes). What bytes_moved() and a ring's bytes_assembled() count.
+    size_t slot_bytes() const { return row_bytes() + size_t(counter_bytes(storage_)); }
 
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
@@ -54,9 +57,15 @@ public:
     const QuantStats& k_stats(int layer) const { return k_.stats[size_t(layer)]; }
     const QuantStats& v_stats(int layer) const { return v_.stats[size_t(layer)]; }
     void clear_stats();
+    // Values clipped when a physical row's K / V was encoded as it is stored now: kept beside
+    // the row and moved and copied with it, like its scales (0 for f32, which never clips).
+    uint32_t k_saturated(int layer, int row) const { return k_.saturated_at(layer, row); }
+    uint32_t v_saturated(int layer, int row) const { return v_.saturated_at(layer, row); }
+    // Bytes of those counters per row of one layer (K and V, the types that can clip).
+    static uint64_t counter_bytes(const KvStorage& storage);
 
-    // Bytes of existing K and V rows moved since construction, plus whatever a layout adds with
-    // count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
+    // Bytes of existing rows moved since construction (slot_bytes() a row), plus whatever a layout
+    // adds with count_moved (its own bookkeeping traffic, e.g. an index shifted by an edit).
     uint64_t bytes_moved() const { return bytes_moved_; }
     void count_moved(uint64_t bytes) { bytes_moved_ += bytes; }
 
@@ -69,6 +78,12 @@ private:
         std::vector<std::vector<uint8_t>> data;  // [layer][capacity * element bytes]
         std::vector<std::vector<float>> scales;  // [layer][capacity * groups]; empty: unscaled
         std::vector<QuantStats> stats;           // [layer]
+        std::vector<std::vector<uint32_t>> saturated;  // [layer][capacity]; empty: f32
+
+        static bool counts(KvType t) { return t != KvType::F32; }
+        uint32_t saturated_at(int layer, int row) const {
+            return saturated.empty() ? 0 : saturated[size_t(layer)][size_t(row)];
+        }
 
         Plane(KvType t, int n_layers, int kv_dim, int groups, int capacity);
         size_t data_bytes() const { return size_t(kv_dim) * size_t(kv_type_bytes(type)); }

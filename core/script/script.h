@@ -31,7 +31,7 @@ enum class ScriptCommandKind {
     Ab,               // ab POLICY S B W [SEED] | ab off  (A/B mode: policy B beside the session's)
     Rope,             // rope final_index|reindex|original
     KvTypes,          // kv-types K V               (f32|f16|bf16|int8|fp8 each)
-    Layout,           // layout NAME [MODE SINKS TOKENS_PER_FRAME]  (ring: ARCHITECTURE §17)
+    Layout,           // layout NAME [MODE SINKS TOKENS_PER_FRAME [T]]  (ring: ARCHITECTURE §17)
     Guard,            // guard on|off
     Wlod,             // wlod K [W_MAX]             (K 0: off; ARCHITECTURE §14)
     WlodMax,          // wlod-max W_MAX             (the budget alone)
@@ -76,7 +76,7 @@ struct ScriptCommand {
     int row = -1;        // select, desync, replace-text ROW1, insert-text
     int row2 = -1;       // replace-text ROW2
     int64_t count = 0;   // step N, expect rows / tick .. N, undo / redo N, fork / show-tick TICK,
-                         // wlod-max W_MAX, wlod .. W_MAX
+                         // wlod-max W_MAX, wlod .. W_MAX, layout ring .. T (0: keep)
     int wlod_k = 0;      // wlod K
     bool flag = false;   // guard on; expect invariant .. pass; ab on
     RopePolicy rope = RopePolicy::FinalIndex;

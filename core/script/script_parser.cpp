@@ -234,6 +234,7 @@ void parse_arguments(const std::string& word, LineReader& in, ScriptCommand& c) 
             c.ring.mode = *m;
             if (!in.at_end()) c.ring.sinks = int(in.number("the sink rows", 0));
             if (!in.at_end()) c.ring.tokens_per_frame = int(in.number("tokens per frame", 1));
+            if (!in.at_end()) c.count = in.number("the ring size T", 1);
         }
     } else if (word == "guard") {
         c.kind = K::Guard;

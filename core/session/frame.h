@@ -31,6 +31,9 @@ struct RingFrame {
     int64_t wraps = 0;
     RingRanges last_read;          // the two slab ranges the last read assembled
     std::vector<float> scale_max;  // [slab row] largest K or V scale; empty for unscaled types
+    // [slab row] K and V values clipped when the row held there was encoded (RowBuffer's
+    // per-row counters); empty when neither type can clip (f32). Free slots count 0.
+    std::vector<uint32_t> saturated;
 };
 
 // The frame of one layer of a ring (core/session/ring_frame.cpp).

@@ -49,12 +49,26 @@ public:
         } else if (event_ == "clear_injected") {
             session_.clear_injected();
         } else if (event_ == "tick") {
-            if (e.get_or<bool>("forced", false))
+            // A block tick (ARCHITECTURE §17) records its whole frame under "tokens"; a tick
+            // without it decoded one token, whatever the ring's frame: traces recorded before
+            // block decoding have frames > 1 and single-token ticks.
+            std::vector<int32_t> frame;
+            if (e.has("tokens"))
+                for (const nlohmann::json& t : e.array("tokens"))
+                    frame.push_back(json_as<int32_t>(t, "tokens[]"));
+            const bool forced = e.get_or<bool>("forced", false);
+            if (forced && !frame.empty())
+                session_.step_forced(frame);
+            else if (forced)
                 session_.step_forced(e.get<int32_t>("token"));
-            else
+            else if (e.has("tokens"))
                 session_.step();
-            const nlohmann::json& token = session_.trace().events().back().at("token");
-            compare("token", e.at("token").dump(), token.dump());
+            else
+                session_.step_one_token();
+            const nlohmann::json& done = session_.trace().events().back();
+            compare("token", e.at("token").dump(), done.at("token").dump());
+            compare("tokens", e.has("tokens") ? e.at("tokens").dump() : "[]",
+                    done.contains("tokens") ? done.at("tokens").dump() : "[]");
         } else if (event_ == "apply_now") {
             const bool refused =
                 e.has("result") && e.object("result").get_or<bool>("rejected", false);
@@ -76,10 +90,12 @@ public:
         } else if (event_ == "set_layout") {
             const auto layout = parse_cache_layout(e.at("name").get<std::string>());
             if (!layout) throw TraceError("unknown cache layout", line);
-            if (e.has("ring"))
-                session_.set_layout(*layout, ring_options_from_json(e.object("ring")));
-            else
-                session_.set_layout(*layout);
+            // Older traces have no "capacity": the capacity stays.
+            const int64_t capacity = e.get_or<int64_t>("capacity", 0);
+            session_.set_layout(
+                *layout,
+                e.has("ring") ? ring_options_from_json(e.object("ring")) : session_.options().ring,
+                capacity);
         } else if (event_ == "set_kv_types") {
             const auto k = parse_kv_type(e.get<std::string>("k_type"));
             const auto v = parse_kv_type(e.get<std::string>("v_type"));

@@ -16,6 +16,14 @@ RingFrame ring_frame(const RingLayout& ring, int layer) {
     f.overwritten = s.dropped;
     f.wraps = ring.wraps(layer);
     f.last_read = s.last_read;
+    // Clipped values by slab row, where the held rows sit (free slots keep 0).
+    if (RowBuffer::counter_bytes(ring.storage()) > 0) {
+        f.saturated.assign(size_t(f.size), 0);
+        for (int j = 0; j < s.rows; ++j) {
+            const int p = ring.slab_row(layer, j);
+            f.saturated[size_t(p)] = ring.slab_saturated(layer, p);
+        }
+    }
     // Scales by slab row, so that a scale that parted from its row shows where it sits.
     const KvRows k = ring.slab_k(layer), v = ring.slab_v(layer);
     if (!k.scale && !v.scale) return f;

@@ -239,13 +239,15 @@ void Session::set_rope_policy(RopePolicy policy) {
 
 void Session::set_layout(CacheLayout layout) { set_layout(layout, options_.ring); }
 
-void Session::set_layout(CacheLayout layout, const RingOptions& ring) {
-    state_->set_layout(layout, ring);
+void Session::set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity) {
+    state_->set_layout(layout, ring, capacity);
     options_.layout = layout;
     options_.ring = ring;
+    options_.capacity = state_->cache().capacity();
     nlohmann::json event = {{"event", "set_layout"},
                             {"tick", tick_},
                             {"name", cache_layout_name(layout)},
+                            {"capacity", options_.capacity},
                             {"state_hash", hash_hex(state_hash())}};
     if (layout == CacheLayout::Ring) event["ring"] = ring_options_json(ring);
     trace_.add(std::move(event));

@@ -82,11 +82,18 @@ public:
     // teacher-forced evaluation (core/eval) feeds the tokens of a text it has cut into chunks.
     void start_tokens(std::span<const int32_t> ids);
     // One tick. Needs start(). Returns what Step 4 did; a rejected or aborted list is reported
-    // there (and in the frame), never thrown.
+    // there (and in the frame), never thrown. Under the ring layout a tick decodes a frame of
+    // ring.tokens_per_frame tokens (block decoding, ARCHITECTURE §17); elsewhere one token.
     TickResult step();
+    // A sampled tick of exactly one token whatever the ring's frame: how a tick event without
+    // "tokens" replays (recorded before block decoding, or with frames of 1; ARCHITECTURE §17).
+    TickResult step_one_token();
     // A tick whose Step 1 takes `token` instead of sampling (teacher forcing); Steps 2-4 as in
     // step(), so the proposer edits the cache as it would while generating.
     TickResult step_forced(int32_t token);
+    // A tick that decodes exactly these tokens as one frame instead of sampling (a recorded
+    // block tick replayed); one token is step_forced(token).
+    TickResult step_forced(std::span<const int32_t> tokens);
     // Queues actions for the next tick after a pre-flight check against the current state;
     // throws ActionsRejected (nothing queued) when the check fails.
     void inject(const ActionList& actions);
@@ -105,8 +112,10 @@ public:
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
     void set_layout(CacheLayout layout);
-    // The same with the ring's options (a ring moves to new options the same way).
-    void set_layout(CacheLayout layout, const RingOptions& ring);
+    // The same with the ring's options (a ring moves to new options the same way) and, when
+    // `capacity` != 0, rows per layer (a ring's T) for this sequence and the next ones
+    // (StateManager::set_layout says what it refuses).
+    void set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0);
     // Stores the cache's K and V in other types (StateManager::set_kv_types).
     void set_kv_types(KvType k, KvType v);
     void set_guard(bool on);
@@ -210,7 +219,10 @@ private:
     // Takes `sequence` over and forgets the per-sequence rest (tick, queued actions, results).
     void adopt(Sequence sequence);
     void prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event);
-    TickResult tick(std::optional<int32_t> forced);
+    // `forced` empty: sample `sampled` tokens; else decode these tokens.
+    TickResult tick(std::span<const int32_t> forced, int sampled = 1);
+    // Tokens a sampled tick decodes: the ring's frame, 1 under other layouts.
+    int frame_tokens() const;
     void new_state();
     std::unique_ptr<WlodContext> make_wlod_context(StateManager& state) const;
     // The net `path` names (mean pooling when empty), checked against the model's width.

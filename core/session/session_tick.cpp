@@ -7,6 +7,7 @@
 #include "core/policy/conflict_resolution.h"
 #include "core/session/session.h"
 #include "core/session/trace_events.h"
+#include "core/state/state_error.h"
 
 namespace kvw {
 
@@ -72,17 +73,37 @@ ActionList Session::propose_and_merge() {
     return std::move(merged.actions);
 }
 
-TickResult Session::step() { return tick(std::nullopt); }
+TickResult Session::step() { return tick({}, frame_tokens()); }
 
-TickResult Session::step_forced(int32_t token) { return tick(token); }
+TickResult Session::step_one_token() { return tick({}, 1); }
 
-TickResult Session::tick(std::optional<int32_t> forced) {
+TickResult Session::step_forced(int32_t token) { return tick(std::span<const int32_t>(&token, 1)); }
+
+TickResult Session::step_forced(std::span<const int32_t> tokens) {
+    if (tokens.empty()) throw StateError(StateErrorKind::NoItems, "step", "no forced tokens given");
+    return tick(tokens);
+}
+
+int Session::frame_tokens() const {
+    return options_.layout == CacheLayout::Ring ? options_.ring.tokens_per_frame : 1;
+}
+
+TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
     require_started("step");
     const Clock::time_point start = Clock::now();
     StepTimings t;
 
-    const int32_t token = forced ? *forced : sampler_.sample(state_->last_logits());
+    const bool is_forced = !forced.empty();
+    const int32_t token = is_forced ? forced[0] : sampler_.sample(state_->last_logits());
     t.sample_ms = ms_since(start);
+    // Block decoding: the frame's other tokens are decoded in Step 4, each from the logits of
+    // the row appended before it (sampling them counts as Step 4's time).
+    DecodeBlock block;
+    block.more = is_forced ? int(forced.size()) - 1 : sampled - 1;
+    size_t next_forced = 1;
+    block.next_token = [&](const std::vector<float>& logits) {
+        return is_forced ? forced[next_forced++] : sampler_.sample(logits);
+    };
 
     Clock::time_point mark = Clock::now();
     const std::vector<std::vector<float>> before = update_brightness();
@@ -95,7 +116,7 @@ TickResult Session::tick(std::optional<int32_t> forced) {
 
     mark = Clock::now();
     const int64_t first_new = state_->ledger().size();
-    TickResult result = apply_action_list(*state_, list, tick_ + 1);
+    TickResult result = apply_action_list(*state_, list, tick_ + 1, block);
     t.apply_ms = ms_since(mark);
     mark = Clock::now();  // the proposer's bookkeeping counts as Step 3
     proposer_->observe(*state_, !result.rejected && !result.aborted);
@@ -129,7 +150,15 @@ TickResult Session::tick(std::optional<int32_t> forced) {
                             {"result", tick_result_json(result)},
                             {"invariants_pass", invariants_.all_passed()},
                             {"state_hash", hash_hex(state_hash())}};
-    if (forced) event["forced"] = true;
+    if (block.more > 0) {  // the whole frame, whether or not it went in
+        std::vector<int32_t> frame{token};
+        if (is_forced)
+            frame.assign(forced.begin(), forced.end());
+        else
+            frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
+        event["tokens"] = frame;
+    }
+    if (is_forced) event["forced"] = true;
     if (const RingLayout* ring = state_->ring()) {
         nlohmann::json layers = nlohmann::json::array();
         for (int l = 0; l < ring->n_layers(); ++l)

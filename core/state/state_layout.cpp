@@ -1,21 +1,30 @@
 // Moving a live state to another cache layout or storage types.
 #include "core/cache/cache_capacity.h"
+#include "core/cache/cache_error.h"
 #include "core/state/state_manager.h"
 
 namespace kvw {
 
 void StateManager::set_layout(CacheLayout layout) { set_layout(layout, ring_options_); }
 
-void StateManager::set_layout(CacheLayout layout, const RingOptions& ring) {
+void StateManager::set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity) {
     changed();
-    if (layout == cache_->layout() && (layout != CacheLayout::Ring || ring == ring_options_))
+    const int64_t rows_per_layer = capacity != 0 ? capacity : cache_->capacity();
+    if (layout == cache_->layout() && rows_per_layer == cache_->capacity() &&
+        (layout != CacheLayout::Ring || ring == ring_options_))
         return;
-    auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), cache_->capacity(),
+    const ModelConfig& c = engine_->model().config;
+    const int checked = checked_capacity(rows_per_layer, c.max_context, c.n_layers, c.kv_dim(),
+                                         memory_budget_.value_or(default_cache_memory_budget()),
+                                         cache_->storage(), layout, ring);
+    for (int l = 0; l < n_layers(); ++l)
+        if (rows(l) > checked) throw CapacityExceeded(l, 0, rows(l), checked);
+    auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), checked,
                                cache_->storage(), ring);
-    ring_options_ = ring;
     // The logical rows are copied as they are stored, stale ones included: a layout is where
     // rows live, not what they hold, so the state hash does not change.
     for (int l = 0; l < cache_->n_layers(); ++l) next->append_stored(l, *cache_);
+    ring_options_ = ring;
     cache_ = std::move(next);
 }
 
@@ -25,7 +34,8 @@ void StateManager::set_kv_types(KvType k, KvType v) {
     if (k == cache_->storage().k && v == cache_->storage().v) return;
     const ModelConfig& c = engine_->model().config;
     checked_capacity(cache_->capacity(), c.max_context, c.n_layers, c.kv_dim(),
-                     memory_budget_.value_or(default_cache_memory_budget()), storage);
+                     memory_budget_.value_or(default_cache_memory_budget()), storage,
+                     cache_->layout(), ring_options_);
     auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),
                                cache_->capacity(), storage, ring_options_);
     std::vector<float> k_row(size_t(cache_->kv_dim())), v_row(k_row.size());

@@ -26,7 +26,7 @@ int cache_capacity(const StateOptions& options, const ModelConfig& config) {
     return checked_capacity(options.capacity != 0 ? options.capacity : config.max_context,
                             config.max_context, config.n_layers, config.kv_dim(),
                             options.memory_budget.value_or(default_cache_memory_budget()),
-                            storage_of(options, config));
+                            storage_of(options, config), options.layout, options.ring);
 }
 
 }  // namespace
@@ -204,8 +204,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     changed();
     validate_tokens(tokens, "append");
     const int n = int(tokens.size());
-    make_ring_room(n, tick);
-    for (int l = 0; l < n_layers(); ++l) cache_->check_room(l, n);
+    make_frame_room(n, tick);
 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(rows(0), ids);

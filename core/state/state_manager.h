@@ -84,6 +84,12 @@ public:
     // The ring layout, or null under any other layout.
     const RingLayout* ring() const;
     const RingOptions& ring_options() const { return ring_options_; }
+    // Room for a frame of n rows appended next (one append, or a block decoded row by row):
+    // on a ring without n free rows the oldest ring rows of every layer leave as one range
+    // (cache, pos2ledger, ledger reason RingOverwrite), so the ring advances once per frame.
+    // CapacityExceeded, nothing changed, when n rows do not fit: beside a ring's sinks, or in
+    // the free rows of another layout (which never overwrites). append() calls it itself.
+    void make_frame_room(int n, int64_t tick);
 
     // ---- wLOD primitives (ARCHITECTURE §14; core/state/state_wlod.cpp) ----------------------
     // Replaces the K rows of the aligned whole block starting at `row` (level 1: K token rows;
@@ -154,8 +160,12 @@ public:
     // Moves the cache to another layout, copying every layer's logical rows; the state hash
     // stays the same. Both caches are held for the length of the copy.
     void set_layout(CacheLayout layout);
-    // The same, with the ring's options (a live ring moves to new options the same way).
-    void set_layout(CacheLayout layout, const RingOptions& ring);
+    // The same, with the ring's options (a live ring moves to new options the same way) and,
+    // when `capacity` != 0, another capacity (a ring's T): checked before anything is allocated
+    // (checked_capacity with the new layout's scratch and shadow: InvalidCapacity; RingError
+    // for options that do not fit it) and CapacityExceeded when a layer holds more rows than
+    // it. Nothing changes when any check fails.
+    void set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0);
     // Stores K and V in other types: every logical row is decoded and encoded again in a new
     // cache of the same layout and capacity (checked against the memory budget first; a stale
     // row stays stale). Both caches are held for the length of the copy.
@@ -190,10 +200,6 @@ private:
     void between_blades(const char* primitive);
     void end_primitive(const std::vector<int>& layers, const char* primitive);
     void reindex_layer(int layer);
-    // Before an append of n rows to a full ring: the oldest ring rows of every layer leave
-    // (cache, pos2ledger, ledger reason RingOverwrite); CapacityExceeded when n rows do not
-    // fit beside the sinks. Nothing happens under other layouts or while there is room.
-    void make_ring_room(int n, int64_t tick);
     // The ring checks, one result per check and layer (check_invariants appends them).
     void check_ring(std::vector<InvariantResult>& out) const;
     void do_remove(const std::vector<int>& layers, int row, int64_t tick, RemovalCause cause);

@@ -11,9 +11,12 @@ const RingLayout* StateManager::ring() const {
 
 // The rows leave through the same two blades as a remove: the cache first (one range per layer:
 // Roll shifts once, Pointer and Lut move the head), then pos2ledger and the ledger.
-void StateManager::make_ring_room(int n, int64_t tick) {
+void StateManager::make_frame_room(int n, int64_t tick) {
     const RingLayout* r = ring();
-    if (!r) return;
+    if (!r) {
+        for (int l = 0; l < n_layers(); ++l) cache_->check_room(l, n);
+        return;
+    }
     std::vector<int> over(size_t(n_layers()), 0);
     bool any = false;
     for (int l = 0; l < n_layers(); ++l) {

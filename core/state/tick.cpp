@@ -39,13 +39,14 @@ SequenceShape sequence_shape(const StateManager& state) {
         }
         shape.row_levels.push_back(std::move(levels));
         const std::vector<int64_t>& ids = state.layer_map(l).pos2ledger;
-        shape.starts_with_bos.push_back(
-            bos >= 0 && !ids.empty() && state.ledger().at(ids.front()).token_id == bos);
+        shape.starts_with_bos.push_back(bos >= 0 && !ids.empty() &&
+                                        state.ledger().at(ids.front()).token_id == bos);
     }
     return shape;
 }
 
-TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick) {
+TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick,
+                             const DecodeBlock& block) {
     TickResult result;
     result.tick = tick;
     result.rejections = validate_action_list(actions, sequence_shape(state));
@@ -85,8 +86,14 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
         }
         current = -1;
         if (!appended.empty()) {
+            state.make_frame_room(int(appended.size()) + block.more, tick);
             state.append(appended, EntryKind::Generated, tick);
             result.actions_applied += int(appended.size());
+            for (int i = 0; i < block.more; ++i) {
+                const int32_t token = block.next_token(state.last_logits());
+                result.decoded.push_back(token);
+                state.append(std::span<const int32_t>(&token, 1), EntryKind::Generated, tick);
+            }
         }
     } catch (const std::exception& e) {
         result.aborted = true;

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,17 @@ struct TickResult {
     std::string abort_reason;      // the exception's message
     bool rebuilt = false;          // rebuild_from_mirror() ran
     int actions_applied = 0;       // before the failure, or all of them
+    // Block decoding: the tokens decoded after the list's adds (DecodeBlock), in order.
+    std::vector<int32_t> decoded;
+};
+
+// Block decoding (ARCHITECTURE §17): after the list's adds, `more` further tokens in the same
+// tick, each one next_token(the logits of the row before it) and appended as a decode step of
+// its own. Room for the whole frame (the adds and the `more`) is made once, first
+// (StateManager::make_frame_room), so a ring drops its oldest rows in one update per tick.
+struct DecodeBlock {
+    int more = 0;
+    std::function<int32_t(const std::vector<float>& logits)> next_token;
 };
 
 // The shape of the state that pre-flight validates against (rows of every layer, capacity,
@@ -32,7 +44,9 @@ SequenceShape sequence_shape(const StateManager& state);
 // pre-flight aborts the tick: the error is logged with the action and primitive, the mirror maps
 // and ledger liveness go back to how they were before the tick (the ledger keeps every record, the
 // ones born in the tick die at `tick`) and the cache is rebuilt from the mirror. No snapshot of
-// the cache is taken.
-TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick);
+// the cache is taken. With `block.more` > 0 the adds are followed by the block's decode steps,
+// inside the same transaction (an abort takes the whole frame back).
+TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick,
+                             const DecodeBlock& block = {});
 
 }  // namespace kvw

@@ -97,6 +97,68 @@ private slots:
         }
     }
 
+    // A ring's pointer / lut scratch and checksum shadow are whole extra slabs and lut's index
+    // tables extra bytes: the budget counts them before anything is allocated, for a new state
+    // and for a live one moving to the ring (refused with nothing changed).
+    void ring_scratch_shadow_and_tables_count_against_the_budget() {
+        const ModelConfig& c = test::tiny().model->config;
+        const uint64_t row_bytes =  // K and V, float, every layer (f32 keeps no clip counters)
+            2ull * uint64_t(c.n_layers) * uint64_t(c.n_kv_heads) * uint64_t(c.head_dim) * 4;
+        struct Case {
+            RingOptions ring;
+            uint64_t bytes;  // what a ring of 100 rows takes, by hand
+        };
+        const Case cases[] = {
+            {{RingMode::Roll, 0, 1, false}, 100 * row_bytes},
+            {{RingMode::Roll, 0, 1, true}, 2 * 100 * row_bytes},                 // + shadow
+            {{RingMode::Pointer, 0, 1, false}, 2 * 100 * row_bytes},             // + scratch
+            {{RingMode::Pointer, 0, 1, true}, 3 * 100 * row_bytes},              // + both
+            {{RingMode::Lut, 4, 8, false}, 2 * 100 * row_bytes + 12 * 100 * 4},  // + 12 tables
+        };
+        for (const Case& k : cases) {
+            StateOptions o;
+            o.capacity = 100;
+            o.layout = CacheLayout::Ring;
+            o.ring = k.ring;
+            o.memory_budget = k.bytes;
+            const StateManager fits(test::tiny().engine, o);
+            QCOMPARE(fits.cache().capacity(), 100);
+            o.memory_budget = k.bytes - 1;
+            try {
+                const StateManager too_big(test::tiny().engine, o);
+                QFAIL("a ring beyond the budget was made");
+            } catch (const InvalidCapacity& e) {
+                QVERIFY(e.fault() == CapacityFault::BeyondMemory);
+                QCOMPARE(e.requested(), int64_t(100));
+                QVERIFY(e.limit() < 100);
+            }
+        }
+        // The limit is the largest ring that fits: pointer + checksum keep 3 slabs, 33 rows.
+        StateOptions o;
+        o.capacity = 100;
+        o.layout = CacheLayout::Ring;
+        o.ring = {RingMode::Pointer, 0, 1, true};
+        o.memory_budget = 100 * row_bytes;
+        try {
+            const StateManager too_big(test::tiny().engine, o);
+            QFAIL("a ring beyond the budget was made");
+        } catch (const InvalidCapacity& e) {
+            QCOMPARE(e.limit(), int64_t(33));
+        }
+        // A live contiguous state at exactly its budget cannot move to a pointer ring.
+        o.layout = CacheLayout::Contiguous;
+        StateManager live(test::tiny().engine, o);
+        std::mt19937 rng(1);
+        live.append(test::random_tokens(rng, 5), EntryKind::Prompt, 0);
+        const uint64_t hash = live.state_hash();
+        QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
+                                 live.set_layout(CacheLayout::Ring, {RingMode::Pointer, 0, 1}));
+        QCOMPARE(live.cache().layout(), CacheLayout::Contiguous);
+        QCOMPARE(live.state_hash(), hash);
+        live.set_layout(CacheLayout::Ring, {RingMode::Roll, 0, 1});  // one slab: fits
+        QCOMPARE(live.state_hash(), hash);
+    }
+
     // A trace header is as untrusted as a flag: replaying one with a huge capacity names it.
     void a_trace_header_with_a_huge_capacity_is_refused() {
         Session recorded(with_capacity(64), test::tiny().model);

@@ -217,7 +217,13 @@ private slots:
         const KvStorage f32{}, int8{KvType::Int8, KvType::Int8, groups};
         QCOMPARE(cache_bytes(10, layers, kv_dim, f32), uint64_t(10 * 2 * 2 * 64 * 4));
         QCOMPARE(cache_bytes(10, layers, kv_dim, int8), uint64_t(10 * 2 * 2 * (64 + groups * 4)));
-        const uint64_t budget = cache_bytes(100, layers, kv_dim, int8);
+        // Int8 rows also keep their count of clipped values beside them (4 bytes each, K and V).
+        QCOMPARE(layout_bytes(10, layers, kv_dim, int8, CacheLayout::Contiguous, {}),
+                 uint64_t(10 * 2 * (2 * (64 + groups * 4) + 2 * 4)));
+        QCOMPARE(layout_bytes(10, layers, kv_dim, f32, CacheLayout::Contiguous, {}),
+                 cache_bytes(10, layers, kv_dim, f32));
+        const uint64_t budget =
+            layout_bytes(100, layers, kv_dim, int8, CacheLayout::Contiguous, {});
         QCOMPARE(checked_capacity(100, 4096, layers, kv_dim, budget, int8), 100);
         QVERIFY_THROWS_EXCEPTION(InvalidCapacity,
                                  checked_capacity(100, 4096, layers, kv_dim, budget, f32));

@@ -72,6 +72,37 @@ private slots:
         QCOMPARE(selected[0][1].toInt(), 3);
     }
 
+    // Per-row saturation: the table sums it per layer and counts the rows; the band caps a
+    // clipped row's slot in red, and not its neighbour's.
+    void saturation_heat() {
+        auto f = make_frame(1, 20);
+        RingFrame r = ring_of_twelve();
+        r.saturated.assign(12, 0);
+        r.saturated[9] = 4;  // row 2
+        r.saturated[3] = 2;  // row 6
+        f->layers[0].ring = r;
+        RingView view;
+        QVERIFY(test::show_exposed(view, 600, 160));
+        view.setFrame(f);
+        const ViewTable t = view.table();
+        QCOMPARE(t.columns[14], QString("saturated"));
+        QCOMPARE(t.rows[0][14].toLongLong(), 6);
+        QCOMPARE(t.rows[0][15].toLongLong(), 2);
+        // The top-left pixel inside a slot's cell, found through slotAt.
+        const auto top_of = [&](int slot) {
+            for (int y = 0; y < view.height(); ++y)
+                for (int x = 0; x < view.width(); ++x) {
+                    const auto hit = view.slotAt(QPoint(x, y));
+                    if (hit && hit->second == slot) return QPoint(x + 2, y + 2);
+                }
+            return QPoint();
+        };
+        const QImage image = view.grab().toImage();
+        const QColor clipped = image.pixelColor(top_of(9)), plain = image.pixelColor(top_of(10));
+        QVERIFY2(clipped.red() > plain.red() + 40 && clipped.green() < plain.green(),
+                 qPrintable(clipped.name() + " vs " + plain.name()));
+    }
+
     void empty_under_other_layouts() {
         RingView view;
         view.setFrame(make_frame(2, 20));
