@@ -12,6 +12,7 @@ const RingLayout* StateManager::ring() const {
 // The rows leave through the same two blades as a remove: the cache first (one range per layer:
 // Roll shifts once, Pointer and Lut move the head), then pos2ledger and the ledger.
 void StateManager::make_frame_room(int n, int64_t tick) {
+    changed();
     const RingLayout* r = ring();
     if (!r) {
         for (int l = 0; l < n_layers(); ++l) cache_->check_room(l, n);
