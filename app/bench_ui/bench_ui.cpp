@@ -1,13 +1,14 @@
 // kvw-bench-ui (`kvw bench ui` runs it): what the window costs, measured, never asserted.
-//   frame:   Session::frame() for 22 layers x N rows (N = 8k, 32k, 100k; a thin 22-layer
-//            synthetic model: the Frame's cost depends on layers x rows, not on the model's
-//            width): the first Frame (nothing to share) and the Frame after a tick (shares
-//            what the tick left alone, ARCHITECTURE §7.1).
-//   repaint: the layer maps view fed those Frames: setFrame (colour map refill) and an
-//            immediate replot (drawn into the widget), per map kind, whole and zoomed in.
+//   frame:   Session::frame() for 22 layers x N rows (N = 8k, 32k; a thin 22-layer synthetic
+//            model: the Frame's cost depends on layers x rows, not on the model's width): the
+//            first Frame (nothing to share) and the Frame after a one-row edit (shares what
+//            the edit left alone, ARCHITECTURE §7.1).
+//   repaint: every view and the layer maps fed those Frames, and built 22 x 100,000 Frames:
+//            setFrame (colour map refill) and an immediate replot, per map kind, whole and
+//            zoomed in.
 //   stall:   the longest gap between two 1 ms timer ticks on the UI thread while the window
 //            steps a session on the worker thread: tinyllama-shape (the real per-tick work),
-//            and the run's largest session up to 32k rows.
+//            and the run's largest session.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -148,6 +149,10 @@ void bench_views(const FramePtr& a, const FramePtr& b) {
     }
 }
 
+void bench_repaint(const FramePtr& before, const FramePtr& after);
+
+// The Frames of a session filled to `rows`: the first one's cost (nothing to share yet) and the
+// cost of one after a one-row edit; then what the views cost to show them.
 void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows) {
     Session session(options_for(rows), model);
     session.start("The cache remembers");
@@ -167,17 +172,63 @@ void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows
         (void)session.frame();
         tick_ms.push_back(ms_since(start));
     }
-
-    LayerMapsView view;
-    view.resize(1400, 560);
-    view.show();
-    view.setFrame(before);
-    drain_events();
     std::printf(
         "%-8d frame build: first %7.2f ms, after an edit of one row %7.2f ms  (%d layers x %d "
         "rows, %zu ledger records)\n",
         rows, first_ms, median(tick_ms), int(after->layers.size()), after->layers[0].rows(),
         after->ledger.size());
+    bench_repaint(before, after);
+}
+
+// A Frame of `layers` x `rows` built directly (no session: prefilling 100,000 rows costs a
+// quarter of an hour of quadratic attention on these machines), with brightness that differs
+// by `phase`, so that two of them make the views redraw.
+FramePtr built_frame(int layers, int rows, int phase) {
+    auto f = std::make_shared<Frame>();
+    f->tick = rows;
+    f->capacity = rows;
+    std::vector<LedgerRecord> records(static_cast<size_t>(rows));
+    for (int id = 0; id < rows; ++id) {
+        LedgerRecord& r = records[size_t(id)];
+        r.id = id;
+        r.kind = EntryKind::Generated;
+        r.token_id = 3 + id % 1000;
+        r.piece = "tok" + std::to_string(id % 1000);
+        r.born_tick = id;
+        r.status.assign(size_t(layers), RowStatus::Live);
+        r.removal.assign(size_t(layers), Removal{});
+    }
+    f->ledger = LedgerRecords(std::move(records), size_t(Ledger::kChunkRecords));
+    for (int l = 0; l < layers; ++l) {
+        LayerFrame lf;
+        std::vector<int64_t> ids(static_cast<size_t>(rows));
+        std::vector<int32_t> phases(static_cast<size_t>(rows));
+        lf.brightness.resize(size_t(rows));
+        for (int r = 0; r < rows; ++r) {
+            ids[size_t(r)] = r;
+            phases[size_t(r)] = r;
+            lf.brightness[size_t(r)] = float((r * 7 + l * 13 + phase) % 256);
+        }
+        lf.pos2ledger = std::move(ids);
+        lf.rope_pos = std::move(phases);
+        f->layers.push_back(std::move(lf));
+    }
+    return f;
+}
+
+void bench_built_frames(int rows) {
+    std::printf("%-8d built Frames (22 layers x %d rows, no session)\n", rows, rows);
+    bench_repaint(built_frame(22, rows, 0), built_frame(22, rows, 1));
+}
+
+// What the views and the layer maps cost the UI thread to show `before`, then `after`.
+void bench_repaint(const FramePtr& before, const FramePtr& after) {
+    const int rows = after->layers[0].rows();
+    LayerMapsView view;
+    view.resize(1400, 560);
+    view.show();
+    view.setFrame(before);
+    drain_events();
     bench_views(before, after);
     for (const MapSpec& spec : map_specs()) {
         if (spec.kind == MapKind::Drift) continue;  // needs a measured drift: another prefill
@@ -262,14 +313,11 @@ int main(int argc, char** argv) {
     kvw::apply_workbench_look(app);
 
     const std::vector<int> sizes =
-        quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768, 100000};
-    const auto model = kvw::thin_22_layer_model(sizes.back() + 64);
+        quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768};
+    const int largest = sizes.back();
+    const auto model = kvw::thin_22_layer_model(largest + 64);
     for (int rows : sizes) kvw::bench_frame_and_repaint(model, rows);
-    // The window steps the largest session up to 32k rows (filling 100k again would double the
-    // run; the Frames it hands the views are measured above).
-    int largest = 0;
-    for (int rows : sizes)
-        if (rows <= 32768) largest = rows;
+    if (!quick) kvw::bench_built_frames(100000);
 
     kvw::SessionController controller;
     kvw::FrameWork work;
