@@ -41,19 +41,19 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // none); out[i] is row first + i.
 void layer_values(const Frame& frame, MapKind kind, const LayerFrame& layer, int first, int last,
                   std::vector<double>& out) {
-    const int n = std::max(std::min(last, layer.rows()) - first, 0);
-    out.assign(size_t(n), kNaN);
+    const int end = std::max(std::min(last, layer.rows()), first);
+    out.assign(size_t(end - first), kNaN);
     // One switch per layer, not per row: 100,000 × 22 rows refill every tick.
+    // `available`: rows the quantity has (drift and the like may hold fewer than the layer).
     auto each_row = [&](int available, auto value) {
-        for (int r = first; r < std::min(first + n, available); ++r)
-            out[size_t(r - first)] = value(r);
+        for (int r = first; r < std::min(end, available); ++r) out[size_t(r - first)] = value(r);
     };
     switch (kind) {
         case MapKind::LedgerId:
-            each_row(n + first, [&](int r) { return double(layer.pos2ledger[size_t(r)]); });
+            each_row(end, [&](int r) { return double(layer.pos2ledger[size_t(r)]); });
             break;
         case MapKind::LedgerAge:
-            each_row(n + first, [&](int r) {
+            each_row(end, [&](int r) {
                 const int64_t id = layer.pos2ledger[size_t(r)];
                 return id >= 0 && id < int64_t(frame.ledger.size())
                            ? double(frame.tick - frame.ledger[size_t(id)].born_tick)

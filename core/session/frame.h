@@ -7,9 +7,9 @@
 
 #include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
-#include "core/session/shared_rows.h"
 #include "core/policy/layer_selection.h"
 #include "core/policy/policy_options.h"
+#include "core/session/shared_rows.h"
 #include "core/state/action.h"
 #include "core/state/invariant_result.h"
 #include "core/state/rope_policy.h"
@@ -44,9 +44,9 @@ RingFrame ring_frame(const RingLayout& ring, int layer);
 struct LayerFrame {
     SharedRows<int64_t> pos2ledger;  // [row] ledger id held by the row
     SharedRows<int32_t> rope_pos;    // [row] RoPE phase of the row's K
-    std::vector<float> brightness;    // [row] brightness of the row's record in this layer
-    std::vector<float> drift;         // [row] max(K, V) relative drift; empty when not measured
-    int first_stale_row = -1;         // from the last drift measurement; -1: none or unmeasured
+    std::vector<float> brightness;   // [row] brightness of the row's record in this layer
+    std::vector<float> drift;        // [row] max(K, V) relative drift; empty when not measured
+    int first_stale_row = -1;        // from the last drift measurement; -1: none or unmeasured
     // What encoding the layer's K and V rows met since the cache was made (saturated values,
     // NaN inputs), and the NaN / infinite scales among its rows now.
     QuantStats k_stats;

@@ -82,8 +82,8 @@ ActionList valid_actions(std::mt19937_64& rng, const SoakSequence& seq, int min_
             action.op = DeleteAction{span.first};
             delta = -1;
         } else if (kind == 1) {
-            const bool bos = std::any_of(aff.begin(), aff.end(),
-                                         [&](int l) { return seq.starts_with_bos(l); });
+            const bool bos =
+                std::any_of(aff.begin(), aff.end(), [&](int l) { return seq.starts_with_bos(l); });
             span.first = span.last = uniform(rng, bos ? 1 : 0, rows);
             action.op = InsertAction{span.first, random_tokens(rng, n_tokens, seq.vocab_size)};
             delta = n_tokens;
