@@ -1,14 +1,13 @@
 #include "core/engine/transformer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "core/math/attention_rows.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
-#include "core/math/softmax.h"
 #include "core/math/swiglu.h"
 
 namespace kvw {
@@ -92,8 +91,13 @@ void Transformer::embed(std::span<const Item> items, float* x) const {
 // Grouped-query attention of the n new items over the layer's context rows and, causally, over
 // each other. q is [n][q_dim]; k_new, v_new are [n][kv_dim]; out is [n][q_dim]. mass, when not
 // null, is [n_heads][ctx.rows + n] and receives each head's softmax weights summed over queries.
-// Spread over K/V heads: a group's query heads read each row once (core/math/attention_rows.h),
-// and each head's sums are made by one thread in a fixed order, whatever the thread count.
+// The work is one K/V head × a block of queries at a time (core/backend/attention_kernels.h),
+// whose numbers do not depend on the block or the thread; with mass, one thread takes all of
+// a head's blocks, so that each head's mass is summed in query order.
+// Streams (query × head) per attention block: enough to fill the kernel's lanes when a group is
+// small (one head per K/V head: 32 queries side by side), small enough for the scratch.
+constexpr int kAttentionStreams = 32;
+
 void Transformer::attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
                             const float* v_new, float* out, float* mass) const {
     const ModelConfig& cfg = model_->config;
@@ -101,39 +105,56 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
     const int q_dim = cfg.q_dim();
     const int kv_dim = cfg.kv_dim();
     const int group = cfg.n_heads / cfg.n_kv_heads;
-    const int lanes = attention_lanes(group);
     const int total = ctx.rows + n;
-    const float scale = 1.0f / std::sqrt(float(hd));
+    const int block = std::max(1, kAttentionStreams / group);  // queries per block
+    const int blocks = (n + block - 1) / block;
+    const int64_t work = mass ? cfg.n_kv_heads : int64_t(cfg.n_kv_heads) * blocks;
 
-    pool_->parallel_for(cfg.n_kv_heads, [&](int64_t g_begin, int64_t g_end) {
-        std::vector<float> q_t(size_t(hd) * lanes), p(size_t(group) * total);
+    pool_->parallel_for(work, [&](int64_t w_begin, int64_t w_end) {
+        std::vector<float> q_t(cpu::attention_q_scratch_floats(block * group, hd));
+        std::vector<float> p(size_t(block) * group * total);
         std::vector<const float*> k_rows(static_cast<size_t>(total));
         std::vector<const float*> v_rows(static_cast<size_t>(total));
-        for (int64_t g = g_begin; g < g_end; ++g) {
-            const size_t kv_off = size_t(g) * hd;
-            for (int j = 0; j < total; ++j) {
-                const bool cached = j < ctx.rows;
-                k_rows[size_t(j)] = cached ? ctx.k.f32() + ctx.physical_row(j) * kv_dim + kv_off
-                                           : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
-                v_rows[size_t(j)] = cached ? ctx.v.f32() + ctx.physical_row(j) * kv_dim + kv_off
-                                           : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+        int64_t rows_of_head = -1;
+        for (int64_t w = w_begin; w < w_end; ++w) {
+            const int64_t g = mass ? w : w / blocks;
+            if (g != rows_of_head) {
+                const size_t kv_off = size_t(g) * hd;
+                for (int j = 0; j < total; ++j) {
+                    const bool cached = j < ctx.rows;
+                    k_rows[size_t(j)] = cached ? ctx.k.f32() + ctx.physical_row(j) * kv_dim + kv_off
+                                               : k_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+                    v_rows[size_t(j)] = cached ? ctx.v.f32() + ctx.physical_row(j) * kv_dim + kv_off
+                                               : v_new + size_t(j - ctx.rows) * kv_dim + kv_off;
+                }
+                rows_of_head = g;
             }
             const size_t first_head = size_t(g) * group;
-            for (int i = 0; i < n; ++i) {
-                const int len = ctx.rows + i + 1;  // the context, earlier new items, itself
-                attention_transpose_queries(q + size_t(i) * q_dim + first_head * hd, group, hd,
-                                            lanes, q_t.data());
-                attention_scores(q_t.data(), lanes, group, k_rows.data(), len, hd, scale, p.data(),
-                                 total);
-                for (int h = 0; h < group; ++h) softmax(&p[size_t(h) * total], len);
-                attention_weighted_values(p.data(), total, group, v_rows.data(), len, hd,
-                                          out + size_t(i) * q_dim + first_head * hd);
-                if (mass) {
-                    for (int h = 0; h < group; ++h) {
-                        float* m = mass + (first_head + h) * total;
-                        const float* ph = &p[size_t(h) * total];
-                        for (int j = 0; j < len; ++j) m[j] += ph[j];
-                    }
+            const int64_t b_begin = mass ? 0 : w % blocks;
+            const int64_t b_end = mass ? blocks : b_begin + 1;
+            for (int64_t bi = b_begin; bi < b_end; ++bi) {
+                const int i0 = int(bi) * block;
+                cpu::AttentionBlock b;
+                b.q = q + size_t(i0) * q_dim + first_head * hd;
+                b.q_stride = size_t(q_dim);
+                b.queries = std::min(block, n - i0);
+                b.group = group;
+                b.hd = hd;
+                b.first_len = ctx.rows + i0 + 1;
+                b.k_rows = k_rows.data();
+                b.v_rows = v_rows.data();
+                b.scale = 1.0f / std::sqrt(float(hd));
+                b.out = out + size_t(i0) * q_dim + first_head * hd;
+                b.out_stride = size_t(q_dim);
+                b.p = p.data();
+                b.p_stride = size_t(total);
+                b.q_t = q_t.data();
+                attention_kernel_.fn(b);
+                if (!mass) continue;
+                for (int s = 0; s < b.streams(); ++s) {
+                    float* m = mass + (first_head + size_t(s % group)) * total;
+                    const float* ps = &p[size_t(s) * total];
+                    for (int j = 0; j < b.rows_of(s); ++j) m[j] += ps[j];
                 }
             }
         }

@@ -3,6 +3,7 @@
 #include <span>
 #include <vector>
 
+#include "core/backend/attention_kernels.h"
 #include "core/backend/backend.h"
 #include "core/backend/thread_pool.h"
 #include "core/engine/forward_types.h"
@@ -15,8 +16,9 @@ namespace kvw {
 // decode, K/V for insertions, rebuilds, suffix recomputes and teacher-forced scoring (logits of
 // several items, ForwardOptions::logit_items).
 //
-// The matrix products go through the Backend; the row maths (core/math) and attention run on
-// the host, attention spread over heads with the transformer's own thread pool. Every step has
+// The matrix products go through the Backend; the row maths (core/math) and attention
+// (core/backend/attention_kernels.h) run on the host, attention spread over K/V heads and query
+// blocks with the transformer's own thread pool. Every step has
 // a fixed summation order and the backend's matmul does not depend on how many items are
 // multiplied together, so prefill followed by decode gives the same numbers as one pass.
 class Transformer {
@@ -46,6 +48,8 @@ private:
     std::shared_ptr<const Model> model_;
     Backend& backend_;
     std::unique_ptr<ThreadPool> pool_;
+    // The fastest attention kernel this CPU runs, chosen once.
+    const cpu::AttentionKernel& attention_kernel_ = cpu::best_attention_kernel();
     // Norm weights widened to float once, whatever their storage dtype.
     std::vector<std::vector<float>> attn_norm_;
     std::vector<std::vector<float>> ffn_norm_;

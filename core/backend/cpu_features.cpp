@@ -1,0 +1,36 @@
+#include "core/backend/cpu_features.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace kvw::cpu {
+
+#if defined(__x86_64__)
+namespace {
+
+bool cpu_has_f16c() {
+    // clang before 15 does not know "f16c" in __builtin_cpu_supports: ask CPUID leaf 1 (the
+    // OS saves the AVX state F16C needs whenever the avx2 check passes).
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
+}
+
+}  // namespace
+
+bool cpu_has_avx2() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+}
+
+bool cpu_has_avx512() {
+    __builtin_cpu_init();
+    return cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+#else
+bool cpu_has_avx2() { return false; }
+bool cpu_has_avx512() { return false; }
+#endif
+
+}  // namespace kvw::cpu

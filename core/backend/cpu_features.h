@@ -1,0 +1,9 @@
+#pragma once
+// What the CPU (and OS) can run, for choosing kernels at run time.
+
+namespace kvw::cpu {
+
+bool cpu_has_avx2();    // AVX2 + FMA + F16C
+bool cpu_has_avx512();  // cpu_has_avx2() + AVX-512 F, BW, VL
+
+}  // namespace kvw::cpu
