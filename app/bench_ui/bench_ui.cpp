@@ -299,10 +299,15 @@ int main(int argc, char** argv) {
     const QStringList args = app.arguments();
     // --quick: 2,048 and 8,192 rows, no tinyllama-shape stall (2.2 GB, slow)
     const bool quick = args.contains("--quick");
+    // --built-only: the built 22 x 100,000 Frames alone, which need no session (seconds,
+    // against the minutes of prefilling the sessions)
+    const bool built_only = args.contains("--built-only");
     if (args.contains("--help")) {
         std::puts(
-            "usage: kvw-bench-ui [--quick]   (--quick: 2k and 8k rows only, no tinyllama-shape "
-            "stall)");
+            "usage: kvw-bench-ui [--quick] [--built-only]\n"
+            "  --quick       2k and 8k rows only, no built 100k Frames, no tinyllama-shape stall\n"
+            "  --built-only  only every view and the maps on built 22 x 100,000 Frames (no\n"
+            "                session: no prefill, no Frame build, no stall)");
         return 0;
     }
     spdlog::set_level(spdlog::level::warn);
@@ -311,6 +316,10 @@ int main(int argc, char** argv) {
     kvw::register_cuda_backend();
 #endif
     kvw::apply_workbench_look(app);
+    if (built_only) {
+        kvw::bench_built_frames(100000);
+        return 0;
+    }
 
     const std::vector<int> sizes =
         quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768};
