@@ -5,7 +5,7 @@
 //            the edit left alone, ARCHITECTURE §7.1).
 //   repaint: every view and the layer maps fed those Frames, and built 22 x 100,000 Frames:
 //            setFrame (colour map refill) and an immediate replot, per map kind, whole and
-//            zoomed in.
+//            zoomed in; the policy view zoomed in.
 //   stall:   the longest gap between two 1 ms timer ticks on the UI thread while the window
 //            steps a session on the worker thread: tinyllama-shape (the real per-tick work),
 //            and the run's largest session.
@@ -28,6 +28,7 @@
 #include "core/session/session.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/log_hub.h"
+#include "widgets/policy_view.h"
 #include "widgets/view_registry.h"
 #include "widgets/workbench_look.h"
 #ifdef KVW_WITH_CUDA
@@ -264,6 +265,20 @@ void bench_repaint(const FramePtr& before, const FramePtr& after) {
     std::printf(
         "%-8s maps brightness zoomed to 1,000 rows + overview: setFrame + replots %6.2f ms\n", "",
         median(zoomed));
+    // The policy view zoomed in on 1,000 records in the middle: it reads only those.
+    PolicyView policy;
+    policy.resize(800, 400);
+    policy.show();
+    policy.setFrame(before);
+    policy.setVisibleRecords(rows / 2 - 500, rows / 2 + 500);
+    drain_events();
+    const double policy_ms = median_ms(5, [&, i = 0]() mutable {
+        policy.setFrame(++i % 2 ? after : before);
+        drain_events();
+        policy.repaint();
+    });
+    std::printf("%-8s view policy zoomed to 1,000 records: setFrame + draw %7.2f ms\n", "",
+                policy_ms);
 }
 
 // The UI thread's own work per Frame: the window's frame slot runs between these two, because
