@@ -303,11 +303,12 @@ ViewTable PolicyView::table() const {
             if (role == PolicyRole::None) continue;
             const Removal& gone = frame_->ledger[id].removal[size_t(l)];
             const bool left = role == PolicyRole::Evicted;
-            QVariant score;  // why it left, or its high-value score while held
-            if (const auto high = high_value.find(int64_t(id)); left && gone.cause.score)
-                score = *gone.cause.score;
-            else if (!left && high != high_value.end())
+            QVariant score;  // the score it had when it left, or its high-value score while held
+            if (left) {
+                if (gone.cause.score) score = *gone.cause.score;
+            } else if (const auto high = high_value.find(int64_t(id)); high != high_value.end()) {
                 score = high->second;
+            }
             const int row = row_of_id[id];
             t.rows.append(
                 {l, qint64(id), QString(policy_role_name(role)),
