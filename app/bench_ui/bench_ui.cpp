@@ -312,7 +312,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line as soon as it is measured
     const QStringList args = app.arguments();
-    // --quick: 2,048 and 8,192 rows, no tinyllama-shape stall (2.2 GB, slow)
+    // --quick: 2,048 and 8,192 rows, no built 100k Frames, no tinyllama-shape stall (2.2 GB, slow)
     const bool quick = args.contains("--quick");
     // --built-only: the built 22 x 100,000 Frames alone, which need no session (seconds,
     // against the minutes of prefilling the sessions)

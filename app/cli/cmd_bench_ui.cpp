@@ -25,7 +25,8 @@ CommandSpec bench_ui_command() {
     return {"bench ui",
             "",
             "Frame build, layer-map repaint and UI-thread stalls (runs kvw-bench-ui)",
-            {{"quick", "", "", "2k and 8k rows only, no tinyllama-shape stall (2.2 GB, slow)"},
+            {{"quick", "", "",
+              "2k and 8k rows only, no built 100k Frames, no tinyllama-shape stall (2.2 GB, slow)"},
              {"built-only", "", "",
               "only the views and maps on built 22 x 100,000 Frames (no session, no prefill)"}},
             run_bench_ui};
