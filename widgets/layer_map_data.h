@@ -4,6 +4,7 @@
 
 #include "core/session/frame.h"
 #include "qcustomplot.h"
+#include "widgets/row_window.h"
 #include "widgets/view_colors.h"
 
 namespace kvw {
@@ -38,12 +39,6 @@ const MapSpec& map_spec(MapKind kind);
 int map_columns(const Frame& frame);
 // Rows of the maps: the layers (at least 2).
 int map_rows(const Frame& frame);
-
-// The rows [first, last) a map shows: all of them, or the part a zoomed-in map shows.
-struct RowWindow {
-    int first = 0;
-    int last = std::numeric_limits<int>::max();
-};
 
 // Rows [first, last) of `window` within the map's columns: at least two rows wide.
 RowWindow clamp_window(const Frame& frame, RowWindow window);

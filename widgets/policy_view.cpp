@@ -1,10 +1,14 @@
 #include "widgets/policy_view.h"
 
+#include <QApplication>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
 #include "widgets/row_text.h"
 
@@ -54,25 +58,69 @@ PolicyView::PolicyView(QWidget* parent) : FrameView(parent) {
     setMouseTracking(true);
 }
 
+int PolicyView::layerCount() const { return frame_ ? int(frame_->layers.size()) : 0; }
+
+int PolicyView::recordCount() const { return frame_ ? int(frame_->ledger.size()) : 0; }
+
 void PolicyView::setFrame(FramePtr frame) {
     frame_ = std::move(frame);
-    roles_.clear();
-    for (int l = 0; l < int(frame_->layers.size()); ++l) roles_.push_back(policy_roles(*frame_, l));
+    if (zoomed_)
+        setVisibleRecords(window_.first, window_.last);  // the ledger may have grown
+    else
+        fitRecords();
+}
+
+void PolicyView::setVisibleRecords(int first, int last) {
+    const int records = recordCount();
+    const int width = std::min(records, std::max(last - first, kMinRecords));
+    first = std::clamp(first, 0, records - width);
+    window_ = {first, first + width};
+    zoomed_ = width < records;
+    refill();
+}
+
+void PolicyView::zoomBy(double factor, double centre) {
+    const double width = double(window_.last - window_.first) / factor;
+    const double first = centre - (centre - window_.first) / factor;
+    setVisibleRecords(int(std::lround(first)), int(std::lround(first + width)));
+}
+
+void PolicyView::fitRecords() { setVisibleRecords(0, recordCount()); }
+
+void PolicyView::refill() {
+    cells_.clear();
+    if (frame_ && layerCount() > 0) {
+        const int columns = std::max(1, int(bandRect(0).width()));
+        for (const std::vector<PolicyRole>& roles : policy_roles(*frame_, window_))
+            cells_.push_back(pool_policy_roles(roles, columns));
+    }
     update();
+}
+
+void PolicyView::resizeEvent(QResizeEvent* event) {
+    FrameView::resizeEvent(event);
+    refill();
 }
 
 void PolicyView::setSelection(int layer, int row, int count) {
     selected_ids_.clear();
-    if (frame_ && layer >= 0 && layer < int(frame_->layers.size()) && row >= 0) {
+    if (frame_ && layer >= 0 && layer < layerCount() && row >= 0) {
         const std::vector<int64_t>& ids = frame_->layers[size_t(layer)].pos2ledger.vec();
         for (int r = row; r < std::min(row + std::max(count, 1), int(ids.size())); ++r)
             selected_ids_.push_back(ids[size_t(r)]);
+    }
+    if (zoomed_ && !selected_ids_.empty()) {
+        const int id = int(selected_ids_.front());
+        if (id < window_.first || id >= window_.last) {
+            const int width = window_.last - window_.first;
+            setVisibleRecords(id - width / 2, id - width / 2 + width);
+        }
     }
     update();
 }
 
 QRectF PolicyView::bandRect(int layer) const {
-    const int layers = std::max<int>(1, int(roles_.size()));
+    const int layers = std::max(1, layerCount());
     const double band = (height() - kLegend - 2 * kMargin) / layers;
     const double x0 = kMargin + kLabelWidth;
     return {x0, kLegend + kMargin + band * layer,
@@ -81,18 +129,19 @@ QRectF PolicyView::bandRect(int layer) const {
 
 double PolicyView::recordX(int64_t id) const {
     const QRectF band = bandRect(0);
-    const double records = double(std::max<size_t>(1, frame_ ? frame_->ledger.size() : 1));
-    return band.left() + band.width() * double(id) / records;
+    const double records = double(std::max(1, window_.last - window_.first));
+    return band.left() + band.width() * double(id - window_.first) / records;
 }
 
 std::pair<int, int64_t> PolicyView::recordAt(QPointF p) const {
-    if (!frame_ || frame_->ledger.empty()) return {-1, 0};
-    for (int l = 0; l < int(roles_.size()); ++l) {
+    if (window_.last <= window_.first) return {-1, 0};
+    for (int l = 0; l < layerCount(); ++l) {
         const QRectF band = bandRect(l);
         if (!band.contains(p)) continue;
-        const double records = double(frame_->ledger.size());
+        const double records = double(window_.last - window_.first);
         const int64_t id = std::clamp<int64_t>(
-            int64_t((p.x() - band.left()) / band.width() * records), 0, int64_t(records) - 1);
+            window_.first + int64_t((p.x() - band.left()) / band.width() * records), window_.first,
+            window_.last - 1);
         return {l, id};
     }
     return {-1, 0};
@@ -100,7 +149,7 @@ std::pair<int, int64_t> PolicyView::recordAt(QPointF p) const {
 
 QString PolicyView::describe(int layer, int64_t id) const {
     const LedgerRecord& r = frame_->ledger[size_t(id)];
-    const PolicyRole role = roles_[size_t(layer)][size_t(id)];
+    const PolicyRole role = policy_roles(*frame_, {int(id), int(id) + 1})[size_t(layer)][0];
     QString text = QString("layer %1, #%2 %3: %4")
                        .arg(layer)
                        .arg(id)
@@ -134,34 +183,36 @@ void PolicyView::paintEvent(QPaintEvent*) {
         x += 14 + fm.horizontalAdvance(name) + 12;
     }
     const PolicyBudget& b = frame_->policy.budget;
-    p.drawText(
-        QPointF(x + 8, kMargin + 10),
+    QString policy =
         frame_->selection.empty()
             ? QString("%1: no per-layer bookkeeping").arg(QString::fromStdString(frame_->proposer))
             : QString("%1: S %2 + B %3 + W %4")
                   .arg(QString::fromStdString(frame_->proposer))
                   .arg(b.sink)
                   .arg(b.budget)
-                  .arg(b.window));
+                  .arg(b.window);
+    if (zoomed_)
+        policy += QString("   records %1–%2 of %3 (double-click: all)")
+                      .arg(window_.first)
+                      .arg(window_.last - 1)
+                      .arg(recordCount());
+    p.drawText(QPointF(x + 8, kMargin + 10), policy);
 
-    // Bands: each pixel column shows the highest-ranked role among the records it covers, so
-    // a sink or a high-value row stays visible among thousands of evicted ones.
-    const size_t records = frame_->ledger.size();
-    for (int l = 0; l < int(roles_.size()); ++l) {
+    // Bands: the pooled cells, a run of equal cells drawn as one rectangle.
+    for (int l = 0; l < int(cells_.size()); ++l) {
         const QRectF band = bandRect(l);
         p.setPen(palette().windowText().color());
         p.drawText(QRectF(kMargin, band.top(), kLabelWidth, band.height()), Qt::AlignVCenter,
                    QString("L%1").arg(l));
-        const std::vector<PolicyRole>& roles = roles_[size_t(l)];
-        const int columns = std::max(1, int(band.width()));
-        for (int c = 0; c < columns; ++c) {
-            const size_t first = size_t(double(c) / columns * double(records));
-            const size_t end =
-                std::max(first + 1, size_t(double(c + 1) / columns * double(records)));
-            PolicyRole top = PolicyRole::None;
-            for (size_t id = first; id < std::min(end, records); ++id)
-                top = std::max(top, roles[id]);
-            p.fillRect(QRectF(band.left() + c, band.top(), 1.0, band.height()), roleColor(top));
+        const std::vector<PolicyRole>& cells = cells_[size_t(l)];
+        const double cell_width = band.width() / double(std::max<size_t>(1, cells.size()));
+        for (size_t c = 0; c < cells.size();) {
+            size_t end = c + 1;
+            while (end < cells.size() && cells[end] == cells[c]) ++end;
+            p.fillRect(QRectF(band.left() + cell_width * double(c), band.top(),
+                              cell_width * double(end - c), band.height()),
+                       roleColor(cells[c]));
+            c = end;
         }
         const std::optional<float> threshold = eviction_threshold(*frame_, l);
         p.drawText(QRectF(band.right() + 4, band.top(), kThresholdWidth - 4, band.height()),
@@ -171,20 +222,50 @@ void PolicyView::paintEvent(QPaintEvent*) {
 
     p.setPen(QPen(QColor(0x17, 0xbe, 0xcf), 2));
     for (int64_t id : selected_ids_) {
-        if (id < 0 || size_t(id) >= records) continue;
+        if (id < window_.first || id >= window_.last) continue;
         const double sx = recordX(id) + 0.5;
         p.drawLine(QPointF(sx, bandRect(0).top()),
-                   QPointF(sx, bandRect(int(roles_.size()) - 1).bottom()));
+                   QPointF(sx, bandRect(layerCount() - 1).bottom()));
     }
 }
 
 void PolicyView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    press_ = event->position();
+    press_window_ = window_;
+    dragged_ = false;
+}
+
+void PolicyView::mouseMoveEvent(QMouseEvent* event) {
+    if (!press_ || !(event->buttons() & Qt::LeftButton)) return;
+    const double dx = event->position().x() - press_->x();
+    if (!dragged_ && std::abs(dx) < QApplication::startDragDistance()) return;
+    dragged_ = true;
+    const double per_pixel = double(press_window_.last - press_window_.first) / bandRect(0).width();
+    const int shift = int(std::lround(-dx * per_pixel));
+    setVisibleRecords(press_window_.first + shift, press_window_.last + shift);
+}
+
+void PolicyView::mouseReleaseEvent(QMouseEvent* event) {
+    const bool click = press_ && !dragged_ && event->button() == Qt::LeftButton;
+    press_.reset();
+    if (!click) return;
     const auto [layer, id] = recordAt(event->position());
     if (layer < 0) return;
     const int row = row_of(*frame_, layer, id);
     if (row < 0) return;
     emit layerSelected(layer);
     emit rowSelected(layer, row);
+}
+
+void PolicyView::mouseDoubleClickEvent(QMouseEvent*) { fitRecords(); }
+
+void PolicyView::wheelEvent(QWheelEvent* event) {
+    const QRectF band = bandRect(0);
+    if (window_.last <= window_.first || event->angleDelta().y() == 0) return;
+    const double at = std::clamp((event->position().x() - band.left()) / band.width(), 0.0, 1.0);
+    const double centre = window_.first + at * double(window_.last - window_.first);
+    zoomBy(std::pow(2.0, event->angleDelta().y() / 120.0), centre);
 }
 
 bool PolicyView::event(QEvent* event) {
@@ -205,19 +286,33 @@ ViewTable PolicyView::table() const {
         {"layer", "ledger_id", "role", "row", "score", "left_at_tick", "reason", "layer_threshold"},
         {}};
     if (!frame_) return t;
-    for (int l = 0; l < int(roles_.size()); ++l) {
+    const PolicyRoles roles = policy_roles(*frame_);  // every record, whatever the window
+    for (int l = 0; l < int(roles.size()); ++l) {
         const std::optional<float> threshold = eviction_threshold(*frame_, l);
-        for (size_t id = 0; id < roles_[size_t(l)].size(); ++id) {
-            const PolicyRole role = roles_[size_t(l)][id];
+        std::vector<int> row_of_id(roles[size_t(l)].size(), -1);
+        const std::vector<int64_t>& ids = frame_->layers[size_t(l)].pos2ledger.vec();
+        for (size_t r = 0; r < ids.size(); ++r)
+            if (ids[r] >= 0 && size_t(ids[r]) < row_of_id.size() && row_of_id[size_t(ids[r])] < 0)
+                row_of_id[size_t(ids[r])] = int(r);  // the first row, as row_of() finds it
+        std::unordered_map<int64_t, float> high_value;
+        if (size_t(l) < frame_->selection.size())
+            for (const auto& [score, id] : frame_->selection[size_t(l)].high_value)
+                high_value.emplace(id, score);
+        for (size_t id = 0; id < roles[size_t(l)].size(); ++id) {
+            const PolicyRole role = roles[size_t(l)][id];
             if (role == PolicyRole::None) continue;
             const Removal& gone = frame_->ledger[id].removal[size_t(l)];
             const bool left = role == PolicyRole::Evicted;
-            std::optional<float> score =
-                left ? gone.cause.score : high_value_score(*frame_, l, int64_t(id));
-            const int row = row_of(*frame_, l, int64_t(id));
+            QVariant score;  // the score it had when it left, or its high-value score while held
+            if (left) {
+                if (gone.cause.score) score = *gone.cause.score;
+            } else if (const auto high = high_value.find(int64_t(id)); high != high_value.end()) {
+                score = high->second;
+            }
+            const int row = row_of_id[id];
             t.rows.append(
                 {l, qint64(id), QString(policy_role_name(role)),
-                 row >= 0 ? QVariant(row) : QVariant(), score ? QVariant(*score) : QVariant(),
+                 row >= 0 ? QVariant(row) : QVariant(), score,
                  left ? QVariant(qint64(gone.tick)) : QVariant(),
                  left ? QVariant(QString(removal_reason_name(gone.cause.reason))) : QVariant(),
                  threshold ? QVariant(*threshold) : QVariant()});

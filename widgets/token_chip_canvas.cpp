@@ -18,13 +18,13 @@ constexpr int kRadius = 3;
 
 }  // namespace
 
-ChipLayout layout_chips(const std::vector<TokenChip>& chips, int width, int line_height,
+ChipLayout layout_chips(const std::vector<int>& text_widths, int width, int line_height,
                         int padding, int spacing) {
     ChipLayout layout;
-    layout.rects.reserve(chips.size());
+    layout.rects.reserve(text_widths.size());
     int x = spacing, y = spacing;
-    for (size_t i = 0; i < chips.size(); ++i) {
-        const int w = std::min(chips[i].text_width + 2 * padding, std::max(width - 2 * spacing, 1));
+    for (size_t i = 0; i < text_widths.size(); ++i) {
+        const int w = std::min(text_widths[i] + 2 * padding, std::max(width - 2 * spacing, 1));
         if (x > spacing && x + w + spacing > width) {
             x = spacing;
             y += line_height + spacing;
@@ -33,7 +33,7 @@ ChipLayout layout_chips(const std::vector<TokenChip>& chips, int width, int line
         layout.rects.emplace_back(x, y, w, line_height);
         x += w + spacing;
     }
-    layout.height = chips.empty() ? 0 : y + line_height + spacing;
+    layout.height = text_widths.empty() ? 0 : y + line_height + spacing;
     return layout;
 }
 
@@ -45,14 +45,9 @@ TokenChipCanvas::TokenChipCanvas(QWidget* parent) : QWidget(parent) {
 
 int TokenChipCanvas::lineHeight() const { return fontMetrics().height() + 4; }
 
-int TokenChipCanvas::textWidth(const QString& text) {
-    auto it = widths_.constFind(text);
-    if (it == widths_.constEnd()) it = widths_.insert(text, fontMetrics().horizontalAdvance(text));
-    return it.value();
-}
-
-void TokenChipCanvas::setChips(std::vector<TokenChip> chips) {
-    chips_ = std::move(chips);
+void TokenChipCanvas::setChips(std::vector<int> text_widths, ChipFace face) {
+    widths_ = std::move(text_widths);
+    face_ = std::move(face);
     relayout();
 }
 
@@ -70,7 +65,7 @@ void TokenChipCanvas::setAvailableWidth(int width) {
 }
 
 void TokenChipCanvas::relayout() {
-    layout_ = layout_chips(chips_, width_, lineHeight(), kPadding, kSpacing);
+    layout_ = layout_chips(widths_, width_, lineHeight(), kPadding, kSpacing);
     resize(width_, std::max(layout_.height, 1));
     update();
 }
@@ -85,7 +80,7 @@ int TokenChipCanvas::chipAt(const QPoint& pos) const {
     const int begin = layout_.line_starts[size_t(line)];
     const int end = line + 1 < int(layout_.line_starts.size())
                         ? layout_.line_starts[size_t(line) + 1]
-                        : int(chips_.size());
+                        : chipCount();
     for (int i = begin; i < end; ++i)
         if (layout_.rects[size_t(i)].contains(pos)) return i;
     return -1;
@@ -103,11 +98,11 @@ void TokenChipCanvas::paintEvent(QPaintEvent* event) {
     const int begin = layout_.line_starts[size_t(first_line)];
     const int end = last_line + 1 < int(layout_.line_starts.size())
                         ? layout_.line_starts[size_t(last_line) + 1]
-                        : int(chips_.size());
+                        : chipCount();
     const QColor selection = palette().color(QPalette::Highlight);
     for (int i = begin; i < end; ++i) {
         const QRect r = layout_.rects[size_t(i)];
-        const TokenChip& chip = chips_[size_t(i)];
+        const TokenChip chip = face_(i);
         if ((first_ >= 0 && i >= first_ && i < first_ + span_) || i == second_) {
             // A ring in the spacing around the chip: visible on dark and bright chips alike.
             painter.setPen(Qt::NoPen);
@@ -122,7 +117,7 @@ void TokenChipCanvas::paintEvent(QPaintEvent* event) {
         painter.setPen(readable_text_color(chip.background));
         const QRect text_rect = r.adjusted(kPadding, 0, -kPadding, 0);
         const QString text =
-            chip.text_width > text_rect.width()
+            widths_[size_t(i)] > text_rect.width()
                 ? fontMetrics().elidedText(chip.text, Qt::ElideRight, text_rect.width())
                 : chip.text;
         painter.drawText(text_rect, Qt::AlignCenter | Qt::TextSingleLine, text);
@@ -136,15 +131,6 @@ void TokenChipCanvas::mousePressEvent(QMouseEvent* event) {
 
 void TokenChipCanvas::contextMenuEvent(QContextMenuEvent* event) {
     emit chipMenuRequested(chipAt(event->pos()), event->globalPos());
-}
-
-void TokenChipCanvas::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::FontChange) {
-        widths_.clear();
-        for (TokenChip& chip : chips_) chip.text_width = textWidth(chip.text);
-        relayout();
-    }
-    QWidget::changeEvent(event);
 }
 
 bool TokenChipCanvas::event(QEvent* event) {

@@ -1,9 +1,9 @@
 #pragma once
 #include <QColor>
-#include <QHash>
 #include <QRect>
 #include <QString>
 #include <QWidget>
+#include <functional>
 #include <vector>
 
 namespace kvw {
@@ -12,8 +12,11 @@ namespace kvw {
 struct TokenChip {
     QString text;  // visible_piece()
     QColor background;
-    int text_width = 0;  // measured once per frame
 };
+
+// A row's chip, made when the canvas paints that row's line: a strip of 100,000 rows makes the
+// few hundred chips on screen per repaint, not 100,000 (ARCHITECTURE §7.1).
+using ChipFace = std::function<TokenChip(int row)>;
 
 // Where chips go when they wrap at `width`: left to right, then the next line. A chip wider
 // than a line gets a line of its own, cut to the width.
@@ -22,18 +25,21 @@ struct ChipLayout {
     std::vector<int> line_starts;  // [line] index of its first chip
     int height = 0;
 };
-ChipLayout layout_chips(const std::vector<TokenChip>& chips, int width, int line_height,
+ChipLayout layout_chips(const std::vector<int>& text_widths, int width, int line_height,
                         int padding, int spacing);
 
 // Every token of one layer as a chip, painted by this one widget from a cached layout (one
 // QWidget per token would not survive thousands of rows). Lives in a scroll area; the owner
-// calls setAvailableWidth() when the viewport resizes.
+// calls setAvailableWidth() when the viewport resizes, and setChips() again when the font
+// changes (the widths are the owner's, measured with textWidth()).
 class TokenChipCanvas : public QWidget {
     Q_OBJECT
 public:
     explicit TokenChipCanvas(QWidget* parent = nullptr);
 
-    void setChips(std::vector<TokenChip> chips);
+    // One chip per row: its text's width in this widget's font (the layout needs every row's)
+    // and how to make the chip when its line is painted.
+    void setChips(std::vector<int> text_widths, ChipFace face);
     // Rings chips [first, first + span) and `second` (-1: none).
     void setSelectedRows(int first, int second, int span = 1);
     void setAvailableWidth(int width);
@@ -41,10 +47,8 @@ public:
     // The chip under a point, or -1.
     int chipAt(const QPoint& pos) const;
     QRect chipRect(int row) const;
-    int chipCount() const { return int(chips_.size()); }
-    // Measures a chip's text in this widget's font; remembered, because the same pieces come
-    // back with every frame.
-    int textWidth(const QString& text);
+    int chipCount() const { return int(widths_.size()); }
+    int textWidth(const QString& text) const { return fontMetrics().horizontalAdvance(text); }
 
 signals:
     void chipClicked(int row, Qt::KeyboardModifiers modifiers);
@@ -56,15 +60,14 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
     bool event(QEvent* event) override;
-    void changeEvent(QEvent* event) override;
 
 private:
     void relayout();
     int lineHeight() const;
 
-    std::vector<TokenChip> chips_;
+    std::vector<int> widths_;  // [row] text width
+    ChipFace face_;
     ChipLayout layout_;
-    QHash<QString, int> widths_;
     int width_ = 400;
     int first_ = -1;
     int second_ = -1;

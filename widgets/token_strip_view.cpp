@@ -30,6 +30,17 @@ QToolButton* button_for(QAction* action, QWidget* parent) {
     return button;
 }
 
+bool known_record(const Frame& frame, int64_t id) {
+    return id >= 0 && id < int64_t(frame.ledger.size());
+}
+
+// What the chip of the row holding record `id` reads.
+QString chip_text(const Frame& frame, int64_t id) {
+    if (!known_record(frame, id)) return QString("?%1").arg(id);
+    const LedgerRecord& rec = frame.ledger[size_t(id)];
+    return visible_piece(rec.piece, rec.token_id);
+}
+
 }  // namespace
 
 TokenStripView::TokenStripView(QWidget* parent)
@@ -74,6 +85,7 @@ TokenStripView::TokenStripView(QWidget* parent)
     scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);  // a stable width to wrap at
     scroll_->viewport()->installEventFilter(this);
+    canvas_->installEventFilter(this);  // its font changes: measure the texts again
 
     // The header on a line of its own, so that a narrow dock clips neither it nor the buttons;
     // "in this layer only" beside the Delete it qualifies, the queue switch apart from both.
@@ -143,34 +155,40 @@ void TokenStripView::setSelection(int layer, int row, int count) {
     if (!r.isNull()) scroll_->ensureVisible(r.center().x(), r.center().y(), 0, r.height());
 }
 
+int TokenStripView::chipTextWidth(int64_t id) {
+    if (!known_record(*frame_, id) || frame_->ledger[size_t(id)].piece.empty())
+        return canvas_->textWidth(chip_text(*frame_, id));  // "?id", "#token": rare
+    const std::string& piece = frame_->ledger[size_t(id)].piece;
+    auto it = piece_widths_.find(piece);
+    if (it == piece_widths_.end())
+        it = piece_widths_.emplace(piece, canvas_->textWidth(chip_text(*frame_, id))).first;
+    return it->second;
+}
+
 void TokenStripView::rebuildChips() {
-    std::vector<TokenChip> chips;
+    std::vector<int> widths;
+    ChipFace face;
     const bool has_layer = frame_ && layer_ >= 0 && layer_ < int(frame_->layers.size());
     if (has_layer) {
         const LayerFrame& lf = frame_->layers[size_t(layer_)];
-        chips.reserve(size_t(lf.rows()));
-        const double top = std::max(double(frame_->brightness_max), 1.0);
-        for (int r = 0; r < lf.rows(); ++r) {
-            const int64_t id = lf.pos2ledger[size_t(r)];
-            const bool known = id >= 0 && id < int64_t(frame_->ledger.size());
-            TokenChip chip;
-            chip.text = known ? visible_piece(frame_->ledger[size_t(id)].piece,
-                                              frame_->ledger[size_t(id)].token_id)
-                              : QString("?%1").arg(id);
-            chip.background =
-                size_t(r) < lf.brightness.size()
-                    ? scale_color(ColorScale::Brightness, lf.brightness[size_t(r)] / top)
-                    : QColor(Qt::gray);
-            chip.text_width = canvas_->textWidth(chip.text);
-            chips.push_back(std::move(chip));
-        }
+        widths.reserve(size_t(lf.rows()));
+        for (int64_t id : lf.pos2ledger.vec()) widths.push_back(chipTextWidth(id));
+        face = [frame = frame_, layer = layer_](int row) {
+            const LayerFrame& shown = frame->layers[size_t(layer)];
+            const double top = std::max(double(frame->brightness_max), 1.0);
+            return TokenChip{
+                chip_text(*frame, shown.pos2ledger[size_t(row)]),
+                size_t(row) < shown.brightness.size()
+                    ? scale_color(ColorScale::Brightness, shown.brightness[size_t(row)] / top)
+                    : QColor(Qt::gray)};
+        };
         header_->setText(
             QString("Layer %1 · %2 rows · tick %3").arg(layer_).arg(lf.rows()).arg(frame_->tick));
     } else {
         header_->setText(frame_ ? QString("Layer %1 does not exist").arg(layer_)
                                 : QString("No state yet"));
     }
-    canvas_->setChips(std::move(chips));
+    canvas_->setChips(std::move(widths), std::move(face));
     // Rows beyond the new length are no longer selectable.
     if (first_ >= canvas_->chipCount()) first_ = -1;
     if (second_ >= canvas_->chipCount() || first_ < 0) second_ = -1;
@@ -271,6 +289,10 @@ void TokenStripView::requestExpand() {
 bool TokenStripView::eventFilter(QObject* watched, QEvent* event) {
     if (watched == scroll_->viewport() && event->type() == QEvent::Resize)
         canvas_->setAvailableWidth(scroll_->viewport()->width());
+    if (watched == canvas_ && event->type() == QEvent::FontChange) {
+        piece_widths_.clear();
+        rebuildChips();
+    }
     return FrameView::eventFilter(watched, event);
 }
 

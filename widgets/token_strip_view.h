@@ -1,6 +1,9 @@
 #pragma once
 #include "widgets/frame_view.h"
 
+#include <string>
+#include <unordered_map>
+
 class QAction;
 class QLabel;
 class QScrollArea;
@@ -54,6 +57,9 @@ protected:
 
 private:
     void rebuildChips();
+    // The width of the chip text of the row holding record `id`, remembered per piece: the same
+    // pieces come back in every Frame, and the layout needs every row's width.
+    int chipTextWidth(int64_t id);
     void clickChip(int row, Qt::KeyboardModifiers modifiers);
     void showMenu(int row, const QPoint& global_pos);
     void selectionChanged();
@@ -74,6 +80,7 @@ private:
     QAction* expand_;
     QAction* this_layer_;
     QAction* apply_now_;
+    std::unordered_map<std::string, int> piece_widths_;  // in the canvas's font
 };
 
 }  // namespace kvw

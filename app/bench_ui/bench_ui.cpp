@@ -5,7 +5,7 @@
 //            the edit left alone, ARCHITECTURE §7.1).
 //   repaint: every view and the layer maps fed those Frames, and built 22 x 100,000 Frames:
 //            setFrame (colour map refill) and an immediate replot, per map kind, whole and
-//            zoomed in.
+//            zoomed in; the policy view zoomed in.
 //   stall:   the longest gap between two 1 ms timer ticks on the UI thread while the window
 //            steps a session on the worker thread: tinyllama-shape (the real per-tick work),
 //            and the run's largest session.
@@ -28,6 +28,7 @@
 #include "core/session/session.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/log_hub.h"
+#include "widgets/policy_view.h"
 #include "widgets/view_registry.h"
 #include "widgets/workbench_look.h"
 #ifdef KVW_WITH_CUDA
@@ -264,6 +265,20 @@ void bench_repaint(const FramePtr& before, const FramePtr& after) {
     std::printf(
         "%-8s maps brightness zoomed to 1,000 rows + overview: setFrame + replots %6.2f ms\n", "",
         median(zoomed));
+    // The policy view zoomed in on 1,000 records in the middle: it reads only those.
+    PolicyView policy;
+    policy.resize(800, 400);
+    policy.show();
+    policy.setFrame(before);
+    policy.setVisibleRecords(rows / 2 - 500, rows / 2 + 500);
+    drain_events();
+    const double policy_ms = median_ms(5, [&, i = 0]() mutable {
+        policy.setFrame(++i % 2 ? after : before);
+        drain_events();
+        policy.repaint();
+    });
+    std::printf("%-8s view policy zoomed to 1,000 records: setFrame + draw %7.2f ms\n", "",
+                policy_ms);
 }
 
 // The UI thread's own work per Frame: the window's frame slot runs between these two, because
@@ -297,12 +312,17 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line as soon as it is measured
     const QStringList args = app.arguments();
-    // --quick: 2,048 and 8,192 rows, no tinyllama-shape stall (2.2 GB, slow)
+    // --quick: 2,048 and 8,192 rows, no built 100k Frames, no tinyllama-shape stall (2.2 GB, slow)
     const bool quick = args.contains("--quick");
+    // --built-only: the built 22 x 100,000 Frames alone, which need no session (seconds,
+    // against the minutes of prefilling the sessions)
+    const bool built_only = args.contains("--built-only");
     if (args.contains("--help")) {
         std::puts(
-            "usage: kvw-bench-ui [--quick]   (--quick: 2k and 8k rows only, no tinyllama-shape "
-            "stall)");
+            "usage: kvw-bench-ui [--quick] [--built-only]\n"
+            "  --quick       2k and 8k rows only, no built 100k Frames, no tinyllama-shape stall\n"
+            "  --built-only  only every view and the maps on built 22 x 100,000 Frames (no\n"
+            "                session: no prefill, no Frame build, no stall)");
         return 0;
     }
     spdlog::set_level(spdlog::level::warn);
@@ -311,6 +331,10 @@ int main(int argc, char** argv) {
     kvw::register_cuda_backend();
 #endif
     kvw::apply_workbench_look(app);
+    if (built_only) {
+        kvw::bench_built_frames(100000);
+        return 0;
+    }
 
     const std::vector<int> sizes =
         quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768};

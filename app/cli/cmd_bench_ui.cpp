@@ -15,6 +15,7 @@ int run_bench_ui(const CliArgs& args) {
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     std::vector<std::string> words;
     if (args.has("quick")) words.push_back("--quick");
+    if (args.has("built-only")) words.push_back("--built-only");
     return exec_beside("kvw bench ui", "kvw-bench-ui", words);
 }
 
@@ -24,7 +25,10 @@ CommandSpec bench_ui_command() {
     return {"bench ui",
             "",
             "Frame build, layer-map repaint and UI-thread stalls (runs kvw-bench-ui)",
-            {{"quick", "", "", "2k and 8k rows only, no tinyllama-shape stall (2.2 GB, slow)"}},
+            {{"quick", "", "",
+              "2k and 8k rows only, no built 100k Frames, no tinyllama-shape stall (2.2 GB, slow)"},
+             {"built-only", "", "",
+              "only the views and maps on built 22 x 100,000 Frames (no session, no prefill)"}},
             run_bench_ui};
 }
 

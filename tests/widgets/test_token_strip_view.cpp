@@ -1,5 +1,9 @@
 // Token strip: one chip per row of the shown layer, coloured dark → bright by brightness, hover
-// text naming the record, click / shift-click selection, and the edit requests it sends.
+// text naming the record, click / shift-click selection, and the edit requests it sends. At
+// 100,000 rows the canvas makes chips only for the lines it paints, and the strip's chips (their
+// widths, colours) and its exported table follow the Frame's rows.
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QtTest>
 
@@ -26,6 +30,29 @@ int row_with_brightness(int layer, float value) {
     for (int r = 0; r < test::layer_rows(layer, kRows); ++r)
         if (test::brightness_of(layer, r, kRows) == value) return r;
     return -1;
+}
+
+// Layer 0 of `rows` rows holding records 0.. in order; record id's piece is 1 + id % 5 letters,
+// even rows are at full brightness and odd rows dark.
+FramePtr long_frame(int rows) {
+    auto f = std::make_shared<Frame>();
+    f->brightness_max = 255.0f;
+    std::vector<LedgerRecord> ledger(static_cast<size_t>(rows));
+    for (int id = 0; id < rows; ++id) {
+        ledger[size_t(id)].id = id;
+        ledger[size_t(id)].piece = std::string(size_t(1 + id % 5), 'w');
+    }
+    f->ledger = LedgerRecords(std::move(ledger), 1024);
+    LayerFrame lf;
+    std::vector<int64_t> ids(static_cast<size_t>(rows));
+    for (int r = 0; r < rows; ++r) {
+        ids[size_t(r)] = r;
+        lf.brightness.push_back(r % 2 ? 0.0f : 255.0f);
+    }
+    lf.rope_pos = std::vector<int32_t>(ids.begin(), ids.end());
+    lf.pos2ledger = std::move(ids);
+    f->layers.push_back(std::move(lf));
+    return f;
 }
 
 }  // namespace
@@ -187,6 +214,78 @@ private slots:
         }
         for (int r : {0, 1, 517, 4096, 8191})
             QCOMPARE(canvas->chipAt(canvas->chipRect(r).center()), r);
+    }
+
+    void a_canvas_of_100k_chips_makes_only_the_chips_it_paints() {
+        constexpr int kChips = 100000;
+        QScrollArea scroll;
+        auto* canvas = new TokenChipCanvas;
+        scroll.setWidget(canvas);
+        scroll.setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        scroll.setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+        std::vector<int> asked;
+        canvas->setAvailableWidth(400);
+        canvas->setChips(std::vector<int>(kChips, 20), [&asked](int row) {
+            asked.push_back(row);
+            return TokenChip{QString::number(row), Qt::white};
+        });
+        QVERIFY(test::show_exposed(scroll, 420, 300));
+        QCOMPARE(canvas->chipCount(), kChips);
+        for (int target : {0, 70000, kChips - 1}) {
+            scroll.ensureVisible(0, canvas->chipRect(target).center().y());
+            asked.clear();
+            canvas->repaint();
+            // Only chips of lines that meet the viewport, the target's among them.
+            const QRect shown(canvas->mapFrom(scroll.viewport(), QPoint(0, 0)),
+                              scroll.viewport()->size());
+            QVERIFY(!asked.empty());
+            QVERIFY(std::find(asked.begin(), asked.end(), target) != asked.end());
+            for (int row : asked) {
+                const QRect r = canvas->chipRect(row);
+                QVERIFY2(r.bottom() >= shown.top() - 3 && r.top() <= shown.bottom() + 3,
+                         qPrintable(QString("row %1 at y %2, shown %3..%4")
+                                        .arg(row)
+                                        .arg(r.top())
+                                        .arg(shown.top())
+                                        .arg(shown.bottom())));
+            }
+            QVERIFY(asked.size() < 1000);
+        }
+    }
+
+    void at_100k_rows_chips_and_export_follow_the_frame() {
+        constexpr int kLong = 100000;
+        TokenStripView view;
+        QVERIFY(test::show_exposed(view, 800, 300));
+        const FramePtr frame = long_frame(kLong);
+        view.setFrame(frame);
+        TokenChipCanvas* canvas = view.canvas();
+        QCOMPARE(canvas->chipCount(), kLong);
+        view.setSelection(0, 70000);  // scrolls there
+        // Chip widths differ by their pieces' widths, measured here: row r holds piece
+        // 1 + r % 5 letters; the fill is bright on even rows, dark on odd ones.
+        const QFontMetrics fm(canvas->font());
+        const auto piece_width = [&fm](int row) {
+            return fm.horizontalAdvance(QString(1 + row % 5, QChar('w')));
+        };
+        for (int r = 70001; r < 70010; ++r)
+            QCOMPARE(canvas->chipRect(r).width() - canvas->chipRect(70000).width(),
+                     piece_width(r) - piece_width(70000));
+        for (int r = 70000; r < 70010; ++r) {
+            const QRect chip = canvas->chipRect(r);
+            const QColor fill = canvas->grab(chip).toImage().pixelColor(2, chip.height() / 2);
+            const QColor expected(r % 2 ? "#000004" : "#fcffa4");
+            QVERIFY2(test::near(fill, expected, 3),
+                     qPrintable(QString("row %1: %2").arg(r).arg(fill.name())));
+        }
+        // Export: every row, whatever is on screen.
+        const ViewTable table = view.table();
+        QCOMPARE(int(table.rows.size()), kLong);
+        for (int r : {0, 70000, kLong - 1}) {
+            QCOMPARE(table.rows[r][1].toInt(), r);
+            QCOMPARE(table.rows[r][4].toString(), QString(1 + r % 5, QChar('w')));
+            QCOMPARE(table.rows[r][6].toFloat(), r % 2 ? 0.0f : 255.0f);
+        }
     }
 };
 
