@@ -1,5 +1,5 @@
 // kvw-bench-ui (`kvw bench ui` runs it): what the window costs, measured, never asserted.
-//   frame:   Session::frame() for 22 layers x N rows (N = 8k, 32k; a thin 22-layer synthetic
+//   frame:   Session::frame() for 22 layers x N rows (N = 8k, 32k, 100k; a thin 22-layer synthetic
 //            model: the Frame's cost depends on layers x rows, not on the model's width): the
 //            first Frame (nothing to share) and the Frame after a one-row edit (shares what
 //            the edit left alone, ARCHITECTURE §7.1).
@@ -181,8 +181,8 @@ void bench_frame_and_repaint(const std::shared_ptr<const Model>& model, int rows
     bench_repaint(before, after);
 }
 
-// A Frame of `layers` x `rows` built directly (no session: prefilling 100,000 rows costs a
-// quarter of an hour of quadratic attention on these machines), with brightness that differs
+// A Frame of `layers` x `rows` built directly (no session: prefilling 100,000 rows costs a few
+// minutes of quadratic attention on these machines), with brightness that differs
 // by `phase`, so that two of them make the views redraw.
 FramePtr built_frame(int layers, int rows, int phase) {
     auto f = std::make_shared<Frame>();
@@ -337,7 +337,7 @@ int main(int argc, char** argv) {
     }
 
     const std::vector<int> sizes =
-        quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768};
+        quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768, 100000};
     const int largest = sizes.back();
     const auto model = kvw::thin_22_layer_model(largest + 64);
     for (int rows : sizes) kvw::bench_frame_and_repaint(model, rows);
