@@ -4,6 +4,7 @@
 // (docs/ARCHITECTURE.md §5.2).
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
@@ -73,37 +74,44 @@ ModelResult bench_model(const std::string& label, const std::shared_ptr<const Mo
     const auto backend =
         plan.backend == "cpu" ? make_cpu_backend(plan.threads) : create_backend(plan.backend);
     const Transformer transformer(model, *backend, plan.threads);
-    StateOptions state;
-    state.capacity = plan.contexts.back() + plan.decode_tokens;
-    // The guard re-checks every row of every layer after each append (a window toggle); it
-    // would add work that grows with the context to every step.
-    state.guard = false;
-    Generator generator(transformer, SamplingParams{}, state);
-    std::vector<double> decode_seconds;
-    generator.set_step_hook([&](Generator::Phase phase, int, double seconds) {
-        if (phase == Generator::Phase::Decode) decode_seconds.push_back(seconds);
-    });
-
     ModelResult result;
     result.label = label;
     result.weights_gb = double(model->weights.total_bytes()) / 1e9;
     const int vocab = model->config.vocab_size;
     const size_t weight_bytes = weight_bytes_per_token(model->weights);
-    for (const int context : plan.contexts) {
-        // Fill the cache up to `context` rows with one prefill, then decode from there.
+
+    // One generator per context, each filled by one prefill; then the decode steps go round
+    // the contexts in turn, so that a change in the machine's memory bandwidth while the bench
+    // runs (other processes, other tenants) falls on every context alike and their ratios
+    // hold. Decoding each context's tokens in a row had 4k decode faster than 128 in some runs.
+    std::vector<std::unique_ptr<Generator>> generators;
+    std::vector<std::vector<double>> decode_seconds(plan.contexts.size());
+    for (size_t c = 0; c < plan.contexts.size(); ++c) {
+        StateOptions state;
+        state.capacity = plan.contexts[c] + plan.decode_tokens;
+        // The guard re-checks every row of every layer after each append (a window toggle); it
+        // would add work that grows with the context to every step.
+        state.guard = false;
+        auto generator = std::make_unique<Generator>(transformer, SamplingParams{}, state);
+        generator->set_step_hook([&decode_seconds, c](Generator::Phase phase, int, double seconds) {
+            if (phase == Generator::Phase::Decode) decode_seconds[c].push_back(seconds);
+        });
         std::vector<int32_t> filler;
-        for (int i = generator.rows(); i < context; ++i) filler.push_back(filler_token(i, vocab));
-        generator.prefill(filler);
-        if (context == plan.contexts.front())
-            result.prefill_tok_s = context / generator.timings().prefill_seconds;
-        decode_seconds.clear();
-        for (int i = 0; i < plan.decode_tokens; ++i) generator.decode_next();
-        const double seconds = median(decode_seconds);
-        const int mid_rows = context + plan.decode_tokens / 2;
+        for (int i = 0; i < plan.contexts[c]; ++i) filler.push_back(filler_token(i, vocab));
+        generator->prefill(filler);
+        if (c == 0) result.prefill_tok_s = plan.contexts[c] / generator->timings().prefill_seconds;
+        generators.push_back(std::move(generator));
+    }
+    for (int i = 0; i < plan.decode_tokens; ++i)
+        for (const auto& generator : generators) generator->decode_next();
+    for (size_t c = 0; c < plan.contexts.size(); ++c) {
+        const double seconds = median(decode_seconds[c]);
+        const int mid_rows = plan.contexts[c] + plan.decode_tokens / 2;
         result.lines.push_back(
-            {context, 1.0 / seconds,
-             double(weight_bytes + kv_bytes_per_token(generator.state().cache(), mid_rows)) / 1e9});
-        spdlog::info("[bench] {}: context {} decoded at {:.2f} tok/s", label, context,
+            {plan.contexts[c], 1.0 / seconds,
+             double(weight_bytes + kv_bytes_per_token(generators[c]->state().cache(), mid_rows)) /
+                 1e9});
+        spdlog::info("[bench] {}: context {} decoded at {:.2f} tok/s", label, plan.contexts[c],
                      1.0 / seconds);
     }
     result.resident_gb = double(resident_bytes()) / 1e9;

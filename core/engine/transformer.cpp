@@ -111,10 +111,14 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
     const int64_t work = mass ? cfg.n_kv_heads : int64_t(cfg.n_kv_heads) * blocks;
 
     pool_->parallel_for(work, [&](int64_t w_begin, int64_t w_end) {
-        std::vector<float> q_t(cpu::attention_q_scratch_floats(block * group, hd));
-        std::vector<float> p(size_t(block) * group * total);
-        std::vector<const float*> k_rows(static_cast<size_t>(total));
-        std::vector<const float*> v_rows(static_cast<size_t>(total));
+        // Scratch kept per thread across calls: fresh buffers of this size are mmapped and
+        // page-faulted on every layer of every token (perf showed it at 4k rows).
+        thread_local std::vector<float> q_t, p;
+        thread_local std::vector<const float*> k_rows, v_rows;
+        q_t.resize(cpu::attention_q_scratch_floats(block * group, hd));
+        p.resize(size_t(block) * group * total);
+        k_rows.resize(static_cast<size_t>(total));
+        v_rows.resize(static_cast<size_t>(total));
         int64_t rows_of_head = -1;
         for (int64_t w = w_begin; w < w_end; ++w) {
             const int64_t g = mass ? w : w / blocks;
