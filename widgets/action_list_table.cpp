@@ -1,35 +1,76 @@
 #include "widgets/action_list_table.h"
 
+#include <QHeaderView>
+
 #include "widgets/action_text.h"
 #include "widgets/read_only_table.h"
 #include "widgets/view_colors.h"
 
 namespace kvw {
 
-ActionListTable::ActionListTable(bool with_outcome, QWidget* parent) : QTableWidget(parent) {
-    QStringList headers{"#", "Action", "Rows", "Layers"};
-    if (with_outcome) headers << "Outcome";
-    setup_read_only_table(this, headers);
+ActionListModel::ActionListModel(bool with_outcome, QObject* parent)
+    : QAbstractTableModel(parent), with_outcome_(with_outcome) {}
+
+void ActionListModel::setActions(std::shared_ptr<const ActionList> actions,
+                                 std::vector<ActionOutcome> outcomes, std::vector<int> numbers) {
+    beginResetModel();
+    actions_ = std::move(actions);
+    outcomes_ = std::move(outcomes);
+    numbers_ = std::move(numbers);
+    endResetModel();
 }
 
-void ActionListTable::setActions(const ActionList& actions,
-                                 const std::vector<ActionOutcome>& outcomes,
-                                 const std::vector<int>& numbers) {
-    const TableFill fill(this);
-    setRowCount(int(actions.size()));
-    for (int i = 0; i < int(actions.size()); ++i) {
-        const Action& a = actions[size_t(i)];
-        const int number = size_t(i) < numbers.size() ? numbers[size_t(i)] : i;
-        setItem(i, Index, read_only_cell(QString::number(number)));
-        setItem(i, Summary, read_only_cell(action_summary_text(a)));
-        setItem(i, Rows, read_only_cell(action_rows_text(a)));
-        setItem(i, Layers, read_only_cell(action_layers_text(a)));
-        if (columnCount() > Outcome && size_t(i) < outcomes.size()) {
-            QTableWidgetItem* item = read_only_cell(outcomes[size_t(i)].text);
-            if (!outcomes[size_t(i)].ok) item->setBackground(fail_color());
-            setItem(i, Outcome, item);
-        }
+int ActionListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(size());
+}
+
+int ActionListModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : with_outcome_ ? 5 : 4;
+}
+
+QString ActionListModel::text(int row, int column) const {
+    if (row < 0 || size_t(row) >= size()) return {};
+    const Action& a = (*actions_)[size_t(row)];
+    switch (column) {
+        case Index:
+            return QString::number(size_t(row) < numbers_.size() ? numbers_[size_t(row)] : row);
+        case Summary: return action_summary_text(a);
+        case Rows: return action_rows_text(a);
+        case Layers: return action_layers_text(a);
+        case Outcome:
+            return size_t(row) < outcomes_.size() ? outcomes_[size_t(row)].text : QString();
+        default: return {};
     }
+}
+
+QVariant ActionListModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid()) return {};
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole)  // the tooltip: a narrow dock elides
+        return text(index.row(), index.column());
+    if (role == Qt::BackgroundRole && index.column() == Outcome &&
+        size_t(index.row()) < outcomes_.size() && !outcomes_[size_t(index.row())].ok)
+        return fail_color();
+    return {};
+}
+
+QVariant ActionListModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* const kHeaders[] = {"#", "Action", "Rows", "Layers", "Outcome"};
+    return section >= 0 && section < columnCount() ? QString(kHeaders[section]) : QVariant();
+}
+
+ActionListTable::ActionListTable(bool with_outcome, QWidget* parent)
+    : QTableView(parent), model_(new ActionListModel(with_outcome, this)) {
+    setModel(model_);
+    setup_read_only_view(this);
+    // Column widths from the rows on screen and a sample of 200 more, not Qt's default 1,000:
+    // every Frame resets the model, and the sample is what a long list costs then.
+    horizontalHeader()->setResizeContentsPrecision(200);
+}
+
+void ActionListTable::setActions(std::shared_ptr<const ActionList> actions,
+                                 std::vector<ActionOutcome> outcomes, std::vector<int> numbers) {
+    model_->setActions(std::move(actions), std::move(outcomes), std::move(numbers));
 }
 
 }  // namespace kvw

@@ -5,9 +5,7 @@
 
 namespace kvw {
 
-void setup_read_only_table(QTableWidget* table, const QStringList& headers) {
-    table->setColumnCount(int(headers.size()));
-    table->setHorizontalHeaderLabels(headers);
+void setup_read_only_view(QTableView* table) {
     table->verticalHeader()->setVisible(false);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -15,6 +13,12 @@ void setup_read_only_table(QTableWidget* table, const QStringList& headers) {
     table->setWordWrap(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table->horizontalHeader()->setStretchLastSection(true);
+}
+
+void setup_read_only_table(QTableWidget* table, const QStringList& headers) {
+    table->setColumnCount(int(headers.size()));
+    table->setHorizontalHeaderLabels(headers);
+    setup_read_only_view(table);
 }
 
 TableFill::TableFill(QTableWidget* table) : table_(table) {

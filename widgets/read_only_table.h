@@ -1,13 +1,16 @@
 #pragma once
 #include <QStringList>
 
+class QTableView;
 class QTableWidget;
 class QTableWidgetItem;
 
 namespace kvw {
 
-// The look every table of the views shares: given headers, no row numbers, whole-row selection,
-// no editing, columns sized to their contents with the last one taking the rest.
+// The look every table of the views shares: no row numbers, whole-row selection, no editing,
+// columns sized to their contents with the last one taking the rest.
+void setup_read_only_view(QTableView* table);
+// The same for a table widget, with its headers.
 void setup_read_only_table(QTableWidget* table, const QStringList& headers);
 
 // While one lives, cells can be set without the columns being measured again after each

@@ -3,6 +3,7 @@
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/state/action_json.h"
 #include "core/state/action_validation.h"
@@ -57,16 +58,19 @@ std::vector<int> given_indices(const Frame& frame) {
 std::vector<ActionOutcome> action_outcomes(const Frame& frame) {
     const TickResult& r = frame.last_result;
     const std::vector<int> given = given_indices(frame);
+    // Each rejection's text under its action, once (not a search of every rejection per action).
+    std::unordered_map<int, QStringList> reasons_of;
+    for (const ValidationError& e : r.rejections)
+        reasons_of[e.action_index] << QString("%1: %2").arg(validation_rule_name(e.rule),
+                                                            QString::fromStdString(e.message));
     std::vector<ActionOutcome> out;
+    out.reserve(frame.last_actions.size());
     for (size_t k = 0; k < frame.last_actions.size(); ++k) {
         const int i = given[k];
         const bool is_add = std::holds_alternative<AddAction>(frame.last_actions[k].op);
         if (r.rejected) {
-            QStringList reasons;
-            for (const ValidationError& e : r.rejections)
-                if (e.action_index == i)
-                    reasons << QString("%1: %2").arg(validation_rule_name(e.rule),
-                                                     QString::fromStdString(e.message));
+            const auto found = reasons_of.find(i);
+            const QStringList reasons = found == reasons_of.end() ? QStringList() : found->second;
             out.push_back(reasons.isEmpty()
                               ? ActionOutcome{"not applied (list rejected)", true}
                               : ActionOutcome{"rejected: " + reasons.join("; "), false});
@@ -85,7 +89,8 @@ std::vector<ActionOutcome> action_outcomes(const Frame& frame) {
             else
                 out.push_back({before ? "applied, then undone" : "not reached", true});
         } else {
-            out.push_back({"applied", true});
+            static const QString applied = "applied";  // shared, not made per action
+            out.push_back({applied, true});
         }
     }
     return out;
@@ -122,7 +127,8 @@ void TickInspectorView::setFrame(FramePtr frame) {
     const TickResult& r = frame->last_result;
     result_->setText(tick_result_text(*frame));
     result_->setStyleSheet(r.rejected || r.aborted ? error_style_sheet() : QString());
-    actions_->setActions(frame->last_actions, action_outcomes(*frame), given_indices(*frame));
+    actions_->setActions(std::shared_ptr<const ActionList>(frame, &frame->last_actions),
+                         action_outcomes(*frame), given_indices(*frame));
     timings_->setText(wall_clock_hidden()
                           ? QString("Step times (ms): hidden in script runs (the trace has them)")
                           : "Step times (ms): " + step_timings_text(frame->timings));

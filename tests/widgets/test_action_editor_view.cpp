@@ -15,6 +15,7 @@
 #include "core/state/action_json.h"
 #include "frame_builder.h"
 #include "widgets/action_editor_view.h"
+#include "widgets/action_list_table.h"
 
 using namespace kvw;
 using test::make_frame;
@@ -170,12 +171,12 @@ private slots:
         frame->injected = {Action{DeleteAction{20}, {1}}, Action{AddAction{42}, {}}};
         frame->last_error = "rejected: [pos 90 is outside layer 0's 40 rows]";
         view.setFrame(frame);
-        auto* queued = view.findChild<QTableWidget*>("queued");
+        auto* queued = view.findChild<ActionListTable*>("queued");
         QCOMPARE(queued->rowCount(), 2);
-        QCOMPARE(queued->item(0, 1)->text(), QString("delete"));
-        QCOMPARE(queued->item(0, 2)->text(), QString("20"));
-        QCOMPARE(queued->item(0, 3)->text(), QString("1"));
-        QCOMPARE(queued->item(1, 1)->text(), QString("add 42"));
+        QCOMPARE(queued->text(0, 1), QString("delete"));
+        QCOMPARE(queued->text(0, 2), QString("20"));
+        QCOMPARE(queued->text(0, 3), QString("1"));
+        QCOMPARE(queued->text(1, 1), QString("add 42"));
         auto* error = view.findChild<QLabel*>("sessionError");
         QVERIFY(!error->isHidden());
         QVERIFY(error->text().contains("pos 90 is outside"));

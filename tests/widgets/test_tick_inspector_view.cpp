@@ -1,6 +1,7 @@
 // Tick inspector: the last tick's list in application order with the number it had as given,
 // each action's outcome (applied, rejected with its reasons, failed / undone / not reached on
 // an abort) and the step timings.
+#include <QIdentityProxyModel>
 #include <QLabel>
 #include <QTableWidget>
 #include <QtTest>
@@ -27,9 +28,20 @@ std::shared_ptr<Frame> frame_with_actions() {
     return f;
 }
 
-QStringList column(QTableWidget* t, int c) {
+// Counts the cell texts the table asks its model for.
+class CountingProxy : public QIdentityProxyModel {
+public:
+    using QIdentityProxyModel::QIdentityProxyModel;
+    QVariant data(const QModelIndex& index, int role) const override {
+        if (role == Qt::DisplayRole) ++display_calls;
+        return QIdentityProxyModel::data(index, role);
+    }
+    mutable int display_calls = 0;
+};
+
+QStringList column(ActionListTable* t, int c) {
     QStringList out;
-    for (int r = 0; r < t->rowCount(); ++r) out << t->item(r, c)->text();
+    for (int r = 0; r < t->rowCount(); ++r) out << t->text(r, c);
     return out;
 }
 
@@ -43,7 +55,7 @@ private slots:
     void lists_the_actions_in_application_order() {
         TickInspectorView view;
         view.setFrame(frame_with_actions());
-        auto* table = view.findChild<QTableWidget*>("actions");
+        auto* table = view.findChild<ActionListTable*>("actions");
         QCOMPARE(column(table, ActionListTable::Index), (QStringList{"1", "0", "2"}));
         QCOMPARE(column(table, ActionListTable::Summary),
                  (QStringList{"delete", "replace_pair → [301, 302]", "add 42"}));
@@ -58,6 +70,39 @@ private slots:
             QVERIFY2(timings.contains(part), qPrintable(timings));
     }
 
+    // A tick of 100,000 appends: the table asks for the texts of the rows it shows (and of the
+    // rows its header samples for column widths), not of every row; the export has them all.
+    void a_list_of_100k_actions_is_formatted_only_where_it_is_seen() {
+        constexpr int kActions = 100000;
+        auto f = make_frame(4, 40, 7);
+        for (int i = 0; i < kActions; ++i)
+            f->last_actions.push_back(Action{AddAction{i % 500}, {}});
+        f->last_result.actions_applied = kActions;
+        TickInspectorView view;
+        view.resize(600, 400);
+        view.show();
+        auto* table = view.findChild<ActionListTable*>("actions");
+        auto* counting = new CountingProxy(table);
+        counting->setSourceModel(table->model());
+        table->setModel(counting);
+        view.setFrame(f);
+        table->scrollTo(table->model()->index(70000, 0));
+        QCoreApplication::processEvents();
+        table->repaint();
+        QCOMPARE(table->rowCount(), kActions);
+        QVERIFY2(counting->display_calls > 0 && counting->display_calls < kActions / 20,
+                 qPrintable(QString::number(counting->display_calls)));
+        for (const int row : {0, 70000, kActions - 1}) {
+            QCOMPARE(table->text(row, ActionListTable::Summary), QString("add %1").arg(row % 500));
+            QCOMPARE(table->text(row, ActionListTable::Outcome), QString("applied"));
+        }
+        const ViewTable t = view.table();
+        QCOMPARE(t.rows.size(), qsizetype(kActions));
+        QCOMPARE(t.rows[70000][0].toInt(), 70000);
+        QVERIFY2(t.rows[70000][2].toString().contains(QString::number(70000 % 500)),
+                 qPrintable(t.rows[70000][2].toString()));
+    }
+
     void a_rejection_names_the_faulty_action() {
         TickInspectorView view;
         auto f = frame_with_actions();
@@ -67,14 +112,18 @@ private slots:
         f->last_result.rejections = {
             {ValidationRule::PairOrder, 0, "original_pos2", "pos1 must be below pos2"}};
         view.setFrame(f);
-        auto* table = view.findChild<QTableWidget*>("actions");
+        auto* table = view.findChild<ActionListTable*>("actions");
         const QStringList outcomes = column(table, ActionListTable::Outcome);
         QVERIFY2(
             outcomes[1].startsWith("rejected") && outcomes[1].contains("pos1 must be below pos2"),
             qPrintable(outcomes[1]));
         QVERIFY(!outcomes[0].startsWith("rejected"));
         QVERIFY(!outcomes[2].startsWith("rejected"));
-        QVERIFY(table->item(1, ActionListTable::Outcome)->background().color().red() > 200);
+        QVERIFY(table->model()
+                    ->index(1, ActionListTable::Outcome)
+                    .data(Qt::BackgroundRole)
+                    .value<QColor>()
+                    .red() > 200);
         QVERIFY(view.findChild<QLabel*>("result")->text().contains("REJECTED"));
     }
 
@@ -89,7 +138,7 @@ private slots:
         f->last_result.actions_applied = 1;
         view.setFrame(f);
         const QStringList outcomes =
-            column(view.findChild<QTableWidget*>("actions"), ActionListTable::Outcome);
+            column(view.findChild<ActionListTable*>("actions"), ActionListTable::Outcome);
         QCOMPARE(outcomes[0], QString("applied, then undone"));
         QCOMPARE(outcomes[1], QString("FAILED in insert: injected fault"));
         QCOMPARE(outcomes[2], QString("not reached"));
