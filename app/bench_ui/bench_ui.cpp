@@ -204,12 +204,13 @@ FramePtr built_frame(int layers, int rows, int phase) {
         LayerFrame lf;
         std::vector<int64_t> ids(static_cast<size_t>(rows));
         std::vector<int32_t> phases(static_cast<size_t>(rows));
-        lf.brightness.resize(size_t(rows));
+        std::vector<float> brightness(static_cast<size_t>(rows));
         for (int r = 0; r < rows; ++r) {
             ids[size_t(r)] = r;
             phases[size_t(r)] = r;
-            lf.brightness[size_t(r)] = float((r * 7 + l * 13 + phase) % 256);
+            brightness[size_t(r)] = float((r * 7 + l * 13 + phase) % 256);
         }
+        lf.brightness = std::move(brightness);
         lf.pos2ledger = std::move(ids);
         lf.rope_pos = std::move(phases);
         f->layers.push_back(std::move(lf));

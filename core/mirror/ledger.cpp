@@ -44,8 +44,12 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     e.removal.assign(size_t(n_layers_), Removal{});
     entries_.push_back(std::move(e));
     const int64_t id = entries_.back().id;
-    if (id % kChunkRecords == 0) chunk_revisions_.push_back(0);
+    if (id % kChunkRecords == 0) {
+        chunk_revisions_.push_back(0);
+        brightness_revisions_.push_back(0);
+    }
     chunk_revisions_.back() = next_revision();
+    brightness_revisions_.back() = chunk_revisions_.back();
     return id;
 }
 
@@ -83,8 +87,17 @@ void Ledger::mark_collapsed(int64_t id, int layer, int64_t tick) {
     if (!e.live_anywhere()) e.died_tick = tick;
 }
 
-void Ledger::set_brightness(int64_t id, int layer, float value) {
-    entry(id).brightness.at(size_t(layer)) = value;
+void Ledger::set_brightness(int layer, std::span<const int64_t> ids,
+                            std::span<const float> values) {
+    if (ids.size() != values.size())
+        throw std::invalid_argument("ledger: " + std::to_string(values.size()) +
+                                    " brightness values for " + std::to_string(ids.size()) +
+                                    " records");
+    const uint64_t revision = next_revision();
+    for (size_t i = 0; i < ids.size(); ++i) {
+        entry(ids[i]).brightness.at(size_t(layer)) = values[i];
+        brightness_revisions_[size_t(ids[i] / kChunkRecords)] = revision;
+    }
 }
 
 Ledger::Liveness Ledger::liveness() const {

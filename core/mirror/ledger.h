@@ -54,7 +54,9 @@ public:
     void mark_removed(int64_t id, int layer, int64_t tick, RemovalCause cause = {});
     // As mark_removed, but the record stays reachable through the gist that covers it.
     void mark_collapsed(int64_t id, int layer, int64_t tick);
-    void set_brightness(int64_t id, int layer, float value);
+    // The brightness in `layer` of records ids[i] := values[i] (ids.size() == values.size()).
+    // One call takes one new brightness revision for every chunk it touches.
+    void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values);
 
     // Records per revision chunk (ARCHITECTURE §7.1).
     static constexpr int64_t kChunkRecords = 1024;
@@ -64,6 +66,9 @@ public:
     // Revisions are unique across every Ledger of the process, so an equal revision means equal
     // records even after the session replaced its ledger: Frames share unchanged chunks by it.
     uint64_t chunk_revision(int64_t c) const { return chunk_revisions_[size_t(c)]; }
+    // The same for the brightness of chunk `c`'s records (set_brightness), which Frames share
+    // per layer row (FrameSharing::brightness).
+    uint64_t brightness_revision(int64_t c) const { return brightness_revisions_[size_t(c)]; }
 
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can
     // put the mirror back without touching history: records born after the snapshot are kept,
@@ -83,7 +88,8 @@ private:
 
     int n_layers_;
     std::vector<LedgerEntry> entries_;
-    std::vector<uint64_t> chunk_revisions_;  // [chunk]
+    std::vector<uint64_t> chunk_revisions_;       // [chunk]
+    std::vector<uint64_t> brightness_revisions_;  // [chunk]
 };
 
 }  // namespace kvw

@@ -44,7 +44,7 @@ RingFrame ring_frame(const RingLayout& ring, int layer);
 struct LayerFrame {
     SharedRows<int64_t> pos2ledger;  // [row] ledger id held by the row
     SharedRows<int32_t> rope_pos;    // [row] RoPE phase of the row's K
-    std::vector<float> brightness;   // [row] brightness of the row's record in this layer
+    SharedRows<float> brightness;    // [row] brightness of the row's record in this layer
     std::vector<float> drift;        // [row] max(K, V) relative drift; empty when not measured
     int first_stale_row = -1;        // from the last drift measurement; -1: none or unmeasured
     // What encoding the layer's K and V rows met since the cache was made (saturated values,

@@ -33,13 +33,21 @@ SharedRows<T> share(std::vector<SharedRows<T>>& last, int layer, const std::vect
 LedgerRecords FrameSharing::ledger(const Ledger& ledger) {
     LedgerRecords records;
     std::vector<uint64_t> revisions;
+    any_brightness_changed_ = false;
+    std::vector<uint64_t> brightness_revisions;
     for (int64_t c = 0; c < ledger.chunk_count(); ++c) {
         const uint64_t revision = ledger.chunk_revision(c);
         const bool unchanged =
             size_t(c) < chunk_revisions_.size() && chunk_revisions_[size_t(c)] == revision;
         records.append_chunk(unchanged ? ledger_.chunk(size_t(c)) : copy_chunk(ledger, c));
         revisions.push_back(revision);
+        const uint64_t lit = ledger.brightness_revision(c);
+        const bool same_brightness =
+            size_t(c) < brightness_revisions_.size() && brightness_revisions_[size_t(c)] == lit;
+        brightness_revisions.push_back(lit);
+        any_brightness_changed_ = any_brightness_changed_ || !same_brightness;
     }
+    brightness_revisions_ = std::move(brightness_revisions);
     chunk_revisions_ = std::move(revisions);
     ledger_ = records;
     return records;
@@ -51,6 +59,24 @@ SharedRows<int64_t> FrameSharing::pos2ledger(int layer, const std::vector<int64_
 
 SharedRows<int32_t> FrameSharing::rope_pos(int layer, const std::vector<int32_t>& rows) {
     return share(rope_pos_, layer, rows);
+}
+
+SharedRows<float> FrameSharing::brightness(int layer, const SharedRows<int64_t>& rows,
+                                           std::span<const LedgerEntry> entries) {
+    if (size_t(layer) >= brightness_.size()) {
+        brightness_.resize(size_t(layer) + 1);
+        brightness_rows_.resize(size_t(layer) + 1);
+    }
+    SharedRows<float>& kept = brightness_[size_t(layer)];
+    SharedRows<int64_t>& kept_rows = brightness_rows_[size_t(layer)];
+    if (kept_rows.shares_with(rows) && !any_brightness_changed_) return kept;
+    std::vector<float> values(rows.size(), 0.0f);
+    for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r] >= 0 && size_t(rows[r]) < entries.size())
+            values[r] = entries[size_t(rows[r])].brightness[size_t(layer)];
+    kept = std::move(values);
+    kept_rows = rows;
+    return kept;
 }
 
 }  // namespace kvw

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/mirror/ledger.h"
@@ -18,9 +19,20 @@ public:
     // primitive can forget to say it changed them).
     SharedRows<int64_t> pos2ledger(int layer, const std::vector<int64_t>& rows);
     SharedRows<int32_t> rope_pos(int layer, const std::vector<int32_t>& rows);
+    // A layer's brightness (each row's record's brightness in the layer), after ledger() and
+    // pos2ledger() for this Frame: the last Frame's when the layer holds the same rows (the
+    // same shared copy) and no brightness in the ledger changed (Ledger::brightness_revision);
+    // else rebuilt. An edit of a few rows in one layer leaves every other layer's shared; a
+    // tick, which decays every row's brightness, rebuilds them all.
+    SharedRows<float> brightness(int layer, const SharedRows<int64_t>& rows,
+                                 std::span<const LedgerEntry> entries);
 
 private:
-    std::vector<uint64_t> chunk_revisions_;  // [chunk] of ledger_
+    std::vector<uint64_t> chunk_revisions_;             // [chunk] of ledger_
+    std::vector<uint64_t> brightness_revisions_;        // [chunk] Ledger::brightness_revision seen
+    bool any_brightness_changed_ = true;                // since the Frame before, in any chunk
+    std::vector<SharedRows<int64_t>> brightness_rows_;  // [layer]: the rows brightness_ is of
+    std::vector<SharedRows<float>> brightness_;         // [layer]
     LedgerRecords ledger_;
     std::vector<SharedRows<int64_t>> pos2ledger_;  // [layer]
     std::vector<SharedRows<int32_t>> rope_pos_;    // [layer]

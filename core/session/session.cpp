@@ -364,9 +364,12 @@ void Session::refresh_invariants() {
 // Records made at or after `first_id` enter the cache at full brightness in every layer that
 // holds them (ARCHITECTURE §2.1: a new row has not yet had the chance to be attended to).
 void Session::light_new_records(int64_t first_id) {
-    for (int l = 0; l < state_->n_layers(); ++l)
+    for (int l = 0; l < state_->n_layers(); ++l) {
+        std::vector<int64_t> ids;
         for (int64_t id : state_->layer_map(l).pos2ledger)
-            if (id >= first_id) state_->set_brightness(id, l, options_.brightness.initial);
+            if (id >= first_id) ids.push_back(id);
+        state_->set_brightness(l, ids, std::vector<float>(ids.size(), options_.brightness.initial));
+    }
 }
 
 void Session::note_result(const TickResult& result, const ActionList& given) {

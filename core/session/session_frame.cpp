@@ -57,13 +57,7 @@ std::shared_ptr<Frame> Session::frame() const {
         LayerFrame layer;
         layer.pos2ledger = frame_sharing_.pos2ledger(l, map.pos2ledger);
         layer.rope_pos = frame_sharing_.rope_pos(l, map.rope_pos);
-        std::vector<float> brightness(map.pos2ledger.size(), 0.0f);
-        for (size_t r = 0; r < brightness.size(); ++r) {
-            const int64_t id = map.pos2ledger[r];
-            if (id >= 0 && size_t(id) < entries.size())
-                brightness[r] = entries[size_t(id)].brightness[size_t(l)];
-        }
-        layer.brightness = std::move(brightness);
+        layer.brightness = frame_sharing_.brightness(l, layer.pos2ledger, entries);
         if (drift_current_ && size_t(l) < drift_.layers.size()) {
             const LayerDrift& d = drift_.layers[size_t(l)];
             for (size_t r = 0; r < d.k.size(); ++r) {

@@ -35,16 +35,14 @@ std::vector<std::vector<float>> Session::update_brightness() {
             measured ? attention_share(mass[size_t(l)]) : std::vector<float>(ids.size(), 0.0f);
         const std::vector<float> after =
             updated_brightness(before[size_t(l)], received, options_.brightness);
-        for (size_t r = 0; r < ids.size(); ++r) state_->set_brightness(ids[r], l, after[r]);
+        state_->set_brightness(l, ids, after);
     }
     return before;
 }
 
 void Session::restore_brightness(const std::vector<std::vector<float>>& saved) {
     for (int l = 0; l < state_->n_layers(); ++l) {
-        const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
-        for (size_t r = 0; r < ids.size(); ++r)
-            state_->set_brightness(ids[r], l, saved[size_t(l)][r]);
+        state_->set_brightness(l, state_->layer_map(l).pos2ledger, saved[size_t(l)]);
     }
 }
 

@@ -177,9 +177,9 @@ public:
     const std::vector<std::vector<float>>& last_attention_mass() const {
         return last_attention_mass_;
     }
-    void set_brightness(int64_t id, int layer, float value) {
+    void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values) {
         changed();
-        ledger_.set_brightness(id, layer, value);
+        ledger_.set_brightness(layer, ids, values);
     }
 
     // ---- test hooks -------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "core/model/model_loader.h"
+#include "core/session/frame_sharing.h"
 #include "core/session/session.h"
 
 using namespace kvw;
@@ -133,6 +134,7 @@ private slots:
         for (size_t l = 0; l < a->layers.size(); ++l) {
             QVERIFY(again->layers[l].pos2ledger.shares_with(a->layers[l].pos2ledger));
             QVERIFY(again->layers[l].rope_pos.shares_with(a->layers[l].rope_pos));
+            QVERIFY(again->layers[l].brightness.shares_with(a->layers[l].brightness));
         }
 
         // A tick adds a record to the last chunk: the full chunks before it are shared.
@@ -143,6 +145,9 @@ private slots:
             QVERIFY2(b->ledger.chunk(c) == a->ledger.chunk(c), qPrintable(QString::number(c)));
         QVERIFY(b->ledger.chunk(a->ledger.chunk_count() - 1) !=
                 a->ledger.chunk(a->ledger.chunk_count() - 1));
+        // The tick's brightness update (decay and the new row's attention) reached every layer.
+        for (size_t l = 0; l < a->layers.size(); ++l)
+            QVERIFY(!b->layers[l].brightness.shares_with(a->layers[l].brightness));
 
         // A delete in layer 1 of a record of chunk 0: that chunk and that layer are new copies,
         // chunk 1 and the other layers' phases are shared; the old Frame still shows the old
@@ -154,9 +159,50 @@ private slots:
         QVERIFY(c->ledger.chunk(1) == b->ledger.chunk(1));
         QVERIFY(!c->layers[1].pos2ledger.shares_with(b->layers[1].pos2ledger));
         QVERIFY(c->layers[0].pos2ledger.shares_with(b->layers[0].pos2ledger));
+        // The delete changed no brightness: the other layers keep theirs without a lookup.
+        QVERIFY(!c->layers[1].brightness.shares_with(b->layers[1].brightness));
+        QVERIFY(c->layers[0].brightness.shares_with(b->layers[0].brightness));
         const int64_t gone = b->layers[1].pos2ledger[5];
         QCOMPARE(b->ledger[size_t(gone)].status[1], RowStatus::Live);
         QCOMPARE(c->ledger[size_t(gone)].status[1], RowStatus::Removed);
+    }
+
+    // Brightness alone changing (the rows the same copy): a layer's brightness is shared while no
+    // brightness changed anywhere, and follows the ledger as soon as one value did.
+    void brightness_follows_the_ledger_while_the_rows_stay() {
+        constexpr int kRecords = 1500;  // two chunks
+        Ledger ledger(2);
+        std::vector<int64_t> ids;
+        for (int i = 0; i < kRecords; ++i)
+            ids.push_back(ledger.add(EntryKind::Prompt, 5 + i % 50, "x", 0));
+        const auto plain = [](int l, int64_t id) { return float((id * 3 + l * 7) % 256); };
+        for (int l = 0; l < 2; ++l) {
+            std::vector<float> values;
+            for (int64_t id : ids) values.push_back(plain(l, id));
+            ledger.set_brightness(l, ids, values);
+        }
+        FrameSharing sharing;
+        const auto frame_layer = [&](int l) {
+            return sharing.brightness(l, sharing.pos2ledger(l, ids), ledger.entries());
+        };
+        (void)sharing.ledger(ledger);
+        const SharedRows<float> b0 = frame_layer(0), b1 = frame_layer(1);
+        for (int64_t id : ids) QCOMPARE(b1[size_t(id)], plain(1, id));
+
+        (void)sharing.ledger(ledger);  // nothing changed
+        QVERIFY(frame_layer(0).shares_with(b0));
+        QVERIFY(frame_layer(1).shares_with(b1));
+
+        const std::vector<int64_t> one{1200};
+        ledger.set_brightness(1, one, std::vector<float>{77.0f});
+        (void)sharing.ledger(ledger);
+        const SharedRows<float> c0 = frame_layer(0), c1 = frame_layer(1);
+        QCOMPARE(c1[1200], 77.0f);
+        for (int64_t id : ids) {
+            if (id != 1200) QCOMPARE(c1[size_t(id)], plain(1, id));
+            QCOMPARE(c0[size_t(id)], plain(0, id));
+        }
+        QVERIFY(!c1.shares_with(b1));
     }
 
     // A new sequence makes a new ledger whose revisions never repeat an old one's: no chunk of

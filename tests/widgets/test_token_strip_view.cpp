@@ -45,10 +45,12 @@ FramePtr long_frame(int rows) {
     f->ledger = LedgerRecords(std::move(ledger), 1024);
     LayerFrame lf;
     std::vector<int64_t> ids(static_cast<size_t>(rows));
+    std::vector<float> brightness;
     for (int r = 0; r < rows; ++r) {
         ids[size_t(r)] = r;
-        lf.brightness.push_back(r % 2 ? 0.0f : 255.0f);
+        brightness.push_back(r % 2 ? 0.0f : 255.0f);
     }
+    lf.brightness = std::move(brightness);
     lf.rope_pos = std::vector<int32_t>(ids.begin(), ids.end());
     lf.pos2ledger = std::move(ids);
     f->layers.push_back(std::move(lf));
