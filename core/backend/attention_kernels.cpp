@@ -24,10 +24,6 @@ constexpr AttentionKernel kKernels[] = {
 
 }  // namespace
 
-size_t attention_q_scratch_floats(int streams, int hd) {
-    return size_t((streams + 7) / 8 * 8) * size_t(hd);
-}
-
 std::span<const AttentionKernel> attention_kernels() { return kKernels; }
 
 const AttentionKernel& best_attention_kernel() {

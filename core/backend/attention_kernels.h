@@ -31,8 +31,9 @@ struct AttentionBlock {
     float scale = 1.0f;
     float* out = nullptr;  // query i, head h: hd floats at out + i · out_stride + h · hd
     size_t out_stride = 0;
-    // Scratch the caller owns, sized by attention_scratch_floats: after the call, stream s's
-    // softmax weights are p[s · p_stride + j] for j < its rows.
+    // Scratch the caller owns: p holds streams() · p_stride floats and, after the call, stream
+    // s's softmax weights at p[s · p_stride + j] for j < its rows; q_t holds
+    // attention_lanes(streams()) · hd floats (the queries side by side).
     float* p = nullptr;
     size_t p_stride = 0;  // ≥ first_len + queries − 1
     float* q_t = nullptr;
@@ -41,8 +42,13 @@ struct AttentionBlock {
     int rows_of(int stream) const { return first_len + stream / group; }
 };
 
-// Floats of q_t scratch a block of `streams` streams of width hd needs.
-size_t attention_q_scratch_floats(int streams, int hd);
+// The kernels' vector width: streams sit side by side in vectors of this many lanes, and the
+// softmax sums in this many lanes.
+constexpr int kAttentionLanes = 8;
+// `streams` rounded up to whole vectors.
+constexpr int attention_lanes(int streams) {
+    return (streams + kAttentionLanes - 1) / kAttentionLanes * kAttentionLanes;
+}
 
 using AttentionKernelFn = void (*)(const AttentionBlock& block);
 

@@ -88,15 +88,16 @@ void Transformer::embed(std::span<const Item> items, float* x) const {
     }
 }
 
+// Streams (query × head) per attention block: enough to fill the kernel's lanes when a group is
+// small (one head per K/V head: 32 queries side by side), small enough for the scratch.
+constexpr int kAttentionStreams = 32;
+
 // Grouped-query attention of the n new items over the layer's context rows and, causally, over
 // each other. q is [n][q_dim]; k_new, v_new are [n][kv_dim]; out is [n][q_dim]. mass, when not
 // null, is [n_heads][ctx.rows + n] and receives each head's softmax weights summed over queries.
 // The work is one K/V head × a block of queries at a time (core/backend/attention_kernels.h),
 // whose numbers do not depend on the block or the thread; with mass, one thread takes all of
 // a head's blocks, so that each head's mass is summed in query order.
-// Streams (query × head) per attention block: enough to fill the kernel's lanes when a group is
-// small (one head per K/V head: 32 queries side by side), small enough for the scratch.
-constexpr int kAttentionStreams = 32;
 
 void Transformer::attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
                             const float* v_new, float* out, float* mass) const {
@@ -115,7 +116,7 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
         // page-faulted on every layer of every token (perf showed it at 4k rows).
         thread_local std::vector<float> q_t, p;
         thread_local std::vector<const float*> k_rows, v_rows;
-        q_t.resize(cpu::attention_q_scratch_floats(block * group, hd));
+        q_t.resize(size_t(cpu::attention_lanes(block * group)) * size_t(hd));
         p.resize(size_t(block) * group * total);
         k_rows.resize(static_cast<size_t>(total));
         v_rows.resize(static_cast<size_t>(total));

@@ -90,7 +90,7 @@ Data make(const Case& c, uint32_t seed) {
     d.out.assign(d.out_stride * c.queries, kSentinel);
     d.p_stride = size_t(rows) + 5;
     d.p.assign(d.p_stride * c.queries * c.group, kSentinel);
-    d.q_t.assign(cpu::attention_q_scratch_floats(c.queries * c.group, c.hd), kSentinel);
+    d.q_t.assign(size_t(cpu::attention_lanes(c.queries * c.group)) * size_t(c.hd), kSentinel);
     return d;
 }
 
