@@ -1,5 +1,6 @@
 #include "core/cache/kv_layout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -7,6 +8,16 @@
 #include "core/cache/cache_error.h"
 
 namespace kvw {
+
+namespace {
+
+int64_t nonfinite(const float* scale, int n) {
+    int64_t bad = 0;
+    for (int i = 0; i < n; ++i) bad += std::isfinite(scale[i]) ? 0 : 1;
+    return bad;
+}
+
+}  // namespace
 
 void KvLayout::check_layer(int layer) const {
     if (layer < 0 || layer >= n_layers())
@@ -29,6 +40,19 @@ int KvLayout::rows(int layer) const {
 
 int KvLayout::physical_rows(int layer) const { return rows(layer); }
 
+int64_t KvLayout::scan_nonfinite_scales(int layer, int row, int n) const {
+    const KvRows k = slab_.k_rows(layer), v = slab_.v_rows(layer);
+    if (!k.scale && !v.scale) return 0;
+    const size_t groups = size_t(storage().groups);
+    int64_t bad = 0;
+    for (int r = row; r < row + n; ++r) {
+        const size_t p = size_t(physical_row(layer, r));
+        for (const KvRows& half : {k, v})
+            if (half.scale) bad += nonfinite(half.scale + p * groups, int(groups));
+    }
+    return bad;
+}
+
 void KvLayout::set_dormant(bool dormant) {
     for (int l = 0; l < n_layers(); ++l)
         slab_.resize_rows(l, dormant ? slab_rows_in_use(l) : capacity());
@@ -45,17 +69,22 @@ void KvLayout::append(int layer, const float* k, const float* v, int n) {
 void KvLayout::insert(int layer, int row, const float* k, const float* v, int n) {
     check_room(layer, n);
     check_rows(layer, row, 0, rows(layer));
-    if (n > 0) insert_rows(layer, row, k, v, n);
+    if (n == 0) return;
+    insert_rows(layer, row, k, v, n);
+    nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);
 }
 
 void KvLayout::remove(int layer, int row) {
     check_rows(layer, row, 1, rows(layer));
+    nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, 1);
     remove_row(layer, row);
 }
 
 void KvLayout::remove_range(int layer, int row, int n) {
     check_rows(layer, row, n, rows(layer));
-    if (n > 0) remove_rows(layer, row, n);
+    if (n == 0) return;
+    nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, n);
+    remove_rows(layer, row, n);
 }
 
 void KvLayout::remove_rows(int layer, int row, int n) {
@@ -64,23 +93,32 @@ void KvLayout::remove_rows(int layer, int row, int n) {
 
 void KvLayout::overwrite(int layer, int row, const float* k, const float* v, int n) {
     check_rows(layer, row, n, rows(layer));
+    nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, n);
     const size_t d = size_t(kv_dim());
     for (int i = 0; i < n; ++i)
         slab_.write(layer, physical_row(layer, row + i), k + size_t(i) * d, v + size_t(i) * d, 1);
     rows_rewritten(layer, row, n);
+    nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);
 }
 
 void KvLayout::truncate(int layer, int rows) {
     check_rows(layer, 0, rows, this->rows(layer));
+    nonfinite_scales_[size_t(layer)] -=
+        scan_nonfinite_scales(layer, rows, this->rows(layer) - rows);
     truncate_rows(layer, rows);
 }
 
-void KvLayout::reset() { reset_rows(); }
+void KvLayout::reset() {
+    reset_rows();
+    std::fill(nonfinite_scales_.begin(), nonfinite_scales_.end(), 0);
+}
 
 void KvLayout::overwrite_k(int layer, int row, const float* k) {
     check_rows(layer, row, 1, rows(layer));
+    nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, 1);
     slab_.write_k(layer, physical_row(layer, row), k);
     rows_rewritten(layer, row, 1);
+    nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, 1);
 }
 
 void KvLayout::append_stored(int layer, const KvLayout& src) {
@@ -95,6 +133,7 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
         slab_.copy_rows(layer, physical_row(layer, first + r), src.slab_,
                         src.physical_row(layer, r), 1);
     rows_rewritten(layer, first, n);
+    nonfinite_scales_[size_t(layer)] += src.nonfinite_scales(layer);
 }
 
 void KvLayout::read_k(int layer, int row, float* out) const {
@@ -118,12 +157,6 @@ void append_stored_half(std::vector<uint8_t>& out, const KvRows& rows, size_t p,
     out.insert(out.end(), scale, scale + size_t(groups) * sizeof(float));
 }
 
-int64_t nonfinite(const float* scale, int n) {
-    int64_t bad = 0;
-    for (int i = 0; i < n; ++i) bad += std::isfinite(scale[i]) ? 0 : 1;
-    return bad;
-}
-
 }  // namespace
 
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
@@ -134,17 +167,6 @@ std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
     append_stored_half(out, slab_.k_rows(layer), p, kv_dim(), storage().groups);
     append_stored_half(out, slab_.v_rows(layer), p, kv_dim(), storage().groups);
     return out;
-}
-
-int64_t KvLayout::nonfinite_scales(int layer) const {
-    const int groups = storage().groups;
-    int64_t bad = 0;
-    for (int r = 0; r < rows(layer); ++r) {
-        const size_t p = size_t(physical_row(layer, r));
-        for (const KvRows& half : {slab_.k_rows(layer), slab_.v_rows(layer)})
-            if (half.scale) bad += nonfinite(half.scale + p * size_t(groups), groups);
-    }
-    return bad;
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

@@ -84,8 +84,11 @@ public:
     // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
     // has them), for hashing.
     std::vector<uint8_t> stored_row(int layer, int row) const;
-    // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types).
-    int64_t nonfinite_scales(int layer) const;
+    // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types),
+    // counted as rows are written and dropped, so that the per-tick invariant and every Frame
+    // read it without scanning the layer. Encoding keeps scales finite (kv_quant.h): a
+    // non-finite one means stored bytes that bypassed it.
+    int64_t nonfinite_scales(int layer) const { return nonfinite_scales_.at(size_t(layer)); }
     // What encoding met since construction: values clamped to the type's range, NaN inputs.
     const QuantStats& k_stats(int layer) const { return slab_.k_stats(layer); }
     const QuantStats& v_stats(int layer) const { return slab_.v_stats(layer); }
@@ -96,7 +99,7 @@ public:
 
 protected:
     KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
-        : slab_(n_layers, kv_dim, capacity, storage) {}
+        : slab_(n_layers, kv_dim, capacity, storage), nonfinite_scales_(size_t(n_layers), 0) {}
     // Only through clone(): a copy of a cache is a whole slab, never made by accident.
     KvLayout(const KvLayout&) = default;
 
@@ -122,6 +125,10 @@ protected:
 private:
     void check_layer(int layer) const;
     void check_rows(int layer, int row, int n, int limit) const;
+    // Non-finite scales of logical rows [row, row + n), read from the slab.
+    int64_t scan_nonfinite_scales(int layer, int row, int n) const;
+
+    std::vector<int64_t> nonfinite_scales_;  // [layer]: scan_nonfinite_scales of every row
 };
 
 // `ring` is read by the Ring layout only.

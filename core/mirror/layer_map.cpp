@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "core/mirror/revision.h"
 
 namespace kvw {
 
@@ -24,6 +27,22 @@ void LayerMap::remove(int row) {
 void LayerMap::clear() {
     pos2ledger.clear();
     rope_pos.clear();
+}
+
+LayerMaps::LayerMaps(size_t n_layers) : maps_(n_layers), revisions_(n_layers) {
+    for (uint64_t& revision : revisions_) revision = next_revision();
+}
+
+LayerMap& LayerMaps::edit(size_t layer) {
+    LayerMap& map = maps_.at(layer);
+    revisions_[layer] = next_revision();
+    return map;
+}
+
+void LayerMaps::assign(std::vector<LayerMap> maps) {
+    maps_ = std::move(maps);
+    revisions_.resize(maps_.size());
+    for (uint64_t& revision : revisions_) revision = next_revision();
 }
 
 }  // namespace kvw

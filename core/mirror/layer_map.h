@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -18,6 +19,30 @@ struct LayerMap {
     // 0 <= row < rows(). Throws std::out_of_range otherwise.
     void remove(int row);
     void clear();
+};
+
+// Every layer's map, each with a revision (next_revision) that every write takes anew: the
+// only way to a writable map is edit(), so no primitive can change a map and leave its
+// revision behind, and a Frame shares a layer's rows while its revision stays (ARCHITECTURE
+// §7.1).
+class LayerMaps {
+public:
+    explicit LayerMaps(size_t n_layers);
+
+    size_t size() const { return maps_.size(); }
+    // Throws std::out_of_range for a layer outside [0, size()).
+    const LayerMap& at(size_t layer) const { return maps_.at(layer); }
+    const LayerMap& operator[](size_t layer) const { return maps_[layer]; }
+    uint64_t revision(size_t layer) const { return revisions_.at(layer); }
+    // The layer's map to change, its revision already new.
+    LayerMap& edit(size_t layer);
+    // Every map replaced (a mirror snapshot put back); every revision new.
+    void assign(std::vector<LayerMap> maps);
+    const std::vector<LayerMap>& all() const { return maps_; }
+
+private:
+    std::vector<LayerMap> maps_;
+    std::vector<uint64_t> revisions_;  // [layer]
 };
 
 }  // namespace kvw

@@ -1,19 +1,11 @@
 #include "core/mirror/ledger.h"
 
 #include <algorithm>
-#include <atomic>
 #include <stdexcept>
 
+#include "core/mirror/revision.h"
+
 namespace kvw {
-
-namespace {
-
-uint64_t next_revision() {
-    static std::atomic<uint64_t> last{0};
-    return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
-}  // namespace
 
 const char* entry_kind_name(EntryKind kind) {
     switch (kind) {

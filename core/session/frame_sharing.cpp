@@ -20,12 +20,13 @@ LedgerRecords::ChunkPtr copy_chunk(const Ledger& ledger, int64_t chunk) {
     return records;
 }
 
-template <class T>
-SharedRows<T> share(std::vector<SharedRows<T>>& last, int layer, const std::vector<T>& rows) {
+template <class Kept, class T>
+SharedRows<T> share(std::vector<Kept>& last, int layer, const std::vector<T>& rows,
+                    uint64_t revision) {
     if (size_t(layer) >= last.size()) last.resize(size_t(layer) + 1);
-    SharedRows<T>& kept = last[size_t(layer)];
-    kept = kept.reuse_or_copy(rows);
-    return kept;
+    Kept& kept = last[size_t(layer)];
+    if (kept.revision != revision) kept = {SharedRows<T>(rows), revision};
+    return kept.rows;
 }
 
 }  // namespace
@@ -53,12 +54,14 @@ LedgerRecords FrameSharing::ledger(const Ledger& ledger) {
     return records;
 }
 
-SharedRows<int64_t> FrameSharing::pos2ledger(int layer, const std::vector<int64_t>& rows) {
-    return share(pos2ledger_, layer, rows);
+SharedRows<int64_t> FrameSharing::pos2ledger(int layer, const std::vector<int64_t>& rows,
+                                             uint64_t revision) {
+    return share(pos2ledger_, layer, rows, revision);
 }
 
-SharedRows<int32_t> FrameSharing::rope_pos(int layer, const std::vector<int32_t>& rows) {
-    return share(rope_pos_, layer, rows);
+SharedRows<int32_t> FrameSharing::rope_pos(int layer, const std::vector<int32_t>& rows,
+                                           uint64_t revision) {
+    return share(rope_pos_, layer, rows, revision);
 }
 
 SharedRows<float> FrameSharing::brightness(int layer, const SharedRows<int64_t>& rows,

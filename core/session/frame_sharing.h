@@ -15,10 +15,11 @@ class FrameSharing {
 public:
     // The ledger's records: chunks whose Ledger::chunk_revision is unchanged are shared.
     LedgerRecords ledger(const Ledger& ledger);
-    // A layer's rows: shared when equal to the last Frame's (compared, not tracked, so that no
-    // primitive can forget to say it changed them).
-    SharedRows<int64_t> pos2ledger(int layer, const std::vector<int64_t>& rows);
-    SharedRows<int32_t> rope_pos(int layer, const std::vector<int32_t>& rows);
+    // A layer's rows: the last Frame's while the layer's map kept its revision
+    // (StateManager::layer_map_revision: every write to a map takes a new one), else a copy.
+    // Tracked, not compared: comparing 22 layers x 100,000 rows costs more than the Frame.
+    SharedRows<int64_t> pos2ledger(int layer, const std::vector<int64_t>& rows, uint64_t revision);
+    SharedRows<int32_t> rope_pos(int layer, const std::vector<int32_t>& rows, uint64_t revision);
     // A layer's brightness (each row's record's brightness in the layer), after ledger() and
     // pos2ledger() for this Frame: the last Frame's when the layer holds the same rows (the
     // same shared copy) and no brightness in the ledger changed (Ledger::brightness_revision);
@@ -34,8 +35,13 @@ private:
     std::vector<SharedRows<int64_t>> brightness_rows_;  // [layer]: the rows brightness_ is of
     std::vector<SharedRows<float>> brightness_;         // [layer]
     LedgerRecords ledger_;
-    std::vector<SharedRows<int64_t>> pos2ledger_;  // [layer]
-    std::vector<SharedRows<int32_t>> rope_pos_;    // [layer]
+    template <class T>
+    struct Kept {
+        SharedRows<T> rows;
+        uint64_t revision = 0;  // of the map they were copied from; 0: none yet
+    };
+    std::vector<Kept<int64_t>> pos2ledger_;  // [layer]
+    std::vector<Kept<int32_t>> rope_pos_;    // [layer]
 };
 
 }  // namespace kvw

@@ -55,8 +55,9 @@ std::shared_ptr<Frame> Session::frame() const {
     for (int l = 0; l < state_->n_layers(); ++l) {
         const LayerMap& map = state_->layer_map(l);
         LayerFrame layer;
-        layer.pos2ledger = frame_sharing_.pos2ledger(l, map.pos2ledger);
-        layer.rope_pos = frame_sharing_.rope_pos(l, map.rope_pos);
+        const uint64_t revision = state_->layer_map_revision(l);
+        layer.pos2ledger = frame_sharing_.pos2ledger(l, map.pos2ledger, revision);
+        layer.rope_pos = frame_sharing_.rope_pos(l, map.rope_pos, revision);
         layer.brightness = frame_sharing_.brightness(l, layer.pos2ledger, entries);
         if (drift_current_ && size_t(l) < drift_.layers.size()) {
             const LayerDrift& d = drift_.layers[size_t(l)];

@@ -39,11 +39,6 @@ public:
 
     // True when both hold the same copy (not merely equal values): a view may skip its refill.
     bool shares_with(const SharedRows& other) const { return rows_ == other.rows_; }
-    // These rows if they equal `values`, else a new copy of `values`.
-    SharedRows reuse_or_copy(const std::vector<T>& values) const {
-        if (rows_ && *rows_ == values) return *this;
-        return SharedRows(values);
-    }
 
 private:
     static const std::vector<T>& empty_rows() {

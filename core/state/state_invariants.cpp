@@ -146,7 +146,7 @@ void StateManager::debug_desync_row(int layer, int row) {
     if (layer < 0 || layer >= n_layers())
         throw StateError(StateErrorKind::LayerOutOfRange, "debug_desync_row",
                          "layer " + std::to_string(layer));
-    LayerMap& map = maps_[size_t(layer)];
+    LayerMap& map = maps_.edit(size_t(layer));
     if (row < 0 || row >= map.rows())
         throw StateError(StateErrorKind::RowOutOfRange, "debug_desync_row",
                          "row " + std::to_string(row));

@@ -152,7 +152,7 @@ void StateManager::end_primitive(const std::vector<int>& layers, const char* pri
 // is decoded, rotated and encoded again (new scales), as a kernel doing the shift in place would.
 void StateManager::reindex_layer(int layer) {
     const ModelConfig& c = engine_->model().config;
-    LayerMap& map = maps_[size_t(layer)];
+    LayerMap& map = maps_.edit(size_t(layer));
     std::vector<float> k(size_t(c.kv_dim()));
     for (int r = 0; r < map.rows(); ++r) {
         const int delta = r - map.rope_pos[size_t(r)];
@@ -173,7 +173,7 @@ void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t ti
     between_blades("remove");
     for (int l : layers) {
         const int64_t id = maps_[size_t(l)].pos2ledger[size_t(row)];
-        maps_[size_t(l)].remove(row);
+        maps_.edit(size_t(l)).remove(row);
         ledger_.mark_removed(id, l, tick, cause);
     }
 }
@@ -192,7 +192,7 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
         cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
     between_blades("insert");
     for (int l : layers) {
-        maps_[size_t(l)].insert(row, ids, phases);
+        maps_.edit(size_t(l)).insert(row, ids, phases);
         for (int64_t id : ids) ledger_.mark_live(id, l);
     }
 }
@@ -217,7 +217,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     between_blades("append");
     std::vector<int> all;
     for (int l = 0; l < n_layers(); ++l) {
-        maps_[size_t(l)].insert(rows(l), ids, phases);
+        maps_.edit(size_t(l)).insert(rows(l), ids, phases);
         for (int64_t id : ids) ledger_.mark_live(id, l);
         all.push_back(l);
     }
@@ -278,7 +278,7 @@ void StateManager::reset(int64_t tick) {
     for (int l = 0; l < n_layers(); ++l) {
         for (int64_t id : maps_[size_t(l)].pos2ledger)
             ledger_.mark_removed(id, l, tick, {RemovalReason::Reset, std::nullopt});
-        maps_[size_t(l)].clear();
+        maps_.edit(size_t(l)).clear();
     }
     last_logits_.clear();
     last_attention_mass_.clear();
@@ -286,11 +286,11 @@ void StateManager::reset(int64_t tick) {
 
 // ---- tick support -----------------------------------------------------------------------------
 
-MirrorSnapshot StateManager::snapshot_mirror() const { return {maps_, ledger_.liveness()}; }
+MirrorSnapshot StateManager::snapshot_mirror() const { return {maps_.all(), ledger_.liveness()}; }
 
 void StateManager::restore_mirror(const MirrorSnapshot& snapshot, int64_t tick) {
     changed();
-    maps_ = snapshot.maps;
+    maps_.assign(snapshot.maps);
     ledger_.restore_liveness(snapshot.liveness, tick);
 }
 

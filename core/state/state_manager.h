@@ -146,6 +146,9 @@ public:
     const Transformer& engine() const { return *engine_; }
     const Ledger& ledger() const { return ledger_; }
     const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
+    // New whenever the layer's map changes, unique across the process (LayerMaps): a Frame
+    // shares the layer's rows while it stays (FrameSharing).
+    uint64_t layer_map_revision(int layer) const { return maps_.revision(size_t(layer)); }
     const KvLayout& cache() const { return *cache_; }
     int n_layers() const { return cache_->n_layers(); }
     int rows(int layer) const { return layer_map(layer).rows(); }
@@ -229,7 +232,7 @@ private:
     RopePolicy policy_;
     bool guard_;
     Ledger ledger_;
-    std::vector<LayerMap> maps_;
+    LayerMaps maps_;
     std::optional<uint64_t> memory_budget_;
     RingOptions ring_options_;
     std::unique_ptr<KvLayout> cache_;

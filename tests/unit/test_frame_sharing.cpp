@@ -182,8 +182,10 @@ private slots:
             ledger.set_brightness(l, ids, values);
         }
         FrameSharing sharing;
+        constexpr uint64_t kRowsRevision = 1;  // the rows never change here
         const auto frame_layer = [&](int l) {
-            return sharing.brightness(l, sharing.pos2ledger(l, ids), ledger.entries());
+            return sharing.brightness(l, sharing.pos2ledger(l, ids, kRowsRevision),
+                                      ledger.entries());
         };
         (void)sharing.ledger(ledger);
         const SharedRows<float> b0 = frame_layer(0), b1 = frame_layer(1);
@@ -218,7 +220,8 @@ private slots:
     }
 
     // Every command kind, then the Frame against the state and the memoised hash against the
-    // reference computed from the state as it is now.
+    // reference computed from the state as it is now: a map write that kept its revision would
+    // leave the Frame showing the old rows.
     void every_command_keeps_frame_and_hash_true() {
         const std::vector<std::function<void(Session&)>> commands = {
             [](Session& s) { s.start("the cache remembers the tokens"); },
@@ -250,6 +253,13 @@ private slots:
             [](Session& s) { s.set_layout(CacheLayout::Contiguous); },
             [](Session& s) { s.measure_drift(); },
             [](Session& s) { s.start("a new prompt"); },
+            [](Session& s) {
+                s.set_layout(CacheLayout::Ring, {RingMode::Pointer, 2}, 16);
+            },
+            [](Session& s) {
+                for (int i = 0; i < 16; ++i) s.step();  // the ring overwrites its oldest rows
+            },
+            [](Session& s) { s.debug_desync_row(1, 3); },  // a map changed behind the cache
         };
         Session s(options(), tiny_model());
         for (size_t i = 0; i < commands.size(); ++i) {
