@@ -71,8 +71,7 @@ int32_t filler_token(int i, int vocab) {
 
 ModelResult bench_model(const std::string& label, const std::shared_ptr<const Model>& model,
                         const BenchPlan& plan) {
-    const auto backend =
-        plan.backend == "cpu" ? make_cpu_backend(plan.threads) : create_backend(plan.backend);
+    const auto backend = create_backend(plan.backend, plan.threads);
     const Transformer transformer(model, *backend, plan.threads);
     ModelResult result;
     result.label = label;

@@ -20,7 +20,9 @@ public:
     virtual void matmul(const WeightTensor& w, const float* x, int n, float* y) = 0;
 };
 
-// The CPU backend: the numeric reference. threads == 0 uses every core.
-std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
+// The CPU backend: the numeric reference. threads == 0 uses every core. `kernel` pins one of
+// its matmul kernels ("avx512", "avx2", "scalar"; std::invalid_argument when unknown or when this
+// CPU lacks it); empty picks the fastest this CPU runs.
+std::unique_ptr<Backend> make_cpu_backend(int threads = 0, std::string_view kernel = {});
 
 }  // namespace kvw

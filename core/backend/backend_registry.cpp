@@ -1,9 +1,12 @@
 #include "core/backend/backend_registry.h"
 
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
+
+#include "core/backend/matmul_kernels.h"
 
 namespace kvw {
 
@@ -22,11 +25,22 @@ const BackendEntry* find_entry(std::string_view name) {
     return nullptr;
 }
 
+constexpr std::string_view kCpuPrefix = "cpu:";
+
+// The kernel a "cpu:KERNEL" name pins, when it names one built into this program.
+std::optional<cpu::RowsKernel> pinned_cpu_kernel(std::string_view name) {
+    if (!name.starts_with(kCpuPrefix)) return std::nullopt;
+    for (const cpu::RowsKernel& k : cpu::rows_kernels())
+        if (k.name == name.substr(kCpuPrefix.size())) return k;
+    return std::nullopt;
+}
+
 }  // namespace
 
 void register_backend(BackendEntry entry) {
     std::lock_guard lock(registry_mutex);
-    if (entry.name == "cpu" || entry.name == "auto" || find_entry(entry.name))
+    if (entry.name == "cpu" || entry.name == "auto" || entry.name.starts_with(kCpuPrefix) ||
+        find_entry(entry.name))
         throw std::invalid_argument("backend name already taken: " + entry.name);
     registry().push_back(std::move(entry));
 }
@@ -34,12 +48,19 @@ void register_backend(BackendEntry entry) {
 std::vector<std::string> backend_names() {
     std::lock_guard lock(registry_mutex);
     std::vector<std::string> names{"cpu"};
+    for (const cpu::RowsKernel& k : cpu::rows_kernels())
+        names.push_back(std::string(kCpuPrefix) + std::string(k.name));
     for (const BackendEntry& e : registry()) names.push_back(e.name);
     return names;
 }
 
 bool backend_available(std::string_view name, std::string& why) {
     if (name == "cpu") return true;
+    if (const auto kernel = pinned_cpu_kernel(name)) {
+        if (kernel->cpu_has()) return true;
+        why = "this CPU cannot run the " + std::string(kernel->name) + " kernel";
+        return false;
+    }
     std::lock_guard lock(registry_mutex);
     const BackendEntry* entry = find_entry(name);
     if (!entry) {
@@ -49,8 +70,8 @@ bool backend_available(std::string_view name, std::string& why) {
     return entry->available(why);
 }
 
-std::unique_ptr<Backend> create_backend(std::string_view name) {
-    if (name == "cpu") return make_cpu_backend();
+std::unique_ptr<Backend> create_backend(std::string_view name, int cpu_threads) {
+    if (name == "cpu") return make_cpu_backend(cpu_threads);
     if (name == "auto") {
         std::vector<BackendEntry> entries;
         {
@@ -59,7 +80,7 @@ std::unique_ptr<Backend> create_backend(std::string_view name) {
         }
         if (entries.empty()) {
             spdlog::info("backend auto: cpu (no accelerator backend was compiled in)");
-            return make_cpu_backend();
+            return make_cpu_backend(cpu_threads);
         }
         std::string reasons;
         for (const BackendEntry& e : entries) {
@@ -71,11 +92,13 @@ std::unique_ptr<Backend> create_backend(std::string_view name) {
             reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + why;
         }
         spdlog::info("backend auto: cpu ({})", reasons);
-        return make_cpu_backend();
+        return make_cpu_backend(cpu_threads);
     }
     std::string why;
     if (!backend_available(name, why))
         throw std::invalid_argument("backend '" + std::string(name) + "' unavailable: " + why);
+    if (const auto kernel = pinned_cpu_kernel(name))
+        return make_cpu_backend(cpu_threads, kernel->name);
     std::lock_guard lock(registry_mutex);
     return find_entry(name)->create();
 }

@@ -19,11 +19,18 @@ struct BackendEntry {
 };
 
 void register_backend(BackendEntry entry);
-std::vector<std::string> backend_names();  // "cpu" first, then the registered ones
+
+// "cpu" runs the fastest matmul kernel this CPU has; "cpu:avx512", "cpu:avx2" and "cpu:scalar"
+// pin one. The kernels sum in different lane orders (core/backend/matmul_kernels.h), so the
+// cache's bytes, and with them state hashes and golden screenshots that show one, are the same
+// on two machines only when both ran the same kernel: a trace or script that names a pinned
+// kernel reproduces on every machine that has it.
+std::vector<std::string> backend_names();  // "cpu", the pinned CPU kernels, the registered ones
 bool backend_available(std::string_view name, std::string& why);
 
-// "cpu", a registered name, or "auto" (the first available accelerator, else the CPU with a log
-// line saying why). Throws std::invalid_argument for an unknown or unavailable name.
-std::unique_ptr<Backend> create_backend(std::string_view name);
+// A name of backend_names() or "auto" (the first available accelerator, else the CPU with a log
+// line saying why). `cpu_threads` sizes a CPU backend's pool (0: every core). Throws
+// std::invalid_argument for an unknown or unavailable name.
+std::unique_ptr<Backend> create_backend(std::string_view name, int cpu_threads = 0);
 
 }  // namespace kvw

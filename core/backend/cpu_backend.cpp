@@ -29,6 +29,7 @@ CpuBackend::CpuBackend(int threads, std::string_view kernel) : pool_(threads) {
     const cpu::RowsKernel& k = choose_kernel(kernel);
     kernel_ = k.fn;
     kernel_name_ = k.name;
+    name_ = kernel.empty() ? "cpu" : "cpu:" + std::string(k.name);
 }
 
 void CpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {
@@ -39,8 +40,8 @@ void CpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) 
     });
 }
 
-std::unique_ptr<Backend> make_cpu_backend(int threads) {
-    return std::make_unique<CpuBackend>(threads);
+std::unique_ptr<Backend> make_cpu_backend(int threads, std::string_view kernel) {
+    return std::make_unique<CpuBackend>(threads, kernel);
 }
 
 }  // namespace kvw

@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 #include <string_view>
 
 #include "core/backend/backend.h"
@@ -16,7 +17,8 @@ public:
     // this CPU lacks it); empty picks the fastest this CPU runs.
     explicit CpuBackend(int threads = 0, std::string_view kernel = {});
 
-    std::string_view name() const override { return "cpu"; }
+    // "cpu", or "cpu:KERNEL" when a kernel was pinned (core/backend/backend_registry.h).
+    std::string_view name() const override { return name_; }
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
 
     // "avx512", "avx2" or "scalar" (core/backend/matmul_kernels.h).
@@ -27,6 +29,7 @@ private:
     ThreadPool pool_;
     void (*kernel_)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);
     std::string_view kernel_name_;
+    std::string name_;
 };
 
 }  // namespace kvw

@@ -8,7 +8,9 @@ namespace {
 constexpr ScriptCommandDoc kReference[] = {
     {"load SPEC", "load a model (file, HF folder, builtin:default, synthetic:NAME)",
      "load synthetic:tiny"},
-    {"backend cpu|cuda|auto", "backend for the following loads", "backend cpu"},
+    {"backend NAME",
+     "backend for the following loads: cpu, cpu:avx2 (a pinned CPU kernel), cuda, auto",
+     "backend cpu:avx2"},
     {"prompt TEXT", "forget the sequence and prefill BOS + TEXT (tick 0)",
      "prompt In the beginning"},
     {"step N", "run N ticks", "step 3"},
