@@ -64,22 +64,32 @@ SharedRows<int32_t> FrameSharing::rope_pos(int layer, const std::vector<int32_t>
     return share(rope_pos_, layer, rows, revision);
 }
 
-SharedRows<float> FrameSharing::brightness(int layer, const SharedRows<int64_t>& rows,
-                                           std::span<const LedgerEntry> entries) {
-    if (size_t(layer) >= brightness_.size()) {
-        brightness_.resize(size_t(layer) + 1);
-        brightness_rows_.resize(size_t(layer) + 1);
+std::vector<SharedRows<float>> FrameSharing::brightness(std::span<const SharedRows<int64_t>> rows,
+                                                        std::span<const LedgerEntry> entries) {
+    brightness_.resize(rows.size());
+    brightness_rows_.resize(rows.size());
+    std::vector<size_t> stale;  // layers to rebuild
+    size_t longest = 0;
+    for (size_t l = 0; l < rows.size(); ++l) {
+        if (brightness_rows_[l].shares_with(rows[l]) && !any_brightness_changed_) continue;
+        stale.push_back(l);
+        longest = std::max(longest, rows[l].size());
     }
-    SharedRows<float>& kept = brightness_[size_t(layer)];
-    SharedRows<int64_t>& kept_rows = brightness_rows_[size_t(layer)];
-    if (kept_rows.shares_with(rows) && !any_brightness_changed_) return kept;
-    std::vector<float> values(rows.size(), 0.0f);
-    for (size_t r = 0; r < rows.size(); ++r)
-        if (rows[r] >= 0 && size_t(rows[r]) < entries.size())
-            values[r] = entries[size_t(rows[r])].brightness[size_t(layer)];
-    kept = std::move(values);
-    kept_rows = rows;
-    return kept;
+    std::vector<std::vector<float>> values(rows.size());
+    for (size_t l : stale) values[l].assign(rows[l].size(), 0.0f);
+    for (size_t r = 0; r < longest; ++r) {
+        for (size_t l : stale) {
+            if (r >= rows[l].size()) continue;
+            const int64_t id = rows[l][r];
+            if (id >= 0 && size_t(id) < entries.size())
+                values[l][r] = entries[size_t(id)].brightness[l];
+        }
+    }
+    for (size_t l : stale) {
+        brightness_[l] = std::move(values[l]);
+        brightness_rows_[l] = rows[l];
+    }
+    return brightness_;
 }
 
 }  // namespace kvw

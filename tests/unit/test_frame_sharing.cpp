@@ -183,28 +183,68 @@ private slots:
         }
         FrameSharing sharing;
         constexpr uint64_t kRowsRevision = 1;  // the rows never change here
-        const auto frame_layer = [&](int l) {
-            return sharing.brightness(l, sharing.pos2ledger(l, ids, kRowsRevision),
-                                      ledger.entries());
+        const auto frame_layers = [&] {
+            std::vector<SharedRows<int64_t>> rows;
+            for (int l = 0; l < 2; ++l) rows.push_back(sharing.pos2ledger(l, ids, kRowsRevision));
+            return sharing.brightness(rows, ledger.entries());
         };
         (void)sharing.ledger(ledger);
-        const SharedRows<float> b0 = frame_layer(0), b1 = frame_layer(1);
+        const std::vector<SharedRows<float>> b = frame_layers();
+        const SharedRows<float> b0 = b[0], b1 = b[1];
         for (int64_t id : ids) QCOMPARE(b1[size_t(id)], plain(1, id));
 
         (void)sharing.ledger(ledger);  // nothing changed
-        QVERIFY(frame_layer(0).shares_with(b0));
-        QVERIFY(frame_layer(1).shares_with(b1));
+        const std::vector<SharedRows<float>> same = frame_layers();
+        QVERIFY(same[0].shares_with(b0));
+        QVERIFY(same[1].shares_with(b1));
 
         const std::vector<int64_t> one{1200};
         ledger.set_brightness(1, one, std::vector<float>{77.0f});
         (void)sharing.ledger(ledger);
-        const SharedRows<float> c0 = frame_layer(0), c1 = frame_layer(1);
+        const std::vector<SharedRows<float>> c = frame_layers();
+        const SharedRows<float> c0 = c[0], c1 = c[1];
         QCOMPARE(c1[1200], 77.0f);
         for (int64_t id : ids) {
             if (id != 1200) QCOMPARE(c1[size_t(id)], plain(1, id));
             QCOMPARE(c0[size_t(id)], plain(0, id));
         }
         QVERIFY(!c1.shares_with(b1));
+    }
+
+    // Layers rebuilt together, row by row across layers: layers of different lengths and
+    // orders (per-layer eviction) each get their own records' values in their own rows,
+    // including the rows past the shorter layers' ends and rows that hold no record.
+    void brightness_of_layers_with_other_rows() {
+        constexpr int kLayers = 3, kRecords = 900;
+        Ledger ledger(kLayers);
+        std::vector<int64_t> ids;
+        for (int i = 0; i < kRecords; ++i)
+            ids.push_back(ledger.add(EntryKind::Prompt, 5 + i % 50, "x", 0));
+        const auto plain = [](int l, int64_t id) { return float((id * 5 + l * 11) % 300); };
+        for (int l = 0; l < kLayers; ++l) {
+            std::vector<float> values;
+            for (int64_t id : ids) values.push_back(plain(l, id));
+            ledger.set_brightness(l, ids, values);
+        }
+        std::vector<std::vector<int64_t>> layer_rows(kLayers);
+        layer_rows[0] = ids;                                     // all, in order
+        layer_rows[1].assign(ids.rbegin(), ids.rbegin() + 400);  // 400, reversed
+        for (int64_t id : ids)
+            if (id % 3 == 0) layer_rows[2].push_back(id);  // every third
+        layer_rows[2].push_back(-1);                       // a row without a record
+        FrameSharing sharing;
+        (void)sharing.ledger(ledger);
+        std::vector<SharedRows<int64_t>> rows;
+        for (int l = 0; l < kLayers; ++l)
+            rows.push_back(sharing.pos2ledger(l, layer_rows[size_t(l)], 1));
+        const std::vector<SharedRows<float>> got = sharing.brightness(rows, ledger.entries());
+        QCOMPARE(int(got.size()), kLayers);
+        for (int l = 0; l < kLayers; ++l) {
+            const std::vector<int64_t>& want = layer_rows[size_t(l)];
+            QCOMPARE(got[size_t(l)].size(), want.size());
+            for (size_t r = 0; r < want.size(); ++r)
+                QCOMPARE(got[size_t(l)][r], want[r] < 0 ? 0.0f : plain(l, want[r]));
+        }
     }
 
     // A new sequence makes a new ledger whose revisions never repeat an old one's: no chunk of
