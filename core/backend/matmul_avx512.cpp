@@ -1,11 +1,14 @@
-// AVX-512 (F, BW, VL) matmul kernel: the tiles of matmul_tiles.inc over 16-float vectors.
-// Only these functions carry the target attribute; CpuBackend picks them after checking the
-// CPU at run time.
+// AVX-512 (F, BW, VL) matmul kernel: the tiles of matmul_tiles.inc with two tokens side by side
+// in each 16-float vector for batches, and eight-float vectors (32 registers of them) for one
+// token. Each token keeps eight lanes of its own, so the sums are the AVX2 kernel's bit for bit
+// (matmul_kernels.h). Only these functions carry the target attribute; CpuBackend picks them
+// after checking the CPU at run time.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/backend/matmul_kernels.h"
 #include "core/math/dequant.h"
@@ -16,60 +19,70 @@ namespace kvw::cpu {
 
 namespace {
 
-struct Simd {
-    using V = __m512;
-    static constexpr int kLanes = 16;
-    static constexpr int kBatchRows = 8,
-                         kBatchTokens = 3;  // 32 registers: 8 x 3 accumulators + 3 x + 1 weight (4
-                                            // x 6 spilled: 3x slower; 6 x 4 no better)
+#include "core/backend/matmul_lanes8.inc"
 
-    // block types: 4 rows stream at once for one token (8: 30 % slower, spills); the batched tile
-    // (4 x 4) holds R·T accumulators, a sub-block's widened quants, a weight vector and its factors
-    static constexpr int kBlockDecodeRows = 4, kBlockBatchRows = 4, kBlockBatchTokens = 4;
+// Two tokens in one vector: lanes 0..7 are the first token's eight lanes, 8..15 the second's.
+// Weights are broadcast to both halves. (The maskz forms keep GCC 12 from warning about the
+// _mm512_undefined inside the plain intrinsics.)
+struct TwoTokens {
+    using V = __m512;
+    static constexpr int kTokens = 2;
 
     KVW_SIMD static V zero() { return _mm512_setzero_ps(); }
-    KVW_SIMD static V loadu(const float* p) { return _mm512_loadu_ps(p); }
     KVW_SIMD static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 
-    // Lanes l and l + 8 first, then the eight-lane order of matmul_kernels.h. (Through memory:
-    // GCC 12 warns about the _mm512_undefined inside the extract intrinsics.)
-    KVW_SIMD static float hsum(V v) {
-        alignas(64) float lanes[16];
-        _mm512_store_ps(lanes, v);
-        const __m256 h = _mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8));
-        __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-        return _mm_cvtss_f32(s);
+    // Tokens [t0, t0 + count) (count even) interleaved per eight columns, token pair j's
+    // columns 8q .. 8q + 7 at 16q of its row: one load gives a vector. The columns are
+    // zero-padded to a multiple of eight, so a tail needs no other load.
+    KVW_SIMD static XVectors arrange(const float* x, int64_t cols, int64_t t0, int64_t count) {
+        const int64_t padded = (cols + 7) / 8 * 8;
+        thread_local std::vector<float> pairs;
+        pairs.assign(size_t(count / 2 * 2 * padded), 0.0f);
+        for (int64_t j = 0; j < count / 2; ++j)
+            for (int p = 0; p < 2; ++p) {
+                const float* src = x + (t0 + 2 * j + p) * cols;
+                float* dst = pairs.data() + j * 2 * padded + 8 * p;
+                for (int64_t k = 0; k < cols; ++k) dst[k / 8 * 16 + k % 8] = src[k];
+            }
+        return {pairs.data(), 2 * padded};
+    }
+    KVW_SIMD static V load_x(const float* xg, int64_t k) { return _mm512_loadu_ps(xg + 2 * k); }
+    KVW_SIMD static V load_x_tail(const float* xg, int64_t k, int /*count: padded*/) {
+        return load_x(xg, k);
     }
 
-    // (maskz forms below for the same reason as in hsum)
-    KVW_SIMD static V set1(float f) { return _mm512_set1_ps(f); }
-    KVW_SIMD static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
-    KVW_SIMD static float half_to_float(const uint8_t* p) {
-        uint16_t h;
-        std::memcpy(&h, p, 2);
-        return _cvtsh_ss(h);
+    KVW_SIMD static V spread(__m256 w) {
+        return _mm512_castpd_ps(_mm512_maskz_broadcast_f64x4(0xff, _mm256_castps_pd(w)));
     }
-    KVW_SIMD static V widen_i8(__m128i bytes, int /*part: always 0, 16 bytes are one vector*/) {
-        return _mm512_maskz_cvtepi32_ps(0xffff, _mm512_maskz_cvtepi8_epi32(0xffff, bytes));
-    }
-
-    // Sixteen weights of a row from column k, widened to float.
+    // Eight weights of a row from column k, in both halves.
     template <DType D>
     KVW_SIMD static V load_weights(const uint8_t* row, int64_t k) {
         if constexpr (D == DType::F32) {
-            return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + k);
+            return spread(_mm256_loadu_ps(reinterpret_cast<const float*>(row) + k));
         } else {
-            const __m256i h = _mm256_loadu_si256(
-                reinterpret_cast<const __m256i*>(reinterpret_cast<const uint16_t*>(row) + k));
+            const __m256i h = _mm256_broadcastsi128_si256(_mm_loadu_si128(
+                reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(row) + k)));
             if constexpr (D == DType::F16)
                 return _mm512_maskz_cvtph_ps(0xffff, h);
-            else  // bf16 is the upper half of a float (maskz forms: see hsum)
+            else  // bf16 is the upper half of a float
                 return _mm512_castsi512_ps(
                     _mm512_maskz_slli_epi32(0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, h), 16));
         }
     }
+    KVW_SIMD static float sum(V v, int token) {
+        alignas(64) float lanes[16];
+        _mm512_store_ps(lanes, v);
+        return Lanes8::hsum(_mm256_load_ps(lanes + 8 * token));
+    }
+};
+
+struct Simd {
+    using Batch = TwoTokens;
+    // 32 registers: 8 x 3 accumulators (8 rows, 6 tokens) + 3 x + 1 weight
+    static constexpr int kDecodeRows = 8, kBatchRows = 8, kBatchVectors = 3;
+    // block types: 4 rows stream at once for one token; the batched tile (4 x 4) holds R·G
+    // accumulators, a sub-block's widened quants, a weight vector and its factors
+    static constexpr int kBlockDecodeRows = 8, kBlockBatchRows = 4, kBlockBatchVectors = 4;
 };
 
 }  // namespace

@@ -15,10 +15,12 @@ namespace kvw::cpu {
 //
 // Within one kernel every output element is accumulated the same way whatever tile, thread or
 // batch it lands in, so the result does not depend on the number of threads nor on how many
-// tokens are multiplied at once. The scalar and AVX2 kernels use eight float lanes, lane l
-// summing k ≡ l (mod 8) in increasing k (the tail zero-padded), then add the lanes as
-// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)); AVX2 fuses each multiply-add. The AVX-512 kernel does
-// the same with sixteen lanes, folded in halves (l + 8 first, then as the eight-lane order).
+// tokens are multiplied at once. Every kernel uses eight float lanes per output, lane l
+// summing k ≡ l (mod 8) in increasing k (the tail zero-padded), then adds the lanes as
+// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)). The AVX2 and AVX-512 kernels fuse each multiply-add,
+// so they give the same bits and `cpu` (the fastest kernel present) is the same function of
+// its inputs on every machine with AVX2; AVX-512 gets its width from two tokens side by side in
+// a vector (matmul_avx512.cpp). The scalar kernel, the portable fallback, rounds twice.
 // Block weights are dequantised to the values of core/math/dequant.h (the SIMD kernels in
 // registers, matmul_tiles.inc) and then multiplied like any float.
 using RowsKernelFn = void (*)(const WeightTensor& w, const float* x, int n, float* y,
