@@ -21,5 +21,4 @@ public:
 // Throws ModelError(CannotOpen) when the file cannot be opened or mapped.
 std::shared_ptr<const ByteSource> map_file(const std::string& path);
 std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name);
-
 }  // namespace kvw

@@ -5,9 +5,9 @@
 #include "core/model/builtin_models.h"
 #include "core/model/gguf_model_loader.h"
 #include "core/model/hf_model_loader.h"
-#include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/synthetic_model.h"
+#include "core/model/weight_file.h"
 
 namespace kvw {
 
@@ -19,7 +19,7 @@ std::shared_ptr<const Model> load_model(const std::string& spec) {
     if (spec.rfind(kBuiltin, 0) == 0) {
         const std::filesystem::path file =
             find_builtin_model(std::string_view(spec).substr(kBuiltin.size()));
-        std::shared_ptr<Model> model = load_gguf_model(map_file(file.string()));
+        std::shared_ptr<Model> model = load_gguf_model(open_weight_file(file.string()));
         // Views and traces name the model as the user did; the load's log line has the path.
         model->source = spec;
         return model;
@@ -30,7 +30,7 @@ std::shared_ptr<const Model> load_model(const std::string& spec) {
         throw ModelError(ModelErrorKind::CannotOpen, spec,
                          "no such file or folder (expected a .gguf file, a Hugging Face folder, "
                          "builtin:default or synthetic:tiny)");
-    return load_gguf_model(map_file(spec));
+    return load_gguf_model(open_weight_file(spec));
 }
 
 }  // namespace kvw

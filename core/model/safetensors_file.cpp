@@ -7,6 +7,7 @@
 
 #include "core/model/model_error.h"
 #include "core/model/model_json.h"
+#include "core/model/weight_file.h"
 
 namespace kvw {
 namespace {
@@ -152,7 +153,7 @@ SafetensorsFile::SafetensorsFile(std::shared_ptr<const ByteSource> source)
 }
 
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
-    return SafetensorsFile(map_file(path));
+    return SafetensorsFile(open_weight_file(path));
 }
 
 const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const {

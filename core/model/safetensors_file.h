@@ -31,7 +31,7 @@ struct SafetensorsTensor {
 class SafetensorsFile {
 public:
     explicit SafetensorsFile(std::shared_ptr<const ByteSource> source);
-    static SafetensorsFile open(const std::string& path);  // maps the file
+    static SafetensorsFile open(const std::string& path);  // open_weight_file
 
     const std::vector<SafetensorsTensor>& tensors() const { return tensors_; }  // by name
     const SafetensorsTensor* find(std::string_view name) const;  // nullptr when absent

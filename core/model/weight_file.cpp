@@ -1,0 +1,146 @@
+#include "core/model/weight_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "core/model/model_error.h"
+
+namespace kvw {
+namespace {
+
+// Anonymous memory holding a file's bytes, unmapped when the last weight lets go of it.
+class HugePageBytes final : public ByteSource {
+public:
+    HugePageBytes(std::string path, void* region, size_t region_bytes, size_t size)
+        : path_(std::move(path)), region_(region), region_bytes_(region_bytes), size_(size) {}
+    ~HugePageBytes() override { munmap(region_, region_bytes_); }
+    HugePageBytes(const HugePageBytes&) = delete;
+    HugePageBytes& operator=(const HugePageBytes&) = delete;
+
+    std::span<const uint8_t> bytes() const override {
+        return {static_cast<const uint8_t*>(region_), size_};
+    }
+    const std::string& name() const override { return path_; }
+
+private:
+    std::string path_;
+    void* region_;
+    size_t region_bytes_;
+    size_t size_;
+};
+
+// MemAvailable of /proc/meminfo in bytes; 0 where there is none.
+uint64_t memory_available() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string line;
+    while (std::getline(meminfo, line)) {
+        std::istringstream fields(line);
+        std::string key;
+        uint64_t kib = 0;
+        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw ModelError(ModelErrorKind::CannotOpen, path, std::strerror(errno));
+    const auto fail = [&](const std::string& why) {
+        ::close(fd);
+        throw ModelError(ModelErrorKind::CannotOpen, path, why);
+    };
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) fail("not a regular file");
+    const size_t size = size_t(st.st_size);
+    // A region of whole 2 MiB pages at a 2 MiB boundary: mmap gives 4 KiB alignment, so ask for
+    // one huge page more and give back the unaligned head and the tail.
+    constexpr size_t kHuge = size_t(2) << 20;
+    const size_t region_bytes = (std::max<size_t>(size, 1) + kHuge - 1) / kHuge * kHuge;
+    void* reserved = mmap(nullptr, region_bytes + kHuge, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED)
+        fail("cannot allocate " + std::to_string(region_bytes >> 20) +
+             " MiB: " + std::strerror(errno));
+    const uintptr_t start = reinterpret_cast<uintptr_t>(reserved);
+    const uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
+    if (aligned > start) munmap(reserved, aligned - start);
+    if (start + kHuge > aligned)
+        munmap(reinterpret_cast<void*>(aligned + region_bytes), start + kHuge - aligned);
+    void* region = reinterpret_cast<void*>(aligned);
+    madvise(region, region_bytes, MADV_HUGEPAGE);  // advice only: plain pages where refused
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    // A reader per core (up to 8), each on its share of whole huge pages: most of the time goes
+    // into the first touch of the fresh pages, which proceeds in parallel.
+    auto* out = static_cast<uint8_t*>(region);
+    std::string error;
+    std::mutex error_mutex;
+    const auto read_range = [&](size_t begin, size_t end) {
+        for (size_t done = begin; done < end;) {
+            const ssize_t got =
+                ::pread(fd, out + done, std::min<size_t>(end - done, 64 << 20), off_t(done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                const std::lock_guard lock(error_mutex);
+                error = "read failed at byte " + std::to_string(done) + ": " +
+                        (got < 0 ? std::strerror(errno) : "the file shrank");
+                return;
+            }
+            done += size_t(got);
+        }
+    };
+    const size_t readers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    const size_t share = (region_bytes / kHuge + readers - 1) / readers * kHuge;
+    std::vector<std::thread> threads;
+    for (size_t begin = share; begin < size; begin += share)
+        threads.emplace_back(read_range, begin, std::min(size, begin + share));
+    read_range(0, std::min(size, share));
+    for (std::thread& t : threads) t.join();
+    if (!error.empty()) {
+        munmap(region, region_bytes);
+        fail(error);
+    }
+    ::close(fd);
+    return std::make_shared<HugePageBytes>(path, region, region_bytes, size);
+}
+
+bool read_weights_into_memory(uint64_t file_bytes, uint64_t available_bytes) {
+    return file_bytes <= available_bytes / 2;
+}
+
+std::shared_ptr<const ByteSource> open_weight_file(const std::string& path) {
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    const uint64_t available = memory_available();
+    if (!ec && read_weights_into_memory(size, available)) {
+        const auto started = std::chrono::steady_clock::now();
+        auto source = read_into_huge_pages(path);
+        spdlog::info(
+            "{}: {:.1f} MiB read into huge pages in {:.2f} s", path,
+            double(size) / (1024.0 * 1024.0),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        return source;
+    }
+    if (!ec)
+        spdlog::info("{}: memory-mapped ({:.1f} MiB is more than half of the {:.1f} MiB available)",
+                     path, double(size) / (1024.0 * 1024.0), double(available) / (1024.0 * 1024.0));
+    return map_file(path);
+}
+
+}  // namespace kvw
