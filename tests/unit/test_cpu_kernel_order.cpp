@@ -55,6 +55,15 @@ float dot_in_order(const PromisedOrder& o, const float* w, const float* x, int64
     return (a0 + a2) + (a1 + a3);
 }
 
+// Empty when `got` has the bits of `expected`, else what differs at `where`.
+QString differing_bits(float got, float expected, const QString& where) {
+    if (std::memcmp(&got, &expected, sizeof(float)) == 0) return {};
+    return QString("%1 is %2, the promised order gives %3")
+        .arg(where)
+        .arg(double(got), 0, 'g', 9)
+        .arg(double(expected), 0, 'g', 9);
+}
+
 // Values of mixed magnitudes and signs from a fixed LCG (not the code under test), so that
 // the order of the sums shows in the low bits.
 std::vector<float> values(size_t n, uint32_t seed) {
@@ -171,17 +180,15 @@ private slots:
                         for (int64_t r = 0; r < f.w.rows; ++r) {
                             const float expected = dot_in_order(order, f.stored->data() + r * cols,
                                                                 x.data() + t * cols, cols);
-                            const float got = y[size_t(t * f.w.rows + r)];
-                            QVERIFY2(std::memcmp(&expected, &got, sizeof(float)) == 0,
-                                     qPrintable(QString("%1, %2 tokens, %3 columns: token %4 row "
-                                                        "%5 is %6, the promised order gives %7")
-                                                    .arg(name.c_str())
-                                                    .arg(n)
-                                                    .arg(cols)
-                                                    .arg(t)
-                                                    .arg(r)
-                                                    .arg(double(got), 0, 'g', 9)
-                                                    .arg(double(expected), 0, 'g', 9)));
+                            const QString why =
+                                differing_bits(y[size_t(t * f.w.rows + r)], expected,
+                                               QString("%1, %2 tokens, %3 columns: token %4 row %5")
+                                                   .arg(name.c_str())
+                                                   .arg(n)
+                                                   .arg(cols)
+                                                   .arg(t)
+                                                   .arg(r));
+                            QVERIFY2(why.isEmpty(), qPrintable(why));
                         }
                 }
             ++checked;
@@ -218,20 +225,16 @@ private slots:
                             const float expected =
                                 dot_in_order(order, dequantised.data() + r * c.cols,
                                              x.data() + t * c.cols, c.cols);
-                            const float got = y[size_t(t * 13 + r)];
-                            QVERIFY2(std::memcmp(&expected, &got, sizeof(float)) == 0,
-                                     qPrintable(QString("%1, %2, %3 tokens: token %4 row %5 is "
-                                                        "%6, the promised order gives %7")
-                                                    .arg(QString::fromUtf8(
-                                                        k.name.data(), qsizetype(k.name.size())))
-                                                    .arg(QString::fromUtf8(
-                                                        dtype_name(c.type).data(),
-                                                        qsizetype(dtype_name(c.type).size())))
-                                                    .arg(n)
-                                                    .arg(t)
-                                                    .arg(r)
-                                                    .arg(double(got), 0, 'g', 9)
-                                                    .arg(double(expected), 0, 'g', 9)));
+                            const QString why = differing_bits(
+                                y[size_t(t * 13 + r)], expected,
+                                QString("%1, %2, %3 tokens: token %4 row %5")
+                                    .arg(QString::fromUtf8(k.name.data(), qsizetype(k.name.size())))
+                                    .arg(QString::fromUtf8(dtype_name(c.type).data(),
+                                                           qsizetype(dtype_name(c.type).size())))
+                                    .arg(n)
+                                    .arg(t)
+                                    .arg(r));
+                            QVERIFY2(why.isEmpty(), qPrintable(why));
                         }
                 }
             }
