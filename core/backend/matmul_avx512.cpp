@@ -80,8 +80,9 @@ struct Simd {
     using Batch = TwoTokens;
     // 32 registers: 8 x 3 accumulators (8 rows, 6 tokens) + 3 x + 1 weight
     static constexpr int kDecodeRows = 8, kBatchRows = 8, kBatchVectors = 3;
-    // block types: 4 rows stream at once for one token; the batched tile (4 x 4) holds R·G
-    // accumulators, a sub-block's widened quants, a weight vector and its factors
+    // block types: 8 rows stream at once for one token (eight-float tiles, 32 registers); the
+    // batched tile (4 x 4) holds R·G accumulators, a sub-block's widened quants, a weight
+    // vector and its factors
     static constexpr int kBlockDecodeRows = 8, kBlockBatchRows = 4, kBlockBatchVectors = 4;
 };
 

@@ -1,10 +1,10 @@
 #include "core/cache/cache_capacity.h"
 
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "core/cache/row_buffer.h"
+#include "core/model/available_memory.h"
 
 namespace kvw {
 
@@ -73,15 +73,7 @@ uint64_t layout_bytes(int64_t capacity, int n_layers, int kv_dim, const KvStorag
            m.fixed_bytes;
 }
 
-uint64_t default_cache_memory_budget() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    uint64_t kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit)
-        if (key == "MemAvailable:") return kib * 1024 / 2;
-    return 0;
-}
+uint64_t default_cache_memory_budget() { return available_memory_bytes() / 2; }
 
 int checked_capacity(int64_t requested, int max_context, int n_layers, int kv_dim,
                      uint64_t memory_budget, const KvStorage& storage, CacheLayout layout,

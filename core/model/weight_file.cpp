@@ -5,9 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -18,6 +16,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/model/available_memory.h"
 #include "core/model/model_error.h"
 
 namespace kvw {
@@ -43,19 +42,6 @@ private:
     size_t region_bytes_;
     size_t size_;
 };
-
-// MemAvailable of /proc/meminfo in bytes; 0 where there is none.
-uint64_t memory_available() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string line;
-    while (std::getline(meminfo, line)) {
-        std::istringstream fields(line);
-        std::string key;
-        uint64_t kib = 0;
-        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
-    }
-    return 0;
-}
 
 }  // namespace
 
@@ -127,7 +113,7 @@ bool read_weights_into_memory(uint64_t file_bytes, uint64_t available_bytes) {
 std::shared_ptr<const ByteSource> open_weight_file(const std::string& path) {
     std::error_code ec;
     const uint64_t size = std::filesystem::file_size(path, ec);
-    const uint64_t available = memory_available();
+    const uint64_t available = available_memory_bytes();
     if (!ec && read_weights_into_memory(size, available)) {
         const auto started = std::chrono::steady_clock::now();
         auto source = read_into_huge_pages(path);
