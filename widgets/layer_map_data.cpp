@@ -61,8 +61,8 @@ void layer_values(const Frame& frame, MapKind kind, const LayerFrame& layer, int
             });
             break;
         case MapKind::Brightness:
-            each_row(int(layer.brightness.size()),
-                     [&](int r) { return double(layer.brightness[size_t(r)]); });
+            if (layer.record_brightness.empty()) break;
+            each_row(end, [&](int r) { return double(layer.brightness(size_t(r))); });
             break;
         case MapKind::Drift:
             if (!frame.drift_measured) break;

@@ -351,7 +351,7 @@ ViewTable LayerMapsView::table() const {
                 {int(l), r, qint64(id),
                  known ? QVariant(qint64(frame_->tick - frame_->ledger[size_t(id)].born_tick))
                        : QVariant(),
-                 lf.brightness[size_t(r)], lf.rope_pos[size_t(r)] - r,
+                 lf.brightness(size_t(r)), lf.rope_pos[size_t(r)] - r,
                  size_t(r) < lf.drift.size() ? QVariant(lf.drift[size_t(r)]) : QVariant()});
         }
     }

@@ -29,7 +29,7 @@ std::vector<RecordInLayer> record_story(const Frame& frame, int64_t id) {
         const auto it = std::find(layer.pos2ledger.begin(), layer.pos2ledger.end(), id);
         if (it != layer.pos2ledger.end()) {
             part.row = int(it - layer.pos2ledger.begin());
-            part.brightness = layer.brightness[size_t(part.row)];
+            part.brightness = layer.brightness(size_t(part.row));
             part.rope_pos = layer.rope_pos[size_t(part.row)];
             if (frame.drift_measured && size_t(part.row) < layer.drift.size())
                 part.drift = layer.drift[size_t(part.row)];

@@ -16,8 +16,8 @@ QString row_tooltip_text(const Frame& frame, int layer, int row) {
                     .arg(entry_kind_name(rec.kind))
                     .arg(rec.born_tick);
     }
-    if (size_t(row) < lf.brightness.size())
-        text += QString("\nbrightness %1").arg(double(lf.brightness[size_t(row)]), 0, 'f', 1);
+    if (!lf.record_brightness.empty())
+        text += QString("\nbrightness %1").arg(double(lf.brightness(size_t(row))), 0, 'f', 1);
     if (size_t(row) < lf.rope_pos.size()) {
         const int32_t pos = lf.rope_pos[size_t(row)];
         text += QString(" · rope_pos %1 (skew %2)").arg(pos).arg(pos - row);

@@ -13,8 +13,9 @@ TimelinePoint timeline_point(const Frame& frame) {
     int64_t count = 0;
     for (const LayerFrame& layer : frame.layers) {
         p.rows.push_back(layer.rows());
-        for (float b : layer.brightness) sum += b;
-        count += int64_t(layer.brightness.size());
+        if (layer.record_brightness.empty()) continue;
+        for (size_t r = 0; r < size_t(layer.rows()); ++r) sum += layer.brightness(r);
+        count += layer.rows();
     }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     p.mean_brightness = count > 0 ? sum / double(count) : nan;

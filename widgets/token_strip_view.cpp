@@ -178,8 +178,8 @@ void TokenStripView::rebuildChips() {
             const double top = std::max(double(frame->brightness_max), 1.0);
             return TokenChip{
                 chip_text(*frame, shown.pos2ledger[size_t(row)]),
-                size_t(row) < shown.brightness.size()
-                    ? scale_color(ColorScale::Brightness, shown.brightness[size_t(row)] / top)
+                !shown.record_brightness.empty()
+                    ? scale_color(ColorScale::Brightness, shown.brightness(size_t(row)) / top)
                     : QColor(Qt::gray)};
         };
         header_->setText(
@@ -309,7 +309,7 @@ ViewTable TokenStripView::table() const {
         t.rows.append({layer_, r, qint64(id), rec ? rec->token_id : -1,
                        rec ? QString::fromStdString(rec->piece) : QString(),
                        rec ? QString(entry_kind_name(rec->kind)) : QString(),
-                       lf.brightness[size_t(r)], lf.rope_pos[size_t(r)],
+                       lf.brightness(size_t(r)), lf.rope_pos[size_t(r)],
                        size_t(r) < lf.drift.size() ? QVariant(lf.drift[size_t(r)]) : QVariant()});
     }
     return t;

@@ -219,7 +219,9 @@ FramePtr built_frame(int layers, int rows, int phase) {
             phases[size_t(r)] = r;
             brightness[size_t(r)] = float((r * 7 + l * 13 + phase) % 256);
         }
-        lf.brightness = std::move(brightness);
+        // Row r holds record r, so the column by id is the brightness by row.
+        lf.record_brightness =
+            ChunkedRecords<float>(std::move(brightness), size_t(Ledger::kChunkRecords));
         lf.pos2ledger = std::move(ids);
         lf.rope_pos = std::move(phases);
         f->layers.push_back(std::move(lf));

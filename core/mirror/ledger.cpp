@@ -22,7 +22,9 @@ bool LedgerEntry::live_anywhere() const {
     return std::find(status.begin(), status.end(), RowStatus::Live) != status.end();
 }
 
-Ledger::Ledger(int n_layers) : n_layers_(n_layers) {}
+Ledger::Ledger(int n_layers)
+    : n_layers_(n_layers),
+      brightness_(size_t(std::max(n_layers, 0)), ChunkedColumn<float>(size_t(kChunkRecords))) {}
 
 int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t tick) {
     LedgerEntry e;
@@ -31,17 +33,13 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     e.token_id = token_id;
     e.piece = std::move(piece);
     e.born_tick = tick;
-    e.brightness.assign(size_t(n_layers_), 0.0f);
     e.status.assign(size_t(n_layers_), RowStatus::NeverHeld);
     e.removal.assign(size_t(n_layers_), Removal{});
     entries_.push_back(std::move(e));
     const int64_t id = entries_.back().id;
-    if (id % kChunkRecords == 0) {
-        chunk_revisions_.push_back(0);
-        brightness_revisions_.push_back(0);
-    }
+    if (id % kChunkRecords == 0) chunk_revisions_.push_back(0);
     chunk_revisions_.back() = next_revision();
-    brightness_revisions_.back() = chunk_revisions_.back();
+    for (ChunkedColumn<float>& column : brightness_) column.push_back(0.0f);
     return id;
 }
 
@@ -85,11 +83,20 @@ void Ledger::set_brightness(int layer, std::span<const int64_t> ids,
         throw std::invalid_argument("ledger: " + std::to_string(values.size()) +
                                     " brightness values for " + std::to_string(ids.size()) +
                                     " records");
-    const uint64_t revision = next_revision();
+    ChunkedColumn<float>& column = brightness_.at(size_t(layer));
     for (size_t i = 0; i < ids.size(); ++i) {
-        entry(ids[i]).brightness.at(size_t(layer)) = values[i];
-        brightness_revisions_[size_t(ids[i] / kChunkRecords)] = revision;
+        (void)at(ids[i]);  // an unknown id throws before anything is written for it
+        column.set(size_t(ids[i]), values[i]);
     }
+}
+
+float Ledger::brightness(int64_t id, int layer) const {
+    (void)at(id);
+    return brightness_.at(size_t(layer))[size_t(id)];
+}
+
+const Ledger::BrightnessChunks& Ledger::brightness_chunks(int layer) const {
+    return brightness_.at(size_t(layer)).chunks();
 }
 
 Ledger::Liveness Ledger::liveness() const {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/mirror/chunked_column.h"
 #include "core/mirror/removal.h"
 
 namespace kvw {
@@ -18,7 +19,8 @@ const char* entry_kind_name(EntryKind kind);
 enum class RowStatus : uint8_t { NeverHeld, Live, Removed, Collapsed };
 
 // One token ever seen by the session (ARCHITECTURE §4). Records are never reordered or deleted;
-// only their per-layer status, brightness, removal and died_tick change.
+// only their per-layer status, removal and died_tick change, and their brightness, which the
+// ledger keeps per layer (Ledger::brightness).
 struct LedgerEntry {
     int64_t id = 0;  // its index in the ledger
     EntryKind kind = EntryKind::Prompt;
@@ -26,7 +28,6 @@ struct LedgerEntry {
     std::string piece;
     int64_t born_tick = 0;
     int64_t died_tick = -1;         // -1 while live in any layer
-    std::vector<float> brightness;  // [layer]
     std::vector<RowStatus> status;  // [layer]
     std::vector<Removal> removal;   // [layer]: when and why it left the layer (tick -1: not)
 
@@ -54,21 +55,24 @@ public:
     void mark_removed(int64_t id, int layer, int64_t tick, RemovalCause cause = {});
     // As mark_removed, but the record stays reachable through the gist that covers it.
     void mark_collapsed(int64_t id, int layer, int64_t tick);
+    // The brightness of record `id` in `layer`. Throws std::out_of_range for either unknown.
+    float brightness(int64_t id, int layer) const;
     // The brightness in `layer` of records ids[i] := values[i] (ids.size() == values.size()).
-    // One call takes one new brightness revision for every chunk it touches.
     void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values);
+    // Every record's brightness in `layer`, index == id, in kChunkRecords chunks that a Frame
+    // shares: a chunk is copied by the next write to it, never changed under a Frame.
+    using BrightnessChunks = std::vector<ChunkedColumn<float>::ChunkPtr>;
+    const BrightnessChunks& brightness_chunks(int layer) const;
 
     // Records per revision chunk (ARCHITECTURE §7.1).
     static constexpr int64_t kChunkRecords = 1024;
     int64_t chunk_count() const { return int64_t(chunk_revisions_.size()); }
     // Changes whenever a record of chunk `c` is added or its standing changes (status, removal,
-    // died_tick); brightness does not count, it changes every tick and Frames carry it per row.
+    // died_tick); brightness does not count, it changes every tick and Frames share its
+    // columns by chunk (brightness_chunks).
     // Revisions are unique across every Ledger of the process, so an equal revision means equal
     // records even after the session replaced its ledger: Frames share unchanged chunks by it.
     uint64_t chunk_revision(int64_t c) const { return chunk_revisions_[size_t(c)]; }
-    // The same for the brightness of chunk `c`'s records (set_brightness), which Frames share
-    // per layer row (FrameSharing::brightness).
-    uint64_t brightness_revision(int64_t c) const { return brightness_revisions_[size_t(c)]; }
 
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can
     // put the mirror back without touching history: records born after the snapshot are kept,
@@ -88,8 +92,8 @@ private:
 
     int n_layers_;
     std::vector<LedgerEntry> entries_;
-    std::vector<uint64_t> chunk_revisions_;       // [chunk]
-    std::vector<uint64_t> brightness_revisions_;  // [chunk]
+    std::vector<uint64_t> chunk_revisions_;         // [chunk]
+    std::vector<ChunkedColumn<float>> brightness_;  // [layer][id]
 };
 
 }  // namespace kvw

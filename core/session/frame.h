@@ -44,9 +44,10 @@ RingFrame ring_frame(const RingLayout& ring, int layer);
 struct LayerFrame {
     SharedRows<int64_t> pos2ledger;  // [row] ledger id held by the row
     SharedRows<int32_t> rope_pos;    // [row] RoPE phase of the row's K
-    SharedRows<float> brightness;    // [row] brightness of the row's record in this layer
-    std::vector<float> drift;        // [row] max(K, V) relative drift; empty when not measured
-    int first_stale_row = -1;        // from the last drift measurement; -1: none or unmeasured
+    // [ledger id] every record's brightness in this layer, shared with the ledger by chunk
+    ChunkedRecords<float> record_brightness;
+    std::vector<float> drift;  // [row] max(K, V) relative drift; empty when not measured
+    int first_stale_row = -1;  // from the last drift measurement; -1: none or unmeasured
     // What encoding the layer's K and V rows met since the cache was made (saturated values,
     // NaN inputs), and the NaN / infinite scales among its rows now.
     QuantStats k_stats;
@@ -55,9 +56,15 @@ struct LayerFrame {
     std::optional<RingFrame> ring;  // under the ring layout
 
     int rows() const { return int(pos2ledger.size()); }
+    // The brightness of the record that `row` holds; 0 for a row without one. row < rows().
+    float brightness(size_t row) const {
+        const int64_t id = pos2ledger[row];
+        return id >= 0 && size_t(id) < record_brightness.size() ? record_brightness[size_t(id)]
+                                                                : 0.0f;
+    }
 };
 
-// A ledger record without its per-layer vectors (the layers carry brightness per row).
+// A ledger record without its per-layer vectors (each layer carries its brightness column).
 struct LedgerRecord {
     int64_t id = 0;
     EntryKind kind = EntryKind::Prompt;

@@ -34,21 +34,13 @@ SharedRows<T> share(std::vector<Kept>& last, int layer, const std::vector<T>& ro
 LedgerRecords FrameSharing::ledger(const Ledger& ledger) {
     LedgerRecords records;
     std::vector<uint64_t> revisions;
-    any_brightness_changed_ = false;
-    std::vector<uint64_t> brightness_revisions;
     for (int64_t c = 0; c < ledger.chunk_count(); ++c) {
         const uint64_t revision = ledger.chunk_revision(c);
         const bool unchanged =
             size_t(c) < chunk_revisions_.size() && chunk_revisions_[size_t(c)] == revision;
         records.append_chunk(unchanged ? ledger_.chunk(size_t(c)) : copy_chunk(ledger, c));
         revisions.push_back(revision);
-        const uint64_t lit = ledger.brightness_revision(c);
-        const bool same_brightness =
-            size_t(c) < brightness_revisions_.size() && brightness_revisions_[size_t(c)] == lit;
-        brightness_revisions.push_back(lit);
-        any_brightness_changed_ = any_brightness_changed_ || !same_brightness;
     }
-    brightness_revisions_ = std::move(brightness_revisions);
     chunk_revisions_ = std::move(revisions);
     ledger_ = records;
     return records;
@@ -62,34 +54,6 @@ SharedRows<int64_t> FrameSharing::pos2ledger(int layer, const std::vector<int64_
 SharedRows<int32_t> FrameSharing::rope_pos(int layer, const std::vector<int32_t>& rows,
                                            uint64_t revision) {
     return share(rope_pos_, layer, rows, revision);
-}
-
-std::vector<SharedRows<float>> FrameSharing::brightness(std::span<const SharedRows<int64_t>> rows,
-                                                        std::span<const LedgerEntry> entries) {
-    brightness_.resize(rows.size());
-    brightness_rows_.resize(rows.size());
-    std::vector<size_t> stale;  // layers to rebuild
-    size_t longest = 0;
-    for (size_t l = 0; l < rows.size(); ++l) {
-        if (brightness_rows_[l].shares_with(rows[l]) && !any_brightness_changed_) continue;
-        stale.push_back(l);
-        longest = std::max(longest, rows[l].size());
-    }
-    std::vector<std::vector<float>> values(rows.size());
-    for (size_t l : stale) values[l].assign(rows[l].size(), 0.0f);
-    for (size_t r = 0; r < longest; ++r) {
-        for (size_t l : stale) {
-            if (r >= rows[l].size()) continue;
-            const int64_t id = rows[l][r];
-            if (id >= 0 && size_t(id) < entries.size())
-                values[l][r] = entries[size_t(id)].brightness[l];
-        }
-    }
-    for (size_t l : stale) {
-        brightness_[l] = std::move(values[l]);
-        brightness_rows_[l] = rows[l];
-    }
-    return brightness_;
 }
 
 }  // namespace kvw

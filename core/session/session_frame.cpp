@@ -57,6 +57,8 @@ std::shared_ptr<Frame> Session::frame() const {
         const uint64_t revision = state_->layer_map_revision(l);
         layer.pos2ledger = frame_sharing_.pos2ledger(l, map.pos2ledger, revision);
         layer.rope_pos = frame_sharing_.rope_pos(l, map.rope_pos, revision);
+        for (const auto& chunk : ledger.brightness_chunks(l))
+            layer.record_brightness.append_chunk(chunk);
         if (drift_current_ && size_t(l) < drift_.layers.size()) {
             const LayerDrift& d = drift_.layers[size_t(l)];
             for (size_t r = 0; r < d.k.size(); ++r) {
@@ -71,11 +73,6 @@ std::shared_ptr<Frame> Session::frame() const {
         if (const RingLayout* ring = state_->ring()) layer.ring = ring_frame(*ring, l);
         f->layers.push_back(std::move(layer));
     }
-    std::vector<SharedRows<int64_t>> rows;
-    for (const LayerFrame& layer : f->layers) rows.push_back(layer.pos2ledger);
-    std::vector<SharedRows<float>> brightness = frame_sharing_.brightness(rows, ledger.entries());
-    for (size_t l = 0; l < f->layers.size(); ++l)
-        f->layers[l].brightness = std::move(brightness[l]);
     f->drift_measured = drift_current_;
     f->first_diverging_layer = drift_current_ ? drift_.first_diverging_layer : -1;
 

@@ -27,8 +27,7 @@ std::vector<std::vector<float>> Session::update_brightness() {
     std::vector<std::vector<float>> before(size_t(state_->n_layers()));
     for (int l = 0; l < state_->n_layers(); ++l) {
         const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
-        for (int64_t id : ids)
-            before[size_t(l)].push_back(state_->ledger().at(id).brightness[size_t(l)]);
+        for (int64_t id : ids) before[size_t(l)].push_back(state_->ledger().brightness(id, l));
         // The mass is gone when an edit moved rows since the last append: decay only.
         const bool measured = size_t(l) < mass.size() && mass[size_t(l)].size() == ids.size();
         const std::vector<float> received =
@@ -53,7 +52,7 @@ ActionList Session::propose_and_merge() {
         row_tokens.push_back(state_->tokens(l));
         std::vector<float> b;
         for (int64_t id : state_->layer_map(l).pos2ledger)
-            b.push_back(state_->ledger().at(id).brightness[size_t(l)]);
+            b.push_back(state_->ledger().brightness(id, l));
         brightness.push_back(std::move(b));
     }
     const SequenceShape shape = sequence_shape(*state_);

@@ -116,7 +116,7 @@ uint64_t StateManager::state_hash() const {
         f.bytes(e.piece.data(), e.piece.size());
         f.value(e.born_tick);
         f.value(e.died_tick);
-        f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
+        for (int l = 0; l < n_layers(); ++l) f.value(ledger_.brightness(e.id, l));
         f.bytes(e.status.data(), e.status.size());
         for (const Removal& r : e.removal) {
             f.value(r.tick);

@@ -3,6 +3,7 @@
 // chunk and row for row, and the memoised hash equals one computed from scratch.
 #include <QtTest>
 
+#include "core/mirror/chunked_column.h"
 #include "core/model/model_loader.h"
 #include "core/session/frame_sharing.h"
 #include "core/session/session.h"
@@ -36,6 +37,13 @@ ActionList many_adds(int n) {
     return adds;
 }
 
+bool same_chunks(const ChunkedRecords<float>& a, const ChunkedRecords<float>& b) {
+    if (a.chunk_count() != b.chunk_count()) return false;
+    for (size_t c = 0; c < a.chunk_count(); ++c)
+        if (a.chunk(c) != b.chunk(c)) return false;
+    return true;
+}
+
 // The Frame's ledger and rows against the session's state, field by field.
 void compare_with_state(const Frame& f, const Session& s) {
     const Ledger& ledger = s.state().ledger();
@@ -60,8 +68,7 @@ void compare_with_state(const Frame& f, const Session& s) {
         QVERIFY(f.layers[size_t(l)].pos2ledger == map.pos2ledger);
         QVERIFY(f.layers[size_t(l)].rope_pos == map.rope_pos);
         for (size_t r = 0; r < map.pos2ledger.size(); ++r)
-            QCOMPARE(f.layers[size_t(l)].brightness[r],
-                     ledger.at(map.pos2ledger[r]).brightness[size_t(l)]);
+            QCOMPARE(f.layers[size_t(l)].brightness(r), ledger.brightness(map.pos2ledger[r], l));
     }
 }
 
@@ -91,7 +98,7 @@ uint64_t reference_state_hash(const StateManager& state) {
         f.bytes(e.piece.data(), e.piece.size());
         f.value(e.born_tick);
         f.value(e.died_tick);
-        f.bytes(e.brightness.data(), e.brightness.size() * sizeof(float));
+        for (int l = 0; l < state.n_layers(); ++l) f.value(state.ledger().brightness(e.id, l));
         f.bytes(e.status.data(), e.status.size());
         for (const Removal& r : e.removal) {
             f.value(r.tick);
@@ -134,8 +141,12 @@ private slots:
         for (size_t l = 0; l < a->layers.size(); ++l) {
             QVERIFY(again->layers[l].pos2ledger.shares_with(a->layers[l].pos2ledger));
             QVERIFY(again->layers[l].rope_pos.shares_with(a->layers[l].rope_pos));
-            QVERIFY(again->layers[l].brightness.shares_with(a->layers[l].brightness));
+            QVERIFY(
+                same_chunks(again->layers[l].record_brightness, a->layers[l].record_brightness));
         }
+        std::vector<float> lit_before;
+        for (int r = 0; r < a->layers[0].rows(); ++r)
+            lit_before.push_back(a->layers[0].brightness(size_t(r)));
 
         // A tick adds a record to the last chunk: the full chunks before it are shared.
         s.step();
@@ -145,9 +156,18 @@ private slots:
             QVERIFY2(b->ledger.chunk(c) == a->ledger.chunk(c), qPrintable(QString::number(c)));
         QVERIFY(b->ledger.chunk(a->ledger.chunk_count() - 1) !=
                 a->ledger.chunk(a->ledger.chunk_count() - 1));
-        // The tick's brightness update (decay and the new row's attention) reached every layer.
+        // The tick's brightness update (decay and the new row's attention) reached every layer
+        // and every chunk of it, in new copies: the Frame before still shows what it showed.
         for (size_t l = 0; l < a->layers.size(); ++l)
-            QVERIFY(!b->layers[l].brightness.shares_with(a->layers[l].brightness));
+            for (size_t c = 0; c < a->layers[l].record_brightness.chunk_count(); ++c)
+                QVERIFY(b->layers[l].record_brightness.chunk(c) !=
+                        a->layers[l].record_brightness.chunk(c));
+        int decayed = 0;
+        for (int r = 0; r < a->layers[0].rows(); ++r) {
+            QCOMPARE(a->layers[0].brightness(size_t(r)), lit_before[size_t(r)]);
+            decayed += b->layers[0].brightness(size_t(r)) < lit_before[size_t(r)];
+        }
+        QVERIFY(decayed > 0);
 
         // A delete in layer 1 of a record of chunk 0: that chunk and that layer are new copies,
         // chunk 1 and the other layers' phases are shared; the old Frame still shows the old
@@ -159,61 +179,39 @@ private slots:
         QVERIFY(c->ledger.chunk(1) == b->ledger.chunk(1));
         QVERIFY(!c->layers[1].pos2ledger.shares_with(b->layers[1].pos2ledger));
         QVERIFY(c->layers[0].pos2ledger.shares_with(b->layers[0].pos2ledger));
-        // The delete changed no brightness: the other layers keep theirs without a lookup.
-        QVERIFY(!c->layers[1].brightness.shares_with(b->layers[1].brightness));
-        QVERIFY(c->layers[0].brightness.shares_with(b->layers[0].brightness));
+        // The delete changed no brightness: every layer's column is the same copy.
+        for (size_t l = 0; l < b->layers.size(); ++l)
+            QVERIFY(same_chunks(c->layers[l].record_brightness, b->layers[l].record_brightness));
         const int64_t gone = b->layers[1].pos2ledger[5];
         QCOMPARE(b->ledger[size_t(gone)].status[1], RowStatus::Live);
         QCOMPARE(c->ledger[size_t(gone)].status[1], RowStatus::Removed);
     }
 
-    // Brightness alone changing (the rows the same copy): a layer's brightness is shared while no
-    // brightness changed anywhere, and follows the ledger as soon as one value did.
-    void brightness_follows_the_ledger_while_the_rows_stay() {
-        constexpr int kRecords = 1500;  // two chunks
-        Ledger ledger(2);
-        std::vector<int64_t> ids;
-        for (int i = 0; i < kRecords; ++i)
-            ids.push_back(ledger.add(EntryKind::Prompt, 5 + i % 50, "x", 0));
-        const auto plain = [](int l, int64_t id) { return float((id * 3 + l * 7) % 256); };
-        for (int l = 0; l < 2; ++l) {
-            std::vector<float> values;
-            for (int64_t id : ids) values.push_back(plain(l, id));
-            ledger.set_brightness(l, ids, values);
-        }
-        FrameSharing sharing;
-        constexpr uint64_t kRowsRevision = 1;  // the rows never change here
-        const auto frame_layers = [&] {
-            std::vector<SharedRows<int64_t>> rows;
-            for (int l = 0; l < 2; ++l) rows.push_back(sharing.pos2ledger(l, ids, kRowsRevision));
-            return sharing.brightness(rows, ledger.entries());
-        };
-        (void)sharing.ledger(ledger);
-        const std::vector<SharedRows<float>> b = frame_layers();
-        const SharedRows<float> b0 = b[0], b1 = b[1];
-        for (int64_t id : ids) QCOMPARE(b1[size_t(id)], plain(1, id));
-
-        (void)sharing.ledger(ledger);  // nothing changed
-        const std::vector<SharedRows<float>> same = frame_layers();
-        QVERIFY(same[0].shares_with(b0));
-        QVERIFY(same[1].shares_with(b1));
-
-        const std::vector<int64_t> one{1200};
-        ledger.set_brightness(1, one, std::vector<float>{77.0f});
-        (void)sharing.ledger(ledger);
-        const std::vector<SharedRows<float>> c = frame_layers();
-        const SharedRows<float> c0 = c[0], c1 = c[1];
-        QCOMPARE(c1[1200], 77.0f);
-        for (int64_t id : ids) {
-            if (id != 1200) QCOMPARE(c1[size_t(id)], plain(1, id));
-            QCOMPARE(c0[size_t(id)], plain(0, id));
-        }
-        QVERIFY(!c1.shares_with(b1));
+    // A column's chunks are shared until written: a holder (a Frame) keeps the values it took,
+    // the writer reads its writes, and a chunk nobody else holds is written in place.
+    void column_chunks_are_copied_on_write_only_while_shared() {
+        ChunkedColumn<float> column(4);
+        for (int i = 0; i < 10; ++i) column.push_back(float(i));
+        QCOMPARE(column.chunks().size(), size_t(3));
+        const std::vector<ChunkedColumn<float>::ChunkPtr> held = column.chunks();
+        column.set(5, 50.0f);
+        QCOMPARE((*held[1])[1], 5.0f);
+        QVERIFY(column.chunks()[1] != held[1]);
+        QVERIFY(column.chunks()[0] == held[0]);
+        QVERIFY(column.chunks()[2] == held[2]);
+        const ChunkedColumn<float>::Chunk* copy = column.chunks()[1].get();
+        column.set(6, 60.0f);
+        QVERIFY(column.chunks()[1].get() == copy);
+        column.push_back(10.0f);  // into the held last chunk: copied first
+        QCOMPARE(held[2]->size(), size_t(2));
+        QCOMPARE(column.size(), size_t(11));
+        for (size_t i = 0; i < column.size(); ++i)
+            QCOMPARE(column[i], i == 5 ? 50.0f : i == 6 ? 60.0f : float(i));
+        for (size_t i = 0; i < 8; ++i) QCOMPARE((*held[i / 4])[i % 4], float(i));
     }
 
-    // Layers rebuilt together, row by row across layers: layers of different lengths and
-    // orders (per-layer eviction) each get their own records' values in their own rows,
-    // including the rows past the shorter layers' ends and rows that hold no record.
+    // Layers of different lengths and orders (per-layer eviction) each read their own records'
+    // values in their own rows through the shared columns, and a row without a record reads 0.
     void brightness_of_layers_with_other_rows() {
         constexpr int kLayers = 3, kRecords = 900;
         Ledger ledger(kLayers);
@@ -232,18 +230,15 @@ private slots:
         for (int64_t id : ids)
             if (id % 3 == 0) layer_rows[2].push_back(id);  // every third
         layer_rows[2].push_back(-1);                       // a row without a record
-        FrameSharing sharing;
-        (void)sharing.ledger(ledger);
-        std::vector<SharedRows<int64_t>> rows;
-        for (int l = 0; l < kLayers; ++l)
-            rows.push_back(sharing.pos2ledger(l, layer_rows[size_t(l)], 1));
-        const std::vector<SharedRows<float>> got = sharing.brightness(rows, ledger.entries());
-        QCOMPARE(int(got.size()), kLayers);
         for (int l = 0; l < kLayers; ++l) {
+            LayerFrame got;
+            got.pos2ledger = layer_rows[size_t(l)];
+            for (const auto& chunk : ledger.brightness_chunks(l))
+                got.record_brightness.append_chunk(chunk);
             const std::vector<int64_t>& want = layer_rows[size_t(l)];
-            QCOMPARE(got[size_t(l)].size(), want.size());
+            QCOMPARE(size_t(got.rows()), want.size());
             for (size_t r = 0; r < want.size(); ++r)
-                QCOMPARE(got[size_t(l)][r], want[r] < 0 ? 0.0f : plain(l, want[r]));
+                QCOMPARE(got.brightness(r), want[r] < 0 ? 0.0f : plain(l, want[r]));
         }
     }
 

@@ -76,9 +76,12 @@ private slots:
         }
         QCOMPARE(int64_t(f->ledger.size()), s.state().ledger().size());
         // The token sampled this tick entered at full brightness; older rows decayed.
-        const auto& b = f->layers[0].brightness;
-        QCOMPARE(b.back(), options().brightness.initial);
-        QVERIFY(*std::min_element(b.begin(), b.end() - 1) < options().brightness.initial);
+        const LayerFrame& lit = f->layers[0];
+        QCOMPARE(lit.brightness(size_t(lit.rows() - 1)), options().brightness.initial);
+        float dimmest = options().brightness.initial;
+        for (int r = 0; r + 1 < lit.rows(); ++r)
+            dimmest = std::min(dimmest, lit.brightness(size_t(r)));
+        QVERIFY(dimmest < options().brightness.initial);
         QCOMPARE(int(f->last_actions.size()), 2);  // the delete, then the sampled add
         QVERIFY(std::holds_alternative<DeleteAction>(f->last_actions[0].op));
         QCOMPARE(f->last_given_index, (std::vector<int>{0, 1}));

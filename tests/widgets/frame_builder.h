@@ -67,16 +67,16 @@ inline std::shared_ptr<Frame> make_frame(int layers, int rows, int64_t tick = 40
         LayerFrame lf;
         std::vector<int64_t> pos2ledger;
         std::vector<int32_t> rope_pos;
-        std::vector<float> brightness;
+        std::vector<float> brightness(size_t(records), 0.0f);  // [id], as the ledger keeps it
         for (int r = 0; r < layer_rows(l, rows); ++r) {
             pos2ledger.push_back(ledger_of(l, r));
             rope_pos.push_back(rope_of(l, r));
-            brightness.push_back(brightness_of(l, r, rows));
+            brightness[size_t(ledger_of(l, r))] = brightness_of(l, r, rows);
             if (drift) lf.drift.push_back(drift_of(l, r));
         }
         lf.pos2ledger = std::move(pos2ledger);
         lf.rope_pos = std::move(rope_pos);
-        lf.brightness = std::move(brightness);
+        lf.record_brightness = ChunkedRecords<float>(std::move(brightness), 16);
         f->layers.push_back(std::move(lf));
     }
     f->drift_measured = drift;

@@ -61,7 +61,8 @@ FramePtr built(int layers, int records) {
             if (role == PolicyRole::HighValue) s.high_value.push_back({float(id) / records, id});
         }
         LayerFrame lf;
-        lf.brightness = std::vector<float>(rows.size(), 0.0f);
+        lf.record_brightness =
+            ChunkedRecords<float>(std::vector<float>(size_t(records), 0.0f), 1024);
         lf.rope_pos = std::vector<int32_t>(rows.begin(), rows.end());
         lf.pos2ledger = std::move(rows);
         f->layers.push_back(std::move(lf));

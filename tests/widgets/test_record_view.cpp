@@ -104,7 +104,7 @@ private slots:
                 const int32_t phase = frame->layers[size_t(l)].rope_pos[size_t(row)];
                 QCOMPARE(cell(table, l, RecordView::Rope), QString::number(phase));
                 QCOMPARE(cell(table, l, RecordView::Brightness).toDouble(),
-                         std::round(double(e.brightness[size_t(l)]) * 10) / 10);
+                         std::round(double(state.ledger().brightness(mixed, l)) * 10) / 10);
                 QCOMPARE(cell(table, l, RecordView::LeftAt), "—");
             } else {
                 QCOMPARE(cell(table, l, RecordView::Status), "removed");

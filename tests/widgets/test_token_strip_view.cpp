@@ -50,7 +50,7 @@ FramePtr long_frame(int rows) {
         ids[size_t(r)] = r;
         brightness.push_back(r % 2 ? 0.0f : 255.0f);
     }
-    lf.brightness = std::move(brightness);
+    lf.record_brightness = ChunkedRecords<float>(std::move(brightness), 1024);  // row r holds id r
     lf.rope_pos = std::vector<int32_t>(ids.begin(), ids.end());
     lf.pos2ledger = std::move(ids);
     f->layers.push_back(std::move(lf));

@@ -164,7 +164,7 @@ private slots:
                 QCOMPARE(f[age].toLongLong(),
                          frame->tick - frame->ledger[size_t(lf.pos2ledger[size_t(r)])].born_tick);
                 // Bit for bit: 9 significant digits read a float back exactly.
-                QCOMPARE(f[bright].toFloat(), lf.brightness[size_t(r)]);
+                QCOMPARE(f[bright].toFloat(), lf.brightness(size_t(r)));
                 QCOMPARE(f[drift].toFloat(), lf.drift[size_t(r)]);
                 QCOMPARE(f[skew].toInt(), lf.rope_pos[size_t(r)] - r);
             }

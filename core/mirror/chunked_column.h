@@ -1,0 +1,60 @@
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace kvw {
+
+// One value per ledger record, in fixed-size chunks that Frames and session copies share
+// (ARCHITECTURE §7.1): a Frame takes a column by its chunk pointers, and a write copies a chunk
+// only while someone else still holds it. A tick that decays every brightness thus pays for the
+// copy in the tick, which writes every value anyway, and the Frame after it copies nothing.
+template <class T>
+class ChunkedColumn {
+public:
+    using Chunk = std::vector<T>;
+    using ChunkPtr = std::shared_ptr<const Chunk>;
+
+    explicit ChunkedColumn(size_t chunk_size) : chunk_size_(chunk_size) {}
+
+    size_t size() const { return size_; }
+    const T& operator[](size_t i) const { return (*chunks_[i / chunk_size_])[i % chunk_size_]; }
+
+    void push_back(const T& value) {
+        if (size_ % chunk_size_ == 0) {
+            auto chunk = std::make_shared<Chunk>();
+            chunk->reserve(chunk_size_);
+            chunks_.push_back(std::move(chunk));
+        }
+        writable(chunks_.size() - 1).push_back(value);
+        ++size_;
+    }
+
+    // Precondition: i < size().
+    void set(size_t i, const T& value) { writable(i / chunk_size_)[i % chunk_size_] = value; }
+
+    // Every chunk full but the last; what a Frame holds of the column.
+    const std::vector<ChunkPtr>& chunks() const { return chunks_; }
+
+private:
+    // The chunk to write, copied first while another owner holds it. use_count() may only
+    // overstate the owners here: copies of a chunk pointer are made by the thread that writes
+    // (the session's), and the others only let theirs go.
+    Chunk& writable(size_t c) {
+        ChunkPtr& chunk = chunks_[c];
+        if (chunk.use_count() != 1) {
+            auto copy = std::make_shared<Chunk>();
+            copy->reserve(chunk_size_);
+            copy->assign(chunk->begin(), chunk->end());
+            chunk = std::move(copy);
+        }
+        // Every chunk was made here as a non-const Chunk, so writing through it is defined.
+        return const_cast<Chunk&>(*chunk);
+    }
+
+    size_t chunk_size_;
+    size_t size_ = 0;
+    std::vector<ChunkPtr> chunks_;
+};
+
+}  // namespace kvw
