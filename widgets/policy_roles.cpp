@@ -34,7 +34,7 @@ PolicyRoles policy_roles(const Frame& frame, RowWindow records) {
         };
         // Live rows first as plain kept rows, then the selection's roles over them: a row the
         // bookkeeping does not name stays "kept", which the budget_rows invariant reports.
-        for (int64_t id : frame.layers[l].pos2ledger.vec()) mark(id, PolicyRole::Kept);
+        for (int64_t id : frame.layers[l].pos2ledger) mark(id, PolicyRole::Kept);
         if (l >= frame.selection.size()) continue;
         const LayerSelection& s = frame.selection[l];
         for (int64_t id : s.sinks) mark(id, PolicyRole::Sink);

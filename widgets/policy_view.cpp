@@ -26,7 +26,7 @@ constexpr PolicyRole kLegendRoles[] = {PolicyRole::Sink, PolicyRole::HighValue, 
 
 // The live row holding `id` in the frame's layer; -1: none.
 int row_of(const Frame& frame, int layer, int64_t id) {
-    const std::vector<int64_t>& rows = frame.layers[size_t(layer)].pos2ledger.vec();
+    const SharedRows<int64_t>& rows = frame.layers[size_t(layer)].pos2ledger;
     const auto it = std::find(rows.begin(), rows.end(), id);
     return it == rows.end() ? -1 : int(it - rows.begin());
 }
@@ -105,7 +105,7 @@ void PolicyView::resizeEvent(QResizeEvent* event) {
 void PolicyView::setSelection(int layer, int row, int count) {
     selected_ids_.clear();
     if (frame_ && layer >= 0 && layer < layerCount() && row >= 0) {
-        const std::vector<int64_t>& ids = frame_->layers[size_t(layer)].pos2ledger.vec();
+        const SharedRows<int64_t>& ids = frame_->layers[size_t(layer)].pos2ledger;
         for (int r = row; r < std::min(row + std::max(count, 1), int(ids.size())); ++r)
             selected_ids_.push_back(ids[size_t(r)]);
     }
@@ -290,7 +290,7 @@ ViewTable PolicyView::table() const {
     for (int l = 0; l < int(roles.size()); ++l) {
         const std::optional<float> threshold = eviction_threshold(*frame_, l);
         std::vector<int> row_of_id(roles[size_t(l)].size(), -1);
-        const std::vector<int64_t>& ids = frame_->layers[size_t(l)].pos2ledger.vec();
+        const SharedRows<int64_t>& ids = frame_->layers[size_t(l)].pos2ledger;
         for (size_t r = 0; r < ids.size(); ++r)
             if (ids[r] >= 0 && size_t(ids[r]) < row_of_id.size() && row_of_id[size_t(ids[r])] < 0)
                 row_of_id[size_t(ids[r])] = int(r);  // the first row, as row_of() finds it

@@ -172,7 +172,7 @@ void TokenStripView::rebuildChips() {
     if (has_layer) {
         const LayerFrame& lf = frame_->layers[size_t(layer_)];
         widths.reserve(size_t(lf.rows()));
-        for (int64_t id : lf.pos2ledger.vec()) widths.push_back(chipTextWidth(id));
+        for (int64_t id : lf.pos2ledger) widths.push_back(chipTextWidth(id));
         face = [frame = frame_, layer = layer_](int row) {
             const LayerFrame& shown = frame->layers[size_t(layer)];
             const double top = std::max(double(frame->brightness_max), 1.0);

@@ -1,5 +1,6 @@
 #include "core/mirror/layer_map.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -30,19 +31,29 @@ void LayerMap::clear() {
 }
 
 LayerMaps::LayerMaps(size_t n_layers) : maps_(n_layers), revisions_(n_layers) {
-    for (uint64_t& revision : revisions_) revision = next_revision();
+    for (Revisions& r : revisions_) r.latest = next_revision();
 }
 
-LayerMap& LayerMaps::edit(size_t layer) {
+uint64_t LayerMaps::chunk_revision(size_t layer, size_t chunk) const {
+    const Revisions& r = revisions_.at(layer);
+    return chunk < r.chunks.size() ? r.chunks[chunk] : r.latest;
+}
+
+LayerMap& LayerMaps::edit(size_t layer, int first_row) {
     LayerMap& map = maps_.at(layer);
-    revisions_[layer] = next_revision();
+    Revisions& r = revisions_[layer];
+    // The chunks before first_row's keep their revisions (those past the end had `latest`);
+    // first_row's and every later one take the new one.
+    const size_t first_chunk = size_t(std::max(first_row, 0) / kChunkRows);
+    r.chunks.resize(first_chunk, r.latest);
+    r.latest = next_revision();
     return map;
 }
 
 void LayerMaps::assign(std::vector<LayerMap> maps) {
     maps_ = std::move(maps);
-    revisions_.resize(maps_.size());
-    for (uint64_t& revision : revisions_) revision = next_revision();
+    revisions_.assign(maps_.size(), Revisions{});
+    for (Revisions& r : revisions_) r.latest = next_revision();
 }
 
 }  // namespace kvw

@@ -23,8 +23,9 @@ struct LayerMap {
 
 // Every layer's map, each with a revision (next_revision) that every write takes anew: the
 // only way to a writable map is edit(), so no primitive can change a map and leave its
-// revision behind, and a Frame shares a layer's rows while its revision stays (ARCHITECTURE
-// §7.1).
+// revision behind. The revision is also kept per chunk of kChunkRows rows, so that a Frame
+// shares the chunks of a layer's rows that a write left alone (ARCHITECTURE §7.1): an append
+// renews the last chunk only, a delete the chunks from its row on (the later rows shift).
 class LayerMaps {
 public:
     explicit LayerMaps(size_t n_layers);
@@ -33,16 +34,24 @@ public:
     // Throws std::out_of_range for a layer outside [0, size()).
     const LayerMap& at(size_t layer) const { return maps_.at(layer); }
     const LayerMap& operator[](size_t layer) const { return maps_[layer]; }
-    uint64_t revision(size_t layer) const { return revisions_.at(layer); }
-    // The layer's map to change, its revision already new.
-    LayerMap& edit(size_t layer);
+    static constexpr int kChunkRows = 4096;  // a power of two (a Frame's SharedRows chunk)
+    uint64_t revision(size_t layer) const { return revisions_.at(layer).latest; }
+    // The revision of the layer's rows [chunk * kChunkRows, (chunk + 1) * kChunkRows).
+    uint64_t chunk_revision(size_t layer, size_t chunk) const;
+    // The layer's map to change at `first_row` and after it (the rows before it stay as they
+    // are), its revision and those of the chunks from first_row's on already new.
+    LayerMap& edit(size_t layer, int first_row = 0);
     // Every map replaced (a mirror snapshot put back); every revision new.
     void assign(std::vector<LayerMap> maps);
     const std::vector<LayerMap>& all() const { return maps_; }
 
 private:
     std::vector<LayerMap> maps_;
-    std::vector<uint64_t> revisions_;  // [layer]
+    struct Revisions {
+        std::vector<uint64_t> chunks;  // [chunk]; a chunk past the end has `latest`
+        uint64_t latest = 0;
+    };
+    std::vector<Revisions> revisions_;  // [layer]
 };
 
 }  // namespace kvw

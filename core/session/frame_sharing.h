@@ -3,6 +3,7 @@
 #include <span>
 #include <vector>
 
+#include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
 #include "core/session/frame.h"
 
@@ -15,11 +16,12 @@ class FrameSharing {
 public:
     // The ledger's records: chunks whose Ledger::chunk_revision is unchanged are shared.
     LedgerRecords ledger(const Ledger& ledger);
-    // A layer's rows: the last Frame's while the layer's map kept its revision
-    // (StateManager::layer_map_revision: every write to a map takes a new one), else a copy.
-    // Tracked, not compared: comparing 22 layers x 100,000 rows costs more than the Frame.
-    SharedRows<int64_t> pos2ledger(int layer, const std::vector<int64_t>& rows, uint64_t revision);
-    SharedRows<int32_t> rope_pos(int layer, const std::vector<int32_t>& rows, uint64_t revision);
+    // A layer's rows, chunk by chunk: the last Frame's chunk while it kept its revision
+    // (LayerMaps::chunk_revision: a write renews the chunks from its first row on), else a
+    // copy. Tracked, not compared: comparing 22 layers x 100,000 rows costs more than the Frame.
+    // So a tick that appends copies each layer's last chunk, a delete the chunks from its row.
+    SharedRows<int64_t> pos2ledger(const LayerMaps& maps, int layer);
+    SharedRows<int32_t> rope_pos(const LayerMaps& maps, int layer);
 
 private:
     std::vector<uint64_t> chunk_revisions_;  // [chunk] of ledger_
@@ -27,7 +29,7 @@ private:
     template <class T>
     struct Kept {
         SharedRows<T> rows;
-        uint64_t revision = 0;  // of the map they were copied from; 0: none yet
+        std::vector<uint64_t> revisions;  // [chunk] of the map they were copied from
     };
     std::vector<Kept<int64_t>> pos2ledger_;  // [layer]
     std::vector<Kept<int32_t>> rope_pos_;    // [layer]

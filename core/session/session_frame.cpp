@@ -52,11 +52,10 @@ std::shared_ptr<Frame> Session::frame() const {
     f->ledger = frame_sharing_.ledger(ledger);
 
     for (int l = 0; l < state_->n_layers(); ++l) {
-        const LayerMap& map = state_->layer_map(l);
         LayerFrame layer;
-        const uint64_t revision = state_->layer_map_revision(l);
-        layer.pos2ledger = frame_sharing_.pos2ledger(l, map.pos2ledger, revision);
-        layer.rope_pos = frame_sharing_.rope_pos(l, map.rope_pos, revision);
+        layer.pos2ledger = frame_sharing_.pos2ledger(state_->layer_maps(), l);
+        layer.rope_pos = frame_sharing_.rope_pos(state_->layer_maps(), l);
+        layer.record_brightness = ChunkedRecords<float>(size_t(Ledger::kChunkRecords));
         for (const auto& chunk : ledger.brightness_chunks(l))
             layer.record_brightness.append_chunk(chunk);
         if (drift_current_ && size_t(l) < drift_.layers.size()) {

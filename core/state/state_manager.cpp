@@ -173,7 +173,7 @@ void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t ti
     between_blades("remove");
     for (int l : layers) {
         const int64_t id = maps_[size_t(l)].pos2ledger[size_t(row)];
-        maps_.edit(size_t(l)).remove(row);
+        maps_.edit(size_t(l), row).remove(row);
         ledger_.mark_removed(id, l, tick, cause);
     }
 }
@@ -192,7 +192,7 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
         cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
     between_blades("insert");
     for (int l : layers) {
-        maps_.edit(size_t(l)).insert(row, ids, phases);
+        maps_.edit(size_t(l), row).insert(row, ids, phases);
         for (int64_t id : ids) ledger_.mark_live(id, l);
     }
 }
@@ -217,7 +217,8 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     between_blades("append");
     std::vector<int> all;
     for (int l = 0; l < n_layers(); ++l) {
-        maps_.edit(size_t(l)).insert(rows(l), ids, phases);
+        const int end = rows(l);
+        maps_.edit(size_t(l), end).insert(end, ids, phases);
         for (int64_t id : ids) ledger_.mark_live(id, l);
         all.push_back(l);
     }

@@ -146,9 +146,9 @@ public:
     const Transformer& engine() const { return *engine_; }
     const Ledger& ledger() const { return ledger_; }
     const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
-    // New whenever the layer's map changes, unique across the process (LayerMaps): a Frame
-    // shares the layer's rows while it stays (FrameSharing).
-    uint64_t layer_map_revision(int layer) const { return maps_.revision(size_t(layer)); }
+    // Every map with its revisions, new whenever a chunk of a layer's rows changes and unique
+    // across the process (LayerMaps): a Frame shares the chunks that kept theirs (FrameSharing).
+    const LayerMaps& layer_maps() const { return maps_; }
     const KvLayout& cache() const { return *cache_; }
     int n_layers() const { return cache_->n_layers(); }
     int rows(int layer) const { return layer_map(layer).rows(); }

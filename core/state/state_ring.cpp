@@ -35,8 +35,8 @@ void StateManager::make_frame_room(int n, int64_t tick) {
     between_blades("ring_overwrite");
     const RemovalCause cause{RemovalReason::RingOverwrite, std::nullopt};
     for (int l = 0; l < n_layers(); ++l) {
-        LayerMap& map = maps_.edit(size_t(l));
-        const int first = std::min(ring_options_.sinks, map.rows());
+        const int first = std::min(ring_options_.sinks, rows(l));
+        LayerMap& map = maps_.edit(size_t(l), first);
         for (int i = 0; i < over[size_t(l)]; ++i) {
             ledger_.mark_removed(map.pos2ledger[size_t(first)], l, tick, cause);
             map.remove(first);

@@ -162,7 +162,7 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
     }
     between_blades("collapse");
     for (int l : layers) {
-        LayerMap& m = maps_.edit(size_t(l));
+        LayerMap& m = maps_.edit(size_t(l), row);
         for (int i = 0; i < wlod_k_; ++i) m.remove(row);
         m.insert(row, ids, phases);
         for (int64_t c : children) ledger_.mark_collapsed(c, l, tick);
@@ -214,7 +214,7 @@ void StateManager::expand_group(const std::vector<int>& layers, int row, int64_t
     }
     between_blades("expand");
     for (int l : layers) {
-        LayerMap& m = maps_.edit(size_t(l));
+        LayerMap& m = maps_.edit(size_t(l), row);
         m.remove(row);
         m.insert(row, g.children, g.child_phases);
         ledger_.mark_removed(id, l, tick);

@@ -4,7 +4,9 @@
 #include <QtTest>
 
 #include "core/mirror/chunked_column.h"
+#include "core/model/gguf_model_loader.h"
 #include "core/model/model_loader.h"
+#include "core/model/synthetic_model.h"
 #include "core/session/frame_sharing.h"
 #include "core/session/session.h"
 
@@ -185,6 +187,55 @@ private slots:
         const int64_t gone = b->layers[1].pos2ledger[5];
         QCOMPARE(b->ledger[size_t(gone)].status[1], RowStatus::Live);
         QCOMPARE(c->ledger[size_t(gone)].status[1], RowStatus::Removed);
+    }
+
+    // A layer's rows travel in LayerMaps::kChunkRows chunks: an append renews the last chunk
+    // of every layer, a delete or an insert the chunks from its row on in its layers, and every
+    // other chunk is the last Frame's copy; each Frame still equals the state row for row, and
+    // an older Frame keeps the rows it had.
+    void layer_rows_are_shared_by_chunk() {
+        constexpr size_t kRows = LayerMaps::kChunkRows;
+        SessionOptions o = options();
+        o.capacity = int(2 * kRows + 1000);
+        SyntheticSpec spec = synthetic_spec("tiny");
+        spec.config.max_context = o.capacity;  // tiny's own context holds under one chunk
+        Session s(o, load_gguf_model(synthetic_source(spec)));
+        s.start("the cache remembers");
+        s.apply_now(many_adds(int(2 * kRows + 500)));
+        const FramePtr a = s.frame();
+        QCOMPARE(a->layers[0].pos2ledger.chunk_count(), size_t(3));
+        const std::vector<int64_t> rows_of_a = a->layers[0].pos2ledger.to_vector();
+
+        const auto shared = [](const FramePtr& x, const FramePtr& y, size_t l, size_t c) {
+            const bool ids = x->layers[l].pos2ledger.chunk(c) == y->layers[l].pos2ledger.chunk(c);
+            const bool phases = x->layers[l].rope_pos.chunk(c) == y->layers[l].rope_pos.chunk(c);
+            if (ids != phases) qWarning("layer %zu chunk %zu: ids and phases disagree", l, c);
+            return ids && phases;
+        };
+        s.step();
+        const FramePtr b = s.frame();
+        compare_with_state(*b, s);
+        for (size_t l = 0; l < b->layers.size(); ++l) {
+            QVERIFY(shared(a, b, l, 0));
+            QVERIFY(shared(a, b, l, 1));
+            QVERIFY(!shared(a, b, l, 2));
+        }
+
+        s.apply_now({del(int(kRows) + 7, {1})});  // in layer 1's second chunk
+        const FramePtr c = s.frame();
+        compare_with_state(*c, s);
+        QVERIFY(shared(b, c, 1, 0));
+        QVERIFY(!shared(b, c, 1, 1));
+        QVERIFY(!shared(b, c, 1, 2));
+        for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(b, c, 0, chunk));
+
+        s.apply_now({Action{InsertAction{3, {7, 8}}, {}}});  // in every layer's first chunk
+        const FramePtr d = s.frame();
+        compare_with_state(*d, s);
+        for (size_t l = 0; l < d->layers.size(); ++l)
+            for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(!shared(c, d, l, chunk));
+
+        QVERIFY(a->layers[0].pos2ledger == rows_of_a);
     }
 
     // A column's chunks are shared until written: a holder (a Frame) keeps the values it took,

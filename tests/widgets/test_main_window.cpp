@@ -38,7 +38,7 @@ struct Snapshot {
 
 Snapshot snapshot(const SessionController& c) {
     const FramePtr f = c.lastFrame();
-    return {f->tick, f->state_hash, f->layers[0].pos2ledger.vec()};
+    return {f->tick, f->state_hash, f->layers[0].pos2ledger.to_vector()};
 }
 
 }  // namespace
@@ -240,7 +240,7 @@ private slots:
         MainWindow w(c, {true, QSize(1600, 1000)});
         w.show();
         edited(c, w);
-        const std::vector<int64_t> rows = c.lastFrame()->layers[0].pos2ledger.vec();
+        const std::vector<int64_t> rows = c.lastFrame()->layers[0].pos2ledger.to_vector();
         QCOMPARE(QString::fromStdString(c.lastFrame()->k_type), QString("f32"));
         test::named_action(w, "k-type-bf16")->trigger();
         QVERIFY(test::wait_idle(c));

@@ -204,7 +204,7 @@ private slots:
         QVERIFY(view.visibleRecords().first <= records / 2);
         QVERIFY(view.visibleRecords().last > records / 2);
         view.setSelection(0, 10);  // a record near the start, far outside the window
-        const int64_t selected = frame->layers[0].pos2ledger.vec()[10];
+        const int64_t selected = frame->layers[0].pos2ledger.to_vector()[10];
         QVERIFY(view.visibleRecords().first <= selected && selected < view.visibleRecords().last);
         QTest::mouseDClick(&view, Qt::LeftButton, {}, centre.toPoint());
         QVERIFY(!view.zoomedIn());

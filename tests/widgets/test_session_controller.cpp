@@ -223,8 +223,8 @@ private slots:
         std::vector<int32_t> got = row_tokens(*f2, 0);
         got.pop_back();  // the token the tick generated
         QCOMPARE(got, expected);
-        const std::vector<int64_t>& ids1 = f1->layers[0].pos2ledger;
-        const std::vector<int64_t>& ids2 = f2->layers[0].pos2ledger;
+        const SharedRows<int64_t>& ids1 = f1->layers[0].pos2ledger;
+        const SharedRows<int64_t>& ids2 = f2->layers[0].pos2ledger;
         QCOMPARE(ids2[4], ids1[4]);
         QCOMPARE(ids2[5 + text.size()], ids1[5]);
 
@@ -241,7 +241,7 @@ private slots:
         // two rows that are not adjacent: both go, the text takes the first one's place and the
         // rows between stay after it (the JSON replace_pair's meaning, one rule set)
         const std::vector<int32_t> x = load_model("synthetic:tiny")->tokenizer.encode("x", false);
-        const std::vector<int64_t> before = c.lastFrame()->layers[0].pos2ledger;
+        const std::vector<int64_t> before = c.lastFrame()->layers[0].pos2ledger.to_vector();
         std::vector<int32_t> distant = row_tokens(*c.lastFrame(), 0);
         distant.erase(distant.begin() + 5);
         distant.erase(distant.begin() + 1);
@@ -250,7 +250,7 @@ private slots:
         QVERIFY(wait_idle(c));
         QCOMPARE(errors.count(), 2);
         QCOMPARE(row_tokens(*c.lastFrame(), 0), distant);
-        const std::vector<int64_t>& after = c.lastFrame()->layers[0].pos2ledger;
+        const std::vector<int64_t> after = c.lastFrame()->layers[0].pos2ledger.to_vector();
         for (int r = 2; r < 5; ++r) QCOMPARE(after[size_t(r) - 1 + x.size()], before[size_t(r)]);
     }
 
