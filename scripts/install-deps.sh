@@ -37,8 +37,8 @@ fi
 
 if [[ " $* " == *" --tests "* ]]; then
   venv=build/pyenv
-  pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3 ml_dtypes==0.5.4)
-  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes' 2>/dev/null; then
+  pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3 ml_dtypes==0.5.4 xxhash==3.6.0)
+  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes, xxhash' 2>/dev/null; then
     echo "[install-deps] creating $venv with ${pins[*]}"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"

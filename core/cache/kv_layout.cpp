@@ -160,13 +160,17 @@ void append_stored_half(std::vector<uint8_t>& out, const KvRows& rows, size_t p,
 }  // namespace
 
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
-    check_rows(layer, row, 1, rows(layer));
-    const size_t p = size_t(physical_row(layer, row));
     std::vector<uint8_t> out;
     out.reserve(slab_.row_bytes());
+    append_stored_row(layer, row, out);
+    return out;
+}
+
+void KvLayout::append_stored_row(int layer, int row, std::vector<uint8_t>& out) const {
+    check_rows(layer, row, 1, rows(layer));
+    const size_t p = size_t(physical_row(layer, row));
     append_stored_half(out, slab_.k_rows(layer), p, kv_dim(), storage().groups);
     append_stored_half(out, slab_.v_rows(layer), p, kv_dim(), storage().groups);
-    return out;
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

@@ -82,8 +82,9 @@ public:
     void read_k(int layer, int row, float* out) const;
     void read_v(int layer, int row, float* out) const;
     // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
-    // has them), for hashing.
+    // has them), for hashing; append_stored_row adds them to `out` (one buffer for every row).
     std::vector<uint8_t> stored_row(int layer, int row) const;
+    void append_stored_row(int layer, int row, std::vector<uint8_t>& out) const;
     // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types),
     // counted as rows are written and dropped, so that the per-tick invariant and every Frame
     // read it without scanning the layer. Encoding keeps scales finite (kv_quant.h): a

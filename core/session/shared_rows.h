@@ -46,6 +46,7 @@ public:
             throw std::logic_error("ChunkedRecords: a chunk of " + std::to_string(chunk->size()) +
                                    " after a partial one, or over " + std::to_string(chunk_size()));
         size_ += chunk->size();
+        data_.push_back(chunk->data());
         chunks_.push_back(std::move(chunk));
     }
     size_t chunk_count() const { return chunks_.size(); }
@@ -54,9 +55,7 @@ public:
 
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
-    const Record& operator[](size_t i) const {
-        return (*chunks_[i >> shift_])[i & (chunk_size() - 1)];
-    }
+    const Record& operator[](size_t i) const { return data_[i >> shift_][i & (chunk_size() - 1)]; }
     const Record& at(size_t i) const {
         if (i >= size_)
             throw std::out_of_range("record " + std::to_string(i) + " of " + std::to_string(size_));
@@ -149,6 +148,8 @@ private:
 
     unsigned shift_;
     std::vector<ChunkPtr> chunks_;
+    // [chunk] chunks_[c]->data(): indexing reads one pointer, not a shared_ptr and a vector.
+    std::vector<const Record*> data_;
     size_t size_ = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
+#include "core/state/stream_hash.h"
 
 namespace kvw {
 
@@ -17,19 +18,6 @@ InvariantResult failed(std::string name, int layer, int row, std::string detail)
 InvariantResult passed(std::string name, int layer) {
     return InvariantResult{std::move(name), true, layer, -1, {}};
 }
-
-// FNV-1a, 64 bit.
-struct Fnv {
-    uint64_t h = 0xcbf29ce484222325ull;
-    void bytes(const void* p, size_t n) {
-        const auto* b = static_cast<const unsigned char*>(p);
-        for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
-    }
-    template <class T>
-    void value(const T& v) {
-        bytes(&v, sizeof v);
-    }
-};
 
 }  // namespace
 
@@ -107,7 +95,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
 
 uint64_t StateManager::state_hash() const {
     if (hashed_revision_ == revision_) return hash_;
-    Fnv f;
+    StreamHash f;
     f.value(policy_);
     for (const LedgerEntry& e : ledger_.entries()) {
         f.value(e.id);
@@ -131,13 +119,17 @@ uint64_t StateManager::state_hash() const {
         f.bytes(map.pos2ledger.data(), map.pos2ledger.size() * sizeof(int64_t));
         f.bytes(map.rope_pos.data(), map.rope_pos.size() * sizeof(int32_t));
         f.value(cache_->rows(l));
+        std::vector<uint8_t> stored;  // rows gathered into 64 KiB pieces: few calls, little memory
         for (int r = 0; r < cache_->rows(l); ++r) {
-            const std::vector<uint8_t> row = cache_->stored_row(l, r);
-            f.bytes(row.data(), row.size());
+            cache_->append_stored_row(l, r, stored);
+            if (stored.size() < (size_t(64) << 10)) continue;
+            f.bytes(stored.data(), stored.size());
+            stored.clear();
         }
+        f.bytes(stored.data(), stored.size());
     }
     hashed_revision_ = revision_;
-    hash_ = f.h;
+    hash_ = f.digest();
     return hash_;
 }
 

@@ -9,6 +9,7 @@
 #include "core/model/synthetic_model.h"
 #include "core/session/frame_sharing.h"
 #include "core/session/session.h"
+#include "core/state/stream_hash.h"
 
 using namespace kvw;
 
@@ -74,24 +75,30 @@ void compare_with_state(const Frame& f, const Session& s) {
     }
 }
 
-// FNV-1a over the ledger, the maps and the stored rows, written out plainly here as the
-// reference the memoised StateManager::state_hash() must equal (docs/ARCHITECTURE.md §6). The
-// sessions hash for their trace events after every command, so a second session is no
-// reference: its memo would be as stale as the first one's.
-struct Fnv {
-    uint64_t h = 0xcbf29ce484222325ull;
+// The byte stream of the ledger, the maps and the stored rows, written out plainly here, and its
+// XXH64 (StreamHash, itself checked against Python xxhash in test_stream_hash) as the reference
+// the memoised StateManager::state_hash() must equal (docs/ARCHITECTURE.md §6). The sessions
+// hash for their trace events after every command, so a second session is no reference: its
+// memo would be as stale as the first one's.
+struct Stream {
+    std::vector<unsigned char> all;
     void bytes(const void* p, size_t n) {
-        for (size_t i = 0; i < n; ++i)
-            h = (h ^ static_cast<const unsigned char*>(p)[i]) * 0x100000001b3ull;
+        const auto* b = static_cast<const unsigned char*>(p);
+        all.insert(all.end(), b, b + n);
     }
     template <class T>
     void value(const T& v) {
         bytes(&v, sizeof v);
     }
+    uint64_t digest() const {
+        StreamHash h;
+        h.bytes(all.data(), all.size());
+        return h.digest();
+    }
 };
 
 uint64_t reference_state_hash(const StateManager& state) {
-    Fnv f;
+    Stream f;
     f.value(state.policy());
     for (const LedgerEntry& e : state.ledger().entries()) {
         f.value(e.id);
@@ -120,7 +127,7 @@ uint64_t reference_state_hash(const StateManager& state) {
             f.bytes(row.data(), row.size());
         }
     }
-    return f.h;
+    return f.digest();
 }
 
 }  // namespace
