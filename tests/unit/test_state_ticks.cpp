@@ -194,6 +194,33 @@ private slots:
         for (const InvariantResult& r : results)
             if (!r.passed) QCOMPARE(r.layer, 2);
     }
+
+    // Two records each held twice in one layer: ids_unique names the smaller id at the later
+    // of its two rows, as a sort of (id, row) pairs written here finds it.
+    void ids_unique_names_the_first_duplicate_in_id_order() {
+        std::mt19937 rng(9);
+        StateManager s = make_state(kCapacity);
+        s.append(random_tokens(rng, 12), EntryKind::Prompt, 0);
+        s.debug_desync_row(1, 7);  // row 7 takes row 8's record
+        s.debug_desync_row(1, 2);  // row 2 takes row 3's record
+        std::vector<std::pair<int64_t, int>> sorted;
+        const std::vector<int64_t>& ids = s.layer_map(1).pos2ledger;
+        for (size_t r = 0; r < ids.size(); ++r) sorted.emplace_back(ids[r], int(r));
+        std::sort(sorted.begin(), sorted.end());
+        std::pair<int64_t, int> want{-1, -1};
+        for (size_t i = 1; i < sorted.size() && want.first < 0; ++i)
+            if (sorted[i].first == sorted[i - 1].first) want = sorted[i];
+        QVERIFY(want.first >= 0);
+        for (const InvariantResult& r : s.check_invariants()) {
+            if (r.name != "ids_unique") continue;
+            QCOMPARE(r.passed, r.layer != 1);
+            if (r.passed) continue;
+            QCOMPARE(r.row, want.second);
+            QVERIFY2(r.detail.find("record " + std::to_string(want.first) + " held twice") !=
+                         std::string::npos,
+                     r.detail.c_str());
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestStateTicks)
