@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/backend/backend_registry.h"
+#include "core/model/available_memory.h"
 #include "core/session/session.h"
 
 namespace kvw {
@@ -47,6 +48,12 @@ std::unique_ptr<Session> Session::clone() const {
 
 void Session::set_checkpoint_options(const CheckpointOptions& options) {
     checkpoints_.set_options(options);
+}
+
+uint64_t default_checkpoint_budget() {
+    // Read once: every session of the process gets the same budget, whatever it loads later.
+    static const uint64_t budget = std::max(uint64_t(256) << 20, available_memory_bytes() / 8);
+    return budget;
 }
 
 // ---- SessionCheckpoint ------------------------------------------------------------------------

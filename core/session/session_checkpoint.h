@@ -10,6 +10,12 @@ namespace kvw {
 
 class Session;
 
+// The memory a session's checkpoints may take unless told otherwise: an eighth of what the
+// system had available when first asked, and at least 256 MiB. A fixed 256 MiB held not one
+// checkpoint of a 22-layer model at 8,192 rows (over 300 MiB in f32), so every replay of such
+// a session started at the trace's beginning (ARCHITECTURE §16).
+uint64_t default_checkpoint_budget();
+
 // How often a session keeps a checkpoint, and how much memory they may take
 // (ARCHITECTURE §16).
 struct CheckpointOptions {
@@ -17,7 +23,7 @@ struct CheckpointOptions {
     // any point then replays at most this many ticks (until the budget widens the spacing).
     int every = 16;
     // When the kept checkpoints take more, every second one goes and the spacing doubles.
-    uint64_t budget_bytes = uint64_t(256) << 20;
+    uint64_t budget_bytes = default_checkpoint_budget();
 };
 
 // An exact copy of a session at one point of its trace: everything the next command depends

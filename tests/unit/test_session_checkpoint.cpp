@@ -248,6 +248,26 @@ private slots:
         QCOMPARE(s.checkpoints().size(), size_t(0));
         QCOMPARE(s.fork(20)->state_hash(), hashes[20]);
     }
+
+    // The default budget is an eighth of the memory available, at least 256 MiB: read here
+    // from /proc/meminfo directly, with the slack of what other processes took or gave back
+    // since the session first asked.
+    void the_default_budget_follows_the_available_memory() {
+        const uint64_t budget = CheckpointOptions{}.budget_bytes;
+        QVERIFY(budget >= uint64_t(256) << 20);
+        QFile meminfo("/proc/meminfo");
+        if (!meminfo.open(QIODevice::ReadOnly)) QSKIP("no /proc/meminfo");
+        uint64_t available = 0;
+        for (const QByteArray& line : meminfo.readAll().split('\n'))
+            if (line.startsWith("MemAvailable:"))
+                available = line.simplified().split(' ').value(1).toULongLong() * 1024;
+        if (available / 8 < (uint64_t(256) << 20)) {
+            QCOMPARE(budget, uint64_t(256) << 20);
+        } else {
+            QVERIFY2(budget > available / 8 * 3 / 4 && budget < available / 8 * 5 / 4,
+                     qPrintable(QString("budget %1, available %2").arg(budget).arg(available)));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSessionCheckpoint)
