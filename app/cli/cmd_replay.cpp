@@ -17,8 +17,10 @@ int run_replay(const CliArgs& args) {
     for (const ReplayMismatch& m : report.mismatches)
         std::printf("%s:%zu: %s: %s recorded %s, replayed %s\n", args.positional()[0].c_str(),
                     m.line, m.event.c_str(), m.field.c_str(), m.expected.c_str(), m.actual.c_str());
-    std::printf("replayed %zu events, %zu outcomes checked, %zu mismatches: %s\n", report.events,
-                report.checked, report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
+    std::printf("replayed %zu events, %zu outcomes checked%s, %zu mismatches: %s\n", report.events,
+                report.checked,
+                report.state_hashes_compared ? "" : " (not its FNV-1a state hashes)",
+                report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
     return report.ok() ? 0 : 1;
 }
 

@@ -115,6 +115,8 @@ void SessionController::openTrace(const QString& path, const QString& model) {
         w.publishHistory(std::move(history));
         std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
                               " events replayed, now at tick " + std::to_string(w.session().tick());
+        if (!report.state_hashes_compared)
+            outcome += " (its FNV-1a state hashes, from before XXH64, not compared)";
         if (report.ok()) {
             outcome += ", every recorded outcome equal";
         } else {

@@ -112,7 +112,7 @@ public:
         } else {
             throw TraceError("unknown event \"" + event_ + "\"", line, file_);
         }
-        if (e.has("state_hash"))
+        if (e.has("state_hash") && report_.state_hashes_compared)
             compare("state_hash", e.get<std::string>("state_hash"),
                     hash_hex(session_.state_hash()));
     }
@@ -160,6 +160,8 @@ void replay_event(Session& session, const nlohmann::json& event, size_t line,
 void replay_events(Session& session, const Trace& trace, size_t first, size_t last,
                    ReplayReport& report) {
     const auto& events = trace.events();
+    if (!events.empty() && !header_has_current_state_hashes(events.front()))
+        report.state_hashes_compared = false;
     for (size_t i = std::max<size_t>(first, 1); i < std::min(last, events.size()); ++i)
         replay_event(session, events[i], trace.line_of(i), trace.source(), report);
 }
@@ -179,6 +181,13 @@ std::unique_ptr<Session> session_replayed(const Trace& trace,
             "they compute the same numbers",
             trace.source(), options.model, *model);
         options.model = *model;
+    }
+    if (!header_has_current_state_hashes(events.front())) {
+        report.state_hashes_compared = false;
+        spdlog::warn(
+            "{}: written before the state hash became XXH64: its state hashes are not compared, "
+            "its tokens and other outcomes are",
+            trace.source());
     }
     auto session = std::make_unique<Session>(options);
     for (size_t i = 1; i < events.size(); ++i) {

@@ -25,6 +25,9 @@ struct ReplayMismatch {
 struct ReplayReport {
     size_t events = 0;   // events replayed (the header not counted)
     size_t checked = 0;  // recorded outcomes compared
+    // False for a trace whose state hashes another hash function made (written before the
+    // state hash became XXH64, header_has_current_state_hashes): they were not compared.
+    bool state_hashes_compared = true;
     std::vector<ReplayMismatch> mismatches;
     bool ok() const { return mismatches.empty(); }
 };
@@ -44,7 +47,8 @@ std::unique_ptr<Session> session_replayed(
     const std::function<void(const Session&)>& after_event = {});
 
 // One event (never the header) repeated on `session`; `line` and `file` name it in errors and
-// mismatches. Throws TraceError for a malformed event.
+// mismatches; its recorded state hash is compared when report.state_hashes_compared. Throws
+// TraceError for a malformed event.
 void replay_event(Session& session, const nlohmann::json& event, size_t line,
                   const std::string& file, ReplayReport& report);
 

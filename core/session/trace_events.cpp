@@ -20,6 +20,7 @@ KvType kv_type_of(const std::string& name, const char* key, const std::string& f
 
 nlohmann::json trace_header(const SessionOptions& o) {
     nlohmann::json h = {{"kvw_trace", 1},
+                        {"state_hash", "xxh64"},
                         {"model", o.model},
                         {"backend", o.backend},
                         {"capacity", o.capacity},
@@ -48,6 +49,11 @@ nlohmann::json trace_header(const SessionOptions& o) {
                      {"full_recompute_below", o.wlod_full_recompute_below}};
     if (!o.gist_net.empty()) h["gist_net"] = o.gist_net;
     return h;
+}
+
+bool header_has_current_state_hashes(const nlohmann::json& header) {
+    const auto hash = header.find("state_hash");
+    return hash != header.end() && *hash == "xxh64";
 }
 
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {

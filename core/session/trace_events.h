@@ -11,6 +11,10 @@ nlohmann::json trace_header(const SessionOptions& options);
 // Throws TraceError (line 1 of `file`) naming the key when the header lacks one or has a value
 // of the wrong type or range.
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file = {});
+// Whether the header's state hashes are this build's (`"state_hash": "xxh64"`). Traces written
+// before the state hash became XXH64 have no such key: their hashes are FNV-1a values that no
+// state of this build can give, so a replay compares their other outcomes only.
+bool header_has_current_state_hashes(const nlohmann::json& header);
 nlohmann::json tick_result_json(const TickResult& result);
 nlohmann::json policy_options_json(const PolicyOptions& options);
 // Throws JsonError naming the key.

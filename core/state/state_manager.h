@@ -130,7 +130,7 @@ public:
 
     // ---- structural alignment ---------------------------------------------------------------
     std::vector<InvariantResult> check_invariants() const;
-    // FNV-1a over the ledger, the maps and the cache's logical rows: equal states hash equal,
+    // XXH64 over the ledger, the maps and the cache's logical rows: equal states hash equal,
     // whatever the layout. Computed once per state: every mutating member starts with
     // changed(), and a second call before the next change returns the same value at no cost.
     uint64_t state_hash() const;
