@@ -1,6 +1,9 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace kvw {
@@ -15,10 +18,18 @@ public:
     using Chunk = std::vector<T>;
     using ChunkPtr = std::shared_ptr<const Chunk>;
 
-    explicit ChunkedColumn(size_t chunk_size) : chunk_size_(chunk_size) {}
+    // chunk_size is a power of two, so that indexing is a shift and a mask (the state hash
+    // reads every record's value in every layer after each command): std::invalid_argument
+    // otherwise.
+    explicit ChunkedColumn(size_t chunk_size) : chunk_size_(chunk_size) {
+        if (chunk_size == 0 || (chunk_size & (chunk_size - 1)) != 0)
+            throw std::invalid_argument("ChunkedColumn: chunk size " + std::to_string(chunk_size) +
+                                        " is not a power of two");
+        while ((size_t(1) << shift_) < chunk_size) ++shift_;
+    }
 
     size_t size() const { return size_; }
-    const T& operator[](size_t i) const { return (*chunks_[i / chunk_size_])[i % chunk_size_]; }
+    const T& operator[](size_t i) const { return (*chunks_[i >> shift_])[i & (chunk_size_ - 1)]; }
 
     void push_back(const T& value) {
         if (size_ % chunk_size_ == 0) {
@@ -31,7 +42,7 @@ public:
     }
 
     // Precondition: i < size().
-    void set(size_t i, const T& value) { writable(i / chunk_size_)[i % chunk_size_] = value; }
+    void set(size_t i, const T& value) { writable(i >> shift_)[i & (chunk_size_ - 1)] = value; }
 
     // Every chunk full but the last; what a Frame holds of the column.
     const std::vector<ChunkPtr>& chunks() const { return chunks_; }
@@ -47,12 +58,17 @@ private:
             copy->reserve(chunk_size_);
             copy->assign(chunk->begin(), chunk->end());
             chunk = std::move(copy);
+        } else {
+            // use_count() is a relaxed load: this fence orders the write below after the last
+            // reads of the owner (a Frame on the UI thread) whose release it just saw.
+            std::atomic_thread_fence(std::memory_order_acquire);
         }
         // Every chunk was made here as a non-const Chunk, so writing through it is defined.
         return const_cast<Chunk&>(*chunk);
     }
 
     size_t chunk_size_;
+    unsigned shift_ = 0;  // log2(chunk_size_)
     size_t size_ = 0;
     std::vector<ChunkPtr> chunks_;
 };

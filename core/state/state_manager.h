@@ -111,6 +111,8 @@ public:
     std::optional<std::pair<int, int>> first_gist_row() const;
     // The gist a record is, or null for a token record.
     const GistRecord* gist(int64_t id) const;
+    // Whether any record is a gist (a collapse ever made one): without, every row is level 0.
+    bool has_gists() const { return !gists_.empty(); }
     // Tokens a row stands for: 1, or K^level for a gist.
     int64_t leaf_count(int64_t id) const;
     void set_gist_net(std::shared_ptr<const GistNet> net) { gist_net_ = std::move(net); }

@@ -2,6 +2,7 @@
 // (tests/data/make_stream_hash.py) for lengths that take every path of the algorithm, whether
 // the bytes come in one piece, byte by byte or in random cuts.
 #include <QtTest>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -69,6 +70,23 @@ private slots:
                 i += n;
             }
             QVERIFY2(cut.digest() == c.digest, qPrintable(what + ", random cuts"));
+
+            // value<T>() of 1, 2, 4 and 8 bytes (its inline path), mixed with bytes().
+            StreamHash values;
+            for (size_t i = 0; i < c.length;) {
+                const size_t n = std::min(c.length - i, size_t(1) << (rng() % 5));
+                uint8_t b1;
+                uint16_t b2;
+                uint32_t b4;
+                uint64_t b8;
+                if (n == 1) values.value((std::memcpy(&b1, bytes + i, 1), b1));
+                if (n == 2) values.value((std::memcpy(&b2, bytes + i, 2), b2));
+                if (n == 4) values.value((std::memcpy(&b4, bytes + i, 4), b4));
+                if (n == 8) values.value((std::memcpy(&b8, bytes + i, 8), b8));
+                if (n != 1 && n != 2 && n != 4 && n != 8) values.bytes(bytes + i, n);
+                i += n;
+            }
+            QVERIFY2(values.digest() == c.digest, qPrintable(what + ", values"));
         }
     }
 };
