@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -94,8 +95,13 @@ std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) 
     const size_t readers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
     const size_t share = (region_bytes / kHuge + readers - 1) / readers * kHuge;
     std::vector<std::thread> threads;
-    for (size_t begin = share; begin < size; begin += share)
-        threads.emplace_back(read_range, begin, std::min(size, begin + share));
+    for (size_t begin = share; begin < size; begin += share) {
+        try {
+            threads.emplace_back(read_range, begin, std::min(size, begin + share));
+        } catch (const std::system_error&) {  // no thread to be had: this one reads the share
+            read_range(begin, std::min(size, begin + share));
+        }
+    }
     read_range(0, std::min(size, share));
     for (std::thread& t : threads) t.join();
     if (!error.empty()) {
