@@ -43,6 +43,7 @@ void StreamHash::stripe(const unsigned char* p) {
 }
 
 void StreamHash::bytes(const void* data, size_t n) {
+    if (n == 0) return;  // an empty vector's data() may be null, which memcpy must not see
     const auto* p = static_cast<const unsigned char*>(data);
     length_ += n;
     if (pending_size_ > 0) {
