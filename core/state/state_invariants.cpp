@@ -58,8 +58,12 @@ std::vector<InvariantResult> rows_hold_live_records(const LayerMaps& maps, const
 
 // The first record held by two rows, in the order a sort of (id, row) pairs meets them: the
 // smallest such id, at the later of its first two rows. -1 when every id is held once. Ids
-// outside the ledger (ids_live reports them) are left to a sort.
-std::pair<int64_t, int> first_duplicate(std::span<const int64_t> ids, int64_t ledger_size) {
+// outside the ledger (ids_live reports them) are left to a sort. `first_row` has an entry per
+// ledger record, all kUnseen, and is left so: one table serves every layer of a check instead
+// of a ledger-sized allocation per layer and tick.
+constexpr int kUnseen = -1;
+std::pair<int64_t, int> first_duplicate(std::span<const int64_t> ids, std::vector<int>& first_row) {
+    const int64_t ledger_size = int64_t(first_row.size());
     const bool in_ledger = std::all_of(ids.begin(), ids.end(),
                                        [&](int64_t id) { return id >= 0 && id < ledger_size; });
     std::pair<int64_t, int> found{-1, -1};
@@ -71,9 +75,8 @@ std::pair<int64_t, int> first_duplicate(std::span<const int64_t> ids, int64_t le
             if (sorted[i].first == sorted[i - 1].first) return {sorted[i].first, sorted[i].second};
         return found;
     }
-    std::vector<int> first_row(size_t(ledger_size), -1);  // -1: unseen; O(rows), not n log n
-    for (size_t r = 0; r < ids.size(); ++r) {
-        constexpr int kUnseen = -1, kCounted = -2;  // later rows of a duplicate do not count
+    for (size_t r = 0; r < ids.size(); ++r) {  // O(rows), not n log n
+        constexpr int kCounted = -2;           // later rows of a duplicate do not count
         int& first = first_row[size_t(ids[r])];
         if (first == kUnseen) {
             first = int(r);
@@ -82,6 +85,7 @@ std::pair<int64_t, int> first_duplicate(std::span<const int64_t> ids, int64_t le
             first = kCounted;
         }
     }
+    for (int64_t id : ids) first_row[size_t(id)] = kUnseen;
     return found;
 }
 
@@ -91,6 +95,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
     std::vector<InvariantResult> out;
     const std::vector<int64_t> live_records = live_per_layer(ledger_, n_layers());
     std::vector<InvariantResult> held_live = rows_hold_live_records(maps_, ledger_);
+    std::vector<int> first_row(size_t(ledger_.size()), kUnseen);  // first_duplicate's table
     for (int l = 0; l < n_layers(); ++l) {
         const LayerMap& map = maps_[size_t(l)];
         const int n = map.rows();
@@ -121,7 +126,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
         }
         out.push_back(std::move(live));
 
-        const auto [twice, row] = first_duplicate(map.pos2ledger, ledger_.size());
+        const auto [twice, row] = first_duplicate(map.pos2ledger, first_row);
         out.push_back(twice < 0 ? passed("ids_unique", l)
                                 : failed("ids_unique", l, row,
                                          "record " + std::to_string(twice) + " held twice"));
