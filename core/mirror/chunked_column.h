@@ -2,9 +2,9 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
-#include <stdexcept>
-#include <string>
 #include <vector>
+
+#include "core/mirror/chunk_shift.h"
 
 namespace kvw {
 
@@ -21,12 +21,8 @@ public:
     // chunk_size is a power of two, so that indexing is a shift and a mask (the state hash
     // reads every record's value in every layer after each command): std::invalid_argument
     // otherwise.
-    explicit ChunkedColumn(size_t chunk_size) : chunk_size_(chunk_size) {
-        if (chunk_size == 0 || (chunk_size & (chunk_size - 1)) != 0)
-            throw std::invalid_argument("ChunkedColumn: chunk size " + std::to_string(chunk_size) +
-                                        " is not a power of two");
-        while ((size_t(1) << shift_) < chunk_size) ++shift_;
-    }
+    explicit ChunkedColumn(size_t chunk_size)
+        : chunk_size_(chunk_size), shift_(chunk_shift(chunk_size, "ChunkedColumn")) {}
 
     size_t size() const { return size_; }
     const T& operator[](size_t i) const { return (*chunks_[i >> shift_])[i & (chunk_size_ - 1)]; }
@@ -68,7 +64,7 @@ private:
     }
 
     size_t chunk_size_;
-    unsigned shift_ = 0;  // log2(chunk_size_)
+    unsigned shift_;  // log2(chunk_size_)
     size_t size_ = 0;
     std::vector<ChunkPtr> chunks_;
 };

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/mirror/chunk_shift.h"
+
 namespace kvw {
 
 // Read-only values that Frames share in fixed-size chunks (ARCHITECTURE §7.1): the ledger's
@@ -25,7 +27,8 @@ public:
 
     ChunkedRecords() : ChunkedRecords(kDefaultChunk) {}
     // Throws std::invalid_argument unless chunk_size is a power of two.
-    explicit ChunkedRecords(size_t chunk_size) : shift_(log2_of(chunk_size)) {}
+    explicit ChunkedRecords(size_t chunk_size)
+        : shift_(chunk_shift(chunk_size, "ChunkedRecords")) {}
     // Cuts `records` into chunks (tests, small Frames, a vector handed over whole).
     ChunkedRecords(std::vector<Record> records,  // NOLINT(google-explicit-constructor)
                    size_t chunk_size = kDefaultChunk)
@@ -137,15 +140,6 @@ public:
     const_iterator end() const { return {this, size_}; }
 
 private:
-    static unsigned log2_of(size_t chunk_size) {
-        if (chunk_size == 0 || (chunk_size & (chunk_size - 1)) != 0)
-            throw std::invalid_argument("ChunkedRecords: chunk size " + std::to_string(chunk_size) +
-                                        " is not a power of two");
-        unsigned shift = 0;
-        while ((size_t(1) << shift) < chunk_size) ++shift;
-        return shift;
-    }
-
     unsigned shift_;
     std::vector<ChunkPtr> chunks_;
     // [chunk] chunks_[c]->data(): indexing reads one pointer, not a shared_ptr and a vector.
