@@ -26,10 +26,15 @@ TimelinePoint timeline_point(const Frame& frame) {
 TimelineHistory::Change TimelineHistory::add(const Frame& frame) {
     TimelinePoint point = timeline_point(frame);
     Change change = Change::Appended;
-    if (!points_.empty() && (frame.tick < points_.back().tick || frame.prompt != prompt_ ||
-                             point.rows.size() != points_.back().rows.size())) {
+    if (!points_.empty() &&
+        (frame.prompt != prompt_ || point.rows.size() != points_.back().rows.size())) {
         points_.clear();
         change = Change::Reset;
+    } else if (!points_.empty() && frame.tick < points_.back().tick) {
+        // Went back: the state at frame.tick is the frame's, measured drifts included.
+        keep_until(frame.tick);
+        if (!points_.empty() && points_.back().tick == frame.tick) points_.pop_back();
+        change = Change::Truncated;
     } else if (!points_.empty() && frame.tick == points_.back().tick) {
         // A frame repeats the measurement it carries until the next one: a new value only.
         std::vector<double> drifts = std::move(points_.back().drifts);
@@ -43,6 +48,10 @@ TimelineHistory::Change TimelineHistory::add(const Frame& frame) {
     points_.push_back(std::move(point));
     if (points_.size() > kMaxPoints) points_.pop_front();
     return change;
+}
+
+void TimelineHistory::keep_until(int64_t tick) {
+    while (!points_.empty() && points_.back().tick > tick) points_.pop_back();
 }
 
 }  // namespace kvw

@@ -25,13 +25,17 @@ struct TimelinePoint {
 TimelinePoint timeline_point(const Frame& frame);
 
 // The points of successive frames of one run. A frame at the tick of the last point (an edit,
-// a drift measurement) replaces it, keeping the drifts measured there before; a frame whose tick
-// goes backwards, whose prompt differs or whose layer count differs starts a new run. The oldest
-// points go beyond kMaxPoints.
+// a drift measurement) replaces it, keeping the drifts measured there before. A frame whose tick
+// goes backwards (undo, a restored snapshot, a new start of the same prompt) drops the points
+// after its tick and replaces the one at its tick: the ticks before it happened as plotted. A
+// frame whose prompt differs or whose layer count differs starts a new run. The oldest points go
+// beyond kMaxPoints.
 class TimelineHistory {
 public:
-    enum class Change { Appended, ReplacedLast, Reset };
+    enum class Change { Appended, ReplacedLast, Truncated, Reset };
     Change add(const Frame& frame);
+    // Drops the points after `tick`: what a fork at `tick` inherits of its parent's run.
+    void keep_until(int64_t tick);
 
     const std::deque<TimelinePoint>& points() const { return points_; }
     int layers() const { return points_.empty() ? 0 : int(points_.front().rows.size()); }

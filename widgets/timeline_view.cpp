@@ -279,7 +279,8 @@ void TimelineView::setFrame(FramePtr frame) {
     const int layers = int(p.rows.size());
     const bool row_graphs_fit = layers == row_graph_layers_;
     if (!row_graphs_fit) makeRowGraphs(layers);
-    if (change == TimelineHistory::Change::Reset || !row_graphs_fit) {
+    if (change == TimelineHistory::Change::Reset || change == TimelineHistory::Change::Truncated ||
+        !row_graphs_fit) {
         replotAll();
     } else {
         plotPoint(p);

@@ -207,8 +207,19 @@ void MainToolBar::setRunning(bool running) {
     running_ = running;
     run_->setText(running ? "Pause" : "Run");
     run_->setToolTip(running ? "Stop the run after the current tick" : "Run this many ticks");
-    for (QWidget* w : idle_only_) w->setEnabled(!running);
-    for (QAction* a : idle_only_actions_) a->setEnabled(!running);
+    enableForState();
+}
+
+void MainToolBar::setLoading(bool loading) {
+    loading_ = loading;
+    enableForState();
+}
+
+void MainToolBar::enableForState() {
+    const bool idle = !running_ && !loading_;
+    for (QWidget* w : idle_only_) w->setEnabled(idle);
+    for (QAction* a : idle_only_actions_) a->setEnabled(idle);
+    run_->setEnabled(!loading_);  // Pause stays while a run goes
 }
 
 void MainToolBar::setFrame(FramePtr frame) {

@@ -32,6 +32,9 @@ public:
     // While a run goes, "Run" becomes "Pause", and what would start another sequence, model or
     // run (Start, Step, the model and backend choice) is disabled until it ends or is paused.
     void setRunning(bool running);
+    // While a model or a trace loads, Start, Step, Run and the model and backend choice are
+    // disabled too: a click would wait behind the load and then act on the new session.
+    void setLoading(bool loading);
 
 public slots:
     void setFrame(kvw::FramePtr frame);
@@ -56,19 +59,21 @@ private:
     void addBackendCombo();
     void addRunControls();
     void addPolicyControls();
+    void enableForState();  // from running_ and loading_
 
     QToolBar* policy_bar_;
     QComboBox* backend_;
     QLineEdit* prompt_;
     QSpinBox* run_ticks_;
     QAction* run_;
-    QList<QWidget*> idle_only_;  // enabled only while no run goes
+    QList<QWidget*> idle_only_;  // enabled only while no run goes and nothing loads
     QList<QAction*> idle_only_actions_;
     QAction* guard_;
     QComboBox* proposer_;
     QComboBox* rope_;
     QSpinBox* layer_;
     bool running_ = false;
+    bool loading_ = false;
 };
 
 }  // namespace kvw

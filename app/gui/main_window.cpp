@@ -66,6 +66,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
         }
         run_active_ = false;
         toolbar_->setRunning(false);
+        toolbar_->setLoading(false);
         emit historyChanged();
     });
     connect(&controller_, &SessionController::progressChanged, status_, &StatusLine::setProgress);
@@ -125,7 +126,7 @@ void MainWindow::connectToolBar() {
         pauseRun("switch the guard");
         c->setGuard(on);
     });
-    connect(toolbar_, &MainToolBar::layerChosen, this, [this](int layer) { select(layer, row_); });
+    connect(toolbar_, &MainToolBar::layerChosen, this, &MainWindow::selectLayer);
     connect(toolbar_, &MainToolBar::screenshotRequested, this, [this] {
         const QString file = QFileDialog::getSaveFileName(this, "Save a screenshot",
                                                           "kv-workbench.png", "PNG (*.png)");
@@ -139,7 +140,7 @@ void MainWindow::connectViews() {
         connect(view, &FrameView::rowSelected, this,
                 [this](int layer, int row) { select(layer, row); });
         connect(view, &FrameView::rowsSelected, this, &MainWindow::select);
-        connect(view, &FrameView::layerSelected, this, [this](int layer) { select(layer, row_); });
+        connect(view, &FrameView::layerSelected, this, &MainWindow::selectLayer);
         connect(view, &FrameView::tickChosen, this, &MainWindow::showTick);
         connect(view, &FrameView::actionsRequested, c, [this, c](const ActionList& list, bool now) {
             if (!editsLive(now ? "apply actions" : "queue actions")) return;
@@ -161,12 +162,14 @@ void MainWindow::connectViews() {
 
 void MainWindow::openModel(const QString& spec) {
     spec_ = spec;
+    toolbar_->setLoading(true);
     // One command: a load that fails never reaches the prompt, so the session stays as it was.
     controller_.loadModel(spec, toolbar_->backend(), toolbar_->prompt());
 }
 
 void MainWindow::openTrace(const QString& path, const QString& model) {
     pauseRun("open trace");
+    toolbar_->setLoading(true);
     controller_.openTrace(path, model);
 }
 
@@ -198,7 +201,47 @@ void MainWindow::setWlod(int k, qint64 w_max) {
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }
 void MainWindow::setBackend(const QString& backend) { toolbar_->setBackend(backend); }
 
+namespace {
+
+// The row of `layer` that holds record `id`, -1 when none does. Edits move a record by a few
+// rows, so the rows around `near` are looked at first.
+int row_holding(const LayerFrame& layer, int64_t id, int near) {
+    if (id < 0) return -1;
+    const int rows = layer.rows();
+    near = std::clamp(near, 0, std::max(0, rows - 1));
+    for (int d = 0; d < rows; ++d) {
+        if (near + d < rows && layer.pos2ledger[size_t(near + d)] == id) return near + d;
+        if (d > 0 && near - d >= 0 && layer.pos2ledger[size_t(near - d)] == id) return near - d;
+        if (near + d >= rows && near - d < 0) break;
+    }
+    return -1;
+}
+
+}  // namespace
+
 void MainWindow::select(int layer, int row, int count) {
+    const FramePtr frame = shownFrame();
+    const bool held = frame && layer >= 0 && layer < int(frame->layers.size()) && row >= 0 &&
+                      row < frame->layers[size_t(layer)].rows();
+    record_ = held ? frame->layers[size_t(layer)].pos2ledger[size_t(row)] : -1;
+    showSelection(layer, row, count);
+}
+
+void MainWindow::selectLayer(int layer) {
+    layer_ = layer;
+    followSelection();
+}
+
+void MainWindow::followSelection() {
+    const FramePtr frame = shownFrame();
+    if (!frame) return;
+    const int layers = int(frame->layers.size());
+    const int layer = std::clamp(layer_, 0, std::max(0, layers - 1));
+    const int row = layer < layers ? row_holding(frame->layers[size_t(layer)], record_, row_) : -1;
+    showSelection(layer, row, rows_);
+}
+
+void MainWindow::showSelection(int layer, int row, int count) {
     // A row the layer does not hold is no selection (layers may differ in length); a span ends
     // at the layer's last row.
     const FramePtr frame = shownFrame();
@@ -225,14 +268,8 @@ void MainWindow::showFrame(const FramePtr& frame) {
     if (past_ && (frame->tick < past_->tick || frame->prompt != past_->prompt)) backToLive();
     docks_->setLiveFrame(frame, past_ != nullptr);
     emit historyChanged();
-    if (past_) return;  // the selection belongs to the past tick's Frame
-    // A layer or row the new state no longer has is dropped from the selection.
-    const int layers = int(frame->layers.size());
-    const int layer = std::clamp(layer_, 0, std::max(0, layers - 1));
-    const int rows = layer < layers ? frame->layers[size_t(layer)].rows() : 0;
-    const int row = row_ < rows ? row_ : -1;
-    const int count = row < 0 ? 1 : std::min(rows_, rows - row);
-    if (layer != layer_ || row != row_ || count != rows_) select(layer, row, count);
+    if (past_) return;  // the views show the past tick's Frame, and the selection in it
+    followSelection();
 }
 
 void MainWindow::resetLayout() {
@@ -246,7 +283,7 @@ void MainWindow::resetLayout() {
 void MainWindow::stepLayer(int delta) {
     const FramePtr frame = controller_.lastFrame();
     if (!frame || frame->layers.empty()) return;
-    select(std::clamp(layer_ + delta, 0, int(frame->layers.size()) - 1), row_);
+    selectLayer(std::clamp(layer_ + delta, 0, int(frame->layers.size()) - 1));
 }
 
 bool MainWindow::showView(const QString& name) {

@@ -28,7 +28,8 @@ struct WindowOptions {
 };
 
 // The workbench window: toolbar, one dock per registered view, status bar. Holds the selection
-// (layer and row) and hands it to every view; routes what the views and the toolbar ask for to
+// (a layer and the record a row was chosen on) and hands it to every view as the row that holds
+// that record in the Frame shown; routes what the views and the toolbar ask for to
 // the SessionController. Never touches the Session.
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -47,10 +48,15 @@ public:
     int layer() const { return layer_; }
     int row() const { return row_; }
     int rowCount() const { return rows_; }
+    int64_t selectedRecord() const { return record_; }  // -1: no row selected
     // The selection everywhere: rows [row, row + count) of the layer (count > 1: a span, such as
     // a wLOD node's rows); -1 clears the row. Values are taken as they are: callers that take
-    // them from a person (scripts) check them against the last Frame first.
+    // them from a person (scripts) check them against the last Frame first. The selection is
+    // the record the row holds: after an edit, another layer or another tick shown, every view
+    // shows the row that holds that record there (none where the record is not live).
     void select(int layer, int row, int count = 1);
+    // Another layer, the same record.
+    void selectLayer(int layer);
 
     // wLOD on with K tokens per block and W_max rows, changed, or off (k 0); pauses a Run first.
     void setWlod(int k, qint64 w_max);
@@ -121,6 +127,12 @@ private:
     void pauseRun(const QString& why);
     // Shrinks and moves the window into the screen's available area.
     void fitOnScreen();
+    // Places the selected record in the Frame shown now and hands the row to the views.
+    void followSelection();
+    // Hands (layer, row, count) to the views, clamped to the Frame shown.
+    void showSelection(int layer, int row, int count);
+    // Gives `fork`'s timeline this window's points up to `tick`.
+    void inheritTimeline(MainWindow& fork, qint64 tick) const;
 
     SessionController& controller_;
     WindowOptions options_;
@@ -132,6 +144,7 @@ private:
     int layer_ = 0;
     int row_ = -1;
     int rows_ = 1;                   // the selected span's length
+    int64_t record_ = -1;            // the ledger id the selection was made on; -1: none
     bool toolbars_wrapped_ = false;  // the policy toolbar sits on a second row
     bool run_active_ = false;        // a Run was asked for and the session has not been idle since
     bool layout_pending_ = true;     // no saved layout was restored: arrange the docks when shown

@@ -7,6 +7,7 @@
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
 #include "widgets/fork_view.h"
+#include "widgets/timeline_view.h"
 
 namespace kvw {
 
@@ -66,7 +67,19 @@ void MainWindow::forkAt(qint64 tick) {
         fork_window_->move(frameGeometry().topRight());
         fork_window_->show();
     }
+    inheritTimeline(*fork_window_, tick);
     controller_.forkInto(tick, fork_controller_.get());
+}
+
+// The fork's ticks up to `tick` are this session's: its timeline starts with their points (the
+// fork's own Frame at `tick` then replaces the last one), as an opened trace's does (§16).
+void MainWindow::inheritTimeline(MainWindow& fork, qint64 tick) const {
+    const auto* mine = qobject_cast<const TimelineView*>(docks_->view("timeline"));
+    auto* theirs = qobject_cast<TimelineView*>(fork.docks_->view("timeline"));
+    if (!mine || !theirs) return;
+    auto inherited = std::make_shared<TimelineHistory>(mine->history());
+    inherited->keep_until(tick);
+    theirs->setHistory(std::move(inherited));
 }
 
 }  // namespace kvw

@@ -45,7 +45,7 @@ void MainWindow::showPastFrame(const FramePtr& frame) {
     docks_->setPastFrame(past_, controller_.lastFrame());
     history_bar_->setShownTick(past_->tick);
     status_->setShownTick(past_->tick);
-    select(layer_, row_);  // a row the past tick did not have yet is no selection
+    followSelection();  // the record's row then; none where it was not live yet
     const FramePtr live = controller_.lastFrame();
     spdlog::info("showing tick {} (state hash {}); the live session stays at tick {}", past_->tick,
                  hash_hex(past_->state_hash), live ? live->tick : 0);
@@ -59,7 +59,7 @@ void MainWindow::backToLive() {
     status_->setShownTick(-1);
     if (!was_past) return;
     docks_->setPastFrame(nullptr, controller_.lastFrame());
-    select(layer_, row_);
+    followSelection();
     if (const FramePtr live = controller_.lastFrame())
         spdlog::info("back to live: tick {}", live->tick);
 }

@@ -170,7 +170,7 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             if (c.layer >= layers)
                 fail(c, ScriptErrorKind::CommandFailed,
                      QString("the model has %1 layers (0..%2)").arg(layers).arg(layers - 1));
-            window_.select(c.layer, window_.row());
+            window_.selectLayer(c.layer);
             break;
         }
         case K::Select: {

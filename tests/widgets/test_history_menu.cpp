@@ -13,11 +13,28 @@
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
 #include "frame_builder.h"
+#include "widgets/timeline_view.h"
 #include "window_test_support.h"
 
 using namespace kvw;
 
-namespace {}  // namespace
+namespace {
+
+// The ticks the window's timeline holds, in order.
+std::vector<int64_t> timeline_ticks(const MainWindow& w) {
+    std::vector<int64_t> ticks;
+    const auto* view = qobject_cast<const TimelineView*>(w.docks().view("timeline"));
+    for (const TimelinePoint& p : view->history().points()) ticks.push_back(p.tick);
+    return ticks;
+}
+
+std::vector<int64_t> ticks_up_to(int64_t last) {
+    std::vector<int64_t> ticks;
+    for (int64_t t = 0; t <= last; ++t) ticks.push_back(t);
+    return ticks;
+}
+
+}  // namespace
 
 class TestHistoryMenu : public QObject {
     Q_OBJECT
@@ -65,6 +82,8 @@ private slots:
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->state_hash, hashes[2]);
         QCOMPARE(c.lastFrame()->tick, int64_t(2));
+        // The ticks that remain keep their points (undo used to leave the last one alone).
+        QTRY_VERIFY(timeline_ticks(w) == ticks_up_to(2));
         QTRY_VERIFY(w.statusBar()->currentMessage().contains("undo 1: tick 2"));
         QTRY_VERIFY(test::log_text(w).contains("undo 1: tick 2, state hash"));
         // Going back repeats the commands quietly: their lines were written when they ran.
@@ -119,10 +138,14 @@ private slots:
         QVERIFY(test::wait_idle(*f));
         QCOMPARE(f->lastFrame()->tick, int64_t(2));
         QCOMPARE(f->lastFrame()->state_hash, hashes[2]);
+        // The fork's run up to its tick is the original's: its timeline starts with it.
+        QTRY_VERIFY(timeline_ticks(*w.forkWindow()) == ticks_up_to(2));
         // The fork goes its own way; the original stays where it was.
         f->step(2);
         QVERIFY(test::wait_idle(*f));
         QCOMPARE(f->lastFrame()->tick, int64_t(4));
+        QTRY_VERIFY(timeline_ticks(*w.forkWindow()) == ticks_up_to(4));
+        QCOMPARE(timeline_ticks(w), ticks_up_to(3));
         QCOMPARE(c.lastFrame()->state_hash, hashes[4]);
         QVERIFY(w.forkWindow()->windowTitle().startsWith("KV Workbench fork"));
     }

@@ -22,6 +22,9 @@
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
 #include "frame_builder.h"
+#include "widgets/layer_maps_view.h"
+#include "widgets/record_view.h"
+#include "widgets/token_strip_view.h"
 #include "window_test_support.h"
 
 using namespace kvw;
@@ -153,6 +156,73 @@ private slots:
         step->trigger();
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, tick + 1);
+    }
+
+    // One selection model: after an edit moves the selected record, the token strip, the maps and
+    // Token across layers all show the row that holds it (they used to keep the row number,
+    // which then held another token, while Token across layers followed the record).
+    void selection_follows_its_record_in_every_view() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        const auto& views = w.docks();
+        auto* strip = qobject_cast<TokenStripView*>(views.view("tokens"));
+        auto* maps = qobject_cast<LayerMapsView*>(views.view("maps"));
+        auto* record = qobject_cast<RecordView*>(views.view("record"));
+        QVERIFY(strip && maps && record);
+        const std::vector<int64_t> rows = c.lastFrame()->layers[0].pos2ledger.to_vector();
+        QVERIFY(rows.size() > 8);
+        const int64_t chosen = rows[6];
+        w.select(0, 6);
+        QCOMPARE(w.selectedRecord(), chosen);
+
+        c.applyNow({Action{DeleteAction{3}, {}}});  // a row before it: it moves up one
+        QVERIFY(test::wait_idle(c));
+        QTRY_COMPARE(w.row(), 5);
+        QCOMPARE(c.lastFrame()->layers[0].pos2ledger[5], chosen);
+        QCOMPARE(strip->firstRow(), 5);
+        QCOMPARE(maps->selectedRow(), 5);
+        QCOMPARE(record->recordId(), chosen);
+
+        w.stepLayer(+1);  // another layer: the row that holds the record there
+        QCOMPARE(w.layer(), 1);
+        QCOMPARE(c.lastFrame()->layers[1].pos2ledger[size_t(w.row())], chosen);
+        QCOMPARE(record->recordId(), chosen);
+
+        c.applyNow({Action{DeleteAction{5}, {}}});  // the record itself: no row holds it
+        QVERIFY(test::wait_idle(c));
+        QTRY_COMPARE(w.row(), -1);
+        QCOMPARE(strip->firstRow(), -1);
+        QCOMPARE(maps->selectedRow(), -1);
+        QCOMPARE(record->recordId(), chosen);  // its story, removal included, stays in view
+    }
+
+    // A Step asked for while a model loads used to wait behind the load and then run on the new
+    // model: Start, Step and Run are disabled until the load is over.
+    void no_step_while_a_model_loads() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        QAction* step = test::named_action(w, "step");
+        QAction* run = test::named_action(w, "run");
+        QAction* start = test::named_action(w, "start");
+        w.openModel("synthetic:tiny");
+        QVERIFY(!step->isEnabled());
+        QVERIFY(!run->isEnabled());
+        QVERIFY(!start->isEnabled());
+        step->trigger();  // what a click or the N key does: nothing, as the action is disabled
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(0));  // the new model's prompt, not stepped
+        QTRY_VERIFY(step->isEnabled());
+        QVERIFY(run->isEnabled());
+        QVERIFY(start->isEnabled());
+        // A load that fails gives the controls back too.
+        w.openModel("/nonexistent/model.gguf");
+        QVERIFY(!step->isEnabled());
+        QVERIFY(test::wait_idle(c));
+        QTRY_VERIFY(step->isEnabled());
     }
 
     // Each thing that happened is one log line; a later success clears an old error from the

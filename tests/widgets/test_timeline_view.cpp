@@ -1,6 +1,7 @@
 // Timeline: points accumulate over successive frames, a frame at the same tick replaces its
-// point, a tick going backwards or a new prompt starts over; rows per layer (a line per layer
-// for few layers, min/mean/max for many), mean brightness and measured drift are plotted.
+// point, a tick going backwards drops the later points, a new prompt starts over; rows per layer (a
+// line per layer for few layers, min/mean/max for many), mean brightness and measured drift are
+// plotted.
 #include <QtTest>
 #include <cmath>
 
@@ -86,18 +87,34 @@ private slots:
                 1e-3);
     }
 
-    void same_tick_replaces_and_going_back_restarts() {
+    void same_tick_replaces_and_going_back_keeps_the_earlier_ticks() {
         TimelineView view;
-        view.setFrame(frame_at(4, 40, 0, 5));
-        view.setFrame(frame_at(4, 41, 1, 6));
-        view.setFrame(frame_at(4, 40, 1, 9));  // an edit after tick 1: same tick, new values
+        for (int t = 0; t < 6; ++t) view.setFrame(frame_at(4, 40 + t, t, 5 + t));
+        view.setFrame(frame_at(4, 44, 5, 9));  // an edit after tick 5: same tick, new values
         auto total = points(graph_named(view, "total"));
-        QCOMPARE(total.size(), size_t(2));
+        QCOMPARE(total.size(), size_t(6));
         QCOMPARE(total.back().second, 9.0);
-        view.setFrame(frame_at(4, 40, 0, 3));  // the tick went back: a new run
+        // Undo to tick 3: ticks 0-2 stay as they were plotted, tick 3 is the frame's, 4-5 go.
+        view.setFrame(frame_at(4, 43, 3, 30));
+        total = points(graph_named(view, "total"));
+        QCOMPARE(total.size(), size_t(4));
+        for (int t = 0; t < 3; ++t) {
+            QCOMPARE(total[size_t(t)].first, double(t));
+            QCOMPARE(total[size_t(t)].second, 5.0 + t);
+        }
+        QCOMPARE(total[3].first, 3.0);
+        QCOMPARE(total[3].second, 30.0);
+        QCOMPARE(view.history().points().size(), size_t(4));
+        QCOMPARE(view.table().rows.size(), 4);
+        // Ticks after it come on as before.
+        view.setFrame(frame_at(4, 44, 4, 7));
+        QCOMPARE(points(graph_named(view, "total")).size(), size_t(5));
+        // A new start of the same prompt goes back to tick 0: one point.
+        view.setFrame(frame_at(4, 40, 0, 3));
         total = points(graph_named(view, "total"));
         QCOMPARE(total.size(), size_t(1));
         QCOMPARE(total.front().second, 3.0);
+        // Another prompt is another run, whatever its tick.
         view.setFrame(frame_at(4, 41, 1, 4));
         auto other = frame_at(4, 41, 2, 4);
         other->prompt = "another prompt";
