@@ -31,9 +31,13 @@ TimelineHistory::Change TimelineHistory::add(const Frame& frame) {
         points_.clear();
         change = Change::Reset;
     } else if (!points_.empty() && frame.tick < points_.back().tick) {
-        // Went back: the state at frame.tick is the frame's, measured drifts included.
+        // Went back: the state at frame.tick is the frame's, measured drifts included; the
+        // tick's step times stay those measured when it ran (going back replays it quietly).
         keep_until(frame.tick);
-        if (!points_.empty() && points_.back().tick == frame.tick) points_.pop_back();
+        if (!points_.empty() && points_.back().tick == frame.tick) {
+            point.timings = points_.back().timings;
+            points_.pop_back();
+        }
         change = Change::Truncated;
     } else if (!points_.empty() && frame.tick == points_.back().tick) {
         // A frame repeats the measurement it carries until the next one: a new value only.

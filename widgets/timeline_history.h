@@ -27,7 +27,8 @@ TimelinePoint timeline_point(const Frame& frame);
 // The points of successive frames of one run. A frame at the tick of the last point (an edit,
 // a drift measurement) replaces it, keeping the drifts measured there before. A frame whose tick
 // goes backwards (undo, a restored snapshot, a new start of the same prompt) drops the points
-// after its tick and replaces the one at its tick: the ticks before it happened as plotted. A
+// after its tick and replaces the one at its tick (keeping the step times measured when that tick
+// ran): the ticks before it happened as plotted. A
 // frame whose prompt differs or whose layer count differs starts a new run. The oldest points go
 // beyond kMaxPoints.
 class TimelineHistory {

@@ -94,26 +94,28 @@ private slots:
         auto total = points(graph_named(view, "total"));
         QCOMPARE(total.size(), size_t(6));
         QCOMPARE(total.back().second, 9.0);
-        // Undo to tick 3: ticks 0-2 stay as they were plotted, tick 3 is the frame's, 4-5 go.
-        view.setFrame(frame_at(4, 43, 3, 30));
+        // Undo to tick 3: ticks 0-3 stay as they were plotted (tick 3's step times are those it
+        // ran with, not the quiet replay's), tick 3's rows are the frame's, 4-5 go.
+        view.setFrame(frame_at(4, 13, 3, 0.5));
         total = points(graph_named(view, "total"));
         QCOMPARE(total.size(), size_t(4));
-        for (int t = 0; t < 3; ++t) {
+        for (int t = 0; t < 4; ++t) {
             QCOMPARE(total[size_t(t)].first, double(t));
             QCOMPARE(total[size_t(t)].second, 5.0 + t);
         }
-        QCOMPARE(total[3].first, 3.0);
-        QCOMPARE(total[3].second, 30.0);
+        QCOMPARE(points(graph_named(view, "layer 0")).back().second,
+                 double(test::layer_rows(0, 13)));
         QCOMPARE(view.history().points().size(), size_t(4));
         QCOMPARE(view.table().rows.size(), 4);
         // Ticks after it come on as before.
         view.setFrame(frame_at(4, 44, 4, 7));
         QCOMPARE(points(graph_named(view, "total")).size(), size_t(5));
-        // A new start of the same prompt goes back to tick 0: one point.
-        view.setFrame(frame_at(4, 40, 0, 3));
+        // A new start of the same prompt goes back to tick 0: one point, the frame's rows.
+        view.setFrame(frame_at(4, 12, 0, 3));
         total = points(graph_named(view, "total"));
         QCOMPARE(total.size(), size_t(1));
-        QCOMPARE(total.front().second, 3.0);
+        QCOMPARE(points(graph_named(view, "layer 0")).back().second,
+                 double(test::layer_rows(0, 12)));
         // Another prompt is another run, whatever its tick.
         view.setFrame(frame_at(4, 41, 1, 4));
         auto other = frame_at(4, 41, 2, 4);
