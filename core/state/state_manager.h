@@ -177,8 +177,10 @@ public:
     void set_kv_types(KvType k, KvType v);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
-    // (summed over heads and queries); empty once any other primitive moved rows, because the
-    // rows it was measured on are gone.
+    // (summed over heads and queries); empty once a primitive moved, added or removed rows or
+    // the mirror was put back, because the rows it was measured on are gone. A recompute that
+    // keeps every row in place (recompute_suffix, rebuild_from_mirror, set_policy, set_layout,
+    // set_kv_types) keeps it.
     const std::vector<std::vector<float>>& last_attention_mass() const {
         return last_attention_mass_;
     }

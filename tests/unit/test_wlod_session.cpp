@@ -4,8 +4,10 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model/model_loader.h"
 #include "core/session/replay.h"
@@ -38,6 +40,68 @@ int64_t gists_in(const Session& s) {
                          [](const LedgerEntry& e) { return e.kind == EntryKind::Gist; });
 }
 
+// [layer][row] brightness of the rows a session holds now.
+std::vector<std::vector<float>> row_brightness(const Session& s) {
+    std::vector<std::vector<float>> out(size_t(s.state().n_layers()));
+    for (int l = 0; l < s.state().n_layers(); ++l)
+        for (int64_t id : s.state().layer_map(l).pos2ledger)
+            out[size_t(l)].push_back(s.state().ledger().brightness(id, l));
+    return out;
+}
+
+// One step, checked against the brightness rule written out here (ARCHITECTURE §6, §14):
+// every row held before the step gets b' = min(max, b * decay + boost * share), share being the
+// attention mass the previous append measured, relative to a uniform share. The mass must be
+// there, one value per row: every step of these sessions follows an append. Returns how many
+// rows got a boost on top of their decay.
+int step_follows_brightness_rule(Session& s) {
+    const StateManager& st = s.state();
+    const BrightnessParams& p = s.options().brightness;
+    const std::vector<std::vector<float>> mass = st.last_attention_mass();
+    if (mass.size() != size_t(st.n_layers())) {
+        QTest::qFail("no attention mass before the step", __FILE__, __LINE__);
+        return -1;
+    }
+    std::vector<std::vector<int64_t>> ids;
+    const std::vector<std::vector<float>> before = row_brightness(s);
+    for (int l = 0; l < st.n_layers(); ++l) ids.push_back(st.layer_map(l).pos2ledger);
+    const TickResult r = s.step();
+    if (r.rejected || r.aborted) {
+        QTest::qFail("the step did not go through", __FILE__, __LINE__);
+        return -1;
+    }
+    int boosted = 0;
+    for (size_t l = 0; l < ids.size(); ++l) {
+        const std::vector<float>& m = mass[l];
+        if (m.size() != ids[l].size()) {
+            QTest::qFail(qPrintable(QString("layer %1: mass for %2 rows, %3 rows held")
+                                        .arg(l)
+                                        .arg(m.size())
+                                        .arg(ids[l].size())),
+                         __FILE__, __LINE__);
+            return -1;
+        }
+        double total = 0;
+        for (float x : m) total += x;
+        for (size_t r = 0; r < m.size(); ++r) {
+            const double share = total > 0 ? m[r] * double(m.size()) / total : 0.0;
+            const double decayed = double(before[l][r]) * p.decay;
+            const double expected = std::min(double(p.max), decayed + p.boost * share);
+            const double got = st.ledger().brightness(ids[l][r], int(l));
+            if (std::abs(got - expected) > 1e-3 * std::max(1.0, expected)) {
+                QTest::qFail(qPrintable(QString("layer %1 row %2: brightness %3, rule gives %4")
+                                            .arg(l)
+                                            .arg(r)
+                                            .arg(got)
+                                            .arg(expected)),
+                             __FILE__, __LINE__);
+                return -1;
+            }
+            boosted += expected > decayed + 1e-3;
+        }
+    }
+    return boosted;
+}
 }  // namespace
 
 class TestWlodSession : public QObject {
@@ -165,6 +229,57 @@ private slots:
         const ReplayReport report = replay_trace(s.trace());
         QVERIFY(report.checked > 0);
         QVERIFY2(report.ok(), report.ok() ? "" : report.mismatches[0].field.c_str());
+    }
+
+    // Issue 25 item 1: the regeneration that ends every command with wLOD on dropped the last
+    // append's attention mass, so brightness only decayed. Without a gist, a wLOD session has
+    // the brightness of the same session with wLOD off, and both follow the rule.
+    void brightness_with_wlod_follows_attention() {
+        SessionOptions off = focus_options(0, 0);
+        off.proposer = "manual";
+        SessionOptions on = focus_options(4, 0);
+        on.proposer = "manual";
+        Session a(off, tiny_model()), b(on, tiny_model());
+        a.start("in the beginning god created the heaven and the earth");
+        b.start("in the beginning god created the heaven and the earth");
+        QVERIFY(b.wlod());
+        int boosted = 0;
+        for (int i = 0; i < 12; ++i) {
+            a.step();
+            boosted += step_follows_brightness_rule(b);
+            if (QTest::currentTestFailed()) return;
+            QCOMPARE(b.state().tokens(0), a.state().tokens(0));
+            QCOMPARE(row_brightness(b), row_brightness(a));
+        }
+        QVERIFY(!b.state().first_gist_row().has_value());
+        QVERIFY2(boosted > 0, "every row only decayed");
+    }
+
+    // The same rule on the ticks of the focus policy, collapse and expand ticks included: the
+    // append comes after the tick's collapse or expand, so its mass is one value per row of the
+    // rows left, a gist row counting as one row with its own record's brightness.
+    void brightness_follows_attention_on_collapse_ticks() {
+        Session s(focus_options(4, 24), tiny_model());
+        s.start("in the beginning god created the heaven and the earth");
+        int boosted = 0;
+        for (int i = 0; i < 40; ++i) {
+            boosted += step_follows_brightness_rule(s);
+            if (QTest::currentTestFailed()) return;
+        }
+        QVERIFY(gists_in(s) >= 4);
+        QVERIFY2(boosted > 0, "every row only decayed");
+        // A gist row in the rows got a boost of its own at least once: it is not pure decay
+        // from the full brightness it entered with.
+        bool gist_lit = false;
+        const BrightnessParams& p = s.options().brightness;
+        for (int64_t id : s.state().layer_map(0).pos2ledger) {
+            if (!s.state().gist(id)) continue;
+            const float b = s.state().ledger().brightness(id, 0);
+            const int64_t born = s.state().ledger().at(id).born_tick;
+            const double pure = p.initial * std::pow(double(p.decay), double(s.tick() - born));
+            gist_lit = gist_lit || std::abs(b - pure) > 1e-3 * pure;
+        }
+        QVERIFY(gist_lit);
     }
 
     void wlod_trace_replays() {
