@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/model/model_loader.h"
+#include "core/policy/focus_proposer.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/state/state_error.h"
@@ -140,8 +141,9 @@ private slots:
         // A larger budget: the gists come back out, the brightest first, one per tick.
         Session t(focus_options(4, 1000), tiny_model());
         t.start("in the beginning god created the heaven and the earth");
-        const ActionList collapse{Action{CollapseAction{0, 1}, {}},
-                                  Action{CollapseAction{4, 1}, {}}};
+        while (t.state().rows(0) < 12) t.step();
+        const ActionList collapse{Action{CollapseAction{4, 1}, {}},
+                                  Action{CollapseAction{8, 1}, {}}};
         t.apply_now(collapse);
         const int before = t.state().rows(0);
         t.step();
@@ -280,6 +282,41 @@ private slots:
             gist_lit = gist_lit || std::abs(b - pure) > 1e-3 * pure;
         }
         QVERIFY(gist_lit);
+    }
+
+    // Issue 25 item 5: focus never proposes a block holding BOS (or a ring sink row), even when
+    // it is the darkest; a session that collapses a lot keeps BOS as its row 0 in every layer,
+    // and a collapse of it asked for by hand is refused in pre-flight, nothing changed.
+    void focus_never_collapses_bos() {
+        const std::vector<std::vector<uint8_t>> levels{std::vector<uint8_t>(12, 0)};
+        const std::vector<std::vector<int32_t>> tokens{std::vector<int32_t>(12, 5)};
+        std::vector<std::vector<float>> bright{std::vector<float>(12, 200.0f)};
+        for (int r = 0; r < 4; ++r) bright[0][size_t(r)] = 1.0f;  // block 0 is the darkest
+        const Tokenizer& tok = tiny_model()->tokenizer;
+        ProposerInput input{tokens, bright, tok};
+        input.row_levels = &levels;
+        input.wlod_k = 4;
+        input.wlod_max = 8;
+        FocusProposer focus;
+        QCOMPARE(focus.propose(input), (ActionList{Action{CollapseAction{0, 1}, {}}}));
+        input.pinned_rows = 1;
+        QCOMPARE(focus.propose(input), (ActionList{Action{CollapseAction{4, 1}, {}}}));
+
+        Session s(focus_options(4, 16), tiny_model());
+        s.start("in the beginning god created the heaven and the earth");
+        const int32_t bos = tiny_model()->tokenizer.bos_id();
+        for (int i = 0; i < 40; ++i) {
+            const TickResult r = s.step();
+            QVERIFY(!r.rejected && !r.aborted);
+        }
+        QVERIFY(gists_in(s) >= 4);
+        for (int l = 0; l < s.state().n_layers(); ++l)
+            QCOMPARE(s.state().ledger().at(s.state().layer_map(l).pos2ledger[0]).token_id, bos);
+        const uint64_t hash = s.state_hash();
+        const TickResult refused = s.apply_now({Action{CollapseAction{0, 1}, {}}});
+        QVERIFY(refused.rejected);
+        QCOMPARE(refused.rejections.front().rule, ValidationRule::PinnedRow);
+        QCOMPARE(s.state_hash(), hash);
     }
 
     void wlod_trace_replays() {
