@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/eval/session_scorer.h"
+#include "core/session/log_channel.h"
 
 namespace kvw {
 
@@ -38,12 +39,14 @@ TokenStream token_stream(const Session& session) {
 
 AbRun::AbRun(std::shared_ptr<const Model> model, SessionOptions base, AbPolicy a, AbPolicy b)
     : model_(std::move(model)), a_policy_(std::move(a)), b_policy_(std::move(b)) {
+    const LogChannelScope hidden(kHiddenLogChannel);
     a_ = std::make_unique<Session>(side_options(base, a_policy_), model_);
     b_ = std::make_unique<Session>(side_options(base, b_policy_), model_);
 }
 
 void AbRun::follow(const TokenStream& stream) {
     if (stream.prompt.empty()) return;
+    const LogChannelScope hidden(kHiddenLogChannel);
     if (stream.prompt != ran_.prompt || !is_prefix(ran_.generated, stream.generated)) {
         ran_ = {stream.prompt, {}};
         nll_a_ = {};
