@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/eval/pricing_rope.h"
 #include "core/eval/session_scorer.h"
 #include "core/session/log_channel.h"
 
@@ -13,6 +14,7 @@ namespace {
 SessionOptions side_options(SessionOptions base, const AbPolicy& side) {
     base.proposer = side.name;
     base.policy = side.options;
+    base.rope_policy = pricing_rope_policy(base.wlod_k);  // whatever the session runs
     return base;
 }
 
@@ -73,6 +75,7 @@ std::shared_ptr<const AbFrame> AbRun::frame() const {
     auto f = std::make_shared<AbFrame>();
     f->a = a_policy_;
     f->b = b_policy_;
+    f->rope = a_->options().rope_policy;
     f->prompt_tokens = int64_t(ran_.prompt.size());
     f->nll_a = nll_a_;
     f->nll_b = nll_b_;

@@ -26,9 +26,10 @@ TokenStream token_stream(const Session& session);
 // and prompts do not read as the user's session restarting in the window's log.
 class AbRun {
 public:
-    // `base`: what both sides share (model spec, backend, capacity, RoPE policy, K/V types);
-    // each side's proposer and policy options replace base's. UnknownProposer,
-    // PolicyInputError.
+    // `base`: what both sides share (model spec, backend, capacity, K/V types, wLOD); each
+    // side's proposer and policy options replace base's, and both are priced under the one
+    // RoPE policy of every pricing path (pricing_rope_policy), not the session's.
+    // UnknownProposer, PolicyInputError.
     AbRun(std::shared_ptr<const Model> model, SessionOptions base, AbPolicy a, AbPolicy b);
 
     // Brings both sides to `stream`: only its new tokens are forced when what they ran is a
