@@ -115,8 +115,7 @@ void AbView::paintEvent(QPaintEvent*) {
     p.drawText(
         QPointF(x + 8, kMargin + 10),
         QString("%1 tokens after a prompt of %2").arg(ab_->nll_a.scored).arg(ab_->prompt_tokens));
-    p.drawText(QPointF(kMargin, kMargin + kLegend + 8),
-               side_text("A", ab_->a, ab_->nll_a) + "   " + side_text("B", ab_->b, ab_->nll_b));
+    p.drawText(QPointF(kMargin, kMargin + kLegend + 8), summaryText());
 
     const size_t records = ab_->tokens.size();
     for (int l = 0; l < int(ab_->kept.size()); ++l) {
@@ -141,6 +140,12 @@ void AbView::paintEvent(QPaintEvent*) {
     }
 }
 
+QString AbView::summaryText() const {
+    if (!ab_) return {};
+    return side_text("A", ab_->a, ab_->nll_a) + "   " + side_text("B", ab_->b, ab_->nll_b) +
+           "   RoPE " + rope_policy_name(ab_->rope);
+}
+
 bool AbView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
@@ -163,15 +168,16 @@ bool AbView::event(QEvent* event) {
 
 ViewTable AbView::table() const {
     ViewTable t{{"layer", "ledger_id", "token_id", "kept", "a_policy", "b_policy", "a_mean_nll",
-                 "b_mean_nll", "scored_tokens"},
+                 "b_mean_nll", "scored_tokens", "rope"},
                 {}};
     if (!ab_) return t;
     const QString a = QString::fromStdString(ab_->a.name), b = QString::fromStdString(ab_->b.name);
     for (int l = 0; l < int(ab_->kept.size()); ++l)
         for (size_t id = 0; id < ab_->kept[size_t(l)].size(); ++id)
-            t.rows.append(
-                {l, qint64(id), ab_->tokens[id], QString(ab_kept_name(ab_->kept[size_t(l)][id])), a,
-                 b, ab_->nll_a.mean_nll(), ab_->nll_b.mean_nll(), qint64(ab_->nll_a.scored)});
+            t.rows.append({l, qint64(id), ab_->tokens[id],
+                           QString(ab_kept_name(ab_->kept[size_t(l)][id])), a, b,
+                           ab_->nll_a.mean_nll(), ab_->nll_b.mean_nll(), qint64(ab_->nll_a.scored),
+                           QString(rope_policy_name(ab_->rope))});
     return t;
 }
 

@@ -22,6 +22,9 @@ public:
     double recordX(int64_t id) const;
 
     static QColor keptColor(AbKept kept);
+    // The line under the legend: each side's policy, budgets and perplexity, and the RoPE
+    // policy both were priced under. Empty while A/B is off.
+    QString summaryText() const;
 
 public slots:
     void setFrame(kvw::FramePtr frame) override;

@@ -24,9 +24,8 @@ void QueuedLogSink::sink_it_(const spdlog::details::log_msg& msg) {
     QString text = QString::fromUtf8(formatted.data(), qsizetype(formatted.size())).trimmed();
     QMetaObject::invokeMethod(
         context_,
-        [receiver = receiver_, level = msg.level, text = std::move(text)] {
-            receiver(level, text);
-        },
+        [receiver = receiver_, level = msg.level, channel = current_log_channel(),
+         text = std::move(text)] { receiver(level, channel, text); },
         Qt::QueuedConnection);
 }
 

@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 
+#include "core/session/log_channel.h"
+
 namespace kvw {
 
 // The one sink of spdlog's default logger through which every LogView listens. A view adds its
@@ -18,13 +20,15 @@ namespace kvw {
 // application has installed its default logger, if it replaces spdlog's.
 std::shared_ptr<spdlog::sinks::dist_sink_mt> log_hub();
 
-// A sink that hands each formatted message to `receiver` on the thread of `context`, always
-// queued: the logging thread (the session's worker, say) never touches a widget, and a receiver
-// that logs cannot deadlock on the sink's mutex. Messages queued for a context that is destroyed
-// are dropped by Qt with its posted events.
+// A sink that hands each formatted message, with the log channel the logging thread was on
+// (core/session/log_channel.h), to `receiver` on the thread of `context`, always queued: the
+// logging thread (the session's worker, say) never touches a widget, and a receiver that logs
+// cannot deadlock on the sink's mutex. Messages queued for a context that is destroyed are
+// dropped by Qt with its posted events.
 class QueuedLogSink : public spdlog::sinks::base_sink<std::mutex> {
 public:
-    using Receiver = std::function<void(spdlog::level::level_enum level, const QString& text)>;
+    using Receiver = std::function<void(spdlog::level::level_enum level, LogChannel channel,
+                                        const QString& text)>;
     QueuedLogSink(QObject* context, Receiver receiver);
 
 protected:

@@ -62,8 +62,9 @@ LogView::LogView(QWidget* parent)
 
     // Timestamps would make every screenshot differ; the level is what the reader scans for.
     sink_ = std::make_shared<QueuedLogSink>(
-        this,
-        [this](spdlog::level::level_enum level, const QString& text) { receive(level, text); });
+        this, [this](spdlog::level::level_enum level, LogChannel channel, const QString& text) {
+            receive(level, channel, text);
+        });
     sink_->set_pattern("[%l] %v");
     log_hub()->add_sink(sink_);
 }
@@ -81,7 +82,9 @@ void LogView::setLevelFilter(spdlog::level::level_enum level) {
     refill();
 }
 
-void LogView::receive(spdlog::level::level_enum level, const QString& text) {
+void LogView::receive(spdlog::level::level_enum level, LogChannel channel, const QString& text) {
+    if (channel == kHiddenLogChannel) return;
+    if (channel_ != kAnyLogChannel && channel != kAnyLogChannel && channel != channel_) return;
     lines_.push_back({level, text});
     if (lines_.size() > size_t(kMaxLines)) lines_.pop_front();
     show(lines_.back());

@@ -8,7 +8,8 @@ namespace kvw {
 
 // The wLOD edits one row of a layer offers (ARCHITECTURE §14), read off the Frame's tree of that
 // layer; each on every layer, like `collapse` / `expand` in scripts. Unset where the row offers
-// none (wLOD off, an incomplete block, a block already under a gist, a token row to expand).
+// none (wLOD off, an incomplete block, a block already under a gist, a block holding BOS or a
+// ring sink row, a token row to expand).
 // The session's pre-flight still judges each: layers that differ may refuse it.
 struct WlodRowEdits {
     std::optional<Action> collapse_l1;  // the level-0 block of token rows holding the row

@@ -22,10 +22,10 @@ int run_bench_policies(const CliArgs& args) {
     const PerplexityResult full = score_full_cache(text);
     std::printf(
         "model %s, file %s: %zu tokens, %d chunk(s) of %d (prompt %d, %lld ticks "
-        "scored), backend %s\n",
+        "scored), backend %s, RoPE %s\n",
         text.model->source.c_str(), text.file.c_str(), text.tokens.size(), full.chunks,
         text.chunks.ctx, text.chunks.ctx / 2 + 1, static_cast<long long>(full.scored),
-        text.backend.c_str());
+        text.backend.c_str(), rope_policy_name(text.rope));
     std::printf("\nper tick at S %d + B %d + W %d (manual: full cache, no policy):\n",
                 base.budget.sink, base.budget.budget, base.budget.window);
     std::printf("%-14s  %14s  %26s  %10s\n", "policy", "Step 3 us/tick", "Step 4 us/tick (del+fwd)",

@@ -38,6 +38,7 @@ int run_compare(const CliArgs& args) {
                               {"chunks", full.chunks},
                               {"scored_tokens", full.scored},
                               {"policy_options", policy_options_json(options)},
+                              {"rope", rope_policy_name(text.rope)},
                               {"full_cache_mean_nll", full.mean_nll()}};
         for (const PolicyScore* s : {&a, &b})
             out["policies"].push_back({{"policy", s->policy},
@@ -54,8 +55,9 @@ int run_compare(const CliArgs& args) {
     std::printf("model %s, file %s: %zu tokens; %d chunk(s) of %d, %lld tokens scored\n",
                 text.model->source.c_str(), text.file.c_str(), text.tokens.size(), full.chunks,
                 text.chunks.ctx, static_cast<long long>(full.scored));
-    std::printf("budget per layer: S %d + B %d + W %d = %d rows (prompt %d tokens)\n", bd.sink,
-                bd.budget, bd.window, bd.sink + bd.budget + bd.window, text.chunks.ctx / 2 + 1);
+    std::printf("budget per layer: S %d + B %d + W %d = %d rows (prompt %d tokens); RoPE %s\n",
+                bd.sink, bd.budget, bd.window, bd.sink + bd.budget + bd.window,
+                text.chunks.ctx / 2 + 1, rope_policy_name(text.rope));
     std::printf("%-14s  %10s  %10s  %12s\n", "policy", "mean NLL", "perplexity", "vs full");
     std::printf("%-14s  %10.5f  %10.4f  %12s\n", "full cache", full.mean_nll(), full.perplexity(),
                 "");

@@ -18,6 +18,7 @@
 #include "core/eval/eval_error.h"
 #include "core/eval/full_cache_scorer.h"
 #include "core/eval/perplexity.h"
+#include "core/eval/pricing_rope.h"
 #include "core/eval/session_scorer.h"
 #include "core/model/model_loader.h"
 #include "core/session/trace_events.h"
@@ -96,6 +97,8 @@ int run_perplexity(const CliArgs& args) {
         session_options.capacity = options.ctx;
         session_options.proposer = "manual";  // --k-type / --v-type alone: no edits
         read_session_options(args, session_options);
+        if (!args.has("rope"))
+            session_options.rope_policy = pricing_rope_policy(session_options.wlod_k);
         scoring.session = std::make_unique<Session>(session_options, model);
         scoring.scorer = std::make_unique<SessionScorer>(*scoring.session);
     } else {
@@ -111,6 +114,9 @@ int run_perplexity(const CliArgs& args) {
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const ChunkPlan& plan = result.plan;
+    // The full cache holds every row at its position: original's phases.
+    const std::string rope_name = rope_policy_name(
+        through_session ? scoring.session->options().rope_policy : RopePolicy::Original);
 
     if (args.has("json")) {
         nlohmann::json out = result_json(result);
@@ -118,6 +124,7 @@ int run_perplexity(const CliArgs& args) {
         out["file"] = path;
         out["text_tokens"] = tokens.size();
         out["path"] = through_session ? "session" : "full-cache";
+        out["rope"] = rope_name;
         if (through_session) {
             out["policy"] = session_options_policy(args);
             out["policy_options"] = policy_options_json(scoring.session->options().policy);
@@ -137,8 +144,8 @@ int run_perplexity(const CliArgs& args) {
                                       .c_str()
                                 : "full cache",
                 static_cast<long long>(result.scored));
-    std::printf("mean NLL %.6f nats/token, perplexity %.4f\n", result.mean_nll(),
-                result.perplexity());
+    std::printf("mean NLL %.6f nats/token, perplexity %.4f (RoPE %s)\n", result.mean_nll(),
+                result.perplexity(), rope_name.c_str());
     return 0;
 }
 
@@ -162,6 +169,10 @@ CommandSpec perplexity_command() {
         }
         if (o.name == "k-type" || o.name == "v-type")
             o.help += "; given, the session path (its --policy defaults to manual)";
+        if (o.name == "rope") {
+            o = pricing_rope_option();
+            o.help += "; with --wlod-k, final_index (gists take no other)";
+        }
         options.push_back(o);
     }
     options.push_back({"seed", "S", "0", "seed of the random policy"});

@@ -15,17 +15,19 @@ namespace {
 std::string csv(const EvalText& text, const PerplexityResult& full,
                 const std::vector<SweepPoint>& points) {
     std::string out =
-        "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity\n";
+        "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity,rope\n";
     char line[256];
-    std::snprintf(line, sizeof line, "full,,,,,%d,%lld,%.6f,%.6f\n", text.chunks.ctx,
-                  static_cast<long long>(full.scored), full.mean_nll(), full.perplexity());
+    // The full cache holds every row at its position: original's phases.
+    std::snprintf(line, sizeof line, "full,,,,,%d,%lld,%.6f,%.6f,%s\n", text.chunks.ctx,
+                  static_cast<long long>(full.scored), full.mean_nll(), full.perplexity(),
+                  rope_policy_name(RopePolicy::Original));
     out += line;
     for (const SweepPoint& p : points) {
         const PolicyBudget& b = p.options.budget;
-        std::snprintf(line, sizeof line, "%s,%d,%d,%d,%d,%d,%lld,%.6f,%.6f\n", p.policy.c_str(),
+        std::snprintf(line, sizeof line, "%s,%d,%d,%d,%d,%d,%lld,%.6f,%.6f,%s\n", p.policy.c_str(),
                       b.sink, b.budget, b.window, b.sink + b.budget + b.window, text.chunks.ctx,
                       static_cast<long long>(p.result.scored), p.result.mean_nll(),
-                      p.result.perplexity());
+                      p.result.perplexity(), rope_policy_name(text.rope));
         out += line;
     }
     return out;

@@ -8,11 +8,19 @@
 #include "common_options.h"
 #include "core/backend/backend_registry.h"
 #include "core/eval/full_cache_scorer.h"
+#include "core/eval/pricing_rope.h"
 #include "core/eval/session_scorer.h"
 #include "core/model/model_loader.h"
 #include "core/policy/policy_table.h"
 
 namespace kvw::cli {
+
+OptionSpec pricing_rope_option() {
+    return {"rope", "NAME", rope_policy_name(kPricingRopePolicy),
+            "RoPE position policy a cache policy is priced under: final_index, reindex or "
+            "original; the default is the same for every command that prices one and for the "
+            "window's A/B (original keeps every row at its position in the text)"};
+}
 
 std::string read_text_file(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
@@ -36,9 +44,7 @@ OptionTable policy_eval_options() {
         {"seed", "S", "0", "seed of the random policy"},
         {"gate", "FILE", "",
          "smartkv's gate sidecar (default: the NAME.gate.gguf beside the model)"},
-        {"rope", "NAME", "original",
-         "RoPE position policy; original keeps every row at its position in the text, so a "
-         "pruned cache differs from the full one only by the rows it lacks"},
+        pricing_rope_option(),
         backend_option("cpu"),
     };
 }
@@ -101,8 +107,9 @@ std::vector<SweepPoint> sweep(const EvalText& text, const std::vector<std::strin
             PolicyOptions o = base;
             o.budget.budget = b;
             PolicyScore s = score_policy(text, policy, o);
-            spdlog::info("[sweep] {} S {} B {} W {}: perplexity {:.4f}", policy, o.budget.sink, b,
-                         o.budget.window, s.result.perplexity());
+            spdlog::info("[sweep] {} S {} B {} W {}: perplexity {:.4f} (RoPE {})", policy,
+                         o.budget.sink, b, o.budget.window, s.result.perplexity(),
+                         rope_policy_name(text.rope));
             points.push_back({policy, o, s.result, s.step3_us, s.step4_us});
         }
     return points;

@@ -6,6 +6,7 @@
 
 #include "cli_args.h"
 #include "core/eval/perplexity.h"
+#include "core/eval/pricing_rope.h"
 #include "core/session/session.h"
 
 // Scoring a text through the cache a policy keeps: what kvw compare, kvw sweep and
@@ -18,6 +19,8 @@ std::string read_text_file(const std::string& path);
 // The options these commands share: --model, --file, --ctx, --sink, --window, --seed, --gate,
 // --rope, --backend. --budget and --policy differ per command and are added by each.
 OptionTable policy_eval_options();
+// --rope with the default of every pricing path (core/eval/pricing_rope.h).
+OptionSpec pricing_rope_option();
 
 struct PolicyScore {
     std::string policy;
@@ -35,7 +38,7 @@ struct EvalText {
     PerplexityOptions chunks;     // ctx from --ctx, stride = ctx
     std::string backend;
     std::string file;
-    RopePolicy rope = RopePolicy::Original;
+    RopePolicy rope = kPricingRopePolicy;
 };
 EvalText eval_text_from_args(const CliArgs& args);
 

@@ -45,7 +45,8 @@ QString shortcut_table(const QList<QAction*>& actions) {
     return "<table cellspacing=4>" + rows + "</table>";
 }
 
-void report_export(const QString& problem, const QString& path) {
+void report_export(MainWindow& window, const QString& problem, const QString& path) {
+    const LogChannelScope channel(window.controller().logChannel());
     if (problem.isEmpty())
         spdlog::info("exported {}", path.toStdString());
     else
@@ -170,7 +171,7 @@ void add_main_menus(MainWindow& window) {
                                              "CSV (*.csv);;JSON (*.json);;PNG (*.png)");
             if (path.isEmpty()) return;
             const FramePtr frame = window.controller().lastFrame();
-            report_export(export_view(*view, path, frame ? frame->tick : 0), path);
+            report_export(window, export_view(*view, path, frame ? frame->tick : 0), path);
         });
     }
     file->addAction("Export session bundle…", &window, [&window] {
@@ -178,7 +179,7 @@ void add_main_menus(MainWindow& window) {
             &window, "Export the session: window, every view's data and picture, the trace");
         if (dir.isEmpty()) return;
         const QStringList problems = export_session_bundle(window, window.controller(), dir);
-        report_export(problems.join("; "), dir);
+        report_export(window, problems.join("; "), dir);
     });
     file->addSeparator();
     keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::close);

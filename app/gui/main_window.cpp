@@ -19,6 +19,7 @@
 #include "app/gui/settle_events.h"
 #include "app/gui/status_line.h"
 #include "app/gui/view_docks.h"
+#include "widgets/log_view.h"
 #include "widgets/timeline_view.h"
 
 namespace kvw {
@@ -43,6 +44,9 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     addToolBar(Qt::TopToolBarArea, toolbar_->policyBar());
     addToolBar(Qt::BottomToolBarArea, history_bar_);
     docks_ = new ViewDocks(this);
+    // This window's log shows its own session's lines, not a fork window's nor A/B's sides'.
+    if (auto* log = qobject_cast<LogView*>(docks_->view("log")))
+        log->setChannel(controller_.logChannel());
     add_main_menus(*this);
 
     connectToolBar();
@@ -179,6 +183,7 @@ void MainWindow::pauseRun(const QString& why) {
     toolbar_->setRunning(false);
     emit historyChanged();
     controller_.cancel();  // the run's job logs where it stopped
+    const LogChannelScope channel(controller_.logChannel());
     if (!why.isEmpty()) spdlog::info("pausing the run to {}", why.toStdString());
 }
 

@@ -47,6 +47,7 @@ void MainWindow::showPastFrame(const FramePtr& frame) {
     status_->setShownTick(past_->tick);
     followSelection();  // the record's row then; none where it was not live yet
     const FramePtr live = controller_.lastFrame();
+    const LogChannelScope channel(controller_.logChannel());
     spdlog::info("showing tick {} (state hash {}); the live session stays at tick {}", past_->tick,
                  hash_hex(past_->state_hash), live ? live->tick : 0);
 }
@@ -60,6 +61,7 @@ void MainWindow::backToLive() {
     if (!was_past) return;
     docks_->setPastFrame(nullptr, controller_.lastFrame());
     followSelection();
+    const LogChannelScope channel(controller_.logChannel());
     if (const FramePtr live = controller_.lastFrame())
         spdlog::info("back to live: tick {}", live->tick);
 }
@@ -74,6 +76,7 @@ bool MainWindow::editsLive(const QString& what) {
                                 "ask again")
                                 .arg(what)
                                 .arg(tick);
+    const LogChannelScope channel(controller_.logChannel());
     spdlog::warn("{}", message.toStdString());
     status_->showError(message);
     return false;

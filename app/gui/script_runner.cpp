@@ -46,6 +46,8 @@ ScriptRunner::ScriptRunner(SessionController& controller, MainWindow& window, Sh
 }
 
 int ScriptRunner::run(const Script& script) {
+    // The script's lines belong to the window it drives (its fork window keeps its own log).
+    const LogChannelScope channel(controller_.logChannel());
     file_ = script.file;
     mismatches_ = 0;
     // The log names the file without its folder: a screenshot of the log must not depend on

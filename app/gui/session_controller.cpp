@@ -38,7 +38,7 @@ void apply_now(Session& session, const ActionList& actions) {
 }  // namespace
 
 SessionController::SessionController(QObject* parent)
-    : QObject(parent), worker_(new SessionWorker(epoch_)) {
+    : QObject(parent), worker_(new SessionWorker(epoch_, log_channel_)) {
     qRegisterMetaType<kvw::FramePtr>();
     qRegisterMetaType<kvw::ActionList>();
     qRegisterMetaType<kvw::TimelineHistoryPtr>();

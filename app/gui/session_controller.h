@@ -8,6 +8,7 @@
 #include <QString>
 #include <QThread>
 
+#include "core/session/log_channel.h"
 #include "core/session/session.h"
 #include "core/session/text_action.h"
 #include "widgets/frame_view.h"
@@ -33,6 +34,9 @@ public:
     bool isIdle() const { return pending_ == 0; }
     // The newest Frame received (null before the first).
     FramePtr lastFrame() const { return last_frame_; }
+    // The log channel of this controller's session (core/session/log_channel.h): its worker
+    // logs on it, and so does the window that drives it; that window's log shows it alone.
+    LogChannel logChannel() const { return log_channel_; }
 
 public slots:
     // Replaces the session with one on this model and backend ("cpu", "cuda", "auto") and, when
@@ -123,6 +127,7 @@ private:
     void post(const QString& what, std::function<void(SessionWorker&)> body);
     void jobFinished();
 
+    const LogChannel log_channel_ = new_log_channel();  // before worker_, which takes it
     QThread thread_;
     SessionWorker* worker_;
     std::atomic<uint64_t> epoch_{0};

@@ -19,7 +19,8 @@ public:
 
 }  // namespace
 
-SessionWorker::SessionWorker(const std::atomic<uint64_t>& epoch) : epoch_(epoch) {}
+SessionWorker::SessionWorker(const std::atomic<uint64_t>& epoch, LogChannel channel)
+    : epoch_(epoch), channel_(channel) {}
 
 SessionWorker::~SessionWorker() = default;
 
@@ -93,6 +94,7 @@ void SessionWorker::publish() {
 }
 
 void SessionWorker::execute(const SessionJob& job) {
+    const LogChannelScope channel(channel_);  // the session's lines go to its window's log
     job_epoch_ = job.epoch;
     if (cancelled()) {  // cancelled before it started: nothing to do, nothing to publish
         note(job.what.toStdString() + ": skipped (cancelled before it started)");

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include "core/eval/ab_run.h"
+#include "core/session/log_channel.h"
 #include "core/session/session.h"
 #include "widgets/frame_view.h"
 #include "widgets/timeline_history.h"
@@ -32,7 +33,8 @@ struct SessionJob {
 class SessionWorker : public QObject {
     Q_OBJECT
 public:
-    explicit SessionWorker(const std::atomic<uint64_t>& epoch);
+    // Every job runs with `channel` as its thread's log channel (core/session/log_channel.h).
+    SessionWorker(const std::atomic<uint64_t>& epoch, LogChannel channel);
     ~SessionWorker() override;
 
     // Runs on the worker thread: the controller posts it with a queued invocation.
@@ -77,6 +79,7 @@ private:
     // "the session stays as it was (tick N)", or "no session was loaded before" when none.
     std::string keptSessionText() const;
     const std::atomic<uint64_t>& epoch_;
+    const LogChannel channel_;
     uint64_t job_epoch_ = 0;
     // Brings the A/B run up to the session (made again when the session's policy or model
     // changed); null, and A/B off with an error, when it cannot follow.

@@ -16,7 +16,7 @@
 namespace {
 
 constexpr const char* kHeader =
-    "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity";
+    "policy,sink,budget,window,rows_per_layer,ctx,scored_tokens,mean_nll,perplexity,rope";
 constexpr int kWidth = 800, kHeight = 480;
 
 struct Sweep {
@@ -24,6 +24,7 @@ struct Sweep {
     QStringList order;                                     // policies as the CSV lists them
     double full = 0.0;                                     // the full cache's perplexity; 0: none
     int ctx = 0;
+    QString rope;  // the RoPE policy the policies were priced under
 };
 
 int fail(const QString& message) {
@@ -46,11 +47,11 @@ bool read_sweep(const QString& path, Sweep& out, QString& error) {
     for (int line = 2; !in.atEnd(); ++line) {
         const QStringList f = in.readLine().split(',');
         bool rows_ok = false, ppl_ok = false;
-        const double ppl = f.size() == 9 ? f[8].toDouble(&ppl_ok) : 0.0;
-        const double rows = f.size() == 9 ? f[4].toDouble(&rows_ok) : 0.0;
+        const double ppl = f.size() == 10 ? f[8].toDouble(&ppl_ok) : 0.0;
+        const double rows = f.size() == 10 ? f[4].toDouble(&rows_ok) : 0.0;
         if (!ppl_ok || (f[0] != "full" && !rows_ok)) {
             error = QString(
-                        "%1:%2: expected 9 fields with numbers for rows_per_layer and "
+                        "%1:%2: expected 10 fields with numbers for rows_per_layer and "
                         "perplexity")
                         .arg(path)
                         .arg(line);
@@ -61,6 +62,7 @@ bool read_sweep(const QString& path, Sweep& out, QString& error) {
             out.full = ppl;
             continue;
         }
+        out.rope = f[9];
         if (!out.points.contains(f[0])) out.order << f[0];
         out.points[f[0]].append({rows, ppl});
     }
@@ -118,8 +120,9 @@ int main(int argc, char** argv) {
     plot.plotLayout()->addElement(
         0, 0,
         new QCPTextElement(&plot, QString("kvw sweep: perplexity against the rows each layer keeps "
-                                          "(chunks of %1)")
-                                      .arg(sweep.ctx)));
+                                          "(chunks of %1, RoPE %2)")
+                                      .arg(sweep.ctx)
+                                      .arg(sweep.rope)));
     plot.xAxis->setLabel("rows per layer (S + B + W)");
     plot.yAxis->setLabel("perplexity");
     plot.legend->setVisible(true);

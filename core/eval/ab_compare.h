@@ -6,6 +6,7 @@
 
 #include "core/eval/perplexity.h"
 #include "core/policy/policy_options.h"
+#include "core/state/rope_policy.h"
 
 namespace kvw {
 
@@ -46,8 +47,9 @@ struct AbFrame {
     std::vector<int32_t> tokens;      // [id]: the token of each ledger record
     std::vector<std::string> pieces;  // [id]: its text
     PerplexityResult nll_a, nll_b;    // over the tokens after the prompt, each side's own cache
-    std::vector<std::vector<AbKept>> kept;  // [layer][id]
-    std::vector<AbCounts> counts;           // [layer]
+    RopePolicy rope = RopePolicy::FinalIndex;  // both sides' (pricing_rope_policy)
+    std::vector<std::vector<AbKept>> kept;     // [layer][id]
+    std::vector<AbCounts> counts;              // [layer]
 };
 
 }  // namespace kvw

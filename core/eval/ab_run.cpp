@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "core/eval/pricing_rope.h"
 #include "core/eval/session_scorer.h"
+#include "core/session/log_channel.h"
 
 namespace kvw {
 
@@ -12,6 +14,7 @@ namespace {
 SessionOptions side_options(SessionOptions base, const AbPolicy& side) {
     base.proposer = side.name;
     base.policy = side.options;
+    base.rope_policy = pricing_rope_policy(base.wlod_k);  // whatever the session runs
     return base;
 }
 
@@ -38,12 +41,14 @@ TokenStream token_stream(const Session& session) {
 
 AbRun::AbRun(std::shared_ptr<const Model> model, SessionOptions base, AbPolicy a, AbPolicy b)
     : model_(std::move(model)), a_policy_(std::move(a)), b_policy_(std::move(b)) {
+    const LogChannelScope hidden(kHiddenLogChannel);
     a_ = std::make_unique<Session>(side_options(base, a_policy_), model_);
     b_ = std::make_unique<Session>(side_options(base, b_policy_), model_);
 }
 
 void AbRun::follow(const TokenStream& stream) {
     if (stream.prompt.empty()) return;
+    const LogChannelScope hidden(kHiddenLogChannel);
     if (stream.prompt != ran_.prompt || !is_prefix(ran_.generated, stream.generated)) {
         ran_ = {stream.prompt, {}};
         nll_a_ = {};
@@ -70,6 +75,7 @@ std::shared_ptr<const AbFrame> AbRun::frame() const {
     auto f = std::make_shared<AbFrame>();
     f->a = a_policy_;
     f->b = b_policy_;
+    f->rope = a_->options().rope_policy;
     f->prompt_tokens = int64_t(ran_.prompt.size());
     f->nll_a = nll_a_;
     f->nll_b = nll_b_;

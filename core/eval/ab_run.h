@@ -21,12 +21,15 @@ TokenStream token_stream(const Session& session);
 // side is a Session of its own that prefills the prompt whole and then takes every further
 // token as a teacher-forced tick, scoring it first under its own cache (the NLL of the logits
 // before the tick, as SessionScorer does for `kvw perplexity` and `kvw compare`). Both only
-// ever append, so ledger id i is the i-th token on both sides.
+// ever append, so ledger id i is the i-th token on both sides. Nobody looks at the two sides as
+// sessions: they log on kHiddenLogChannel (core/session/log_channel.h), so that their starts
+// and prompts do not read as the user's session restarting in the window's log.
 class AbRun {
 public:
-    // `base`: what both sides share (model spec, backend, capacity, RoPE policy, K/V types);
-    // each side's proposer and policy options replace base's. UnknownProposer,
-    // PolicyInputError.
+    // `base`: what both sides share (model spec, backend, capacity, K/V types, wLOD); each
+    // side's proposer and policy options replace base's, and both are priced under the one
+    // RoPE policy of every pricing path (pricing_rope_policy), not the session's.
+    // UnknownProposer, PolicyInputError.
     AbRun(std::shared_ptr<const Model> model, SessionOptions base, AbPolicy a, AbPolicy b);
 
     // Brings both sides to `stream`: only its new tokens are forced when what they ran is a

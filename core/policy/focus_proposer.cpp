@@ -23,7 +23,7 @@ ActionList FocusProposer::propose(const ProposerInput& input) {
             for (int r = 0; r + k <= rows - k; ++r) {
                 bool whole = leaf % span == 0;
                 for (int i = 0; i < k && whole; ++i) whole = levels[size_t(r + i)] == level - 1;
-                if (whole) {
+                if (whole && r >= input.pinned_rows) {
                     float sum = 0.0f;
                     for (int i = 0; i < k; ++i) sum += bright[size_t(r + i)];
                     const std::pair<float, int> score{sum / float(k), r};

@@ -29,6 +29,9 @@ struct ProposerInput {
     const std::vector<std::vector<uint8_t>>* row_levels = nullptr;
     int wlod_k = 0;
     int64_t wlod_max = 0;
+    // Rows [0, n) that no collapse may hold in some layer (StateManager::pinned_rows: BOS, a
+    // ring's sinks; the largest over the layers, since focus collapses on every layer).
+    int pinned_rows = 0;
 };
 
 // Suggests Step 4 actions in the positions of the current cache. Proposals are merged with the

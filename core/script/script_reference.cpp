@@ -18,7 +18,9 @@ constexpr ScriptCommandDoc kReference[] = {
      R"(inject {"action":"add","token_id":42})"},
     {"apply JSON", "apply an action list now (Step 4 alone, at the current tick)",
      R"(apply {"action":"delete","pos":2})"},
-    {"collapse ROW LEVEL", "apply one wLOD collapse of the block starting at ROW, on every layer",
+    {"collapse ROW LEVEL",
+     "apply one wLOD collapse of the block starting at ROW, on every layer (never BOS or a ring "
+     "sink)",
      "collapse 8 1"},
     {"expand ROW", "apply one wLOD expand of the gist row at ROW, on every layer", "expand 8"},
     {"replace-text ROW1 ROW2 TEXT",

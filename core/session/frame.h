@@ -54,6 +54,8 @@ struct LayerFrame {
     QuantStats v_stats;
     int64_t nonfinite_scales = 0;
     std::optional<RingFrame> ring;  // under the ring layout
+    // Rows [0, n) no collapse folds into a gist: BOS, a ring's sinks (StateManager::pinned_rows).
+    int pinned_rows = 0;
 
     int rows() const { return int(pos2ledger.size()); }
     // The brightness of the record that `row` holds; 0 for a row without one. row < rows().

@@ -70,6 +70,7 @@ std::shared_ptr<Frame> Session::frame() const {
         layer.v_stats = state_->cache().v_stats(l);
         layer.nonfinite_scales = state_->cache().nonfinite_scales(l);
         if (const RingLayout* ring = state_->ring()) layer.ring = ring_frame(*ring, l);
+        layer.pinned_rows = state_->pinned_rows(l);
         f->layers.push_back(std::move(layer));
     }
     f->drift_measured = drift_current_;

@@ -1,5 +1,6 @@
 // The tick transaction (ARCHITECTURE §2.1): Step 1 sample, Step 2 brightness, Step 3 proposer
 // and conflict resolution, Step 4 pre-flight + application.
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -61,6 +62,8 @@ ActionList Session::propose_and_merge() {
         input.row_levels = &shape.row_levels;
         input.wlod_k = state_->wlod_k();
         input.wlod_max = options_.wlod_max;
+        for (int pinned : shape.pinned_rows)
+            input.pinned_rows = std::max(input.pinned_rows, pinned);
     }
     const ActionList proposed = proposer_->propose(input);
     MergedActions merged = merge_actions(injected_, proposed);

@@ -228,6 +228,19 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
         if (c->level != 1 && c->level != 2)
             report.add(ValidationRule::WlodLevel, index, "level",
                        "level = " + std::to_string(c->level) + " is not 1 or 2");
+        for (int l : layers) {
+            if (size_t(l) >= shape.pinned_rows.size() || c->pos < 0 ||
+                c->pos >= shape.pinned_rows[size_t(l)])
+                continue;
+            const bool bos = c->pos == 0 && size_t(l) < shape.starts_with_bos.size() &&
+                             shape.starts_with_bos[size_t(l)];
+            report.add(ValidationRule::PinnedRow, index, "pos",
+                       "pos = " + std::to_string(c->pos) + ": the block starts at row " +
+                           std::to_string(c->pos) + " of layer " + std::to_string(l) + ", " +
+                           (bos ? "which holds BOS" : "a ring sink row") +
+                           "; BOS and the attention sinks are never collapsed");
+            break;
+        }
     } else if (const auto* e = std::get_if<ExpandAction>(&action.op)) {
         check_position(e->pos, "pos", index, layers, shape, report);
     } else if (const auto* in = std::get_if<InsertAction>(&action.op)) {
@@ -332,6 +345,7 @@ const char* validation_rule_name(ValidationRule rule) {
         case ValidationRule::NotAGist: return "NotAGist";
         case ValidationRule::EditBeforeGist: return "EditBeforeGist";
         case ValidationRule::InsertBeforeBos: return "InsertBeforeBos";
+        case ValidationRule::PinnedRow: return "PinnedRow";
     }
     return "?";
 }

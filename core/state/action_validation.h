@@ -24,6 +24,9 @@ struct SequenceShape {
     // (the model was trained with BOS first; rows before it would be attended as a prefix it
     // never saw). Empty: no layer starts with BOS.
     std::vector<uint8_t> starts_with_bos = {};
+    // Per layer: rows [0, n) that no collapse may fold into a gist (StateManager::pinned_rows:
+    // BOS, a ring's sinks). Empty: none.
+    std::vector<int> pinned_rows = {};
 };
 
 enum class ValidationRule {
@@ -42,6 +45,7 @@ enum class ValidationRule {
     NotAGist,              // expand of a token row
     EditBeforeGist,        // a token edit at or before a gist row (it would shift the blocks)
     InsertBeforeBos,       // an insert at row 0 of a layer whose row 0 holds BOS
+    PinnedRow,             // a collapse whose block holds BOS or a ring sink row
 };
 
 // Longer lists are refused outright: no tick edits that many places, and the check stays

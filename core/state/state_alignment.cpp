@@ -105,8 +105,9 @@ void StateManager::recompute_suffix(int from_row) {
     if (from_row < 0)
         throw StateError(StateErrorKind::RowOutOfRange, "recompute_suffix",
                          "from_row " + std::to_string(from_row) + " is negative");
+    // Every row keeps its record and index, so the last append's attention mass still belongs
+    // to the rows it was measured on and is kept (ARCHITECTURE §14, "Brightness").
     Recompute rec = reference(from_row);
-    last_attention_mass_.clear();
     for (int l = 0; l < n_layers(); ++l) {
         const int first = rec.first_row[size_t(l)];
         const int n = rows(l) - first;

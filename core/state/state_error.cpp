@@ -12,6 +12,7 @@ const char* state_error_kind_name(StateErrorKind kind) {
         case StateErrorKind::InjectedFault: return "InjectedFault";
         case StateErrorKind::InvariantViolated: return "InvariantViolated";
         case StateErrorKind::WlodShape: return "WlodShape";
+        case StateErrorKind::PinnedRow: return "PinnedRow";
     }
     return "?";
 }

@@ -16,6 +16,7 @@ enum class StateErrorKind {
     InjectedFault,
     InvariantViolated,
     WlodShape,  // collapse / expand of something that is not a whole aligned block or a gist
+    PinnedRow,  // a collapse whose block holds BOS at row 0 or a ring sink row
 };
 
 const char* state_error_kind_name(StateErrorKind kind);

@@ -46,7 +46,6 @@ void StateManager::set_kv_types(KvType k, KvType v) {
             next->append(l, k_row.data(), v_row.data(), 1);
         }
     cache_ = std::move(next);
-    last_attention_mass_.clear();
 }
 
 }  // namespace kvw

@@ -291,6 +291,8 @@ MirrorSnapshot StateManager::snapshot_mirror() const { return {maps_.all(), ledg
 
 void StateManager::restore_mirror(const MirrorSnapshot& snapshot, int64_t tick) {
     changed();
+    // The rows go back to where they were before the mass was measured (or a later one).
+    last_attention_mass_.clear();
     maps_.assign(snapshot.maps);
     ledger_.restore_liveness(snapshot.liveness, tick);
 }

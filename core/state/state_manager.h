@@ -97,13 +97,21 @@ public:
     // first) by one gist row: a new EntryKind::Gist record at the central leaf's phase, its K/V
     // computed with rows [0, row) as context; the replaced records become Collapsed. Rows after
     // it keep their K/V (stale until recomputed, as after any edit). WlodShape when the rows
-    // are not such a block, the policy is not final_index, or the level is not 1 or 2.
+    // are not such a block, the policy is not final_index, or the level is not 1 or 2;
+    // PinnedRow when the block holds a pinned row (pinned_rows). Nothing changes on either.
     void collapse(const LayerSet& layers, int row, int level, int64_t tick);
     // Replaces the gist row at `row` by its children (the same records, Live again, at their old
     // phases), their K/V computed with rows [0, row) as context: with that context unchanged
     // since the collapse, the rows come back bit for bit. WlodShape when the row is no gist.
     void expand(const LayerSet& layers, int row, int64_t tick);
     int wlod_k() const { return wlod_k_; }
+    // Whether row 0 of `layer` holds the model's BOS token.
+    bool starts_with_bos(int layer) const;
+    // Rows [0, n) of `layer` that no collapse folds into a gist: row 0 when it holds BOS (the
+    // model never saw a sequence that does not start with it, as for InsertBeforeBos) and a
+    // ring's sink rows (kept exact on purpose: the attention sinks). Blocks start at their
+    // first row, so a block holds a pinned row exactly when it starts before n.
+    int pinned_rows(int layer) const;
     // Another block size: WlodShape when k < 2, or when k differs and a gist row is in some
     // layer (its span was cut with the old K; expand it first).
     void set_wlod_k(int k);
@@ -177,8 +185,10 @@ public:
     void set_kv_types(KvType k, KvType v);
     const std::vector<float>& last_logits() const { return last_logits_; }
     // [layer][row]: the attention weight each row received from the last append's queries
-    // (summed over heads and queries); empty once any other primitive moved rows, because the
-    // rows it was measured on are gone.
+    // (summed over heads and queries); empty once a primitive moved, added or removed rows or
+    // the mirror was put back, because the rows it was measured on are gone. A recompute that
+    // keeps every row in place (recompute_suffix, rebuild_from_mirror, set_policy, set_layout,
+    // set_kv_types) keeps it.
     const std::vector<std::vector<float>>& last_attention_mass() const {
         return last_attention_mass_;
     }

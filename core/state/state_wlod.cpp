@@ -1,10 +1,12 @@
 // The wLOD primitives (ARCHITECTURE §14): collapse a whole aligned block into one gist row and
 // expand a gist row back into its children. Same two-blade discipline as the Step 4 primitives.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "core/cache/ring_layout.h"
 #include "core/math/mean_pool.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
@@ -59,6 +61,17 @@ void StateManager::set_wlod_k(int k) {
                                 " row " + std::to_string(held->second) +
                                 " holds a gist cut with the old K; expand the gists first");
     wlod_k_ = k;
+}
+
+bool StateManager::starts_with_bos(int layer) const {
+    const int32_t bos = engine_->model().tokenizer.bos_id();
+    const std::vector<int64_t>& ids = layer_map(layer).pos2ledger;
+    return bos >= 0 && !ids.empty() && ledger_.at(ids.front()).token_id == bos;
+}
+
+int StateManager::pinned_rows(int layer) const {
+    const RingLayout* r = ring();
+    return std::max(starts_with_bos(layer) ? 1 : 0, r ? r->sink_rows(layer) : 0);
 }
 
 int64_t StateManager::leaf_count(int64_t id) const {
@@ -179,6 +192,13 @@ void StateManager::collapse(const LayerSet& layer_set, int row, int level, int64
                                     rope_policy_name(policy_));
     if (level != 1 && level != 2)
         shape_error("collapse", "level " + std::to_string(level) + " is not 1 or 2");
+    for (int l : layers)
+        if (row >= 0 && row < pinned_rows(l))
+            throw StateError(
+                StateErrorKind::PinnedRow, "collapse",
+                "row " + std::to_string(row) + " of layer " + std::to_string(l) +
+                    (row == 0 && starts_with_bos(l) ? " holds BOS" : " is a ring sink row") +
+                    ": BOS and the attention sinks are never collapsed");
     std::vector<std::vector<int64_t>> block_rows;
     for (int l : layers) {
         const int n = check_block(l, row, level, "collapse");

@@ -30,7 +30,6 @@ SequenceShape sequence_shape(const StateManager& state) {
     shape.adds_overwrite = state.ring() != nullptr;
     shape.vocab_size = state.engine().model().config.vocab_size;
     shape.wlod_k = state.wlod_k();
-    const int32_t bos = state.engine().model().tokenizer.bos_id();
     for (int l = 0; l < state.n_layers(); ++l) {
         const std::vector<int64_t>& ids = state.layer_map(l).pos2ledger;
         // Every tick asks: without gists, no lookup per row (22 x 100,000 of them a tick).
@@ -39,8 +38,8 @@ SequenceShape sequence_shape(const StateManager& state) {
             for (size_t r = 0; r < ids.size(); ++r)
                 if (const GistRecord* g = state.gist(ids[r])) levels[r] = uint8_t(g->level);
         shape.row_levels.push_back(std::move(levels));
-        shape.starts_with_bos.push_back(bos >= 0 && !ids.empty() &&
-                                        state.ledger().at(ids.front()).token_id == bos);
+        shape.starts_with_bos.push_back(state.starts_with_bos(l));
+        shape.pinned_rows.push_back(state.pinned_rows(l));
     }
     return shape;
 }

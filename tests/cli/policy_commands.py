@@ -3,6 +3,9 @@
 kvw compare --json with --gate: each policy keeps S + B + W rows per layer, the overlap figures
 agree with each other, and the NLL difference is B's mean NLL minus A's.
 
+kvw perplexity --policy without --rope prices as compare does (the same perplexity), and each
+command names the RoPE policy beside its perplexities (text, --json, the sweep's CSV).
+
 kvw sweep --plot: the CSV has a row per policy and budget (plus `full`), and the PNG that
 kvw-plot-sweep draws from it is a real PNG of the plot's size in which each policy's line colour
 (Tableau 10, in the order the policies were given) and the full cache's black dashes are drawn.
@@ -77,6 +80,23 @@ def main():
         either = layer["kept_a"] + layer["kept_b"] - layer["both"]
         assert abs(layer["jaccard"] - layer["both"] / either) < 1e-12, layer
 
+    # One RoPE policy prices a cache policy whichever command prices it (issue 25 item 18):
+    # kvw perplexity's session path without --rope gives compare's numbers, and every command
+    # names the policy beside its perplexities.
+    rope = out["rope"]
+    common = ["--model", "builtin:default", "--file", str(text), "--ctx", "32", "--sink", "2",
+              "--budget", "4", "--window", "3", "--policy", "streaming-llm"]
+    run = subprocess.run([KVW, "perplexity", *common, "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    ppl = json.loads(run.stdout)
+    assert ppl["rope"] == rope, (ppl["rope"], rope)
+    assert abs(ppl["perplexity"] - a["perplexity"]) <= 1e-9 * a["perplexity"], (ppl, a)
+    run = subprocess.run([KVW, "perplexity", *common], capture_output=True, text=True)
+    assert run.returncode == 0 and f"(RoPE {rope})" in run.stdout, run.stdout
+    run = subprocess.run([KVW, "compare", *common, "--policy", "random"], capture_output=True,
+                         text=True)
+    assert run.returncode == 0 and f"RoPE {rope}" in run.stdout, run.stdout
+
     csv, png = WORK / "sweep.csv", WORK / "sweep.png"
     png.unlink(missing_ok=True)
     run = subprocess.run([KVW, "sweep", "--model", "builtin:default", "--file", str(text),
@@ -88,6 +108,7 @@ def main():
     assert lines[1].startswith("full,"), lines
     policies = [line.split(",")[0] for line in lines[2:]]
     assert policies == ["streaming-llm"] * 3 + ["random"] * 3, policies
+    assert lines[0].endswith(",rope") and all(line.endswith("," + rope) for line in lines[2:]), lines
 
     width, height, rows = decode_png(png.read_bytes())
     assert (width, height) == (800, 480), (width, height)

@@ -265,6 +265,72 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(StateError, s.collapse({}, 0, 1, 2));  // already a gist
     }
 
+    // Issue 25 item 5: BOS in row 0 and a ring's sink rows are never folded into a gist, as
+    // nothing is inserted before BOS: the primitive refuses with PinnedRow naming the row and
+    // changes nothing, pre-flight refuses the action, the blocks after them still collapse.
+    void bos_and_ring_sinks_are_never_collapsed() {
+        std::mt19937 rng(6);
+        const int32_t bos = tiny().model->tokenizer.bos_id();
+        QVERIFY(bos >= 0);
+        StateManager s = make_wlod_state(64);
+        std::vector<int32_t> prompt{bos};
+        const std::vector<int32_t> rest = random_tokens(rng, 19);
+        prompt.insert(prompt.end(), rest.begin(), rest.end());
+        s.append(prompt, EntryKind::Prompt, 0);
+        QVERIFY(s.starts_with_bos(0));
+        QCOMPARE(s.pinned_rows(0), 1);
+        const uint64_t h = s.state_hash();
+        for (int level : {1, 2}) {
+            try {
+                s.collapse({}, 0, level, 1);
+                QFAIL(qPrintable(QString("a level-%1 collapse took BOS in").arg(level)));
+            } catch (const StateError& e) {
+                QCOMPARE(e.kind(), StateErrorKind::PinnedRow);
+                const std::string what = e.what();
+                QVERIFY2(what.find("row 0") != std::string::npos &&
+                             what.find("BOS") != std::string::npos,
+                         e.what());
+            }
+            QCOMPARE(s.state_hash(), h);
+            QCOMPARE(s.rows(0), 20);
+        }
+        auto rules = [&](const ActionList& l) {
+            std::vector<ValidationRule> out;
+            for (const ValidationError& e : validate_action_list(l, sequence_shape(s)))
+                out.push_back(e.rule);
+            return out;
+        };
+        using R = std::vector<ValidationRule>;
+        QCOMPARE(rules({Action{CollapseAction{0, 1}, {}}}), R{ValidationRule::PinnedRow});
+        QCOMPARE(rules({Action{CollapseAction{0, 2}, {2}}}), R{ValidationRule::PinnedRow});
+        QVERIFY(rules({Action{CollapseAction{4, 1}, {}}}).empty());
+        s.collapse({}, 4, 1, 1);
+        QVERIFY(s.gist(s.layer_map(0).pos2ledger[4]));
+
+        // A ring's sinks (here without BOS): every row before the first ring row is pinned.
+        if (fixture_layout() != CacheLayout::Contiguous) return;
+        StateOptions o{64, RopePolicy::FinalIndex, true, CacheLayout::Ring};
+        o.wlod_k = kK;
+        o.ring.sinks = 6;
+        StateManager r(tiny().engine, o);
+        r.append(random_tokens(rng, 20), EntryKind::Prompt, 0);
+        QVERIFY(!r.starts_with_bos(0));
+        QCOMPARE(r.pinned_rows(0), 6);
+        const uint64_t rh = r.state_hash();
+        try {
+            r.collapse({}, 4, 1, 1);  // rows 4..7 hold the sinks 4 and 5
+            QFAIL("a collapse took ring sink rows in");
+        } catch (const StateError& e) {
+            QCOMPARE(e.kind(), StateErrorKind::PinnedRow);
+            QVERIFY2(std::string(e.what()).find("row 4 of layer") != std::string::npos, e.what());
+        }
+        QCOMPARE(r.state_hash(), rh);
+        QCOMPARE(validate_action_list({Action{CollapseAction{4, 1}, {}}}, sequence_shape(r))
+                     .front()
+                     .rule,
+                 ValidationRule::PinnedRow);
+    }
+
     // The JSON actions, their pre-flight rules against the state's wLOD shape, and a tick that
     // applies them.
     void actions_json_and_preflight() {

@@ -4,10 +4,13 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model/model_loader.h"
+#include "core/policy/focus_proposer.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/state/state_error.h"
@@ -38,6 +41,68 @@ int64_t gists_in(const Session& s) {
                          [](const LedgerEntry& e) { return e.kind == EntryKind::Gist; });
 }
 
+// [layer][row] brightness of the rows a session holds now.
+std::vector<std::vector<float>> row_brightness(const Session& s) {
+    std::vector<std::vector<float>> out(size_t(s.state().n_layers()));
+    for (int l = 0; l < s.state().n_layers(); ++l)
+        for (int64_t id : s.state().layer_map(l).pos2ledger)
+            out[size_t(l)].push_back(s.state().ledger().brightness(id, l));
+    return out;
+}
+
+// One step, checked against the brightness rule written out here (ARCHITECTURE §6, §14):
+// every row held before the step gets b' = min(max, b * decay + boost * share), share being the
+// attention mass the previous append measured, relative to a uniform share. The mass must be
+// there, one value per row: every step of these sessions follows an append. Returns how many
+// rows got a boost on top of their decay.
+int step_follows_brightness_rule(Session& s) {
+    const StateManager& st = s.state();
+    const BrightnessParams& p = s.options().brightness;
+    const std::vector<std::vector<float>> mass = st.last_attention_mass();
+    if (mass.size() != size_t(st.n_layers())) {
+        QTest::qFail("no attention mass before the step", __FILE__, __LINE__);
+        return -1;
+    }
+    std::vector<std::vector<int64_t>> ids;
+    const std::vector<std::vector<float>> before = row_brightness(s);
+    for (int l = 0; l < st.n_layers(); ++l) ids.push_back(st.layer_map(l).pos2ledger);
+    const TickResult r = s.step();
+    if (r.rejected || r.aborted) {
+        QTest::qFail("the step did not go through", __FILE__, __LINE__);
+        return -1;
+    }
+    int boosted = 0;
+    for (size_t l = 0; l < ids.size(); ++l) {
+        const std::vector<float>& m = mass[l];
+        if (m.size() != ids[l].size()) {
+            QTest::qFail(qPrintable(QString("layer %1: mass for %2 rows, %3 rows held")
+                                        .arg(l)
+                                        .arg(m.size())
+                                        .arg(ids[l].size())),
+                         __FILE__, __LINE__);
+            return -1;
+        }
+        double total = 0;
+        for (float x : m) total += x;
+        for (size_t r = 0; r < m.size(); ++r) {
+            const double share = total > 0 ? m[r] * double(m.size()) / total : 0.0;
+            const double decayed = double(before[l][r]) * p.decay;
+            const double expected = std::min(double(p.max), decayed + p.boost * share);
+            const double got = st.ledger().brightness(ids[l][r], int(l));
+            if (std::abs(got - expected) > 1e-3 * std::max(1.0, expected)) {
+                QTest::qFail(qPrintable(QString("layer %1 row %2: brightness %3, rule gives %4")
+                                            .arg(l)
+                                            .arg(r)
+                                            .arg(got)
+                                            .arg(expected)),
+                             __FILE__, __LINE__);
+                return -1;
+            }
+            boosted += expected > decayed + 1e-3;
+        }
+    }
+    return boosted;
+}
 }  // namespace
 
 class TestWlodSession : public QObject {
@@ -76,8 +141,9 @@ private slots:
         // A larger budget: the gists come back out, the brightest first, one per tick.
         Session t(focus_options(4, 1000), tiny_model());
         t.start("in the beginning god created the heaven and the earth");
-        const ActionList collapse{Action{CollapseAction{0, 1}, {}},
-                                  Action{CollapseAction{4, 1}, {}}};
+        while (t.state().rows(0) < 12) t.step();
+        const ActionList collapse{Action{CollapseAction{4, 1}, {}},
+                                  Action{CollapseAction{8, 1}, {}}};
         t.apply_now(collapse);
         const int before = t.state().rows(0);
         t.step();
@@ -165,6 +231,92 @@ private slots:
         const ReplayReport report = replay_trace(s.trace());
         QVERIFY(report.checked > 0);
         QVERIFY2(report.ok(), report.ok() ? "" : report.mismatches[0].field.c_str());
+    }
+
+    // Issue 25 item 1: the regeneration that ends every command with wLOD on dropped the last
+    // append's attention mass, so brightness only decayed. Without a gist, a wLOD session has
+    // the brightness of the same session with wLOD off, and both follow the rule.
+    void brightness_with_wlod_follows_attention() {
+        SessionOptions off = focus_options(0, 0);
+        off.proposer = "manual";
+        SessionOptions on = focus_options(4, 0);
+        on.proposer = "manual";
+        Session a(off, tiny_model()), b(on, tiny_model());
+        a.start("in the beginning god created the heaven and the earth");
+        b.start("in the beginning god created the heaven and the earth");
+        QVERIFY(b.wlod());
+        int boosted = 0;
+        for (int i = 0; i < 12; ++i) {
+            a.step();
+            boosted += step_follows_brightness_rule(b);
+            if (QTest::currentTestFailed()) return;
+            QCOMPARE(b.state().tokens(0), a.state().tokens(0));
+            QCOMPARE(row_brightness(b), row_brightness(a));
+        }
+        QVERIFY(!b.state().first_gist_row().has_value());
+        QVERIFY2(boosted > 0, "every row only decayed");
+    }
+
+    // The same rule on the ticks of the focus policy, collapse and expand ticks included: the
+    // append comes after the tick's collapse or expand, so its mass is one value per row of the
+    // rows left, a gist row counting as one row with its own record's brightness.
+    void brightness_follows_attention_on_collapse_ticks() {
+        Session s(focus_options(4, 24), tiny_model());
+        s.start("in the beginning god created the heaven and the earth");
+        int boosted = 0;
+        for (int i = 0; i < 40; ++i) {
+            boosted += step_follows_brightness_rule(s);
+            if (QTest::currentTestFailed()) return;
+        }
+        QVERIFY(gists_in(s) >= 4);
+        QVERIFY2(boosted > 0, "every row only decayed");
+        // A gist row in the rows got a boost of its own at least once: it is not pure decay
+        // from the full brightness it entered with.
+        bool gist_lit = false;
+        const BrightnessParams& p = s.options().brightness;
+        for (int64_t id : s.state().layer_map(0).pos2ledger) {
+            if (!s.state().gist(id)) continue;
+            const float b = s.state().ledger().brightness(id, 0);
+            const int64_t born = s.state().ledger().at(id).born_tick;
+            const double pure = p.initial * std::pow(double(p.decay), double(s.tick() - born));
+            gist_lit = gist_lit || std::abs(b - pure) > 1e-3 * pure;
+        }
+        QVERIFY(gist_lit);
+    }
+
+    // Issue 25 item 5: focus never proposes a block holding BOS (or a ring sink row), even when
+    // it is the darkest; a session that collapses a lot keeps BOS as its row 0 in every layer,
+    // and a collapse of it asked for by hand is refused in pre-flight, nothing changed.
+    void focus_never_collapses_bos() {
+        const std::vector<std::vector<uint8_t>> levels{std::vector<uint8_t>(12, 0)};
+        const std::vector<std::vector<int32_t>> tokens{std::vector<int32_t>(12, 5)};
+        std::vector<std::vector<float>> bright{std::vector<float>(12, 200.0f)};
+        for (int r = 0; r < 4; ++r) bright[0][size_t(r)] = 1.0f;  // block 0 is the darkest
+        const Tokenizer& tok = tiny_model()->tokenizer;
+        ProposerInput input{tokens, bright, tok};
+        input.row_levels = &levels;
+        input.wlod_k = 4;
+        input.wlod_max = 8;
+        FocusProposer focus;
+        QCOMPARE(focus.propose(input), (ActionList{Action{CollapseAction{0, 1}, {}}}));
+        input.pinned_rows = 1;
+        QCOMPARE(focus.propose(input), (ActionList{Action{CollapseAction{4, 1}, {}}}));
+
+        Session s(focus_options(4, 16), tiny_model());
+        s.start("in the beginning god created the heaven and the earth");
+        const int32_t bos = tiny_model()->tokenizer.bos_id();
+        for (int i = 0; i < 40; ++i) {
+            const TickResult r = s.step();
+            QVERIFY(!r.rejected && !r.aborted);
+        }
+        QVERIFY(gists_in(s) >= 4);
+        for (int l = 0; l < s.state().n_layers(); ++l)
+            QCOMPARE(s.state().ledger().at(s.state().layer_map(l).pos2ledger[0]).token_id, bos);
+        const uint64_t hash = s.state_hash();
+        const TickResult refused = s.apply_now({Action{CollapseAction{0, 1}, {}}});
+        QVERIFY(refused.rejected);
+        QCOMPARE(refused.rejections.front().rule, ValidationRule::PinnedRow);
+        QCOMPARE(s.state_hash(), hash);
     }
 
     void wlod_trace_replays() {

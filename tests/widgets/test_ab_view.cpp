@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/eval/ab_run.h"
+#include "core/eval/pricing_rope.h"
 #include "core/model/model_loader.h"
 #include "core/session/session.h"
 #include "frame_builder.h"
@@ -17,8 +18,11 @@ using namespace kvw;
 
 namespace {
 
+// Priced as every pricing path prices a policy (the A/B run's sides included): the sessions the
+// test runs itself keep the same rows as the run's sides.
 SessionOptions options(const std::string& policy, PolicyOptions p) {
     SessionOptions o;
+    o.rope_policy = kPricingRopePolicy;
     o.model = "synthetic:tiny";
     o.capacity = 128;
     o.proposer = policy;
@@ -160,6 +164,34 @@ private slots:
         run.follow(token_stream(main));
         QCOMPARE(run.frame()->nll_a.scored, int64_t(0));
         QCOMPARE(run.frame()->tokens.size(), size_t(4));  // BOS + three
+    }
+
+    // Issue 25 item 18: the run prices both sides under the RoPE policy of every pricing path
+    // (kvw perplexity, compare, sweep), whatever the session runs (final_index, the session's
+    // default, leaves stale phases behind an eviction), and the view says which.
+    void both_sides_are_priced_under_the_pricing_rope_policy() {
+        const auto model = load_model("synthetic:tiny");
+        PolicyOptions p;
+        p.budget = {1, 2, 2};
+        SessionOptions o = options("h2o", p);
+        o.rope_policy = RopePolicy::FinalIndex;
+        Session main(o, model);
+        main.start("a b c d e f g h");
+        main.step();
+        AbRun run(model, main.options(), {"h2o", p}, {"streaming-llm", p});
+        run.follow(token_stream(main));
+        QCOMPARE(run.a().options().rope_policy, kPricingRopePolicy);
+        const std::shared_ptr<Frame> frame = main.frame();
+        frame->ab = run.frame();
+        QCOMPARE(frame->ab->rope, kPricingRopePolicy);
+        AbView view;
+        view.setFrame(frame);
+        const QString name = rope_policy_name(kPricingRopePolicy);
+        QVERIFY2(view.summaryText().endsWith("RoPE " + name), qPrintable(view.summaryText()));
+        const ViewTable t = view.table();
+        const qsizetype rope = t.columns.indexOf("rope");
+        QVERIFY(rope >= 0 && !t.rows.isEmpty());
+        for (const QVariantList& row : t.rows) QCOMPARE(row[rope].toString(), name);
     }
 };
 

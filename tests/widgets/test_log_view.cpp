@@ -55,6 +55,35 @@ private slots:
         QVERIFY(!shown(view).contains("loud failure"));
     }
 
+    // A window's view keeps its session's channel and no channel's lines; a view of no window
+    // keeps every channel's; neither keeps a hidden session's (core/session/log_channel.h).
+    void keeps_its_own_channel() {
+        const LogChannel mine = new_log_channel(), other = new_log_channel();
+        LogView window_view, plain_view;
+        window_view.setChannel(mine);
+        {
+            const LogChannelScope scope(mine);
+            spdlog::info("line of mine");
+        }
+        std::thread worker([other] {
+            const LogChannelScope scope(other);
+            spdlog::info("line of the other window");
+            const LogChannelScope hidden(kHiddenLogChannel);
+            spdlog::info("line of a hidden session");
+        });
+        worker.join();
+        spdlog::info("line of no session");
+        QTRY_VERIFY(shown(plain_view).contains("line of no session"));
+        QTRY_VERIFY(shown(window_view).contains("line of no session"));
+        QVERIFY(shown(window_view).contains("line of mine"));
+        QVERIFY(!shown(window_view).contains("line of the other window"));
+        QVERIFY(shown(plain_view).contains("line of mine"));
+        QVERIFY(shown(plain_view).contains("line of the other window"));
+        for (LogView* v : {&window_view, &plain_view})
+            QVERIFY(!shown(*v).contains("hidden session"));
+        QCOMPARE(current_log_channel(), kAnyLogChannel);
+    }
+
     void a_destroyed_view_leaves_the_logger() {
         const size_t before = log_hub()->sinks().size();
         {

@@ -88,6 +88,12 @@ private slots:
         strip->setApplyNow(true);
         const int rows = c.lastFrame()->layers[0].rows();
 
+        // Row 1 lies in the first block, which holds BOS in row 0: BOS is never collapsed, so
+        // neither menu entry is offered there (issue 25 item 5).
+        w.select(0, 1);
+        QVERIFY(!strip->collapseL1Action()->isEnabled());
+        QVERIFY(!strip->collapseL2Action()->isEnabled());
+
         // Row 5 lies in the second block (rows 4..7): its L1 collapse starts at row 4; the
         // prompt is shorter than a level-2 block (K² = 16 tokens) or holds only one, not a gist.
         w.select(0, kK + 1);
