@@ -1,4 +1,5 @@
 #pragma once
+#include <QImage>
 #include <QString>
 
 namespace kvw {
@@ -9,6 +10,9 @@ class FrameView;
 // (FrameView::table(), view_table.h), .png for its pixels. `tick` goes into the JSON. Returns
 // an empty string, or what went wrong (an unknown suffix, a file that cannot be written).
 QString export_view(FrameView& view, const QString& path, qint64 tick);
+
+// Writes `image` as a PNG to `path` beside it first (write_file_atomically); empty, or why not.
+QString save_png(const QImage& image, const QString& path);
 
 // Whether `path` ends in a suffix export_view writes.
 bool is_export_path(const QString& path);

@@ -1,9 +1,9 @@
 // kvw make-model: writes one of the project's synthetic models as a GGUF file.
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 #include "commands.h"
+#include "core/io/replacing_file.h"
 #include "core/model/builtin_models.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_requantize.h"
@@ -19,10 +19,11 @@ namespace {
 // (capacity defaults to at most 8,192 rows), small enough for 32-bit positions everywhere.
 constexpr int64_t kMaxSyntheticContext = 1 << 20;
 
+// Beside `out`, then renamed over it: the rename gives `out` a new inode, so a process that
+// maps the old model (a session using it) keeps its bytes; writing in place would truncate the
+// file under that mapping and kill the process with SIGBUS.
 void write_bytes(const std::vector<uint8_t>& bytes, const std::string& out) {
-    std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    file.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!file.flush()) throw std::runtime_error("cannot write " + out);
+    write_file_atomically(out, bytes);
 }
 
 // A GGUF file (or builtin:NAME) with its matrices re-encoded as --type.

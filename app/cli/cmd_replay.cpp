@@ -21,6 +21,9 @@ int run_replay(const CliArgs& args) {
                 report.checked,
                 report.state_hashes_compared ? "" : " (not its FNV-1a state hashes)",
                 report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
+    // A trace cut by a kill is replayed up to its last whole line: what it recorded holds, so
+    // the exit status is that of the comparison; the note says the rest is missing.
+    if (trace.cut_line()) std::printf("%s\n", trace.cut_note().c_str());
     return report.ok() ? 0 : 1;
 }
 
@@ -29,7 +32,8 @@ int run_replay(const CliArgs& args) {
 CommandSpec replay_command() {
     return {"replay",
             "TRACE",
-            "repeat a trace recorded by kvw run; checks every state hash, exit 1 on a mismatch",
+            "repeat a trace recorded by kvw run; checks every state hash, exit 1 on a mismatch; a "
+            "trace cut by a kill is replayed up to its last whole line",
             {{"model", "SPEC", "", "load this model instead of the one the trace names"}},
             run_replay};
 }

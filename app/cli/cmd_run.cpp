@@ -1,20 +1,21 @@
 // kvw run: tick transactions headless, with a proposer, injected actions and a trace.
 #include <algorithm>
-#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <optional>
-#include <vector>
-#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "common_options.h"
 #include "core/policy/gate/lifespan_recorder.h"
 #include "core/session/session.h"
+#include "core/session/trace_file.h"
 #include "core/state/action_json.h"
 #include "sampling_args.h"
 #include "session_args.h"
+#include "stop_signals.h"
 
 namespace kvw::cli {
 
@@ -50,15 +51,6 @@ bool capacity_full(const TickResult& r) {
     });
 }
 
-// Opens `path` for appending (made when missing) and closes it again; throws naming the path and
-// the reason when it cannot be written.
-void check_writable(const std::string& path) {
-    std::FILE* file = std::fopen(path.c_str(), "a");
-    if (!file)
-        throw std::runtime_error("cannot write the trace " + path + ": " + std::strerror(errno));
-    std::fclose(file);
-}
-
 int run_run(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
@@ -72,8 +64,15 @@ int run_run(const CliArgs& args) {
     // Read before the model loads, so that a bad file fails fast.
     const ActionList injected =
         args.has("actions") ? read_action_list_file(args.get("actions")) : ActionList{};
-    // The same for the trace: a path that cannot be written fails now, not after the run.
-    if (args.has("trace")) check_writable(args.get("trace"));
+    // The same for the trace: a path that cannot be written fails now, not after the run. The
+    // file grows a line per event as the run goes (TraceFile), so a run killed or failing
+    // part-way leaves every tick before it.
+    std::optional<TraceFile> trace;
+    if (args.has("trace")) trace.emplace(args.get("trace"));
+    const auto keep_trace = [&](const Session& s) {
+        if (trace) trace->sync(s.trace());
+    };
+    const StopSignals stop_signals;
 
     LifespanOptions lifespan;
     lifespan.threshold = float(args.get_double("lifespan-threshold"));
@@ -82,6 +81,7 @@ int run_run(const CliArgs& args) {
     Session session(options);
     session.start(args.get("prompt"));
     if (!injected.empty()) session.inject(injected);
+    keep_trace(session);
     std::optional<LifespanRecorder> recorder;
     if (args.has("record-lifespans")) {
         recorder.emplace(session.state(), lifespan);
@@ -89,8 +89,16 @@ int run_run(const CliArgs& args) {
     }
     std::printf("tick  token  rows(l0)  actions  outcome  invariants  state_hash\n");
     std::string stopped;  // why the run ended early; empty when it ran every tick
+    int interrupted = 0;  // the signal that stopped it
     for (long i = 0; i < ticks && stopped.empty(); ++i) {
+        if (const int signal = stop_signals.received()) {
+            interrupted = signal;
+            stopped = std::string(signal == SIGINT ? "SIGINT" : "SIGTERM") + ": stopped after " +
+                      std::to_string(i) + " of " + std::to_string(ticks) + " ticks";
+            break;
+        }
         const TickResult r = session.step();
+        keep_trace(session);
         if (recorder) recorder->observe(session.state(), session.tick());
         const FramePtr f = session.frame();
         const int32_t token = session.trace().events().back().at("token").get<int32_t>();
@@ -110,12 +118,15 @@ int run_run(const CliArgs& args) {
     std::vector<int32_t> text_ids = session.state().tokens(0);
     std::erase(text_ids, -1);  // wLOD gist rows stand for tokens without being one
     std::printf("text: %s\n", session.model().tokenizer.decode(text_ids).c_str());
-    if (args.has("trace")) {
-        session.trace().write(args.get("trace"));
-        std::printf("trace: %s (%zu events)\n", args.get("trace").c_str(),
-                    session.trace().events().size());
+    if (trace) {
+        trace->close();
+        std::printf("trace: %s (%zu events)\n", args.get("trace").c_str(), trace->events_written());
     }
     if (recorder) write_lifespans(*recorder, args.get("record-lifespans"));
+    if (interrupted) {  // the shell's convention for a process a signal ended: 128 + signal
+        std::fprintf(stderr, "kvw run: %s\n", stopped.c_str());
+        return 128 + interrupted;
+    }
     if (!stopped.empty()) throw std::runtime_error(stopped);
     return 0;
 }
@@ -130,7 +141,9 @@ CommandSpec run_command() {
     };
     for (const OptionSpec& o : session_options()) options.push_back(o);
     options.push_back({"actions", "FILE", "", "an action list (JSON) queued for the first tick"});
-    options.push_back({"trace", "OUT", "", "write the NDJSON trace that kvw replay repeats"});
+    options.push_back({"trace", "OUT", "",
+                       "write the NDJSON trace that kvw replay repeats, a line per event as the "
+                       "run goes (SIGINT / SIGTERM stop it after the current tick)"});
     options.push_back({"record-lifespans", "OUT", "",
                        "record each generated token's key and lifespan per layer (GGUF) for "
                        "kvw train-gate; needs the full cache"});

@@ -1,9 +1,9 @@
 // kvw sweep: perplexity against budget for each policy, as CSV (docs/ARCHITECTURE.md §12), and
 // with --plot as a PNG drawn from that CSV by kvw-plot-sweep (a Qt program beside kvw).
 #include <cstdio>
-#include <fstream>
 
 #include "commands.h"
+#include "core/io/replacing_file.h"
 #include "policy_eval.h"
 #include "program_beside.h"
 #include "session_args.h"
@@ -49,10 +49,7 @@ int run_sweep(const CliArgs& args) {
         std::fputs(table.c_str(), stdout);
         return 0;
     }
-    std::ofstream out(args.get("out"), std::ios::binary);
-    out << table;
-    if (!out) throw UsageError("cannot write --out " + args.get("out"));
-    out.close();
+    write_file_atomically(args.get("out"), table);
     std::printf("wrote %s\n", args.get("out").c_str());
     if (args.has("plot"))
         return exec_beside("kvw sweep --plot", "kvw-plot-sweep",

@@ -152,9 +152,11 @@ void add_main_menus(MainWindow& window) {
     });
     file->addAction("Save trace…", &window, [&window] {
         const QString path = QFileDialog::getSaveFileName(
-            &window, "Save the session's trace (kvw replay and Open trace read it)",
+            &window,
+            "Save the session's trace (kvw replay and Open trace read it); it is kept up to date "
+            "as the session goes on",
             "session.ndjson", "Traces (*.ndjson)");
-        if (!path.isEmpty()) window.controller().saveTrace(path);
+        if (!path.isEmpty()) window.controller().autosaveTrace(path);
     });
     file->addSeparator();
     keyed << file->addAction("Save screenshot…", QKeySequence("Ctrl+Shift+S"), &window, [&window] {

@@ -17,8 +17,9 @@ QStringList export_session_bundle(MainWindow& window, SessionController& control
     QStringList problems;
     const FramePtr frame = controller.lastFrame();
     const qint64 tick = frame ? frame->tick : 0;
-    if (!window.grabShot({}).save(out.filePath("window.png")))
-        problems << "cannot write " + out.filePath("window.png");
+    if (const QString problem = save_png(window.grabShot({}), out.filePath("window.png"));
+        !problem.isEmpty())
+        problems << problem;
     for (FrameView* view : window.docks().views())
         for (const char* suffix : {".csv", ".json", ".png"}) {
             const QString problem =

@@ -104,10 +104,13 @@ void SessionController::openTrace(const QString& path, const QString& model) {
         // The timeline a run of these ticks would have drawn, point by point; handed over only
         // when the trace opened (a failed one keeps the window's timeline too).
         auto history = std::make_shared<TimelineHistory>();
+        std::string cut;  // "trace ends at tick N (incomplete last line L)" when a kill cut it
         const bool opened = w.replaceSessionWith("open trace " + path, [&] {
+            const Trace trace = Trace::read(path);
+            cut = trace.cut_note();
             return session_replayed(
-                Trace::read(path), model.empty() ? std::nullopt : std::optional<std::string>(model),
-                report, [&](const Session& s) {
+                trace, model.empty() ? std::nullopt : std::optional<std::string>(model), report,
+                [&](const Session& s) {
                     if (s.started()) history->add(*s.frame());
                 });
         });
@@ -125,6 +128,7 @@ void SessionController::openTrace(const QString& path, const QString& model) {
                        " recorded outcome(s) differ (first: line " + std::to_string(m.line) + " " +
                        m.event + " " + m.field + " " + m.expected + " → " + m.actual + ")";
         }
+        if (!cut.empty()) outcome += "; " + cut;
         w.note(outcome);
     });
 }
@@ -278,6 +282,13 @@ void SessionController::saveTrace(const QString& path) {
     post("save trace", [path = path.toStdString()](SessionWorker& w) {
         w.session().trace().write(path);
         spdlog::info("trace written: {}", path);
+    });
+}
+
+void SessionController::autosaveTrace(const QString& path) {
+    post("autosave trace", [path = path.toStdString()](SessionWorker& w) {
+        w.autosaveTrace(path);
+        w.note("trace kept up to date in " + path);
     });
 }
 

@@ -96,6 +96,9 @@ public slots:
     // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker
     // reaches this command.
     void saveTrace(const QString& path);
+    // Writes it and keeps it there as the session goes on (File ▸ Save trace): each tick and
+    // command reaches the file as it happens (SessionWorker::autosaveTrace).
+    void autosaveTrace(const QString& path);
     // History (ARCHITECTURE §15): each logs where the session now is and shows it in the status
     // bar; a refusal (nothing to undo, an unknown name) is an error and changes nothing.
     void undo(int steps = 1);

@@ -86,8 +86,26 @@ std::shared_ptr<const AbFrame> SessionWorker::followAb() {
     }
 }
 
+void SessionWorker::autosaveTrace(const std::string& path) {
+    autosave_ = std::make_unique<TraceFile>(path);
+    autosave_->sync(session().trace());
+}
+
+void SessionWorker::syncAutosave() {
+    if (!autosave_) return;
+    try {
+        autosave_->sync(session_->trace());
+    } catch (const std::exception& e) {
+        autosave_.reset();
+        const std::string message = std::string("trace autosave stopped: ") + e.what();
+        spdlog::error("{}", message);
+        emit failed(QString::fromStdString(message));
+    }
+}
+
 void SessionWorker::publish() {
     if (!session_) return;
+    syncAutosave();
     const std::shared_ptr<Frame> frame = session_->frame();
     if (ab_) frame->ab = followAb();
     emit frameReady(frame);

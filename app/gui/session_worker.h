@@ -11,6 +11,7 @@
 #include "core/eval/ab_run.h"
 #include "core/session/log_channel.h"
 #include "core/session/session.h"
+#include "core/session/trace_file.h"
 #include "widgets/frame_view.h"
 #include "widgets/timeline_history.h"
 
@@ -56,7 +57,13 @@ public:
     void stopAb() { ab_.reset(); }
     // True once cancel() ran after the current job was posted.
     bool cancelled() const { return job_epoch_ != epoch_.load(); }
-    void publish();  // a Frame of the session now, to frameReady
+    // A Frame of the session now, to frameReady, after bringing the autosaved trace up to it:
+    // every state the window shows has its trace on disk.
+    void publish();
+    // From now on the session's trace is kept in `path` as it grows (TraceFile: a line per
+    // event, written as each published state, every tick of a run included, reaches the
+    // window), the whole file replaced after an undo or a new session. FileWriteError.
+    void autosaveTrace(const std::string& path);
     // A Frame of a past tick (ARCHITECTURE §16), to pastFrameReady; the live one follows as
     // after every job.
     void publishPast(FramePtr frame) { emit pastFrameReady(std::move(frame)); }
@@ -85,8 +92,13 @@ private:
     // changed); null, and A/B off with an error, when it cannot follow.
     std::shared_ptr<const AbFrame> followAb();
 
+    // Writes the session's new trace events to the autosave; a write that fails stops the
+    // autosave with an error saying why (it would fail on every tick).
+    void syncAutosave();
+
     std::unique_ptr<Session> session_;
     std::unique_ptr<AbRun> ab_;
+    std::unique_ptr<TraceFile> autosave_;
 };
 
 }  // namespace kvw

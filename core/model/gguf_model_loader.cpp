@@ -189,6 +189,7 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
     const auto started = std::chrono::steady_clock::now();
     const GgufFile file(std::move(source));
     auto model = std::make_shared<Model>();
+    model->files.push_back(file.source());
     ModelConfig& c = model->config;
     require_llama(file);
     Vocabulary vocab = read_gguf_vocabulary(file);

@@ -1,8 +1,9 @@
 #include "core/model/gguf_writer.h"
 
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
+
+#include "core/io/replacing_file.h"
 
 namespace kvw {
 namespace {
@@ -123,11 +124,7 @@ std::vector<uint8_t> GgufWriter::to_bytes() const {
 }
 
 void GgufWriter::write_file(const std::string& path) const {
-    const std::vector<uint8_t> bytes = to_bytes();
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot open '" + path + "' for writing");
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write '" + path + "'");
+    write_file_atomically(path, to_bytes());
 }
 
 }  // namespace kvw

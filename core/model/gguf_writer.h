@@ -20,7 +20,7 @@ public:
     void add_tensor(const std::string& name, GgufType type, std::vector<uint64_t> shape,
                     std::vector<uint8_t> data);
     std::vector<uint8_t> to_bytes() const;
-    void write_file(const std::string& path) const;  // throws std::runtime_error on I/O failure
+    void write_file(const std::string& path) const;  // write_file_atomically: FileWriteError
 
 private:
     struct PendingTensor {

@@ -62,6 +62,12 @@ public:
                              name);
         return {&file, t};
     }
+    // The shards' bytes, for Model::files.
+    std::vector<std::shared_ptr<const ByteSource>> sources() const {
+        std::vector<std::shared_ptr<const ByteSource>> out;
+        for (const auto& [path, file] : files_) out.push_back(file.source());
+        return out;
+    }
     // Every listed tensor name, in name order.
     std::vector<std::string> names() const {
         std::vector<std::string> out;
@@ -197,6 +203,7 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
     check_no_extra_layers(source, c.n_layers, (folder / "config.json").string());
     WeightReader reader(source);
     auto model = std::make_shared<Model>();
+    model->files = source.sources();
     model->config = c;
     if (model->config.name.empty()) model->config.name = folder.filename().string();
     model->source = folder.string();

@@ -15,10 +15,11 @@ namespace {
 
 class MappedFile final : public ByteSource {
 public:
-    MappedFile(std::string path, const uint8_t* data, size_t size)
-        : path_(std::move(path)), data_(data), size_(size) {}
+    MappedFile(std::string path, int fd, const uint8_t* data, size_t size)
+        : path_(std::move(path)), fd_(fd), data_(data), size_(size) {}
     ~MappedFile() override {
         if (size_ > 0) munmap(const_cast<uint8_t*>(data_), size_);
+        ::close(fd_);
     }
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
@@ -26,8 +27,26 @@ public:
     std::span<const uint8_t> bytes() const override { return {data_, size_}; }
     const std::string& name() const override { return path_; }
 
+    // One fstat (well under a microsecond): cheap enough before every tick. A file replaced by
+    // rename (how this project writes outputs) is another inode and leaves this one whole.
+    void check_readable() const override {
+        struct stat st {};
+        if (fstat(fd_, &st) != 0)
+            throw ModelError(ModelErrorKind::Truncated, path_,
+                             std::string("cannot check the mapped file: ") + std::strerror(errno));
+        if (uint64_t(st.st_size) < size_)
+            throw ModelError(ModelErrorKind::Truncated, path_,
+                             "the file shrank from " + std::to_string(size_) + " to " +
+                                 std::to_string(st.st_size) +
+                                 " bytes while mapped (truncated or rewritten in place by "
+                                 "another process); its weights cannot be read any more: "
+                                 "load the model again",
+                             uint64_t(st.st_size));
+    }
+
 private:
     std::string path_;
+    int fd_;
     const uint8_t* data_;
     size_t size_;
 };
@@ -66,8 +85,7 @@ std::shared_ptr<const ByteSource> map_file(const std::string& path) {
         }
         data = static_cast<const uint8_t*>(mapped);
     }
-    ::close(fd);  // the mapping stays valid after the descriptor is closed
-    return std::make_shared<MappedFile>(path, data, size);
+    return std::make_shared<MappedFile>(path, fd, data, size);
 }
 
 std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name) {

@@ -16,9 +16,14 @@ public:
     virtual ~ByteSource() = default;
     virtual std::span<const uint8_t> bytes() const = 0;
     virtual const std::string& name() const = 0;  // the path, or a label like "synthetic:tiny"
+    // Throws ModelError(Truncated) when bytes() can no longer be read: a mapped file that
+    // another process truncated, where reading past its new end would raise SIGBUS. Bytes held
+    // in memory never change, so by default there is nothing to check.
+    virtual void check_readable() const {}
 };
 
-// Throws ModelError(CannotOpen) when the file cannot be opened or mapped.
+// Throws ModelError(CannotOpen) when the file cannot be opened or mapped. The descriptor stays
+// open with the mapping, so check_readable() can fstat the very file mapped (ARCHITECTURE §5.1).
 std::shared_ptr<const ByteSource> map_file(const std::string& path);
 std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name);
 }  // namespace kvw

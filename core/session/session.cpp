@@ -118,6 +118,7 @@ void Session::start_tokens(std::span<const int32_t> ids) {
 // refuse the model (smartkv without a gate reads its sidecar there). Either way the session keeps
 // what it had.
 void Session::prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event) {
+    check_model_files(*model_);
     Sequence next = fresh_sequence();
     next.state->append(ids, EntryKind::Prompt, 0);
     next.proposer->observe(*next.state, true);
@@ -160,6 +161,7 @@ void Session::clear_injected() {
 }
 
 TickResult Session::apply_now(const ActionList& actions) {
+    check_model_files(*model_);
     require_started("apply_now");
     const int64_t first_new = state_->ledger().size();
     const auto start = std::chrono::steady_clock::now();
@@ -181,6 +183,7 @@ TickResult Session::apply_now(const ActionList& actions) {
 }
 
 void Session::rebuild() {
+    check_model_files(*model_);
     require_started("rebuild");
     state_->rebuild_from_mirror();
     drift_current_ = false;
@@ -190,6 +193,7 @@ void Session::rebuild() {
 }
 
 const DriftReport& Session::measure_drift() {
+    check_model_files(*model_);
     require_started("drift");
     drift_ = state_->measure_drift();
     drift_current_ = true;
@@ -227,6 +231,7 @@ void Session::set_policy_options(const PolicyOptions& options) {
 }
 
 void Session::set_rope_policy(RopePolicy policy) {
+    check_model_files(*model_);
     options_.rope_policy = policy;
     state_->set_policy(policy);
     drift_current_ = false;
@@ -240,6 +245,7 @@ void Session::set_rope_policy(RopePolicy policy) {
 void Session::set_layout(CacheLayout layout) { set_layout(layout, options_.ring); }
 
 void Session::set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity) {
+    check_model_files(*model_);
     state_->set_layout(layout, ring, capacity);
     options_.layout = layout;
     options_.ring = ring;
@@ -254,6 +260,7 @@ void Session::set_layout(CacheLayout layout, const RingOptions& ring, int64_t ca
 }
 
 void Session::set_kv_types(KvType k, KvType v) {
+    check_model_files(*model_);
     state_->set_kv_types(k, v);
     options_.k_type = k;
     options_.v_type = v;
@@ -272,6 +279,7 @@ void Session::set_guard(bool on) {
 }
 
 void Session::set_wlod(int k, int64_t w_max) {
+    check_model_files(*model_);
     if (k < 0 || k == 1)
         throw StateError(StateErrorKind::WlodShape, "wlod",
                          "K is 0 (off) or a block size >= 2, not " + std::to_string(k));
@@ -305,6 +313,7 @@ void Session::set_wlod(int k, int64_t w_max) {
 }
 
 void Session::set_gist_net(const std::string& path) {
+    check_model_files(*model_);
     std::shared_ptr<const GistNet> net = load_gist_net(path);
     check_gist_net_k(*net, path, options_.wlod_k);
     if (const auto held = state_->first_gist_row())

@@ -90,6 +90,7 @@ int Session::frame_tokens() const {
 
 TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
     require_started("step");
+    check_model_files(*model_);
     const Clock::time_point start = Clock::now();
     StepTimings t;
 

@@ -5,6 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
+#include "core/io/replacing_file.h"
 #include "core/json/bounded_parse.h"
 #include "core/json/json_error.h"
 
@@ -57,9 +60,17 @@ std::string Trace::to_ndjson() const {
 }
 
 void Trace::write(const std::filesystem::path& path) const {
-    std::ofstream file(path, std::ios::binary);
-    file << to_ndjson();
-    if (!file.flush()) throw TraceError("cannot write " + path.string());
+    write_file_atomically(path, to_ndjson());
+}
+
+std::string Trace::cut_note() const {
+    if (!cut_line_) return {};
+    const nlohmann::json& last = events_.back();
+    const auto tick = last.find("tick");
+    const std::string at = tick != last.end() && tick->is_number_integer()
+                               ? "tick " + std::to_string(tick->get<int64_t>())
+                               : "its header";
+    return "trace ends at " + at + " (incomplete last line " + std::to_string(cut_line_) + ")";
 }
 
 Trace Trace::parse(std::string_view ndjson, std::string source) {
@@ -74,6 +85,12 @@ Trace Trace::parse(std::string_view ndjson, std::string source) {
         try {
             event = parse_json_bounded(line);
         } catch (const JsonError& e) {
+            // A writer killed mid-line (or stopped by a full disk) leaves a last line without
+            // its newline; whole lines always end in one (TraceFile writes them so).
+            if (in.eof() && !ndjson.empty() && ndjson.back() != '\n') {
+                trace.cut_line_ = line_no;
+                break;
+            }
             std::string what = e.kind() == JsonFaultKind::Syntax ? "not valid JSON: " : "";
             if (!e.key().empty()) what += "\"" + e.key() + "\" ";
             what += e.detail();
@@ -94,7 +111,9 @@ Trace Trace::read(const std::filesystem::path& path) {
     if (!file) throw TraceError("cannot open the file", 0, path.string());
     std::ostringstream text;
     text << file.rdbuf();
-    return parse(text.str(), path.string());
+    Trace trace = parse(text.str(), path.string());
+    if (trace.cut_line()) spdlog::warn("{}: {}", path.string(), trace.cut_note());
+    return trace;
 }
 
 }  // namespace kvw

@@ -36,6 +36,7 @@ public:
         events_.clear();
         lines_.clear();
         prefix_hashes_.clear();
+        cut_line_ = 0;
     }
     // A fingerprint of the first n events (n <= events().size(); 0 for none), kept as events are
     // added: a session checkpoint serves any trace that starts with the events it was taken
@@ -47,11 +48,20 @@ public:
     // errors found later name the right line; index + 1 for a trace recorded in memory.
     size_t line_of(size_t index) const { return index < lines_.size() ? lines_[index] : index + 1; }
     const std::string& source() const { return source_; }  // the file read; empty otherwise
+    // The line a kill or a full disk cut (the text's last line: no newline, not valid JSON),
+    // left out of events(); 0 when the text ends with a whole line.
+    size_t cut_line() const { return cut_line_; }
+    // "trace ends at tick N (incomplete last line L)" for a cut trace, N the last whole event's
+    // tick; empty for a whole one.
+    std::string cut_note() const;
 
     std::string to_ndjson() const;
+    // Beside the path, then renamed over it (core/io/replacing_file.h): FileWriteError.
     void write(const std::filesystem::path& path) const;
     // Every line is parsed with the shared JSON depth bound (core/json/bounded_parse.h).
-    // Throws TraceError naming `source` and the line.
+    // Throws TraceError naming `source` and the line. A last line without its newline that does
+    // not parse is what a killed writer leaves: it is dropped and noted in cut_line(), and the
+    // events before it are the trace.
     static Trace parse(std::string_view ndjson, std::string source = {});
     static Trace read(const std::filesystem::path& path);
 
@@ -59,6 +69,7 @@ private:
     std::vector<nlohmann::json> events_;
     std::vector<size_t> lines_;
     std::string source_;
+    size_t cut_line_ = 0;
     std::vector<uint64_t> prefix_hashes_;  // [i]: prefix_hash(i + 1)
 };
 

@@ -254,6 +254,38 @@ private slots:
         for (int r = 2; r < 5; ++r) QCOMPARE(after[size_t(r) - 1 + x.size()], before[size_t(r)]);
     }
 
+    // File > Save trace keeps the file up to date: every Frame of a run arrives with its tick
+    // already on disk (a kill then loses nothing the window showed), and undo rewrites it.
+    void an_autosaved_trace_follows_every_tick() {
+        SessionController c;
+        started(c);
+        const QString dir = QDir::tempPath() + "/kvw_autosave_trace_test";
+        QDir(dir).removeRecursively();
+        QVERIFY(QDir().mkpath(dir));
+        const QString path = dir + "/live.ndjson";
+        c.autosaveTrace(path);
+        QVERIFY(wait_idle(c));
+        const auto lines_on_disk = [&] {
+            QFile file(path);
+            return file.open(QIODevice::ReadOnly) ? file.readAll().count('\n') : -1;
+        };
+        QCOMPARE(lines_on_disk(), 2);                     // header, start
+        std::vector<std::pair<int64_t, qsizetype>> seen;  // (tick, lines on disk) per frame
+        connect(&c, &SessionController::frameReady, this,
+                [&](const FramePtr& f) { seen.emplace_back(f->tick, lines_on_disk()); });
+        c.step(6);
+        QVERIFY(wait_idle(c));
+        QVERIFY(seen.size() >= 2);
+        for (const auto& [tick, lines] : seen) QVERIFY(lines >= 2 + tick);
+        QCOMPARE(lines_on_disk(), 2 + 6);
+        c.undo(2);
+        QVERIFY(wait_idle(c));
+        QCOMPARE(lines_on_disk(), 2 + 4);
+        QCOMPARE(Trace::read(path.toStdString()).events().back().at("tick").get<int>(), 4);
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden), QStringList{"live.ndjson"});
+        QDir(dir).removeRecursively();
+    }
+
     // A trace saved by one window and opened in another gives the same session: same tick, same
     // state hash (which covers ledger, maps and cache bytes), same ledger; a malformed trace
     // fails with the file named and the session it would have replaced stays as it was.
