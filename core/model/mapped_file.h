@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/io/regular_file.h"
+
 namespace kvw {
 
 // Read-only bytes of a model file: a memory map of a file on disk, or a buffer made in memory
@@ -18,7 +20,11 @@ public:
     virtual const std::string& name() const = 0;  // the path, or a label like "synthetic:tiny"
 };
 
-// Throws ModelError(CannotOpen) when the file cannot be opened or mapped.
+// Throws ModelError(CannotOpen) when the file cannot be opened or mapped, or is not a regular
+// file (a FIFO would block the open forever; a device such as /dev/zero never ends).
 std::shared_ptr<const ByteSource> map_file(const std::string& path);
+// A model file (weights, a gate, a gist net, a config) opened as RegularFile does, its faults as
+// ModelError(CannotOpen): the one open of every file a model loader reads.
+RegularFile open_model_file(const std::string& path);
 std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name);
 }  // namespace kvw

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/io/regular_file.h"
 #include "core/json/bounded_parse.h"
 #include "core/json/json_error.h"
 
@@ -69,6 +70,10 @@ Trace Trace::parse(std::string_view ndjson, std::string source) {
     std::istringstream in{std::string(ndjson)};
     for (std::string line; std::getline(in, line);) {
         ++line_no;
+        if (line.size() > kMaxTraceLineBytes)
+            throw TraceError(
+                "longer than the " + byte_count_text(kMaxTraceLineBytes) + " a trace line may have",
+                line_no, trace.source_);
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         nlohmann::json event;
         try {
@@ -90,11 +95,16 @@ Trace Trace::parse(std::string_view ndjson, std::string source) {
 }
 
 Trace Trace::read(const std::filesystem::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw TraceError("cannot open the file", 0, path.string());
-    std::ostringstream text;
-    text << file.rdbuf();
-    return parse(text.str(), path.string());
+    std::string text;
+    try {
+        text = read_regular_file(path, kMaxTraceBytes);
+    } catch (const FileReadError& e) {
+        throw TraceError(e.kind() == FileFaultKind::CannotOpen
+                             ? "cannot open the file: " + e.detail()
+                             : e.detail(),
+                         0, path.string());
+    }
+    return parse(text, path.string());
 }
 
 }  // namespace kvw
