@@ -26,9 +26,10 @@ public:
         line_ = line;
         const JsonFields e(event);
         event_ = e.get<std::string>("event");
-        // Compared below as any outcome; read first so that a tick of another type is the
-        // typed error it is (naming the key), not a mismatch of "5" against 5.
+        // Compared below as any outcome; read first so that a tick or hash of another type is
+        // the typed error it is (naming the key), not a mismatch of "5" against 5.
         (void)e.get_optional<int64_t>("tick");
+        (void)e.get_optional<std::string>("state_hash");
         const size_t written_before = session_.trace().events().size();
         if (event_ == "start") {
             if (e.has("prompt_ids")) {  // start_tokens(): the ids as they were given
