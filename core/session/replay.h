@@ -37,9 +37,10 @@ struct ReplayReport {
 
 // Rebuilds a Session from the trace header (model, backend, sampling, policies) and repeats
 // every command in order, comparing every key each event recorded (tick, state hash, sampled
-// tokens, the action list as applied, the tick's result, invariants, ring pointers, rejection)
-// with the event the repeated command writes. `model` overrides the header's model spec (a file
-// moved). Throws TraceError for a malformed trace, and whatever loading the model throws.
+// tokens, the action list as applied, the tick's result, invariants, rejection; not the ring's
+// pointers, a grep aid the state hash covers) with the event the repeated command writes.
+// `model` overrides the header's model spec (a file moved). Throws TraceError for a malformed
+// trace, and whatever loading the model throws.
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model = {});
 
 // replay_trace()'s work, keeping the Session it rebuilt: the session as the trace left it, to
