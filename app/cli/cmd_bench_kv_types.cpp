@@ -8,9 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 
@@ -21,6 +19,7 @@
 #include "core/eval/session_scorer.h"
 #include "core/model/model_loader.h"
 #include "core/session/session.h"
+#include "policy_eval.h"
 
 namespace kvw::cli {
 namespace {
@@ -81,14 +80,6 @@ void bench_codecs(int kv_dim, int groups, int rows, int reps) {
     }
 }
 
-std::string read_text(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw UsageError("cannot read " + path);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
-
 // Perplexity over every file (the NLL of all scored tokens together) for each K / V pair.
 void bench_quality(const CliArgs& args, const std::shared_ptr<const Model>& model,
                    const std::vector<std::string>& files, int ctx) {
@@ -98,7 +89,8 @@ void bench_quality(const CliArgs& args, const std::shared_ptr<const Model>& mode
         {KvType::Fp8E4M3, KvType::Fp8E4M3}, {KvType::BF16, KvType::Fp8E4M3},
     };
     std::vector<std::vector<int32_t>> texts;
-    for (const std::string& f : files) texts.push_back(model->tokenizer.encode(read_text(f), true));
+    for (const std::string& f : files)
+        texts.push_back(model->tokenizer.encode(read_text_file(f), true));
     std::printf("\n== 2. Perplexity, session path (manual proposer), ctx %d, %zu files\n", ctx,
                 files.size());
     std::printf("  %-6s %-6s %10s %12s %12s %14s %9s\n", "K", "V", "tokens", "mean NLL",

@@ -1,5 +1,6 @@
 // kvw replay: repeats a recorded trace and checks every recorded outcome.
 #include <cstdio>
+#include <string>
 
 #include "commands.h"
 #include "core/session/replay.h"
@@ -17,10 +18,14 @@ int run_replay(const CliArgs& args) {
     for (const ReplayMismatch& m : report.mismatches)
         std::printf("%s:%zu: %s: %s recorded %s, replayed %s\n", args.positional()[0].c_str(),
                     m.line, m.event.c_str(), m.field.c_str(), m.expected.c_str(), m.actual.c_str());
-    std::printf("replayed %zu events, %zu outcomes checked%s, %zu mismatches: %s\n", report.events,
-                report.checked,
-                report.state_hashes_compared ? "" : " (not its FNV-1a state hashes)",
-                report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
+    const std::string unhashed =
+        report.unhashed_events
+            ? " (" + std::to_string(report.unhashed_events) + " events without a state hash)"
+            : "";
+    std::printf(
+        "replayed %zu events, %zu outcomes checked%s%s, %zu mismatches: %s\n", report.events,
+        report.checked, report.state_hashes_compared ? "" : " (not its FNV-1a state hashes)",
+        unhashed.c_str(), report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
     // A trace cut by a kill is replayed up to its last whole line: what it recorded holds, so
     // the exit status is that of the comparison; the note says the rest is missing.
     if (trace.cut_line()) std::printf("%s\n", trace.cut_note().c_str());

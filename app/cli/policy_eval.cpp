@@ -1,6 +1,5 @@
 #include "policy_eval.h"
 
-#include <fstream>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -10,6 +9,7 @@
 #include "core/eval/full_cache_scorer.h"
 #include "core/eval/pricing_rope.h"
 #include "core/eval/session_scorer.h"
+#include "core/io/regular_file.h"
 #include "core/model/model_loader.h"
 #include "core/policy/policy_table.h"
 
@@ -23,11 +23,11 @@ OptionSpec pricing_rope_option() {
 }
 
 std::string read_text_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw UsageError("cannot read --file " + path);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
+    try {
+        return read_regular_file(path, kMaxTextFileBytes);
+    } catch (const FileReadError& e) {
+        throw UsageError(std::string("cannot read ") + e.what());
+    }
 }
 
 OptionTable policy_eval_options() {

@@ -120,16 +120,24 @@ void SessionController::openTrace(const QString& path, const QString& model) {
                               " events replayed, now at tick " + std::to_string(w.session().tick());
         if (!report.state_hashes_compared)
             outcome += " (its FNV-1a state hashes, from before XXH64, not compared)";
+        if (report.unhashed_events)
+            outcome += " (" + std::to_string(report.unhashed_events) +
+                       " events without a state hash: their states not checked)";
         if (report.ok()) {
             outcome += ", every recorded outcome equal";
-        } else {
-            const ReplayMismatch& m = report.mismatches.front();
-            outcome += ", " + std::to_string(report.mismatches.size()) +
-                       " recorded outcome(s) differ (first: line " + std::to_string(m.line) + " " +
-                       m.event + " " + m.field + " " + m.expected + " → " + m.actual + ")";
+            if (!cut.empty()) outcome += "; " + cut;
+            w.note(outcome);
+            return;
         }
-        if (!cut.empty()) outcome += "; " + cut;
-        w.note(outcome);
+        // The session it became stays open to be looked at, but the open failed as kvw replay
+        // does (an error, so that --bundle writes nothing and exits 1): the trace and what it
+        // regenerates are not the same run.
+        const ReplayMismatch& m = report.mismatches.front();
+        throw std::runtime_error(
+            outcome + ", DIFFERENT: " + std::to_string(report.mismatches.size()) +
+            " recorded outcome(s) differ (first: line " + std::to_string(m.line) + " " + m.event +
+            " " + m.field + " " + m.expected + " → " + m.actual + ")" +
+            (cut.empty() ? "" : "; " + cut));
     });
 }
 

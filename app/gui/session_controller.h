@@ -47,8 +47,10 @@ public slots:
     void loadModel(const QString& spec, const QString& backend, const QString& prompt = {});
     // Replaces the session with the one a recorded trace (`kvw run --trace`, File → Save trace)
     // leaves: its header's model (or `model` when given, as kvw replay --model), every event
-    // repeated, recorded outcomes compared (mismatches are logged and noted). Fails like
-    // loadModel: a malformed trace or a model that does not load keeps the session as it was.
+    // repeated, recorded outcomes compared. A recorded outcome that differs is an error
+    // (errorOccurred saying DIFFERENT, as kvw replay exits 1), the replayed session open to be
+    // looked at. Fails like loadModel: a malformed trace or a model that does not load keeps
+    // the session as it was.
     // Once it opened, historyReplayed carries the timeline of every tick it repeated (the
     // history bar then reaches each of them, ARCHITECTURE §16).
     void openTrace(const QString& path, const QString& model = {});

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/io/regular_file.h"
 #include "core/model/model_error.h"
 
 namespace kvw {
@@ -66,26 +67,34 @@ private:
 }  // namespace
 
 std::shared_ptr<const ByteSource> map_file(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw ModelError(ModelErrorKind::CannotOpen, path, std::strerror(errno));
-    struct stat st {};
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw ModelError(ModelErrorKind::CannotOpen, path, "not a regular file");
-    }
-    const size_t size = size_t(st.st_size);
+    const RegularFile file = open_model_file(path);
+    const size_t size = size_t(file.size());
     const uint8_t* data = nullptr;
     if (size > 0) {
-        void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (mapped == MAP_FAILED) {
-            const int err = errno;
-            ::close(fd);
+        void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+        if (mapped == MAP_FAILED)
             throw ModelError(ModelErrorKind::CannotOpen, path,
-                             std::string("mmap failed: ") + std::strerror(err));
-        }
+                             std::string("mmap failed: ") + std::strerror(errno));
         data = static_cast<const uint8_t*>(mapped);
     }
-    return std::make_shared<MappedFile>(path, fd, data, size);
+    // The mapping keeps a descriptor of its own (RegularFile closes the one it opened), so that
+    // check_readable() fstats the very file mapped (ARCHITECTURE §5.1).
+    const int kept = ::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0);
+    if (kept < 0) {
+        const int err = errno;
+        if (size > 0) munmap(const_cast<uint8_t*>(data), size);
+        throw ModelError(ModelErrorKind::CannotOpen, path,
+                         std::string("cannot keep a descriptor: ") + std::strerror(err));
+    }
+    return std::make_shared<MappedFile>(path, kept, data, size);
+}
+
+RegularFile open_model_file(const std::string& path) {
+    try {
+        return RegularFile(path);
+    } catch (const FileReadError& e) {
+        throw ModelError(ModelErrorKind::CannotOpen, path, e.detail());
+    }
 }
 
 std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/io/regular_file.h"
+
 namespace kvw {
 
 // Read-only bytes of a model file: a memory map of a file on disk, or a buffer made in memory
@@ -22,8 +24,13 @@ public:
     virtual void check_readable() const {}
 };
 
-// Throws ModelError(CannotOpen) when the file cannot be opened or mapped. The descriptor stays
-// open with the mapping, so check_readable() can fstat the very file mapped (ARCHITECTURE §5.1).
+// Throws ModelError(CannotOpen) when the file cannot be opened or mapped, or is not a regular
+// file (a FIFO would block the open forever; a device such as /dev/zero never ends). A descriptor
+// stays open with the mapping, so check_readable() can fstat the very file mapped
+// (ARCHITECTURE §5.1).
 std::shared_ptr<const ByteSource> map_file(const std::string& path);
+// A model file (weights, a gate, a gist net, a config) opened as RegularFile does, its faults as
+// ModelError(CannotOpen): the one open of every file a model loader reads.
+RegularFile open_model_file(const std::string& path);
 std::shared_ptr<const ByteSource> bytes_in_memory(std::vector<uint8_t> bytes, std::string name);
 }  // namespace kvw

@@ -12,12 +12,12 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
 #include "core/model/available_memory.h"
+#include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 
 namespace kvw {
@@ -47,15 +47,12 @@ private:
 }  // namespace
 
 std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw ModelError(ModelErrorKind::CannotOpen, path, std::strerror(errno));
+    const RegularFile file = open_model_file(path);
+    const int fd = file.fd();
     const auto fail = [&](const std::string& why) {
-        ::close(fd);
         throw ModelError(ModelErrorKind::CannotOpen, path, why);
     };
-    struct stat st {};
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) fail("not a regular file");
-    const size_t size = size_t(st.st_size);
+    const size_t size = size_t(file.size());
     // A region of whole 2 MiB pages at a 2 MiB boundary: mmap gives 4 KiB alignment, so ask for
     // one huge page more and give back the unaligned head and the tail.
     constexpr size_t kHuge = size_t(2) << 20;
@@ -108,7 +105,6 @@ std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) 
         munmap(region, region_bytes);
         fail(error);
     }
-    ::close(fd);
     return std::make_shared<HugePageBytes>(path, region, region_bytes, size);
 }
 

@@ -4,11 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 #include "core/cache/kv_storage.h"
+#include "core/io/regular_file.h"
 #include "core/policy/proposer.h"
 #include "core/script/script_error.h"
 #include "core/script/script_reference.h"
@@ -405,12 +404,13 @@ Script parse_script(std::string_view text, const std::string& file) {
 }
 
 Script read_script_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
     std::string text;
-    if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (!in || in.bad())
+    try {
+        text = read_regular_file(path, kMaxScriptBytes);
+    } catch (const FileReadError& e) {
         throw ScriptError(ScriptErrorKind::CannotRead, path.string(), 0, "(file)",
-                          "cannot read the script");
+                          "cannot read the script: " + e.detail());
+    }
     return parse_script(text, path.string());
 }
 

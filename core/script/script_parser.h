@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -14,6 +15,9 @@ namespace kvw {
 // pass|fail, RoPE policy and proposer names, action JSON), so a bad script fails before it
 // runs anything. Throws ScriptError naming file, line and command.
 Script parse_script(std::string_view text, const std::string& file = "<text>");
+// The most bytes read_script_file() takes (a script is typed by hand or written by a test).
+inline constexpr uint64_t kMaxScriptBytes = uint64_t(16) << 20;
+// A regular file of at most kMaxScriptBytes (a FIFO or a device is refused: CannotRead), parsed.
 Script read_script_file(const std::filesystem::path& path);
 
 }  // namespace kvw

@@ -28,14 +28,19 @@ struct ReplayReport {
     // False for a trace whose state hashes another hash function made (written before the
     // state hash became XXH64, header_has_current_state_hashes): they were not compared.
     bool state_hashes_compared = true;
+    // Events that carry no "state_hash" where the command, repeated, records one: their states
+    // were not checked (a warning says so).
+    size_t unhashed_events = 0;
     std::vector<ReplayMismatch> mismatches;
     bool ok() const { return mismatches.empty(); }
 };
 
 // Rebuilds a Session from the trace header (model, backend, sampling, policies) and repeats
-// every command in order, comparing each recorded outcome (state hash, sampled token,
-// rejection) with the new one. `model` overrides the header's model spec (a file moved).
-// Throws TraceError for a malformed trace, and whatever loading the model throws.
+// every command in order, comparing every key each event recorded (tick, state hash, sampled
+// tokens, the action list as applied, the tick's result, invariants, rejection; not the ring's
+// pointers, a grep aid the state hash covers) with the event the repeated command writes.
+// `model` overrides the header's model spec (a file moved). Throws TraceError for a malformed
+// trace, and whatever loading the model throws.
 ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model = {});
 
 // replay_trace()'s work, keeping the Session it rebuilt: the session as the trace left it, to

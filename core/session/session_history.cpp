@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/json/json_fields.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/session_error.h"
@@ -110,20 +111,37 @@ std::vector<std::string> Session::snapshot_names() const {
 
 size_t events_through_tick(const Trace& trace, int64_t tick) {
     const auto& events = trace.events();
+    // Read typed: a trace from a file may hold anything under these keys.
+    const auto field = [&](size_t i, const auto& read) {
+        try {
+            return read(JsonFields(events[i]));
+        } catch (const JsonError& e) {
+            throw TraceError(e.what(), trace.line_of(i), trace.source());
+        }
+    };
+    const auto name_of = [&](size_t i) {
+        return field(i, [](const JsonFields& e) { return e.get<std::string>("event"); });
+    };
     size_t start = events.size();
     for (size_t i = events.size(); i-- > 1;)
-        if (events[i].value("event", "") == "start") {
+        if (name_of(i) == "start") {
             start = i;
             break;
         }
     if (start == events.size())
         throw HistoryError(HistoryErrorKind::NoSuchTick, "the session has no prompt yet");
+    // The tick is counted, not read from the events' "tick": a start begins at 0 and every
+    // tick the session accepted is one more (Session::step). The recorded "tick" and "result"
+    // are outcomes that the replay of the cut compares, so an edited one cannot move the cut
+    // unseen.
+    int64_t reached = 0;
     if (tick == 0) return start + 1;
     for (size_t i = start + 1; i < events.size(); ++i) {
-        const nlohmann::json& e = events[i];
-        if (e.value("event", "") == "tick" && e.value("tick", int64_t(-1)) == tick &&
-            !e.value("result", nlohmann::json::object()).value("rejected", false))
-            return i + 1;
+        if (name_of(i) != "tick") continue;
+        const bool rejected = field(i, [](const JsonFields& e) {
+            return e.has("result") && e.object("result").get_or<bool>("rejected", false);
+        });
+        if (!rejected && ++reached == tick) return i + 1;
     }
     throw HistoryError(HistoryErrorKind::NoSuchTick,
                        "the current sequence never reached tick " + std::to_string(tick));

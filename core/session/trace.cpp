@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/io/regular_file.h"
 #include "core/io/replacing_file.h"
 #include "core/json/bounded_parse.h"
 #include "core/json/json_error.h"
@@ -80,6 +81,10 @@ Trace Trace::parse(std::string_view ndjson, std::string source) {
     std::istringstream in{std::string(ndjson)};
     for (std::string line; std::getline(in, line);) {
         ++line_no;
+        if (line.size() > kMaxTraceLineBytes)
+            throw TraceError(
+                "longer than the " + byte_count_text(kMaxTraceLineBytes) + " a trace line may have",
+                line_no, trace.source_);
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         nlohmann::json event;
         try {
@@ -107,11 +112,16 @@ Trace Trace::parse(std::string_view ndjson, std::string source) {
 }
 
 Trace Trace::read(const std::filesystem::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw TraceError("cannot open the file", 0, path.string());
-    std::ostringstream text;
-    text << file.rdbuf();
-    Trace trace = parse(text.str(), path.string());
+    std::string text;
+    try {
+        text = read_regular_file(path, kMaxTraceBytes);
+    } catch (const FileReadError& e) {
+        throw TraceError(e.kind() == FileFaultKind::CannotOpen
+                             ? "cannot open the file: " + e.detail()
+                             : e.detail(),
+                         0, path.string());
+    }
+    Trace trace = parse(text, path.string());
     if (trace.cut_line()) spdlog::warn("{}: {}", path.string(), trace.cut_note());
     return trace;
 }

@@ -23,6 +23,12 @@ private:
     std::string file_;
 };
 
+// The bounds of what Trace::read takes. A trace is about 0.3-2 KB a tick (a ring adds a frame
+// per layer), so 1 GiB is several hundred thousand ticks; a line is one command, the longest an
+// action list of some 100,000 actions (about 10 MB).
+inline constexpr uint64_t kMaxTraceBytes = uint64_t(1) << 30;
+inline constexpr size_t kMaxTraceLineBytes = size_t(64) << 20;
+
 // What a Session did, one JSON object per line (NDJSON): a header with the options, then one
 // event per command ("start", "inject", "tick", "apply_now", "rebuild", "drift",
 // "set_proposer", "set_rope_policy", "set_layout", "set_guard", "set_wlod", "set_gist_net",
@@ -58,11 +64,13 @@ public:
     std::string to_ndjson() const;
     // Beside the path, then renamed over it (core/io/replacing_file.h): FileWriteError.
     void write(const std::filesystem::path& path) const;
-    // Every line is parsed with the shared JSON depth bound (core/json/bounded_parse.h).
-    // Throws TraceError naming `source` and the line. A last line without its newline that does
-    // not parse is what a killed writer leaves: it is dropped and noted in cut_line(), and the
-    // events before it are the trace.
+    // Every line is parsed with the shared JSON depth bound (core/json/bounded_parse.h) and
+    // may hold at most kMaxTraceLineBytes. Throws TraceError naming `source` and the line. A
+    // last line without its newline that does not parse is what a killed writer leaves: it is
+    // dropped and noted in cut_line(), and the events before it are the trace.
     static Trace parse(std::string_view ndjson, std::string source = {});
+    // A regular file of at most kMaxTraceBytes (core/io/regular_file.h: a FIFO or /dev/zero is
+    // refused, not waited on or read without end), parsed. Throws TraceError naming the file.
     static Trace read(const std::filesystem::path& path);
 
 private:

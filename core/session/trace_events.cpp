@@ -19,7 +19,7 @@ KvType kv_type_of(const std::string& name, const char* key, const std::string& f
 }  // namespace
 
 nlohmann::json trace_header(const SessionOptions& o) {
-    nlohmann::json h = {{"kvw_trace", 1},
+    nlohmann::json h = {{"kvw_trace", kTraceVersion},
                         {"state_hash", "xxh64"},
                         {"model", o.model},
                         {"backend", o.backend},
@@ -60,6 +60,12 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
     SessionOptions o;
     try {
         const JsonFields h(header);
+        const int64_t version = h.get<int64_t>("kvw_trace");
+        if (version != kTraceVersion)
+            throw TraceError("header: kvw_trace " + std::to_string(version) +
+                                 " is a trace version this build does not read (it reads " +
+                                 std::to_string(kTraceVersion) + ")",
+                             1, file);
         o.model = h.get<std::string>("model");
         o.backend = h.get<std::string>("backend");
         o.capacity = h.get<int64_t>("capacity");  // the Session checks the range

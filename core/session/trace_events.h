@@ -7,9 +7,14 @@
 namespace kvw {
 
 // The JSON shapes of trace events, written by Session and read by replay.
+// The header's "kvw_trace": the one format version this build writes and reads. Events gained
+// keys since version 1 without a new version (a reader skips what it does not know, a replay
+// compares only what was recorded), so a new version means one that an older reader would
+// misread.
+inline constexpr int64_t kTraceVersion = 1;
 nlohmann::json trace_header(const SessionOptions& options);
 // Throws TraceError (line 1 of `file`) naming the key when the header lacks one or has a value
-// of the wrong type or range.
+// of the wrong type or range, or is of another version than kTraceVersion.
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file = {});
 // Whether the header's state hashes are this build's (`"state_hash": "xxh64"`). Traces written
 // before the state hash became XXH64 have no such key: their hashes are FNV-1a values that no

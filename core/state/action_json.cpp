@@ -2,15 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/regular_file.h"
 #include "core/json/bounded_parse.h"
 #include "core/json/json_error.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -332,17 +331,18 @@ ActionList parse_action_list(std::string_view text) {
 }
 
 ActionList read_action_list_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot open the file", 0, 0, -1,
-                               {}, path.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw ActionParseError(ActionParseErrorKind::CannotRead, "cannot read the file", 0, 0, -1,
-                               {}, path.string());
+    std::string text;
     try {
-        return parse_action_list(text.str());
+        text = read_regular_file(path, kMaxActionFileBytes);
+    } catch (const FileReadError& e) {
+        throw ActionParseError(ActionParseErrorKind::CannotRead,
+                               e.kind() == FileFaultKind::CannotOpen
+                                   ? "cannot open the file: " + e.detail()
+                                   : e.detail(),
+                               0, 0, -1, {}, path.string());
+    }
+    try {
+        return parse_action_list(text);
     } catch (const ActionParseError& e) {
         throw ActionParseError(e.kind(), e.detail(), e.line(), e.column(), e.action_index(),
                                e.field(), path.string());

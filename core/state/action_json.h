@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,10 @@ private:
 // here; whether the list fits a sequence is validate_action_list()'s job.
 // Throws ActionParseError.
 ActionList parse_action_list(std::string_view text);
+// The most bytes read_action_list_file() takes: an action is 40-100 bytes, so a million of them.
+inline constexpr uint64_t kMaxActionFileBytes = uint64_t(256) << 20;
+// A regular file of at most kMaxActionFileBytes (a FIFO or a device is refused: CannotRead),
+// parsed as parse_action_list() does.
 ActionList read_action_list_file(const std::filesystem::path& path);
 
 // One line of compact JSON: an array in the format above, fields in a fixed order, "layers"

@@ -4,7 +4,8 @@ that mutation starts from files that reach deep into each reader. The replay tes
 corpus of a libFuzzer run.
 
 Layout under OUTDIR: one folder per target (gguf, safetensors, hf_folder, hf_config,
-tokenizer_json, action_json, kvs_script, trace, gate_sidecar, lifespans). hf_folder inputs pack several files in the
+tokenizer_json, action_json, kvs_script, trace, fork_trace, gate_sidecar, gist_sidecar,
+lifespans). hf_folder inputs pack several files in the
 format of tests/fuzz/hf_folder_pack.h ("@@file NAME" lines). Models are as small as the
 loaders allow (1 layer, hidden 8 or 32), because a fuzzer's speed falls with input size.
 """
@@ -20,6 +21,7 @@ import gguf
 
 import make_gate
 import make_gguf
+import make_gist
 import make_hf
 
 RNG_SEED = 20240612
@@ -233,6 +235,26 @@ def trace_seed() -> str:
     return "\n".join(json.dumps(e) for e in [header] + events) + "\n"
 
 
+def fork_trace_seed() -> str:
+    """A run as kvw run writes it: start, an inject, three ticks (the second refused), so that
+    the cut at ticks 0-3 reads every kind of event fork looks at."""
+    lines = trace_seed().splitlines()
+    ok = {"rejected": False, "rejections": [], "aborted": False, "failed_action": -1,
+          "failed_primitive": -1, "abort_reason": "", "rebuilt": False, "actions_applied": 1}
+    refused = dict(ok, rejected=True, rejections=["pos 99 is past the end"], actions_applied=0)
+    events = [
+        {"event": "start", "prompt": "hello", "tick": 0, "state_hash": "0123456789abcdef"},
+        {"event": "inject", "tick": 0, "actions": ACTIONS[:1]},
+        {"event": "tick", "tick": 1, "token": 17, "actions": [], "result": ok,
+         "invariants_pass": True, "state_hash": "0123456789abcdef"},
+        {"event": "tick", "tick": 1, "token": 18, "actions": [], "result": refused,
+         "invariants_pass": True, "state_hash": "0123456789abcdef"},
+        {"event": "tick", "tick": 2, "token": 19, "actions": [], "result": ok,
+         "invariants_pass": True, "state_hash": "0123456789abcdef"},
+    ]
+    return "\n".join([lines[0]] + [json.dumps(e) for e in events]) + "\n"
+
+
 def text_seeds(out: pathlib.Path) -> None:
     write_seeds(out / "action_json", {
         "array.json": json.dumps(ACTIONS),
@@ -242,6 +264,7 @@ def text_seeds(out: pathlib.Path) -> None:
     })
     write_seeds(out / "kvs_script", {"all_commands.kvs": SCRIPT})
     write_seeds(out / "trace", {"session.ndjson": trace_seed()})
+    write_seeds(out / "fork_trace", {"run.ndjson": fork_trace_seed()})
 
 
 # ---------------------------------------------------------------- SmartKV gate and lifespans
@@ -255,6 +278,16 @@ def gate_seeds(out: pathlib.Path) -> None:
     make_gate.write_gate(folder / "ref.gate.gguf", tensors, {})
     half = {name: array.astype(np.float16) for name, array in tensors.items()}
     make_gate.write_gate(folder / "ref16.gate.gguf", half, {})
+
+
+def gist_seeds(out: pathlib.Path) -> None:
+    """make_gist's small GistNet (n_embd 8, K 3), F32 and F16."""
+    folder = out / "gist_sidecar"
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = make_gist.make_weights(np.random.default_rng(RNG_SEED), 8, 3)
+    make_gist.write_gist(folder / "small.gist.gguf", tensors, 8, 3, {})
+    half = {name: array.astype(np.float16) for name, array in tensors.items()}
+    make_gist.write_gist(folder / "small16.gist.gguf", half, 8, 3, {})
 
 
 def lifespan_seeds(out: pathlib.Path) -> None:
@@ -282,6 +315,7 @@ def generate(outdir: pathlib.Path) -> None:
     hf_seeds(outdir)
     text_seeds(outdir)
     gate_seeds(outdir)
+    gist_seeds(outdir)
     lifespan_seeds(outdir)
 
 

@@ -2,7 +2,8 @@
 # recorded by `kvw run` (edits, a proposer, sampling) opened in the window and bundled. The
 # bundle's trace must replay with no mismatch and end on the recorded run's last state hash;
 # window.png and every view's CSV / JSON / PNG must be there. A malformed trace must fail with
-# the file named and write nothing.
+# the file named and write nothing; so must a trace whose recorded token was edited, saying
+# DIFFERENT as kvw replay does (it used to exit 0 with a clean regenerated trace in the bundle).
 # Usage: cmake -DKVW=kvw -DWORKBENCH=kv-workbench -DWORK=dir -P trace_bundle.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -59,4 +60,24 @@ execute_process(COMMAND ${WORKBENCH} --trace ${WORK}/bad.ndjson --bundle ${WORK}
                 OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(rc EQUAL 0 OR NOT err MATCHES "bad.ndjson" OR EXISTS ${WORK}/bad_bundle)
   message(FATAL_ERROR "a malformed trace gave ${rc}, wrote a bundle or did not name the file:\n${err}")
+endif()
+
+# The token sampled at tick 3, edited: the replay differs, so no bundle and exit 1.
+file(STRINGS ${WORK}/run.ndjson lines)
+set(edited "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "\"event\":\"tick\"" AND line MATCHES "\"tick\":3,")
+    # The event's own token, its last key (the add action in "actions" has one too).
+    string(REGEX MATCH "\"token\":([0-9]+)}$" token "${line}")
+    math(EXPR other "${CMAKE_MATCH_1} + 1")
+    string(REGEX REPLACE "\"token\":[0-9]+}$" "\"token\":${other}}" line "${line}")
+  endif()
+  string(APPEND edited "${line}\n")
+endforeach()
+file(WRITE ${WORK}/edited.ndjson "${edited}")
+execute_process(COMMAND ${WORKBENCH} --trace ${WORK}/edited.ndjson --bundle ${WORK}/edited_bundle
+                OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "DIFFERENT" OR NOT err MATCHES "tick token"
+   OR EXISTS ${WORK}/edited_bundle)
+  message(FATAL_ERROR "an edited trace gave ${rc}, wrote a bundle or did not say DIFFERENT:\n${err}")
 endif()
