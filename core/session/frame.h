@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cache/cache_layout.h"
+#include "core/cache/ring_options.h"
 #include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
 #include "core/policy/layer_selection.h"
@@ -123,7 +125,9 @@ struct Frame {
     ModelSummary model;
     std::string backend;  // "cpu", "cuda"
     int capacity = 0;     // rows per layer
-    std::string k_type;   // storage types of the cached rows: "f32", "bf16", "fp8", ...
+    CacheLayout layout = CacheLayout::Contiguous;
+    RingOptions ring_options;  // the ring layout's (kept while another layout runs)
+    std::string k_type;        // storage types of the cached rows: "f32", "bf16", "fp8", ...
     std::string v_type;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     std::string proposer;  // a name of policy_table()

@@ -216,6 +216,9 @@ void Session::set_proposer(std::string_view name) {
 }
 
 void Session::set_policy_options(const PolicyOptions& options) {
+    // Checked here too, not only when a selective policy is made: a budget taken under `manual`
+    // would otherwise fail later, when the policy changes.
+    check_budget(options.budget);
     auto made = make_proposer(options_.proposer, options);
     made->observe(*state_, false);
     options_.policy = options;

@@ -107,7 +107,9 @@ public:
     // its bookkeeping from the rows as they are (its first tick bulk-prunes).
     void set_proposer(std::string_view name);  // UnknownProposer, PolicyInputError
     // The current proposer again, with other budgets / seed / gate.
-    void set_policy_options(const PolicyOptions& options);  // PolicyInputError
+    // BudgetError for a budget no selective policy can keep, whatever the policy is now;
+    // PolicyInputError when the policy cannot be made with these options. Nothing changes then.
+    void set_policy_options(const PolicyOptions& options);
     // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.

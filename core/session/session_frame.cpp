@@ -22,6 +22,8 @@ std::shared_ptr<Frame> Session::frame() const {
     f->model = summary_of(*model_);
     f->backend = std::string(backend_->name());
     f->capacity = state_->cache().capacity();
+    f->layout = state_->cache().layout();
+    f->ring_options = state_->ring_options();
     f->k_type = kv_type_name(state_->cache().storage().k);
     f->v_type = kv_type_name(state_->cache().storage().v);
     f->rope_policy = options_.rope_policy;
