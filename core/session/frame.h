@@ -9,6 +9,7 @@
 #include "core/cache/ring_options.h"
 #include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
+#include "core/model/tokenizer.h"
 #include "core/policy/layer_selection.h"
 #include "core/policy/policy_options.h"
 #include "core/session/shared_rows.h"
@@ -123,6 +124,9 @@ struct Frame {
     int64_t tick = 0;         // ticks completed since the prompt (0: just prefilled)
     uint64_t state_hash = 0;  // StateManager::state_hash()
     ModelSummary model;
+    // The model's tokenizer (shared with the model, immutable): the views show token ids as
+    // pieces and text as the tokens it becomes (text_tokens) without asking the worker.
+    std::shared_ptr<const Tokenizer> tokenizer;
     std::string backend;  // "cpu", "cuda"
     int capacity = 0;     // rows per layer
     CacheLayout layout = CacheLayout::Contiguous;

@@ -327,10 +327,6 @@ void Session::set_gist_net(const std::string& path) {
     spdlog::info("gist net: {}", gist_net_->name());
 }
 
-std::vector<int32_t> Session::tokenize(std::string_view text) const {
-    return model_->tokenizer.encode(text, false);
-}
-
 void Session::debug_desync_row(int layer, int row) {
     require_started("desync");
     state_->debug_desync_row(layer, row);

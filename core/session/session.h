@@ -171,9 +171,6 @@ public:
     void set_checkpoint_options(const CheckpointOptions& options);
     const CheckpointStore& checkpoints() const { return checkpoints_; }
 
-    // The tokenizer's ids for text without BOS, for actions built from text.
-    std::vector<int32_t> tokenize(std::string_view text) const;
-
     // A new immutable snapshot of everything the views show.
     // Not const itself, so that whoever owns the session may add to it before handing it out
     // (the window's worker adds the A/B state).

@@ -20,6 +20,7 @@ std::shared_ptr<Frame> Session::frame() const {
     f->tick = tick_;
     f->state_hash = state_hash();
     f->model = summary_of(*model_);
+    f->tokenizer = std::shared_ptr<const Tokenizer>(model_, &model_->tokenizer);
     f->backend = std::string(backend_->name());
     f->capacity = state_->cache().capacity();
     f->layout = state_->cache().layout();
