@@ -97,7 +97,9 @@ void ActionEditorView::setFrame(FramePtr frame) {
     frame_ = frame;
     session_error_->setText("Session: " + QString::fromStdString(frame->last_error));
     session_error_->setVisible(!frame->last_error.empty());
-    queued_->setActions(std::shared_ptr<const ActionList>(frame, &frame->injected));
+    queued_->setActions(std::shared_ptr<const ActionList>(frame, &frame->injected),
+                        frame->tokenizer);
+    form_->setTokenizer(frame->tokenizer);
 }
 
 void ActionEditorView::setSelection(int layer, int row, int /*count*/) {

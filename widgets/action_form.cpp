@@ -2,10 +2,13 @@
 
 #include <QComboBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QSpinBox>
+
+#include "widgets/action_text.h"
 
 namespace kvw {
 
@@ -47,6 +50,7 @@ ActionForm::ActionForm(QWidget* parent)
       use_text_(new QRadioButton("text", this)),
       ids_(new QLineEdit(this)),
       text_(new QLineEdit(this)),
+      tokens_(new QLabel(this)),
       token_(spin("tokenId", this)),
       level_(spin("level", this)),
       layers_(new QLineEdit(this)) {
@@ -55,6 +59,12 @@ ActionForm::ActionForm(QWidget* parent)
     use_text_->setObjectName("useText");
     ids_->setObjectName("tokenIds");
     text_->setObjectName("text");
+    tokens_->setObjectName("tokenPreview");
+    tokens_->setWordWrap(true);
+    tokens_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    tokens_->setToolTip(
+        "The new tokens as pieces, '·' for a space: what the edit puts into the "
+        "cache");
     layers_->setObjectName("layers");
     kind_->addItems({"delete", "replace_pair", "insert", "add", "collapse", "expand"});
     level_->setRange(1, 2);
@@ -71,12 +81,15 @@ ActionForm::ActionForm(QWidget* parent)
     form_->addRow("pos2", pos2_);
     form_->addRow(use_ids_, ids_);
     form_->addRow(use_text_, text_);
+    form_->addRow("tokens", tokens_);
     form_->addRow("token id", token_);
     form_->addRow("level", level_);
     form_->addRow("layers", layers_);
 
     connect(kind_, &QComboBox::currentIndexChanged, this, &ActionForm::updateFields);
     connect(use_text_, &QRadioButton::toggled, this, &ActionForm::updateFields);
+    connect(text_, &QLineEdit::textChanged, this, &ActionForm::updatePreview);
+    connect(ids_, &QLineEdit::textChanged, this, &ActionForm::updatePreview);
     updateFields();
 }
 
@@ -95,12 +108,46 @@ void ActionForm::updateFields() {
     form_->setRowVisible(pos2_, kind == ReplacePair);
     form_->setRowVisible(ids_, new_tokens);
     form_->setRowVisible(text_, new_tokens);
+    form_->setRowVisible(tokens_, new_tokens);
     form_->setRowVisible(token_, kind == Add);
     ids_->setEnabled(!byText());
     text_->setEnabled(byText());
     // A text edit goes to every layer that holds the same records (the controller decides);
     // an add always appends to every layer (Step 4).
     layers_->setEnabled(!byText() && kind != Add);
+    updatePreview();
+}
+
+void ActionForm::setTokenizer(std::shared_ptr<const Tokenizer> tokenizer) {
+    if (tokenizer == tokenizer_) return;
+    tokenizer_ = std::move(tokenizer);
+    updatePreview();
+}
+
+QString ActionForm::tokenPreview() const { return tokens_->text(); }
+
+void ActionForm::updatePreview() {
+    std::vector<int32_t> ids;
+    if (byText()) {
+        if (!tokenizer_) {
+            tokens_->setText("shown once a model is loaded");
+            return;
+        }
+        ids = text_tokens(*tokenizer_, text_->text().toStdString());
+    } else {
+        QString error;  // read() says what is wrong when the list is sent
+        const auto parsed = parse_int_list(ids_->text(), &error);
+        if (!parsed) {
+            tokens_->clear();
+            return;
+        }
+        ids.assign(parsed->begin(), parsed->end());
+    }
+    tokens_->setText(ids.empty() ? QString("none")
+                                 : QString("%1 token%2: %3")
+                                       .arg(ids.size())
+                                       .arg(ids.size() == 1 ? "" : "s")
+                                       .arg(token_pieces_text(ids, tokenizer_.get())));
 }
 
 void ActionForm::setRow(int row) {

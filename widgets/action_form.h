@@ -1,14 +1,17 @@
 #pragma once
 #include <QString>
 #include <QWidget>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "core/model/tokenizer.h"
 #include "core/session/text_action.h"
 #include "core/state/action.h"
 
 class QComboBox;
 class QFormLayout;
+class QLabel;
 class QLineEdit;
 class QRadioButton;
 class QSpinBox;
@@ -22,7 +25,9 @@ std::optional<std::vector<int>> parse_int_list(const QString& text, QString* err
 // A form for one action: its type, then that type's fields (delete: pos; replace_pair: pos1,
 // pos2 and new tokens; insert: pos and new tokens; add: token id; collapse: pos and level;
 // expand: pos) and the layers it is restricted to. New tokens are ids, or text that the
-// controller tokenizes.
+// controller tokenizes; either way the form shows, as they are typed, the tokens they are as
+// pieces (text_tokens, token_pieces_text), so that a leading space that becomes a token of its
+// own is seen before the edit is sent.
 class ActionForm : public QWidget {
     Q_OBJECT
 public:
@@ -45,9 +50,14 @@ public:
 
     // Starts the positions at a row selected elsewhere.
     void setRow(int row);
+    // The session's tokenizer (from its Frame), for the preview of the new tokens.
+    void setTokenizer(std::shared_ptr<const Tokenizer> tokenizer);
+    // What the preview says now: "3 tokens: [·] [·And] [·God]".
+    QString tokenPreview() const;
 
 private:
     void updateFields();
+    void updatePreview();
     bool byText() const;
 
     QFormLayout* form_;
@@ -59,9 +69,11 @@ private:
     QRadioButton* use_text_;
     QLineEdit* ids_;
     QLineEdit* text_;
+    QLabel* tokens_;  // the new tokens as pieces
     QSpinBox* token_;
     QSpinBox* level_;
     QLineEdit* layers_;
+    std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
 }  // namespace kvw

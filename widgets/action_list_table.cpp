@@ -12,11 +12,13 @@ ActionListModel::ActionListModel(bool with_outcome, QObject* parent)
     : QAbstractTableModel(parent), with_outcome_(with_outcome) {}
 
 void ActionListModel::setActions(std::shared_ptr<const ActionList> actions,
-                                 std::vector<ActionOutcome> outcomes, std::vector<int> numbers) {
+                                 std::vector<ActionOutcome> outcomes, std::vector<int> numbers,
+                                 std::shared_ptr<const Tokenizer> tokenizer) {
     beginResetModel();
     actions_ = std::move(actions);
     outcomes_ = std::move(outcomes);
     numbers_ = std::move(numbers);
+    tokenizer_ = std::move(tokenizer);
     endResetModel();
 }
 
@@ -34,7 +36,7 @@ QString ActionListModel::text(int row, int column) const {
     switch (column) {
         case Index:
             return QString::number(size_t(row) < numbers_.size() ? numbers_[size_t(row)] : row);
-        case Summary: return action_summary_text(a);
+        case Summary: return action_summary_text(a, tokenizer_.get());
         case Rows: return action_rows_text(a);
         case Layers: return action_layers_text(a);
         case Outcome:
@@ -45,6 +47,9 @@ QString ActionListModel::text(int row, int column) const {
 
 QVariant ActionListModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid()) return {};
+    if (role == Qt::ToolTipRole && index.column() == Summary && tokenizer_)  // pieces, then ids
+        return text(index.row(), Summary) +
+               "\nids: " + action_summary_text((*actions_)[size_t(index.row())]);
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole)  // the tooltip: a narrow dock elides
         return text(index.row(), index.column());
     if (role == Qt::BackgroundRole && index.column() == Outcome &&
@@ -69,8 +74,10 @@ ActionListTable::ActionListTable(bool with_outcome, QWidget* parent)
 }
 
 void ActionListTable::setActions(std::shared_ptr<const ActionList> actions,
+                                 std::shared_ptr<const Tokenizer> tokenizer,
                                  std::vector<ActionOutcome> outcomes, std::vector<int> numbers) {
-    model_->setActions(std::move(actions), std::move(outcomes), std::move(numbers));
+    model_->setActions(std::move(actions), std::move(outcomes), std::move(numbers),
+                       std::move(tokenizer));
 }
 
 }  // namespace kvw

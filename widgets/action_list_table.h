@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/model/tokenizer.h"
 #include "core/state/action.h"
 
 namespace kvw {
@@ -26,8 +27,9 @@ public:
     ActionListModel(bool with_outcome, QObject* parent = nullptr);
 
     // actions: shared with the Frame that holds them (an aliasing pointer), not copied.
+    // tokenizer: the new tokens are shown as its pieces (the ids in the tooltip); null: as ids.
     void setActions(std::shared_ptr<const ActionList> actions, std::vector<ActionOutcome> outcomes,
-                    std::vector<int> numbers);
+                    std::vector<int> numbers, std::shared_ptr<const Tokenizer> tokenizer);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -43,6 +45,7 @@ private:
     size_t size() const { return actions_ ? actions_->size() : 0; }
     std::vector<ActionOutcome> outcomes_;
     std::vector<int> numbers_;
+    std::shared_ptr<const Tokenizer> tokenizer_;
 };
 
 // A read-only table of an action list in its order. Shared by the tick inspector (the list as
@@ -53,8 +56,10 @@ public:
     explicit ActionListTable(bool with_outcome, QWidget* parent = nullptr);
 
     // outcomes: one per action (or empty when the table has no outcome column); numbers: what
-    // the # column says of each action (empty: its index in `actions`).
+    // the # column says of each action (empty: its index in `actions`); tokenizer: the new
+    // tokens' pieces are shown (null: their ids).
     void setActions(std::shared_ptr<const ActionList> actions,
+                    std::shared_ptr<const Tokenizer> tokenizer,
                     std::vector<ActionOutcome> outcomes = {}, std::vector<int> numbers = {});
 
     using Column = ActionListModel::Column;

@@ -2,6 +2,8 @@
 
 #include <QStringList>
 
+#include "widgets/row_text.h"
+
 namespace kvw {
 
 namespace {
@@ -20,15 +22,33 @@ struct Overloaded : Ts... {
 
 }  // namespace
 
-QString action_summary_text(const Action& action) {
+QString token_pieces_text(const std::vector<int32_t>& ids, const Tokenizer* tokenizer) {
+    if (!tokenizer) return joined(ids);
+    QStringList pieces;
+    for (const int32_t id : ids) {
+        const bool known = id >= 0 && id < tokenizer->size();
+        pieces << "[" + visible_piece(known ? tokenizer->piece_text(id) : std::string(), id) + "]";
+    }
+    return pieces.join(' ');
+}
+
+QString action_summary_text(const Action& action, const Tokenizer* tokenizer) {
+    // Ids in brackets ("[12, 34]"); pieces bring their own.
+    const auto tokens = [tokenizer](const std::vector<int32_t>& ids) {
+        const QString text = token_pieces_text(ids, tokenizer);
+        return tokenizer ? text : "[" + text + "]";
+    };
     return std::visit(
         Overloaded{
-            [](const ReplacePairAction& a) {
-                return QString("replace_pair → [%1]").arg(joined(a.new_token_ids));
+            [&](const ReplacePairAction& a) {
+                return QString("replace_pair → %1").arg(tokens(a.new_token_ids));
             },
-            [](const AddAction& a) { return QString("add %1").arg(a.token_id); },
+            [&](const AddAction& a) {
+                return tokenizer ? "add " + tokens({a.token_id})
+                                 : QString("add %1").arg(a.token_id);
+            },
             [](const DeleteAction&) { return QString("delete"); },
-            [](const InsertAction& a) { return QString("insert [%1]").arg(joined(a.token_ids)); },
+            [&](const InsertAction& a) { return QString("insert %1").arg(tokens(a.token_ids)); },
             [](const CollapseAction& a) { return QString("collapse L%1").arg(a.level); },
             [](const ExpandAction&) { return QString("expand"); },
         },

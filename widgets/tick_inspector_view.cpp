@@ -128,7 +128,7 @@ void TickInspectorView::setFrame(FramePtr frame) {
     result_->setText(tick_result_text(*frame));
     result_->setStyleSheet(r.rejected || r.aborted ? error_style_sheet() : QString());
     actions_->setActions(std::shared_ptr<const ActionList>(frame, &frame->last_actions),
-                         action_outcomes(*frame), given_indices(*frame));
+                         frame->tokenizer, action_outcomes(*frame), given_indices(*frame));
     timings_->setText(wall_clock_hidden()
                           ? QString("Step times (ms): hidden in script runs (the trace has them)")
                           : "Step times (ms): " + step_timings_text(frame->timings));

@@ -10,7 +10,10 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 
+#include "app/gui/budget_dialog.h"
+#include "app/gui/cache_layout_dialog.h"
 #include "app/gui/main_toolbar.h"
 #include "app/gui/main_window.h"
 #include "app/gui/session_bundle.h"
@@ -126,6 +129,58 @@ void add_kv_type_menu(MainWindow& window, QMenu* parent, const QString& title, b
     });
 }
 
+// A settings dialog on the window: window-modal but not blocking, so that the session's answer
+// and its Frames reach the window while it is open; deleted when it closes.
+void open_settings_dialog(SettingsDialog* dialog) {
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+// Where the session's answer to a dialog's values goes: back to the dialog, while it is open.
+OutcomeHandler answer_to(SettingsDialog* dialog) {
+    return [dialog = QPointer<SettingsDialog>(dialog)](const CommandOutcome& outcome) {
+        if (dialog) dialog->showOutcome(outcome);
+    };
+}
+
+// Session ▸ Policy budget…: the `.kvs` budget command, starting at what the last Frame says the
+// session runs.
+void add_budget_dialog(MainWindow& window, QMenu* session) {
+    QAction* budget = session->addAction("Policy budget…", &window, [&window] {
+        const FramePtr f = window.controller().lastFrame();
+        auto* dialog =
+            new BudgetDialog(f ? f->policy : PolicyOptions{},
+                             f ? QString::fromStdString(f->proposer) : "no policy yet", &window);
+        QObject::connect(dialog, &BudgetDialog::budgetChosen, &window,
+                         [&window, dialog](const PolicyBudget& b, quint64 seed) {
+                             window.setBudget(b, seed, answer_to(dialog));
+                         });
+        open_settings_dialog(dialog);
+    });
+    budget->setObjectName("budgetSettings");
+    budget->setToolTip(
+        "S sinks, B high-value rows and W window rows per layer of a selective "
+        "policy, and the random policy's seed");
+}
+
+// Session ▸ Cache layout…: the `.kvs` layout command, the same way.
+void add_layout_dialog(MainWindow& window, QMenu* session) {
+    QAction* layout = session->addAction("Cache layout…", &window, [&window] {
+        const FramePtr f = window.controller().lastFrame();
+        auto* dialog = new CacheLayoutDialog(f ? f->layout : CacheLayout::Contiguous,
+                                             f ? f->ring_options : RingOptions{},
+                                             f ? f->capacity : 1, &window);
+        QObject::connect(dialog, &CacheLayoutDialog::layoutChosen, &window,
+                         [&window, dialog](CacheLayout l, const RingOptions& ring, qint64 rows) {
+                             window.setCacheLayout(l, ring, rows, answer_to(dialog));
+                         });
+        open_settings_dialog(dialog);
+    });
+    layout->setObjectName("layoutSettings");
+    layout->setToolTip(
+        "Where the cache rows live, and a ring's mode, sinks, tokens per frame and size");
+}
+
 }  // namespace
 
 void add_main_menus(MainWindow& window) {
@@ -216,7 +271,9 @@ void add_main_menus(MainWindow& window) {
     session->addSeparator();
     add_kv_type_menu(window, session, "K storage", true);
     add_kv_type_menu(window, session, "V storage", false);
+    add_layout_dialog(window, session);
     session->addSeparator();
+    add_budget_dialog(window, session);
     session->addAction("SmartKV gate…", &window, [&window] {
         const QString file = QFileDialog::getOpenFileName(
             &window, "Choose a SmartKV gate", {}, "Gate sidecars (*.gate.gguf);;GGUF (*.gguf)");

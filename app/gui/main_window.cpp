@@ -203,6 +203,17 @@ void MainWindow::setWlod(int k, qint64 w_max) {
     controller_.setWlod(k, w_max);
 }
 
+void MainWindow::setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done) {
+    pauseRun("change the policy budget");
+    controller_.setBudget(budget, seed, std::move(done));
+}
+
+void MainWindow::setCacheLayout(CacheLayout layout, const RingOptions& ring, qint64 capacity,
+                                OutcomeHandler done) {
+    pauseRun("change the cache layout");
+    controller_.setLayout(layout, ring, capacity, std::move(done));
+}
+
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }
 void MainWindow::setBackend(const QString& backend) { toolbar_->setBackend(backend); }
 

@@ -7,6 +7,7 @@
 #include <QSize>
 #include <QStringList>
 
+#include "app/gui/command_outcome.h"
 #include "widgets/frame_view.h"
 
 namespace kvw {
@@ -60,6 +61,11 @@ public:
 
     // wLOD on with K tokens per block and W_max rows, changed, or off (k 0); pauses a Run first.
     void setWlod(int k, qint64 w_max);
+    // A selective policy's budgets and seed, the cache layout: each pauses a Run first; `done`
+    // hears whether the session took them (SessionController::setBudget, setLayout).
+    void setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done);
+    void setCacheLayout(CacheLayout layout, const RingOptions& ring, qint64 capacity,
+                        OutcomeHandler done);
 
     // The next or previous layer (delta ±1), within the model's layers.
     void stepLayer(int delta);

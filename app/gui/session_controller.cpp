@@ -66,9 +66,15 @@ SessionController::~SessionController() {
     delete worker_;  // the thread has ended: deleting it from here is safe
 }
 
-void SessionController::post(const QString& what, std::function<void(SessionWorker&)> body) {
+void SessionController::post(const QString& what, std::function<void(SessionWorker&)> body,
+                             OutcomeHandler done) {
     ++pending_;
     SessionJob job{what, epoch_.load(), std::move(body)};
+    if (done)  // told on the worker thread, heard on this one, after the job's Frame
+        job.outcome = [this, done = std::move(done)](const CommandOutcome& outcome) {
+            QMetaObject::invokeMethod(
+                this, [done, outcome] { done(outcome); }, Qt::QueuedConnection);
+        };
     QMetaObject::invokeMethod(
         worker_, [worker = worker_, job = std::move(job)] { worker->execute(job); },
         Qt::QueuedConnection);
@@ -211,14 +217,19 @@ void SessionController::setProposer(const QString& name) {
     });
 }
 
-void SessionController::setBudget(const PolicyBudget& budget, quint64 seed) {
-    post(QString("budget %1 %2 %3").arg(budget.sink).arg(budget.budget).arg(budget.window),
-         [budget, seed](SessionWorker& w) {
-             PolicyOptions options = w.session().options().policy;
-             options.budget = budget;
-             options.seed = seed;
-             w.session().set_policy_options(options);
-         });
+void SessionController::setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done) {
+    post(
+        QString("budget %1 %2 %3").arg(budget.sink).arg(budget.budget).arg(budget.window),
+        [budget, seed](SessionWorker& w) {
+            PolicyOptions options = w.session().options().policy;
+            options.budget = budget;
+            options.seed = seed;
+            w.session().set_policy_options(options);
+            spdlog::info(
+                "policy budget: S {} + B {} + W {} rows per layer, seed {} ({} made again)",
+                budget.sink, budget.budget, budget.window, seed, w.session().options().proposer);
+        },
+        std::move(done));
 }
 
 void SessionController::setGate(const QString& path) {
@@ -251,13 +262,16 @@ void SessionController::setKvTypes(KvType k, KvType v) {
     post("kv types", [k, v](SessionWorker& w) { w.session().set_kv_types(k, v); });
 }
 
-void SessionController::setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity) {
-    post(QString("layout ") + cache_layout_name(layout),
-         [layout, ring, capacity](SessionWorker& w) {
-             w.session().set_layout(layout, ring, capacity);
-             spdlog::info("cache layout: {}, {} rows per layer (rows copied)",
-                          cache_layout_name(layout), w.session().state().cache().capacity());
-         });
+void SessionController::setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity,
+                                  OutcomeHandler done) {
+    post(
+        QString("layout ") + cache_layout_name(layout),
+        [layout, ring, capacity](SessionWorker& w) {
+            w.session().set_layout(layout, ring, capacity);
+            spdlog::info("cache layout: {}, {} rows per layer (rows copied)",
+                         cache_layout_name(layout), w.session().state().cache().capacity());
+        },
+        std::move(done));
 }
 
 void SessionController::setRopePolicy(RopePolicy policy) {

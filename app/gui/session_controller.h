@@ -8,6 +8,7 @@
 #include <QString>
 #include <QThread>
 
+#include "app/gui/command_outcome.h"
 #include "core/session/log_channel.h"
 #include "core/session/session.h"
 #include "core/session/text_action.h"
@@ -37,6 +38,15 @@ public:
     // The log channel of this controller's session (core/session/log_channel.h): its worker
     // logs on it, and so does the window that drives it; that window's log shows it alone.
     LogChannel logChannel() const { return log_channel_; }
+
+    // The settings commands a dialog waits on: `done` (when given) hears on the UI thread
+    // whether the session took the values, after their Frame; a refusal changes nothing.
+    // A selective policy's budgets (and the random policy's seed): Session::set_policy_options,
+    // the proposer made again with the gate it had.
+    void setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done = {});
+    // Session::set_layout; capacity: rows per layer (a ring's T), 0 keeps the session's.
+    void setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0,
+                   OutcomeHandler done = {});
 
 public slots:
     // Replaces the session with one on this model and backend ("cpu", "cuda", "auto") and, when
@@ -74,9 +84,6 @@ public slots:
     void rebuild();
     void measureDrift();
     void setProposer(const QString& name);
-    // A selective policy's budgets (and the random policy's seed): the proposer is made again,
-    // with the gate it had.
-    void setBudget(const kvw::PolicyBudget& budget, quint64 seed);
     // The smartkv gate sidecar: read and checked at once (a bad file is an error naming it, and
     // the session keeps its gate); the proposer is made again with it.
     void setGate(const QString& path);
@@ -86,8 +93,6 @@ public slots:
     void stopAb();
     void setRopePolicy(kvw::RopePolicy policy);
     void setKvTypes(kvw::KvType k, kvw::KvType v);
-    // capacity: rows per layer (a ring's T); 0 keeps the session's.
-    void setLayout(kvw::CacheLayout layout, const kvw::RingOptions& ring, int64_t capacity = 0);
     void setGuard(bool on);
     // wLOD on with K and W_max, changed, or off (k 0): Session::set_wlod.
     void setWlod(int k, qint64 w_max);
@@ -129,7 +134,8 @@ signals:
     void becameIdle();
 
 private:
-    void post(const QString& what, std::function<void(SessionWorker&)> body);
+    void post(const QString& what, std::function<void(SessionWorker&)> body,
+              OutcomeHandler done = {});
     void jobFinished();
 
     const LogChannel log_channel_ = new_log_channel();  // before worker_, which takes it

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/session/error_message.h"
+#include "core/session/refused_setting.h"
 
 namespace kvw {
 
@@ -115,20 +116,27 @@ void SessionWorker::execute(const SessionJob& job) {
     const LogChannelScope channel(channel_);  // the session's lines go to its window's log
     job_epoch_ = job.epoch;
     if (cancelled()) {  // cancelled before it started: nothing to do, nothing to publish
-        note(job.what.toStdString() + ": skipped (cancelled before it started)");
+        const std::string message =
+            job.what.toStdString() + ": skipped (cancelled before it started)";
+        note(message);
+        if (job.outcome) job.outcome({QString::fromStdString(message), {}});
         emit finished();
         return;
     }
     emit started(job.what);
+    CommandOutcome outcome;
     try {
         job.body(*this);
     } catch (const std::exception& e) {
         const std::string message = with_context(job.what.toStdString(), e.what());
         spdlog::warn("{}", message);
         emit failed(QString::fromStdString(message));
+        // Shown beside the field it is about: the command is plain there.
+        outcome = {QString::fromStdString(e.what()), QString::fromStdString(refused_setting(e))};
     }
     // The frame also carries what went wrong (Frame::last_error) to the views.
     publish();
+    if (job.outcome) job.outcome(outcome);
     emit finished();
 }
 

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 
+#include "app/gui/command_outcome.h"
 #include "core/eval/ab_run.h"
 #include "core/session/log_channel.h"
 #include "core/session/session.h"
@@ -26,6 +27,8 @@ struct SessionJob {
     QString what;  // for the busy indicator and error messages: "step 8", "load synthetic:tiny"
     uint64_t epoch = 0;
     std::function<void(SessionWorker&)> body;
+    // When set: told on the worker thread what became of the job, after its Frame was published.
+    std::function<void(const CommandOutcome&)> outcome = {};
 };
 
 // Lives on the SessionController's worker thread and owns the Session there: nothing else in the

@@ -16,6 +16,9 @@ namespace kvw {
 //           is one of (T - S) / tokens_per_frame precomputed index tables: no copy.
 enum class RingMode : uint8_t { Roll, Pointer, Lut };
 
+// Every mode, in the order lists and help texts name them.
+inline constexpr RingMode kRingModes[] = {RingMode::Roll, RingMode::Pointer, RingMode::Lut};
+
 const char* ring_mode_name(RingMode mode);  // "roll", "pointer", "lut"
 std::optional<RingMode> parse_ring_mode(std::string_view name);
 const char* ring_mode_choices();  // "roll|pointer|lut"
@@ -30,10 +33,19 @@ struct RingOptions {
     bool operator==(const RingOptions&) const = default;
 };
 
-// Ring options that do not fit a ring of `capacity` rows. what() names the option and why.
+// Which ring option a RingError is about.
+enum class RingField : uint8_t { Sinks, TokensPerFrame };
+
+// Ring options that do not fit a ring of `capacity` rows. what() names the option and why;
+// field() says which one, for a form that shows the error beside it.
 class RingError : public std::invalid_argument {
 public:
-    explicit RingError(const std::string& what) : std::invalid_argument("ring: " + what) {}
+    RingError(RingField field, const std::string& what)
+        : std::invalid_argument("ring: " + what), field_(field) {}
+    RingField field() const { return field_; }
+
+private:
+    RingField field_;
 };
 
 // Throws RingError unless 0 <= sinks < capacity, 1 <= tokens_per_frame <= capacity - sinks, and

@@ -7,12 +7,15 @@
 namespace kvw {
 
 void check_budget(const PolicyBudget& b) {
-    if (b.sink < 0) throw PolicyInputError("sink must be >= 0, got " + std::to_string(b.sink));
+    if (b.sink < 0)
+        throw BudgetError(BudgetField::Sink, "sink must be >= 0, got " + std::to_string(b.sink));
     if (b.budget < 0)
-        throw PolicyInputError("budget must be >= 0, got " + std::to_string(b.budget));
+        throw BudgetError(BudgetField::Budget,
+                          "budget must be >= 0, got " + std::to_string(b.budget));
     if (b.window < 1)
-        throw PolicyInputError("window must be >= 1 (the token being generated sits there), got " +
-                               std::to_string(b.window));
+        throw BudgetError(BudgetField::Window,
+                          "window must be >= 1 (the token being generated sits there), got " +
+                              std::to_string(b.window));
 }
 
 }  // namespace kvw

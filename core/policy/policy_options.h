@@ -22,7 +22,8 @@ struct PolicyOptions {
     bool operator==(const PolicyOptions&) const = default;
 };
 
-// Throws PolicyInputError naming the field when a count is negative or the window is empty.
+// Throws BudgetError (a PolicyInputError) naming the count when one is negative or the window
+// is empty.
 void check_budget(const PolicyBudget& budget);
 
 }  // namespace kvw

@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "core/cache/cache_layout.h"
+#include "core/cache/ring_options.h"
 #include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
+#include "core/model/tokenizer.h"
 #include "core/policy/layer_selection.h"
 #include "core/policy/policy_options.h"
 #include "core/session/shared_rows.h"
@@ -123,9 +126,14 @@ struct Frame {
     int64_t tick = 0;         // ticks completed since the prompt (0: just prefilled)
     uint64_t state_hash = 0;  // StateManager::state_hash()
     ModelSummary model;
+    // The model's tokenizer (shared with the model, immutable): the views show token ids as
+    // pieces and text as the tokens it becomes (text_tokens) without asking the worker.
+    std::shared_ptr<const Tokenizer> tokenizer;
     std::string backend;  // "cpu", "cuda"
     int capacity = 0;     // rows per layer
-    std::string k_type;   // storage types of the cached rows: "f32", "bf16", "fp8", ...
+    CacheLayout layout = CacheLayout::Contiguous;
+    RingOptions ring_options;  // the ring layout's (kept while another layout runs)
+    std::string k_type;        // storage types of the cached rows: "f32", "bf16", "fp8", ...
     std::string v_type;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     std::string proposer;  // a name of policy_table()

@@ -220,6 +220,9 @@ void Session::set_proposer(std::string_view name) {
 }
 
 void Session::set_policy_options(const PolicyOptions& options) {
+    // Checked here too, not only when a selective policy is made: a budget taken under `manual`
+    // would otherwise fail later, when the policy changes.
+    check_budget(options.budget);
     auto made = make_proposer(options_.proposer, options);
     made->observe(*state_, false);
     options_.policy = options;
@@ -331,10 +334,6 @@ void Session::set_gist_net(const std::string& path) {
                 {"path", path},
                 {"state_hash", hash_hex(state_hash())}});
     spdlog::info("gist net: {}", gist_net_->name());
-}
-
-std::vector<int32_t> Session::tokenize(std::string_view text) const {
-    return model_->tokenizer.encode(text, false);
 }
 
 void Session::debug_desync_row(int layer, int row) {

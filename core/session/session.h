@@ -107,7 +107,9 @@ public:
     // its bookkeeping from the rows as they are (its first tick bulk-prunes).
     void set_proposer(std::string_view name);  // UnknownProposer, PolicyInputError
     // The current proposer again, with other budgets / seed / gate.
-    void set_policy_options(const PolicyOptions& options);  // PolicyInputError
+    // BudgetError for a budget no selective policy can keep, whatever the policy is now;
+    // PolicyInputError when the policy cannot be made with these options. Nothing changes then.
+    void set_policy_options(const PolicyOptions& options);
     // Re-derives every row's phase for the policy and rebuilds the cache from the mirror.
     void set_rope_policy(RopePolicy policy);
     // Moves the cache to another layout (StateManager::set_layout); the state hash stays.
@@ -168,9 +170,6 @@ public:
     // they go to and replay only the rest.
     void set_checkpoint_options(const CheckpointOptions& options);
     const CheckpointStore& checkpoints() const { return checkpoints_; }
-
-    // The tokenizer's ids for text without BOS, for actions built from text.
-    std::vector<int32_t> tokenize(std::string_view text) const;
 
     // A new immutable snapshot of everything the views show.
     // Not const itself, so that whoever owns the session may add to it before handing it out

@@ -20,8 +20,11 @@ std::shared_ptr<Frame> Session::frame() const {
     f->tick = tick_;
     f->state_hash = state_hash();
     f->model = summary_of(*model_);
+    f->tokenizer = std::shared_ptr<const Tokenizer>(model_, &model_->tokenizer);
     f->backend = std::string(backend_->name());
     f->capacity = state_->cache().capacity();
+    f->layout = state_->cache().layout();
+    f->ring_options = state_->ring_options();
     f->k_type = kv_type_name(state_->cache().storage().k);
     f->v_type = kv_type_name(state_->cache().storage().v);
     f->rope_policy = options_.rope_policy;

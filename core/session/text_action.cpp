@@ -40,11 +40,15 @@ std::optional<TextActionKind> parse_text_action_kind(std::string_view name) {
     return std::nullopt;
 }
 
+std::vector<int32_t> text_tokens(const Tokenizer& tokenizer, std::string_view text) {
+    return tokenizer.encode(text, false);
+}
+
 ActionList text_action(const Session& session, TextActionKind kind, int layer, int row1, int row2,
                        const std::string& text) {
     if (layer < 0 || layer >= session.state().n_layers())
         throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist");
-    std::vector<int32_t> ids = session.tokenize(text);
+    std::vector<int32_t> ids = text_tokens(session.model().tokenizer, text);
     if (ids.empty()) throw std::invalid_argument("the text '" + text + "' has no tokens");
 
     if (kind == TextActionKind::ReplacePair) {

@@ -2,7 +2,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "core/model/tokenizer.h"
 #include "core/session/session.h"
 #include "core/state/action.h"
 
@@ -18,6 +20,11 @@ enum class TextActionKind {
 
 const char* text_action_kind_name(TextActionKind kind);  // "replace_pair", "insert"
 std::optional<TextActionKind> parse_text_action_kind(std::string_view name);
+
+// The ids a text edit puts into the cache: the tokenizer's for the text, without BOS. The
+// window shows them as pieces before the edit is sent (the action editor's preview), so that a
+// leading space that becomes a token of its own is seen there first.
+std::vector<int32_t> text_tokens(const Tokenizer& tokenizer, std::string_view text);
 
 // The action list for a text edit chosen on `layer` (it tokenizes: call it where the session
 // lives).

@@ -11,6 +11,7 @@
 
 #include "core/cache/cache_error.h"
 #include "core/cache/ring_layout.h"
+#include "core/session/refused_setting.h"
 #include "core/state/tick.h"
 #include "state_fixture.h"
 
@@ -220,6 +221,23 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(RingError, RingLayout(1, kDim, 8, {}, {RingMode::Lut, 1, 2}));
         QVERIFY_THROWS_EXCEPTION(RingError,
                                  RingLayout(1, kDim, 1 << 16, {}, {RingMode::Lut, 0, 1}));
+    }
+
+    // Each refusal says which option it is about (a form shows it beside that field).
+    void a_refusal_names_its_option() {
+        const auto setting = [](const RingOptions& options, int capacity) -> std::string {
+            try {
+                check_ring_options(options, capacity);
+            } catch (const RingError& e) {
+                return refused_setting(e);
+            }
+            return "accepted";
+        };
+        QCOMPARE(setting({RingMode::Roll, 8, 1}, 8), std::string("ring-sinks"));
+        QCOMPARE(setting({RingMode::Roll, 0, 0}, 8), std::string("tokens-per-frame"));
+        QCOMPARE(setting({RingMode::Lut, 1, 2}, 8), std::string("tokens-per-frame"));
+        QCOMPARE(setting({RingMode::Lut, 0, 1}, 1 << 16), std::string("tokens-per-frame"));
+        QCOMPARE(setting({RingMode::Lut, 2, 2}, 8), std::string("accepted"));
     }
 
     // A ring that never wraps holds what contiguous holds after the same ticks of edits.

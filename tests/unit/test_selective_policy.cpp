@@ -537,6 +537,28 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(PolicyInputError,
                                  Session(options("random", {-1, 4, 2}), micro_model()));
     }
+
+    // A budget no selective policy can keep is refused whatever the policy is now (the
+    // `manual` one ignores budgets, and took one that h2o would later refuse), with the count it
+    // is about, and the session keeps the budget it had.
+    void a_bad_budget_is_refused_under_any_policy() {
+        for (const char* policy : {"manual", "h2o"}) {
+            Session s(options(policy, {2, 4, 3}), micro_model());
+            s.start_tokens(std::vector<int32_t>{1, 5, 6, 7});
+            const size_t events = s.trace().events().size();
+            BudgetField field = BudgetField::Sink;
+            try {
+                s.set_policy_options(PolicyOptions{{2, 4, 0}, 0, {}});
+                QFAIL("an empty window was taken");
+            } catch (const BudgetError& e) {
+                field = e.field();
+                QVERIFY2(std::string(e.what()).starts_with("window must be >= 1"), e.what());
+            }
+            QCOMPARE(int(field), int(BudgetField::Window));
+            QCOMPARE(s.options().policy.budget, (PolicyBudget{2, 4, 3}));
+            QCOMPARE(s.trace().events().size(), events);
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSelectivePolicy)

@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QtTest>
 
+#include "core/model/model_loader.h"
 #include "core/state/action_json.h"
 #include "frame_builder.h"
 #include "widgets/action_editor_view.h"
@@ -151,6 +152,47 @@ private slots:
         QCOMPARE(args.at(2).toInt(), 14);
         QCOMPARE(args.at(4).toString(), QString(" hello"));
         QCOMPARE(args.at(5).toBool(), true);
+    }
+
+    // The new tokens of a replace or insert show as they are typed, as the pieces the session
+    // will put into the cache (not ids), before anything is sent: a leading space that becomes a
+    // token of its own is seen as "[·]". The queue lists its new tokens as pieces too. (The ids
+    // are builtin:default's: `kvw tokenize " And God" --no-bos` gives 4034 ' ', 300 ' And',
+    // 393 ' God'.)
+    void the_form_shows_the_tokens_a_text_becomes() {
+        ActionEditorView view;
+        view.findChild<QComboBox*>("kind")->setCurrentText("insert");
+        view.findChild<QRadioButton*>("useText")->setChecked(true);
+        auto* text = view.findChild<QLineEdit*>("text");
+        auto* preview = view.findChild<QLabel*>("tokenPreview");
+        QVERIFY(preview);
+        QVERIFY(preview->isVisibleTo(&view));
+        text->setText(" And God");
+        QCOMPARE(preview->text(), QString("shown once a model is loaded"));
+
+        const std::shared_ptr<const Model> model = load_model("builtin:default");
+        auto frame = make_frame(4, 40);
+        frame->tokenizer = std::shared_ptr<const Tokenizer>(model, &model->tokenizer);
+        frame->injected = {Action{ReplacePairAction{3, 4, {4034, 300, 393}}, {}},
+                           Action{AddAction{393}, {}}};
+        view.setFrame(frame);
+        QCOMPARE(preview->text(), QString("3 tokens: [·] [·And] [·God]"));
+        text->setText("And God");  // live, as typed
+        QCOMPARE(preview->text(), QString("2 tokens: [·And] [·God]"));
+        view.findChild<QComboBox*>("kind")->setCurrentText("replace_pair");
+        QVERIFY(preview->isVisibleTo(&view));
+        QCOMPARE(preview->text(), QString("2 tokens: [·And] [·God]"));
+        // Ids typed by hand show as their pieces too.
+        view.findChild<QRadioButton*>("useIds")->setChecked(true);
+        view.findChild<QLineEdit*>("tokenIds")->setText("4034, 393");
+        QCOMPARE(preview->text(), QString("2 tokens: [·] [·God]"));
+        view.findChild<QComboBox*>("kind")->setCurrentText("delete");
+        QVERIFY(!preview->isVisibleTo(&view));
+
+        auto* queued = view.findChild<ActionListTable*>("queued");
+        QCOMPARE(queued->text(0, ActionListTable::Summary),
+                 QString("replace_pair → [·] [·And] [·God]"));
+        QCOMPARE(queued->text(1, ActionListTable::Summary), QString("add [·God]"));
     }
 
     void form_actions_append_to_the_json_list() {
