@@ -5,6 +5,7 @@
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
+#include "core/eval/ab_compare.h"
 #include "frame_builder.h"
 #include "window_test_support.h"
 
