@@ -76,8 +76,10 @@ std::vector<Kind> kinds() {
 // Ticks with an injected delete and an applied insert on the way.
 void drive(Session& s, int ticks, std::vector<uint64_t>& hashes) {
     for (int t = 0; t < ticks; ++t) {
-        if (t == 5) s.inject({Action{DeleteAction{3}, {}}});
-        if (t == 11) s.apply_now({Action{InsertAction{2, {17, 18}}, {1}}});
+        // Recent rows: after any wLOD gist (focus collapses the darkest block it may, and an
+        // edit at or before a gist row is refused).
+        if (t == 5) s.inject({Action{DeleteAction{s.state().rows(0) - 2}, {}}});
+        if (t == 11) s.apply_now({Action{InsertAction{s.state().rows(1) - 1, {17, 18}}, {1}}});
         s.step();
         hashes.push_back(s.state_hash());
     }
