@@ -11,32 +11,19 @@
 #include "core/state/action_json.h"
 #include "widgets/action_form.h"
 #include "widgets/action_list_table.h"
+#include "widgets/error_label.h"
 #include "widgets/view_colors.h"
 #include "widgets/workbench_look.h"
 
 namespace kvw {
-
-namespace {
-
-QLabel* error_label(const char* name, QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setObjectName(name);
-    label->setStyleSheet(error_style_sheet());
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->hide();
-    return label;
-}
-
-}  // namespace
 
 ActionEditorView::ActionEditorView(QWidget* parent)
     : FrameView(parent),
       tabs_(new QTabWidget(this)),
       form_(new ActionForm(this)),
       json_(new QPlainTextEdit(this)),
-      error_(error_label("error", this)),
-      session_error_(error_label("sessionError", this)),
+      error_(make_error_label(this, "error")),
+      session_error_(make_error_label(this, "sessionError")),
       queued_(new ActionListTable(/*with_outcome=*/false, this)) {
     tabs_->setObjectName("tabs");
     form_->setObjectName("form");

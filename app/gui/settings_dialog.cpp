@@ -6,28 +6,15 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "widgets/view_colors.h"
+#include "widgets/error_label.h"
 
 namespace kvw {
-
-namespace {
-
-QLabel* error_line(QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setStyleSheet(error_style_sheet());
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    label->hide();
-    return label;
-}
-
-}  // namespace
 
 SettingsDialog::SettingsDialog(const QString& title, const QString& why, QWidget* parent)
     : QDialog(parent),
       form_(new QFormLayout),
       buttons_(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this)),
-      general_error_(error_line(this)) {
+      general_error_(make_error_label(this)) {
     setWindowTitle(title);
     general_error_->setObjectName("error");
     auto* text = new QLabel(why, this);
@@ -51,7 +38,7 @@ void SettingsDialog::addField(const QString& label, QWidget* field, const QStrin
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(2);
     column->addWidget(field);
-    QLabel* error = error_line(cell);
+    QLabel* error = make_error_label(cell);
     error->setObjectName(setting + "Error");
     column->addWidget(error);
     errors_.insert(setting, error);
