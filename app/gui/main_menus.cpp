@@ -1,5 +1,7 @@
 #include "app/gui/main_menus.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 #include <QAction>
 #include <QActionGroup>
@@ -77,11 +79,14 @@ void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
             restore->addAction(name, &window, [&window, name] { window.restoreSnapshot(name); });
     });
     edit->addSeparator();
+    // At the tick the session is at unless told otherwise: a fork is most often "from here".
     QAction* fork = edit->addAction("Fork at tick…", &window, [&window] {
+        const FramePtr frame = window.controller().lastFrame();
+        const int now = frame ? int(std::min<int64_t>(frame->tick, INT32_MAX)) : 0;
         bool ok = false;
-        const int tick = QInputDialog::getInt(&window, "Fork at tick",
-                                              "Tick of the current sequence to fork at:", 0, 0,
-                                              INT32_MAX, 1, &ok);
+        const int tick =
+            QInputDialog::getInt(&window, "Fork at tick",
+                                 "Tick of the current sequence to fork at:", now, 0, now, 1, &ok);
         if (ok) window.forkAt(tick);
     });
     auto update = [&window, undo, redo, snapshot, restore, fork] {

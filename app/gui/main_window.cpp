@@ -15,6 +15,7 @@
 #include "app/gui/history_bar.h"
 #include "app/gui/main_menus.h"
 #include "app/gui/main_toolbar.h"
+#include "app/gui/screen_fit.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/settle_events.h"
 #include "app/gui/status_line.h"
@@ -182,11 +183,8 @@ void MainWindow::pauseRun(const QString& why) {
 void MainWindow::fitOnScreen() {
     // A geometry saved on a larger screen (or a --size beyond this one) would put the status
     // bar and the lower docks out of reach.
-    const QRect available = screen()->availableGeometry();
-    QRect g = geometry();
-    g.setSize(g.size().boundedTo(available.size()));
-    g.moveLeft(std::clamp(g.left(), available.left(), available.right() - g.width() + 1));
-    g.moveTop(std::clamp(g.top(), available.top(), available.bottom() - g.height() + 1));
+    const QRect g =
+        client_rect_on_screen(frameGeometry(), frame_margins(*this), screen()->availableGeometry());
     if (g != geometry()) setGeometry(g);
 }
 

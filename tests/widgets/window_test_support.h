@@ -1,14 +1,23 @@
 #pragma once
 // What the tests that drive the window or its controller share: waiting for the worker, the
-// log's text, a named action.
+// log's and the status bar's text, a named action, answers to the dialogs the window opens.
+#include <functional>
+
 #include <QAction>
+#include <QApplication>
+#include <QDialog>
 #include <QElapsedTimer>
+#include <QFileDialog>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QTest>
+#include <QTimer>
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
+#include "core/session/trace.h"
 #include "widgets/frame_view.h"
 
 namespace kvw::test {
@@ -33,5 +42,51 @@ inline QAction* named_action(MainWindow& w, const char* name) {
     if (!a) qFatal("no action %s", name);
     return a;
 }
+
+// The window's action whose text (without its & mnemonic) is `text`, menus included; fatal when
+// absent.
+inline QAction* action_titled(QWidget& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (QString(a->text()).remove('&') == text) return a;
+    qFatal("no action titled %s", qPrintable(text));
+    return nullptr;
+}
+
+// Answers the modal dialogs that the code under test opens, in order: each answer gets the
+// dialog (the application's active modal widget) once it is up, and closes it. A dialog with no
+// answer left is rejected and counted, so that a test cannot hang on it.
+class ModalAnswers : public QObject {
+public:
+    using Answer = std::function<void(QWidget*)>;
+    explicit ModalAnswers(QList<Answer> answers) : answers_(std::move(answers)) {
+        connect(&poll_, &QTimer::timeout, this, [this] { answerOpenDialog(); });
+        poll_.start(10);  // timers run inside a dialog's exec() as outside
+    }
+    int opened() const { return opened_; }          // dialogs seen
+    int unanswered() const { return unanswered_; }  // of those, left without an answer
+
+private:
+    void answerOpenDialog() {
+        QWidget* modal = QApplication::activeModalWidget();
+        if (!modal || modal == answered_) return;  // none, or the last one still closing
+        answered_ = modal;
+        ++opened_;
+        if (answers_.isEmpty()) {
+            ++unanswered_;
+            if (auto* dialog = qobject_cast<QDialog*>(modal)) dialog->reject();
+            return;
+        }
+        answers_.takeFirst()(modal);
+        // An answer that failed half-way must not leave its dialog waiting for ever.
+        if (auto* dialog = qobject_cast<QDialog*>(modal); dialog && dialog->isVisible())
+            dialog->reject();
+    }
+
+    QList<Answer> answers_;
+    QTimer poll_;
+    QPointer<QWidget> answered_;  // null once it is gone: the next dialog may reuse its address
+    int opened_ = 0;
+    int unanswered_ = 0;
+};
 
 }  // namespace kvw::test
