@@ -186,7 +186,7 @@ void add_main_menus(MainWindow& window) {
         report_export(problems.join("; "), dir);
     });
     file->addSeparator();
-    keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::close);
+    keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::quit);
 
     add_edit_menu(window, bar, keyed);
 

@@ -14,6 +14,7 @@ namespace kvw {
 class HistoryBar;
 class MainToolBar;
 class SessionController;
+struct OpenSession;
 class StatusLine;
 class ViewDocks;
 
@@ -54,6 +55,11 @@ public:
 
     // wLOD on with K tokens per block and W_max rows, changed, or off (k 0); pauses a Run first.
     void setWlod(int k, qint64 w_max);
+
+    // File ▸ Quit: closes the first window, and with it every fork window opened from it, after
+    // one question about the sessions not saved (none in a script run). A fork window's Quit
+    // quits too.
+    void quit();
 
     // The next or previous layer (delta ±1), within the model's layers.
     void stepLayer(int delta);
@@ -121,6 +127,11 @@ private:
     void pauseRun(const QString& why);
     // Shrinks and moves the window into the screen's available area.
     void fitOnScreen();
+    // This window's session and those of the fork windows opened from it (and from those),
+    // each with its Run paused: what closing this window drops.
+    void collectSessions(QList<OpenSession>& sessions);
+    // Those windows close without asking: the question was answered.
+    void confirmClose();
 
     SessionController& controller_;
     WindowOptions options_;
@@ -139,6 +150,9 @@ private:
     qint64 requested_tick_ = -1;     // the past tick asked for last; -1: none pending
     std::unique_ptr<SessionController> fork_controller_;  // the fork window's
     QPointer<MainWindow> fork_window_;
+    QPointer<MainWindow> origin_;   // a fork window's: the window it was forked from
+    bool close_confirmed_ = false;  // closing drops the sessions: asked, or not to be asked
+    bool asking_ = false;           // the question about unsaved sessions is up
 };
 
 }  // namespace kvw

@@ -73,6 +73,7 @@ void MainWindow::forkAt(qint64 tick) {
         options.fork = true;
         fork_window_ = new MainWindow(*fork_controller_, options);
         fork_window_->setAttribute(Qt::WA_DeleteOnClose);
+        fork_window_->origin_ = this;
         // A cascade step from this window and wholly on its screen: beside it (at its
         // top-right corner) was off the screen whenever this window filled it.
         const QRect available = screen()->availableGeometry();

@@ -1,5 +1,6 @@
 #include "app/gui/session_controller.h"
 
+#include <QEventLoop>
 #include <QPointer>
 
 #include <stdexcept>
@@ -55,6 +56,11 @@ SessionController::SessionController(QObject* parent)
     connect(worker_, &SessionWorker::progress, this, &SessionController::progressChanged);
     connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
     connect(worker_, &SessionWorker::noted, this, &SessionController::noticeOccurred);
+    connect(worker_, &SessionWorker::unsavedChanged, this, [this](bool unsaved) {
+        if (unsaved == unsaved_) return;
+        unsaved_ = unsaved;
+        emit unsavedChanged(unsaved);
+    });
     connect(worker_, &SessionWorker::finished, this, &SessionController::jobFinished);
     thread_.start();
 }
@@ -81,6 +87,13 @@ void SessionController::jobFinished() {
 }
 
 void SessionController::cancel() { ++epoch_; }
+
+void SessionController::waitUntilIdle() {
+    if (isIdle()) return;
+    QEventLoop loop;
+    connect(this, &SessionController::becameIdle, &loop, &QEventLoop::quit);
+    loop.exec();
+}
 
 void SessionController::loadModel(const QString& spec, const QString& backend,
                                   const QString& prompt) {
@@ -277,6 +290,7 @@ void SessionController::setGistNet(const QString& path) {
 void SessionController::saveTrace(const QString& path) {
     post("save trace", [path = path.toStdString()](SessionWorker& w) {
         w.session().trace().write(path);
+        w.markTraceSaved();
         spdlog::info("trace written: {}", path);
     });
 }

@@ -33,6 +33,13 @@ public:
     bool isIdle() const { return pending_ == 0; }
     // The newest Frame received (null before the first).
     FramePtr lastFrame() const { return last_frame_; }
+    // True when the session's trace changed since it was last written (saveTrace, a bundle)
+    // or, never written, since the session was made (a model loaded with its prompt, a trace
+    // opened, a fork adopted): what closing the window would lose. As of the last command
+    // finished.
+    bool hasUnsavedChanges() const { return unsaved_; }
+    // Runs the event loop until every command posted so far is done (UI thread).
+    void waitUntilIdle();
 
 public slots:
     // Replaces the session with one on this model and backend ("cpu", "cuda", "auto") and, when
@@ -118,6 +125,8 @@ signals:
     // Something the user should read that is not an error (a command skipped by a cancel).
     void noticeOccurred(const QString& message);
     void becameIdle();
+    // hasUnsavedChanges() turned.
+    void unsavedChanged(bool unsaved);
 
 private:
     void post(const QString& what, std::function<void(SessionWorker&)> body);
@@ -128,6 +137,7 @@ private:
     std::atomic<uint64_t> epoch_{0};
     int pending_ = 0;
     FramePtr last_frame_;
+    bool unsaved_ = false;
 };
 
 }  // namespace kvw

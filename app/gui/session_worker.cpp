@@ -30,7 +30,18 @@ Session& SessionWorker::session() {
 
 void SessionWorker::replaceSession(std::unique_ptr<Session> session) {
     session_ = std::move(session);
+    // A session just made holds nothing the user did since: a model and its prompt, a trace
+    // that is on disk, a fork of a session that stays.
+    markTraceSaved();
 }
+
+SessionWorker::TraceMark SessionWorker::traceMark() const {
+    if (!session_) return {};
+    const Trace& trace = session_->trace();
+    return {trace.events().size(), trace.prefix_hash(trace.events().size())};
+}
+
+void SessionWorker::markTraceSaved() { saved_ = traceMark(); }
 
 bool SessionWorker::replaceSessionWith(const std::string& what,
                                        const std::function<std::unique_ptr<Session>()>& make) {
@@ -109,6 +120,7 @@ void SessionWorker::execute(const SessionJob& job) {
     }
     // The frame also carries what went wrong (Frame::last_error) to the views.
     publish();
+    emit unsavedChanged(traceMark() != saved_);
     emit finished();
 }
 

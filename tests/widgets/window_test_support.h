@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QTest>
@@ -41,6 +42,15 @@ inline QAction* named_action(MainWindow& w, const char* name) {
     QAction* a = w.findChild<QAction*>(name);
     if (!a) qFatal("no action %s", name);
     return a;
+}
+
+// The "tick" events of the trace file at `path` (a trace the window or the controller wrote).
+inline int ticks_in_trace(const QString& path) {
+    const Trace trace = Trace::read(path.toStdString());
+    int ticks = 0;
+    for (const nlohmann::json& e : trace.events())
+        if (e.value("event", "") == "tick") ++ticks;
+    return ticks;
 }
 
 // The window's action whose text (without its & mnemonic) is `text`, menus included; fatal when
@@ -88,5 +98,27 @@ private:
     int opened_ = 0;
     int unanswered_ = 0;
 };
+
+// An answer to a file dialog (a file to save or open, a folder): picks `path`, as if typed and
+// confirmed.
+inline ModalAnswers::Answer pick_file(QString path) {
+    return [path](QWidget* dialog) {
+        auto* files = qobject_cast<QFileDialog*>(dialog);
+        QVERIFY2(files, dialog->metaObject()->className());
+        // A folder is chosen by going into it: selecting it from its parent depends on when the
+        // dialog's file model has read the parent. A file's name is typed into the name field:
+        // selectFile leaves the field as it is while it has the focus.
+        if (files->fileMode() == QFileDialog::Directory) {
+            files->setDirectory(path);
+        } else {
+            const QFileInfo file(path);
+            files->setDirectory(file.absolutePath());
+            auto* name = files->findChild<QLineEdit*>("fileNameEdit");  // Qt's own dialog's
+            QVERIFY(name);
+            name->setText(file.fileName());
+        }
+        static_cast<QDialog*>(files)->accept();  // QFileDialog's own accept checks the choice
+    };
+}
 
 }  // namespace kvw::test
