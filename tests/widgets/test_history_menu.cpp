@@ -10,7 +10,6 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSpinBox>
-#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -70,7 +69,7 @@ private slots:
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->state_hash, hashes[2]);
         QCOMPARE(c.lastFrame()->tick, int64_t(2));
-        QTRY_VERIFY(w.statusBar()->currentMessage().contains("undo 1: tick 2"));
+        QTRY_VERIFY(test::status_message(w).contains("undo 1: tick 2"));
         QTRY_VERIFY(test::log_text(w).contains("undo 1: tick 2, state hash"));
         // Going back repeats the commands quietly: their lines were written when they ran.
         QCOMPARE(test::log_text(w).count("prompt: "), 1);

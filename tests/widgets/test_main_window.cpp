@@ -2,25 +2,32 @@
 // leaves the session exactly as it was (tick, edits) and says so in the log and the status bar;
 // a click during a Run never waits behind the run nor throws its ticks away; what happened is
 // logged once and an old error leaves the status bar; at 1,024 × 700 nothing needs more room and
-// a saved geometry is brought back onto the screen.
+// a saved geometry is brought back onto the screen; a long error wraps in the status bar.
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
+#include "app/gui/status_line.h"
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
+#include "core/script/script_reference.h"
 #include "frame_builder.h"
 #include "window_test_support.h"
 
@@ -88,7 +95,7 @@ private slots:
             QCOMPARE(after.layer0, before.layer0);
             QVERIFY2(errors.last().at(0).toString().contains(spec),
                      qPrintable(errors.last().at(0).toString()));
-            const QString shown = w.statusBar()->currentMessage();
+            const QString shown = test::status_message(w);
             QVERIFY2(shown.contains("stays as it was (tick 3)"), qPrintable(shown));
         }
         QCOMPARE(errors.count(), 3);
@@ -117,7 +124,7 @@ private slots:
         const QString notice = notices.last().at(0).toString();
         QVERIFY2(notice.contains("load synthetic:tiny") && notice.contains("cancel"),
                  qPrintable(notice));
-        QCOMPARE(w.statusBar()->currentMessage(), notice);
+        QCOMPARE(test::status_message(w), notice);
         QTRY_VERIFY(test::log_text(w).contains(notice));
     }
 
@@ -169,11 +176,11 @@ private slots:
         QTRY_VERIFY(test::log_text(w).contains(fault));
         QCOMPARE(test::log_text(w).count(fault),
                  1);  // the session and the window once logged it both
-        QVERIFY(w.statusBar()->currentMessage().startsWith("Error: inject"));
+        QVERIFY(test::status_message(w).startsWith("Error: inject"));
 
         c.step(1);
         QVERIFY(test::wait_idle(c));
-        QCOMPARE(w.statusBar()->currentMessage(), QString());  // the error is old news
+        QCOMPARE(test::status_message(w), QString());  // the error is old news
         QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
 
         c.applyNow({Action{DeleteAction{3}, {}}});
@@ -290,6 +297,37 @@ private slots:
         QVERIFY2(screen.contains(w.geometry()),
                  qPrintable(
                      QString("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(w.height())));
+    }
+
+    // A long error is read whole: the status bar's message wraps onto the lines it needs beside
+    // the tick and the other labels (one line, cut off under "tick N", before).
+    void long_errors_wrap_in_the_status_bar() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1024, 700)});
+        w.show();
+        edited(c, w);
+        const int rows = c.lastFrame()->layers[0].rows();
+        ActionList refused;
+        for (int i = 0; i < 8; ++i) refused.push_back(Action{DeleteAction{rows + 100 + i}, {}});
+        c.applyNow(refused);
+        QVERIFY(test::wait_idle(c));
+        const QString last = QString("pos = %1 is outside layer 0").arg(rows + 107);
+        QVERIFY2(test::status_message(w).startsWith("Error: apply now") &&
+                     test::status_message(w).contains(last),
+                 qPrintable(test::status_message(w)));
+        auto* message = w.findChild<QLabel*>("statusMessage");
+        const int lines_needed = message->heightForWidth(message->width());
+        QVERIFY(lines_needed > 2 * message->fontMetrics().lineSpacing());  // it does wrap
+        // As tall as its lines, and no taller: the bar took the label's preferred shape, half
+        // as wide and twice as tall, before.
+        QTRY_VERIFY2(message->height() >= lines_needed &&
+                         message->height() < lines_needed + message->fontMetrics().lineSpacing(),
+                     qPrintable(QString("%1 for %2").arg(message->height()).arg(lines_needed)));
+        QVERIFY(w.statusBar()->rect().contains(message->geometry()));
+        for (const QLabel* label : w.statusBar()->findChildren<QLabel*>())
+            if (label != message && label->isVisible())
+                QVERIFY2(!label->geometry().intersects(message->geometry()),
+                         qPrintable(label->text()));
     }
 };
 

@@ -33,6 +33,12 @@ inline bool wait_idle(const SessionController& c) {
     return c.isIdle();
 }
 
+// What the status bar's message says now ("Error: …" for an error); empty when nothing.
+inline QString status_message(const MainWindow& w) {
+    const auto* label = w.findChild<QLabel*>("statusMessage");
+    return label && !label->isHidden() ? label->text() : QString();
+}
+
 inline QString log_text(MainWindow& w) {
     return w.docks().view("log")->findChild<QPlainTextEdit*>("text")->toPlainText();
 }
