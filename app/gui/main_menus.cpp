@@ -15,6 +15,7 @@
 
 #include "app/gui/main_toolbar.h"
 #include "app/gui/main_window.h"
+#include "app/gui/reference_dialog.h"
 #include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
@@ -252,11 +253,11 @@ void add_main_menus(MainWindow& window) {
         QMessageBox::information(&window, "Keyboard shortcuts", shortcut_table(keyed));
     });
     help->addAction("Script language", &window, [&window] {
-        QMessageBox::information(
-            &window, "Script language",
-            "kv-workbench --script FILE.kvs runs a script headless, one command per line "
-            "(README.md has the details):\n\n" +
-                QString::fromStdString(script_help_text("")));
+        ReferenceDialog dialog("Script language",
+                               "kv-workbench --script FILE.kvs runs a script headless, one "
+                               "command per line (README.md has the details):",
+                               QString::fromStdString(script_help_text("")), &window);
+        dialog.exec();
     });
     help->addAction("About KV Workbench", &window, [&window] {
         QMessageBox::about(&window, "About KV Workbench",

@@ -2,7 +2,8 @@
 // leaves the session exactly as it was (tick, edits) and says so in the log and the status bar;
 // a click during a Run never waits behind the run nor throws its ticks away; what happened is
 // logged once and an old error leaves the status bar; at 1,024 × 700 nothing needs more room and
-// a saved geometry is brought back onto the screen; a long error wraps in the status bar.
+// a saved geometry is brought back onto the screen; a long error wraps in the status bar; the
+// script reference fits the screen.
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
@@ -328,6 +329,44 @@ private slots:
             if (label != message && label->isVisible())
                 QVERIFY2(!label->geometry().intersects(message->geometry()),
                          qPrintable(label->text()));
+    }
+
+    // Help ▸ Script language in a window as a person has it: the reference scrolls in a dialog
+    // that fits on the screen with its Close button (a message box with the whole reference was
+    // taller than the screen, its OK button below it).
+    void script_language_help_fits_the_screen() {
+        QTemporaryDir settings_dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
+        SessionController c;
+        MainWindow w(c, {false, QSize(1024, 700)});
+        w.show();
+        const QRect screen = w.screen()->availableGeometry();
+        QRect shown;
+        QString reference;
+        QStringList buttons_on_screen;
+        test::ModalAnswers answers({[&](QWidget* dialog) {
+            shown = dialog->frameGeometry();
+            auto* browser = dialog->findChild<QTextBrowser*>();
+            QVERIFY(browser);
+            reference = browser->toPlainText();
+            for (const QPushButton* b : dialog->findChildren<QPushButton*>())
+                if (b->isVisible() &&
+                    screen.contains(QRect(b->mapToGlobal(QPoint(0, 0)), b->size())))
+                    buttons_on_screen << b->text().remove('&');
+        }});
+        test::action_titled(w, "Script language")->trigger();
+        QCOMPARE(answers.opened(), 1);
+        QVERIFY2(screen.contains(shown), qPrintable(QString("%1,%2 %3x%4")
+                                                        .arg(shown.x())
+                                                        .arg(shown.y())
+                                                        .arg(shown.width())
+                                                        .arg(shown.height())));
+        QCOMPARE(buttons_on_screen, QStringList{"Close"});
+        // The reference's first and last commands: all of it is there to scroll through.
+        const QStringList commands =
+            QString::fromStdString(script_help_text("")).trimmed().split('\n');
+        QVERIFY(reference.contains(commands.first()));
+        QVERIFY(reference.contains(commands.last()));
     }
 };
 
