@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <spdlog/spdlog.h>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -46,13 +45,6 @@ QString shortcut_table(const QList<QAction*>& actions) {
             rows += "<tr><td><b>" + a->shortcut().toString(QKeySequence::NativeText) +
                     "</b></td><td>" + QString(a->text()).remove('&') + "</td></tr>";
     return "<table cellspacing=4>" + rows + "</table>";
-}
-
-void report_export(const QString& problem, const QString& path) {
-    if (problem.isEmpty())
-        spdlog::info("exported {}", path.toStdString());
-    else
-        spdlog::error("export: {}", problem.toStdString());
 }
 
 // Undo / redo, named snapshots and forks (ARCHITECTURE §15), enabled when the session can do
@@ -176,15 +168,16 @@ void add_main_menus(MainWindow& window) {
                                              "CSV (*.csv);;JSON (*.json);;PNG (*.png)");
             if (path.isEmpty()) return;
             const FramePtr frame = window.controller().lastFrame();
-            report_export(export_view(*view, path, frame ? frame->tick : 0), path);
+            const QString problem = export_view(*view, path, frame ? frame->tick : 0);
+            window.report(problem.isEmpty() ? "exported " + path : "export: " + problem,
+                          !problem.isEmpty());
         });
     }
     file->addAction("Export session bundle…", &window, [&window] {
         const QString dir = QFileDialog::getExistingDirectory(
             &window, "Export the session: window, every view's data and picture, the trace");
         if (dir.isEmpty()) return;
-        const QStringList problems = export_session_bundle(window, window.controller(), dir);
-        report_export(problems.join("; "), dir);
+        export_session_bundle(window, window.controller(), dir);  // says how it went
     });
     file->addSeparator();
     keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::quit);

@@ -201,6 +201,16 @@ void MainWindow::fitOnScreen() {
     if (g != geometry()) setGeometry(g);
 }
 
+void MainWindow::report(const QString& message, bool error) {
+    if (error) {
+        spdlog::error("{}", message.toStdString());
+        status_->showError(message);
+    } else {
+        spdlog::info("{}", message.toStdString());
+        status_->showNotice(message);
+    }
+}
+
 void MainWindow::quit() {
     if (origin_)
         origin_->quit();

@@ -56,6 +56,9 @@ public:
     // wLOD on with K tokens per block and W_max rows, changed, or off (k 0); pauses a Run first.
     void setWlod(int k, qint64 w_max);
 
+    // Logs `message` (as an error when `error`) and shows it in the status bar: what the window
+    // did itself (an export), as the controller's notices and errors are.
+    void report(const QString& message, bool error = false);
     // File ▸ Quit: closes the first window, and with it every fork window opened from it, after
     // one question about the sessions not saved (none in a script run). A fork window's Quit
     // quits too.

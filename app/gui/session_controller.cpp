@@ -173,6 +173,9 @@ void SessionController::step(int ticks) {
         if (done < ticks)
             w.note("paused at tick " + std::to_string(w.session().tick()) + " after " +
                    std::to_string(done) + " of " + std::to_string(ticks) + " ticks");
+        else if (ticks > 1)  // a Run that went its whole way says so, as a paused one does
+            w.note("ran " + std::to_string(ticks) + " ticks: now at tick " +
+                   std::to_string(w.session().tick()));
     });
 }
 
@@ -287,11 +290,14 @@ void SessionController::setGistNet(const QString& path) {
          [path = path.toStdString()](SessionWorker& w) { w.session().set_gist_net(path); });
 }
 
-void SessionController::saveTrace(const QString& path) {
-    post("save trace", [path = path.toStdString()](SessionWorker& w) {
+void SessionController::saveTrace(const QString& path, const QString& done,
+                                  const QString& problem) {
+    post("save trace", [path = path.toStdString(), done = done.toStdString(),
+                        problem = problem.toStdString()](SessionWorker& w) {
         w.session().trace().write(path);
         w.markTraceSaved();
-        spdlog::info("trace written: {}", path);
+        if (!problem.empty()) throw std::runtime_error(problem);
+        w.note(done.empty() ? "trace written: " + path : done);
     });
 }
 

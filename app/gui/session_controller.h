@@ -97,8 +97,11 @@ public slots:
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);
     // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker
-    // reaches this command.
-    void saveTrace(const QString& path);
+    // reaches this command, then logs and shows `done` (by default "trace written: PATH"), or
+    // `problem` as an error when one is given (a session bundle's files that could not be
+    // written: said once the bundle is complete, so that the trace's command does not clear it
+    // from the status bar).
+    void saveTrace(const QString& path, const QString& done = {}, const QString& problem = {});
     // History (ARCHITECTURE §15): each logs where the session now is and shows it in the status
     // bar; a refusal (nothing to undo, an unknown name) is an error and changes nothing.
     void undo(int steps = 1);

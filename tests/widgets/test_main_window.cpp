@@ -2,8 +2,8 @@
 // leaves the session exactly as it was (tick, edits) and says so in the log and the status bar;
 // a click during a Run never waits behind the run nor throws its ticks away; what happened is
 // logged once and an old error leaves the status bar; at 1,024 × 700 nothing needs more room and
-// a saved geometry is brought back onto the screen; a long error wraps in the status bar; the
-// script reference fits the screen.
+// a saved geometry is brought back onto the screen; a long error wraps in the status bar, beside
+// the busy indicator; a finished Run and an export say so; the script reference fits the screen.
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
@@ -329,6 +329,69 @@ private slots:
             if (label != message && label->isVisible())
                 QVERIFY2(!label->geometry().intersects(message->geometry()),
                          qPrintable(label->text()));
+    }
+
+    // A notice that comes while the busy indicator shows (an undo's, a paused Run's) sits
+    // beside the indicator, whichever comes first: the indicator, shown after its delay, drew
+    // over the message before.
+    void the_busy_indicator_leaves_the_message_readable() {
+        QMainWindow window;
+        window.resize(1024, 200);
+        StatusLine line(window.statusBar());
+        window.show();
+        auto* message = window.statusBar()->findChild<QLabel*>("statusMessage");
+        auto* progress = window.statusBar()->findChild<QProgressBar*>();
+        QVERIFY(message && progress);
+        for (const bool notice_first : {true, false}) {
+            line.setBusy(true, "undo");
+            if (notice_first) line.showNotice("undo 1: tick 2, state hash 0123456789abcdef");
+            QTRY_VERIFY(progress->isVisible());  // after its delay
+            if (!notice_first) line.showNotice("undo 1: tick 2, state hash 0123456789abcdef");
+            QTRY_VERIFY(message->isVisible());
+            QTest::qWait(20);  // the status bar's layout settles
+            QVERIFY(!message->geometry().intersects(progress->geometry()));
+            line.setBusy(false, {});
+            QVERIFY(message->isVisible());  // the command ended: its notice stays
+            QVERIFY(!progress->isVisible());
+        }
+    }
+
+    // A Run that goes its whole way and an export each say so in the log and the status bar.
+    void finished_run_and_export_are_confirmed() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        w.findChild<QSpinBox*>("runTicks")->setValue(5);
+        test::named_action(w, "run")->trigger();
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(8));
+        const QString ran = "ran 5 ticks: now at tick 8";
+        QTRY_VERIFY(test::log_text(w).contains(ran));
+        QCOMPARE(test::status_message(w), ran);
+
+        QTemporaryDir out;
+        const QString csv = out.filePath("timeline.csv");
+        {
+            test::ModalAnswers answers({test::pick_file(csv)});
+            test::action_titled(w, "Timeline…")->trigger();  // File ▸ Export view
+            QCOMPARE(answers.opened(), 1);
+        }
+        QVERIFY(QFile::exists(csv));
+        QCOMPARE(test::status_message(w), "exported " + csv);
+        QTRY_VERIFY(test::log_text(w).contains("exported " + csv));
+
+        const QString bundle = out.filePath("bundle");
+        QVERIFY(QDir().mkpath(bundle));
+        {
+            test::ModalAnswers answers({test::pick_file(bundle)});
+            test::action_titled(w, "Export session bundle…")->trigger();
+            QCOMPARE(answers.opened(), 1);
+        }
+        QVERIFY(test::wait_idle(c));  // the worker writes the trace, then says so
+        QVERIFY(QFile::exists(QDir(bundle).filePath("trace.ndjson")));
+        QTRY_COMPARE(test::status_message(w), "exported session bundle " + bundle);
+        QTRY_VERIFY(test::log_text(w).contains("exported session bundle " + bundle));
     }
 
     // Help ▸ Script language in a window as a person has it: the reference scrolls in a dialog
