@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include "widgets/log_hub.h"
@@ -26,6 +28,14 @@ const char* level_color(spdlog::level::level_enum level) {
     }
 }
 
+// A script run hides wall-clock times from the picture (workbench_look.h): the load time at
+// the end of "loaded MODEL … 0.01 s", which a wrapped line shows, differs from run to run.
+QString displayed_text(const QString& text) {
+    if (!wall_clock_hidden()) return text;
+    static const QRegularExpression duration(R"(\b\d+(\.\d+)? (s|ms)\b)");
+    return QString(text).replace(duration, "— \\2");
+}
+
 }  // namespace
 
 LogView::LogView(QWidget* parent)
@@ -40,7 +50,8 @@ LogView::LogView(QWidget* parent)
     text_->setReadOnly(true);
     text_->setFont(workbench_mono_font());
     text_->setMaximumBlockCount(kMaxLines);
-    text_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    // Long lines (an error with its context) wrap at the dock's width instead of running past it.
+    text_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     auto* clear = new QPushButton("Clear", this);
 
     auto* bar = new QHBoxLayout;
@@ -54,6 +65,15 @@ LogView::LogView(QWidget* parent)
 
     connect(level_, &QComboBox::currentIndexChanged, this, [this](int index) {
         setLevelFilter(spdlog::level::level_enum(level_->itemData(index).toInt()));
+    });
+    // The log follows its newest line unless the reader scrolled up. Wrapped lines wrap again
+    // when the dock's width changes, and the range then grows under a bar that sat at its end:
+    // QPlainTextEdit follows only a bar at its end when a line is appended.
+    QScrollBar* scroll = text_->verticalScrollBar();
+    connect(scroll, &QScrollBar::valueChanged, this,
+            [this, scroll](int value) { follows_end_ = value >= scroll->maximum(); });
+    connect(scroll, &QScrollBar::rangeChanged, this, [this, scroll](int, int maximum) {
+        if (follows_end_) scroll->setValue(maximum);
     });
     connect(clear, &QPushButton::clicked, this, [this] {
         lines_.clear();
@@ -87,18 +107,18 @@ void LogView::receive(spdlog::level::level_enum level, LogChannel channel, const
     if (channel_ != kAnyLogChannel && channel != kAnyLogChannel && channel != channel_) return;
     lines_.push_back({level, text});
     if (lines_.size() > size_t(kMaxLines)) lines_.pop_front();
-    show(lines_.back());
+    showLine(lines_.back());
 }
 
-void LogView::show(const Line& line) {
+void LogView::showLine(const Line& line) {
     if (line.level < filter_) return;
-    text_->appendHtml(QString("<span style=\"color:%1; white-space:pre;\">%2</span>")
-                          .arg(level_color(line.level), line.text.toHtmlEscaped()));
+    text_->appendHtml(QString("<span style=\"color:%1; white-space:pre-wrap;\">%2</span>")
+                          .arg(level_color(line.level), displayed_text(line.text).toHtmlEscaped()));
 }
 
 void LogView::refill() {
     text_->clear();
-    for (const Line& line : lines_) show(line);
+    for (const Line& line : lines_) showLine(line);
 }
 
 ViewTable LogView::table() const {

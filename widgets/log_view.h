@@ -48,12 +48,14 @@ private:
         QString text;
     };
     void receive(spdlog::level::level_enum level, LogChannel channel, const QString& text);
-    void show(const Line& line);
+    // Appends the line to the text when it passes the level filter (not QWidget::show).
+    void showLine(const Line& line);
     void refill();
 
     std::deque<Line> lines_;
     spdlog::level::level_enum filter_ = spdlog::level::info;
     LogChannel channel_ = kAnyLogChannel;
+    bool follows_end_ = true;  // the newest line is in view: keep it there
     QComboBox* level_;
     QPlainTextEdit* text_;
     std::shared_ptr<QueuedLogSink> sink_;

@@ -3,7 +3,6 @@
 
 #include <spdlog/spdlog.h>
 #include <QApplication>
-#include <QEventLoop>
 #include <QTimer>
 
 #include "app/gui/app_options.h"
@@ -49,14 +48,6 @@ int run_script(kvw::SessionController& controller, kvw::MainWindow& window,
     }
 }
 
-// Waits (running the event loop) until the controller has done every command posted so far.
-void wait_until_idle(kvw::SessionController& controller) {
-    if (controller.isIdle()) return;
-    QEventLoop loop;
-    QObject::connect(&controller, &kvw::SessionController::becameIdle, &loop, &QEventLoop::quit);
-    loop.exec();
-}
-
 // --bundle: the session once every command is done (the caller waits); exit status 1 when a
 // command failed on the way (its message is on stderr: the bundle would not show what was asked
 // for) or a file could not be written.
@@ -74,7 +65,7 @@ int write_bundle(kvw::SessionController& controller, kvw::MainWindow& window, co
         return 1;
     }
     const QStringList problems = kvw::export_session_bundle(window, controller, dir);
-    wait_until_idle(controller);  // the trace is written by the worker
+    controller.waitUntilIdle();  // the trace is written by the worker
     if (!problems.isEmpty()) {
         std::fprintf(stderr, "kv-workbench: bundle %s: %s\n", qPrintable(dir),
                      qPrintable(problems.join("; ")));
@@ -132,7 +123,7 @@ int main(int argc, char** argv) {
     }
     // A script judges its own errors (it may test a rejection); without one, any error counts.
     if (!options->bundle.isEmpty()) {
-        wait_until_idle(controller);  // so that `errors` holds every command's outcome
+        controller.waitUntilIdle();  // so that `errors` holds every command's outcome
         return write_bundle(controller, window, options->bundle,
                             options->script.isEmpty() ? errors : QStringList{});
     }

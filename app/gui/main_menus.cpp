@@ -1,6 +1,7 @@
 #include "app/gui/main_menus.h"
 
-#include <spdlog/spdlog.h>
+#include <algorithm>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -16,6 +17,7 @@
 #include "app/gui/cache_layout_dialog.h"
 #include "app/gui/main_toolbar.h"
 #include "app/gui/main_window.h"
+#include "app/gui/reference_dialog.h"
 #include "app/gui/session_bundle.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
@@ -48,14 +50,6 @@ QString shortcut_table(const QList<QAction*>& actions) {
     return "<table cellspacing=4>" + rows + "</table>";
 }
 
-void report_export(MainWindow& window, const QString& problem, const QString& path) {
-    const LogChannelScope channel(window.controller().logChannel());
-    if (problem.isEmpty())
-        spdlog::info("exported {}", path.toStdString());
-    else
-        spdlog::error("export: {}", problem.toStdString());
-}
-
 // Undo / redo, named snapshots and forks (ARCHITECTURE §15), enabled when the session can do
 // them now (none while a Run goes).
 void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
@@ -81,11 +75,14 @@ void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
             restore->addAction(name, &window, [&window, name] { window.restoreSnapshot(name); });
     });
     edit->addSeparator();
+    // At the tick the session is at unless told otherwise: a fork is most often "from here".
     QAction* fork = edit->addAction("Fork at tick…", &window, [&window] {
+        const FramePtr frame = window.controller().lastFrame();
+        const int now = frame ? int(std::min<int64_t>(frame->tick, INT32_MAX)) : 0;
         bool ok = false;
-        const int tick = QInputDialog::getInt(&window, "Fork at tick",
-                                              "Tick of the current sequence to fork at:", 0, 0,
-                                              INT32_MAX, 1, &ok);
+        const int tick =
+            QInputDialog::getInt(&window, "Fork at tick",
+                                 "Tick of the current sequence to fork at:", now, 0, now, 1, &ok);
         if (ok) window.forkAt(tick);
     });
     auto update = [&window, undo, redo, snapshot, restore, fork] {
@@ -228,18 +225,19 @@ void add_main_menus(MainWindow& window) {
                                              "CSV (*.csv);;JSON (*.json);;PNG (*.png)");
             if (path.isEmpty()) return;
             const FramePtr frame = window.controller().lastFrame();
-            report_export(window, export_view(*view, path, frame ? frame->tick : 0), path);
+            const QString problem = export_view(*view, path, frame ? frame->tick : 0);
+            window.report(problem.isEmpty() ? "exported " + path : "export: " + problem,
+                          !problem.isEmpty());
         });
     }
     file->addAction("Export session bundle…", &window, [&window] {
         const QString dir = QFileDialog::getExistingDirectory(
             &window, "Export the session: window, every view's data and picture, the trace");
         if (dir.isEmpty()) return;
-        const QStringList problems = export_session_bundle(window, window.controller(), dir);
-        report_export(window, problems.join("; "), dir);
+        export_session_bundle(window, window.controller(), dir);  // says how it went
     });
     file->addSeparator();
-    keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::close);
+    keyed << file->addAction("Quit", QKeySequence::Quit, &window, &MainWindow::quit);
 
     add_edit_menu(window, bar, keyed);
 
@@ -307,11 +305,11 @@ void add_main_menus(MainWindow& window) {
         QMessageBox::information(&window, "Keyboard shortcuts", shortcut_table(keyed));
     });
     help->addAction("Script language", &window, [&window] {
-        QMessageBox::information(
-            &window, "Script language",
-            "kv-workbench --script FILE.kvs runs a script headless, one command per line "
-            "(README.md has the details):\n\n" +
-                QString::fromStdString(script_help_text("")));
+        ReferenceDialog dialog("Script language",
+                               "kv-workbench --script FILE.kvs runs a script headless, one "
+                               "command per line (README.md has the details):",
+                               QString::fromStdString(script_help_text("")), &window);
+        dialog.exec();
     });
     help->addAction("About KV Workbench", &window, [&window] {
         QMessageBox::about(&window, "About KV Workbench",

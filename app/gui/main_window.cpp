@@ -15,9 +15,11 @@
 #include "app/gui/history_bar.h"
 #include "app/gui/main_menus.h"
 #include "app/gui/main_toolbar.h"
+#include "app/gui/screen_fit.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/settle_events.h"
 #include "app/gui/status_line.h"
+#include "app/gui/unsaved_sessions.h"
 #include "app/gui/view_docks.h"
 #include "widgets/log_view.h"
 #include "widgets/timeline_view.h"
@@ -38,7 +40,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
       docks_(nullptr),
       status_(new StatusLine(statusBar())),
       history_bar_(new HistoryBar(this)) {
-    setWindowTitle("KV Workbench");
+    setWindowTitle("KV Workbench[*]");               // [*]: the session has changes not saved
     setDockOptions(dockOptions() & ~AnimatedDocks);  // a shot must not catch a dock mid-move
     addToolBar(Qt::TopToolBarArea, toolbar_);
     addToolBar(Qt::TopToolBarArea, toolbar_->policyBar());
@@ -77,6 +79,7 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
     connect(&controller_, &SessionController::errorOccurred, status_, &StatusLine::showError);
     connect(&controller_, &SessionController::noticeOccurred, status_, &StatusLine::showNotice);
     connect(status_, &StatusLine::cancelRequested, &controller_, &SessionController::cancel);
+    connect(&controller_, &SessionController::unsavedChanged, this, &QWidget::setWindowModified);
 
     if (options_.script_mode) {
         setFixedSize(options_.size);
@@ -88,6 +91,17 @@ MainWindow::MainWindow(SessionController& controller, WindowOptions options, QWi
         fitOnScreen();
         layout_pending_ = !restoreState(settings().value("state").toByteArray());
     }
+}
+
+void MainWindow::collectSessions(QList<OpenSession>& sessions) {
+    pauseRun("close the window");
+    sessions << OpenSession{options_.fork ? "the fork" : "the session", &controller_};
+    if (fork_window_) fork_window_->collectSessions(sessions);
+}
+
+void MainWindow::confirmClose() {
+    close_confirmed_ = true;
+    if (fork_window_) fork_window_->confirmClose();
 }
 
 // The fork's window goes first: its controller must outlive it.
@@ -190,12 +204,27 @@ void MainWindow::pauseRun(const QString& why) {
 void MainWindow::fitOnScreen() {
     // A geometry saved on a larger screen (or a --size beyond this one) would put the status
     // bar and the lower docks out of reach.
-    const QRect available = screen()->availableGeometry();
-    QRect g = geometry();
-    g.setSize(g.size().boundedTo(available.size()));
-    g.moveLeft(std::clamp(g.left(), available.left(), available.right() - g.width() + 1));
-    g.moveTop(std::clamp(g.top(), available.top(), available.bottom() - g.height() + 1));
+    const QRect g =
+        client_rect_on_screen(frameGeometry(), frame_margins(*this), screen()->availableGeometry());
     if (g != geometry()) setGeometry(g);
+}
+
+void MainWindow::report(const QString& message, bool error) {
+    const LogChannelScope channel(controller_.logChannel());  // this window's log alone
+    if (error) {
+        spdlog::error("{}", message.toStdString());
+        status_->showError(message);
+    } else {
+        spdlog::info("{}", message.toStdString());
+        status_->showNotice(message);
+    }
+}
+
+void MainWindow::quit() {
+    if (origin_)
+        origin_->quit();
+    else
+        close();
 }
 
 void MainWindow::setWlod(int k, qint64 w_max) {
@@ -276,7 +305,7 @@ void MainWindow::showSelection(int layer, int row, int count) {
 
 void MainWindow::showFrame(const FramePtr& frame) {
     setWindowTitle(QString(options_.fork ? "KV Workbench fork — " : "KV Workbench — ") +
-                   QString::fromStdString(frame->model.source));
+                   QString::fromStdString(frame->model.source) + "[*]");
     toolbar_->setFrame(frame);
     status_->setFrame(frame);
     history_bar_->setLiveFrame(frame);
@@ -338,6 +367,25 @@ void MainWindow::showEvent(QShowEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (asking_) {  // a second close while the question is up: the question answers it
+        event->ignore();
+        return;
+    }
+    // A script's windows close as the script ends: nobody is there to answer.
+    if (!close_confirmed_ && !options_.script_mode) {
+        QList<OpenSession> sessions;
+        collectSessions(sessions);
+        asking_ = true;
+        const bool may_close = may_close_sessions(
+            this, options_.fork ? "Close the fork" : "Quit KV Workbench", sessions);
+        asking_ = false;
+        if (!may_close) {
+            event->ignore();
+            return;
+        }
+    }
+    confirmClose();
+    if (fork_window_) fork_window_->close();  // and its own fork windows, unasked
     if (!options_.script_mode && !options_.fork) {
         settings().setValue("geometry", saveGeometry());
         settings().setValue("state", saveState());

@@ -15,6 +15,7 @@ namespace kvw {
 class HistoryBar;
 class MainToolBar;
 class SessionController;
+struct OpenSession;
 class StatusLine;
 class ViewDocks;
 
@@ -66,6 +67,14 @@ public:
     void setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done);
     void setCacheLayout(CacheLayout layout, const RingOptions& ring, qint64 capacity,
                         OutcomeHandler done);
+
+    // Logs `message` (as an error when `error`) and shows it in the status bar: what the window
+    // did itself (an export), as the controller's notices and errors are.
+    void report(const QString& message, bool error = false);
+    // File ▸ Quit: closes the first window, and with it every fork window opened from it, after
+    // one question about the sessions not saved (none in a script run). A fork window's Quit
+    // quits too.
+    void quit();
 
     // The next or previous layer (delta ±1), within the model's layers.
     void stepLayer(int delta);
@@ -139,6 +148,11 @@ private:
     void showSelection(int layer, int row, int count);
     // Gives `fork`'s timeline this window's points up to `tick`.
     void inheritTimeline(MainWindow& fork, qint64 tick) const;
+    // This window's session and those of the fork windows opened from it (and from those),
+    // each with its Run paused: what closing this window drops.
+    void collectSessions(QList<OpenSession>& sessions);
+    // Those windows close without asking: the question was answered.
+    void confirmClose();
 
     SessionController& controller_;
     WindowOptions options_;
@@ -158,6 +172,9 @@ private:
     qint64 requested_tick_ = -1;     // the past tick asked for last; -1: none pending
     std::unique_ptr<SessionController> fork_controller_;  // the fork window's
     QPointer<MainWindow> fork_window_;
+    QPointer<MainWindow> origin_;   // a fork window's: the window it was forked from
+    bool close_confirmed_ = false;  // closing drops the sessions: asked, or not to be asked
+    bool asking_ = false;           // the question about unsaved sessions is up
 };
 
 }  // namespace kvw

@@ -3,13 +3,24 @@
 // asked.
 #include <spdlog/spdlog.h>
 
+#include <QScreen>
+
 #include "app/gui/main_window.h"
+#include "app/gui/screen_fit.h"
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
 #include "widgets/fork_view.h"
 #include "widgets/timeline_view.h"
 
 namespace kvw {
+
+namespace {
+
+// How far a fork window opens from the window it was forked from: that one's title bar and
+// an edge stay in view.
+constexpr int kForkCascade = 48;
+
+}  // namespace
 
 bool MainWindow::canKeepHistory() const { return !run_active_ && controller_.lastFrame(); }
 
@@ -63,9 +74,14 @@ void MainWindow::forkAt(qint64 tick) {
         options.fork = true;
         fork_window_ = new MainWindow(*fork_controller_, options);
         fork_window_->setAttribute(Qt::WA_DeleteOnClose);
-        // Side by side: the fork opens to the right of this window.
-        fork_window_->move(frameGeometry().topRight());
+        fork_window_->origin_ = this;
+        // A cascade step from this window and wholly on its screen: beside it (at its
+        // top-right corner) was off the screen whenever this window filled it.
+        const QRect available = screen()->availableGeometry();
+        fork_window_->setGeometry(client_rect_on_screen(
+            cascaded(frameGeometry(), kForkCascade, available), frame_margins(*this), available));
         fork_window_->show();
+        fork_window_->fitOnScreen();  // its own minimum size may have grown it past an edge
     }
     inheritTimeline(*fork_window_, tick);
     controller_.forkInto(tick, fork_controller_.get());

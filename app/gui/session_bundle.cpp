@@ -26,7 +26,13 @@ QStringList export_session_bundle(MainWindow& window, SessionController& control
                 export_view(*view, out.filePath(view->viewName() + suffix), tick);
             if (!problem.isEmpty()) problems << problem;
         }
-    if (frame) controller.saveTrace(out.filePath("trace.ndjson"));
+    const QString done = "exported session bundle " + dir;
+    const QString problem =
+        problems.isEmpty() ? QString() : "session bundle " + dir + ": " + problems.join("; ");
+    if (frame)
+        controller.saveTrace(out.filePath("trace.ndjson"), done, problem);
+    else
+        window.report(problem.isEmpty() ? done : problem, !problem.isEmpty());
     return problems;
 }
 

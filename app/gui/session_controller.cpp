@@ -1,5 +1,6 @@
 #include "app/gui/session_controller.h"
 
+#include <QEventLoop>
 #include <QPointer>
 
 #include <stdexcept>
@@ -55,6 +56,11 @@ SessionController::SessionController(QObject* parent)
     connect(worker_, &SessionWorker::progress, this, &SessionController::progressChanged);
     connect(worker_, &SessionWorker::failed, this, &SessionController::errorOccurred);
     connect(worker_, &SessionWorker::noted, this, &SessionController::noticeOccurred);
+    connect(worker_, &SessionWorker::unsavedChanged, this, [this](bool unsaved) {
+        if (unsaved == unsaved_) return;
+        unsaved_ = unsaved;
+        emit unsavedChanged(unsaved);
+    });
     connect(worker_, &SessionWorker::finished, this, &SessionController::jobFinished);
     thread_.start();
 }
@@ -87,6 +93,13 @@ void SessionController::jobFinished() {
 }
 
 void SessionController::cancel() { ++epoch_; }
+
+void SessionController::waitUntilIdle() {
+    if (isIdle()) return;
+    QEventLoop loop;
+    connect(this, &SessionController::becameIdle, &loop, &QEventLoop::quit);
+    loop.exec();
+}
 
 void SessionController::loadModel(const QString& spec, const QString& backend,
                                   const QString& prompt) {
@@ -178,6 +191,9 @@ void SessionController::step(int ticks) {
         if (done < ticks)
             w.note("paused at tick " + std::to_string(w.session().tick()) + " after " +
                    std::to_string(done) + " of " + std::to_string(ticks) + " ticks");
+        else if (ticks > 1)  // a Run that went its whole way says so, as a paused one does
+            w.note("ran " + std::to_string(ticks) + " ticks: now at tick " +
+                   std::to_string(w.session().tick()));
     });
 }
 
@@ -300,10 +316,14 @@ void SessionController::setGistNet(const QString& path) {
          [path = path.toStdString()](SessionWorker& w) { w.session().set_gist_net(path); });
 }
 
-void SessionController::saveTrace(const QString& path) {
-    post("save trace", [path = path.toStdString()](SessionWorker& w) {
+void SessionController::saveTrace(const QString& path, const QString& done,
+                                  const QString& problem) {
+    post("save trace", [path = path.toStdString(), done = done.toStdString(),
+                        problem = problem.toStdString()](SessionWorker& w) {
         w.session().trace().write(path);
-        spdlog::info("trace written: {}", path);
+        w.markTraceSaved();
+        if (!problem.empty()) throw std::runtime_error(problem);
+        w.note(done.empty() ? "trace written: " + path : done);
     });
 }
 

@@ -47,6 +47,13 @@ public:
     // Session::set_layout; capacity: rows per layer (a ring's T), 0 keeps the session's.
     void setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0,
                    OutcomeHandler done = {});
+    // True when the session's trace changed since it was last written (saveTrace, a bundle)
+    // or, never written, since the session was made (a model loaded with its prompt, a trace
+    // opened, a fork adopted): what closing the window would lose. As of the last command
+    // finished.
+    bool hasUnsavedChanges() const { return unsaved_; }
+    // Runs the event loop until every command posted so far is done (UI thread).
+    void waitUntilIdle();
 
 public slots:
     // Replaces the session with one on this model and backend ("cpu", "cuda", "auto") and, when
@@ -101,8 +108,11 @@ public slots:
     // Test hook: breaks the mirror of one row so the invariants go red.
     void desync(int layer, int row);
     // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker
-    // reaches this command.
-    void saveTrace(const QString& path);
+    // reaches this command, then logs and shows `done` (by default "trace written: PATH"), or
+    // `problem` as an error when one is given (a session bundle's files that could not be
+    // written: said once the bundle is complete, so that the trace's command does not clear it
+    // from the status bar).
+    void saveTrace(const QString& path, const QString& done = {}, const QString& problem = {});
     // Writes it and keeps it there as the session goes on (File ▸ Save trace): each tick and
     // command reaches the file as it happens (SessionWorker::autosaveTrace).
     void autosaveTrace(const QString& path);
@@ -132,6 +142,8 @@ signals:
     // Something the user should read that is not an error (a command skipped by a cancel).
     void noticeOccurred(const QString& message);
     void becameIdle();
+    // hasUnsavedChanges() turned.
+    void unsavedChanged(bool unsaved);
 
 private:
     void post(const QString& what, std::function<void(SessionWorker&)> body,
@@ -144,6 +156,7 @@ private:
     std::atomic<uint64_t> epoch_{0};
     int pending_ = 0;
     FramePtr last_frame_;
+    bool unsaved_ = false;
 };
 
 }  // namespace kvw

@@ -32,7 +32,18 @@ Session& SessionWorker::session() {
 
 void SessionWorker::replaceSession(std::unique_ptr<Session> session) {
     session_ = std::move(session);
+    // A session just made holds nothing the user did since: a model and its prompt, a trace
+    // that is on disk, a fork of a session that stays.
+    markTraceSaved();
 }
+
+SessionWorker::TraceMark SessionWorker::traceMark() const {
+    if (!session_) return {};
+    const Trace& trace = session_->trace();
+    return {trace.events().size(), trace.prefix_hash(trace.events().size())};
+}
+
+void SessionWorker::markTraceSaved() { saved_ = traceMark(); }
 
 bool SessionWorker::replaceSessionWith(const std::string& what,
                                        const std::function<std::unique_ptr<Session>()>& make) {
@@ -90,12 +101,14 @@ std::shared_ptr<const AbFrame> SessionWorker::followAb() {
 void SessionWorker::autosaveTrace(const std::string& path) {
     autosave_ = std::make_unique<TraceFile>(path);
     autosave_->sync(session().trace());
+    markTraceSaved();
 }
 
 void SessionWorker::syncAutosave() {
     if (!autosave_) return;
     try {
         autosave_->sync(session_->trace());
+        markTraceSaved();  // the file holds every event: closing loses nothing
     } catch (const std::exception& e) {
         autosave_.reset();
         const std::string message = std::string("trace autosave stopped: ") + e.what();
@@ -137,6 +150,7 @@ void SessionWorker::execute(const SessionJob& job) {
     // The frame also carries what went wrong (Frame::last_error) to the views.
     publish();
     if (job.outcome) job.outcome(outcome);
+    emit unsavedChanged(traceMark() != saved_);
     emit finished();
 }
 

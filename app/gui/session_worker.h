@@ -47,6 +47,7 @@ public:
     // ---- for job bodies (worker thread) ---------------------------------------------------
     // The session; throws SessionNotLoaded when there is none yet.
     Session& session();
+    // The session's trace as it is now counts as saved (SessionController::hasUnsavedChanges).
     void replaceSession(std::unique_ptr<Session> session);
     // Replaces the session with the one `make` builds (a model load, an opened trace) or keeps
     // the current one exactly as it was: when `make` throws (rethrown, saying the session was
@@ -74,6 +75,8 @@ public:
     void reportProgress(int done, int total) { emit progress(done, total); }
     // Logs `message` and hands it to noted() (the status bar shows it).
     void note(const std::string& message);
+    // The session's trace as it is now was written to a file.
+    void markTraceSaved();
 
 signals:
     void started(QString what);
@@ -83,6 +86,8 @@ signals:
     void historyReplayed(kvw::TimelineHistoryPtr history);
     void failed(QString message);
     void noted(QString message);
+    // After every job, before finished(): whether the trace differs from the one last saved.
+    void unsavedChanged(bool unsaved);
     void finished();
 
 private:
@@ -99,9 +104,18 @@ private:
     // autosave with an error saying why (it would fail on every tick).
     void syncAutosave();
 
+    // A trace told apart by its length and its events' fingerprint (Trace::prefix_hash).
+    struct TraceMark {
+        size_t events = 0;
+        uint64_t hash = 0;
+        bool operator==(const TraceMark&) const = default;
+    };
+    TraceMark traceMark() const;
+
     std::unique_ptr<Session> session_;
     std::unique_ptr<AbRun> ab_;
     std::unique_ptr<TraceFile> autosave_;
+    TraceMark saved_;  // the trace as last saved, or as the session was made
 };
 
 }  // namespace kvw

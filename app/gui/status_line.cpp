@@ -34,7 +34,7 @@ QString rows_summary(const Frame& frame) {
 
 StatusLine::StatusLine(QStatusBar* bar)
     : QObject(bar),
-      bar_(bar),
+      message_(new QLabel(bar)),
       tick_(new QLabel("no session", bar)),
       rows_(new QLabel(bar)),
       backend_(new QLabel(bar)),
@@ -44,6 +44,16 @@ StatusLine::StatusLine(QStatusBar* bar)
       cancel_(new QPushButton("Cancel", bar)),
       show_delay_(new QTimer(this)) {
     for (QLabel* label : {tick_, rows_, backend_, tick_time_}) bar->addPermanentWidget(label);
+    message_->setObjectName("statusMessage");
+    message_->setTextFormat(Qt::PlainText);  // an error may quote "<" and "&"
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // to copy an error from
+    bar->addWidget(message_, 1);
+    message_->hide();
+    // The bar's height is then what the message needs at the bar's width (heightForWidth): with
+    // QStatusBar's fixed vertical policy the main window gives it the label's size hint, a
+    // narrower and much taller shape than the one it is laid out in.
+    bar->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
     progress_->setMaximumWidth(160);
     progress_->setTextVisible(false);
     for (QWidget* w : {static_cast<QWidget*>(busy_what_), static_cast<QWidget*>(progress_),
@@ -89,7 +99,8 @@ void StatusLine::showTick() {
 
 void StatusLine::setBusy(bool busy, const QString& what) {
     if (busy) {
-        bar_->clearMessage();  // what the last command said is old news now
+        message_->clear();  // what the last command said is old news now
+        message_->hide();
         busy_what_->setText(what + "…");
         setProgress(0, 0);  // unknown until the command reports
         if (!show_delay_->isActive() && !progress_->isVisible()) show_delay_->start();
@@ -106,8 +117,16 @@ void StatusLine::setProgress(int done, int total) {
     progress_->setValue(done);
 }
 
-void StatusLine::showError(const QString& message) { bar_->showMessage("Error: " + message); }
+void StatusLine::showError(const QString& message) {
+    showMessage("Error: " + message, "QLabel { color: #b00020; }");  // the log's error red
+}
 
-void StatusLine::showNotice(const QString& message) { bar_->showMessage(message); }
+void StatusLine::showNotice(const QString& message) { showMessage(message, {}); }
+
+void StatusLine::showMessage(const QString& text, const QString& style) {
+    message_->setText(text);
+    message_->setStyleSheet(style);
+    message_->show();
+}
 
 }  // namespace kvw

@@ -13,7 +13,10 @@ namespace kvw {
 
 // The status bar: tick, rows per layer, backend and last tick time from each Frame; while the
 // session is busy, what it does with a progress bar and a Cancel button. The indicator appears
-// only after a short delay, so that quick commands do not make it flicker.
+// only after a short delay, so that quick commands do not make it flicker. Notices and errors
+// are a label of their own ("statusMessage") that wraps onto more lines, rather than
+// QStatusBar's one-line message: that one was cut off under the tick label, and the busy
+// indicator, shown after its delay, drew over it.
 class StatusLine : public QObject {
     Q_OBJECT
 public:
@@ -35,8 +38,9 @@ signals:
 
 private:
     void showTick();
+    void showMessage(const QString& text, const QString& style);
 
-    QStatusBar* bar_;
+    QLabel* message_;
     QLabel* tick_;
     QLabel* rows_;
     QLabel* backend_;

@@ -2,11 +2,15 @@
 // actions give the state hashes the session had at those points (recorded from its Frames as it
 // went), each says so in the log and the status bar (and only so: the repeated commands do not
 // log again), neither can be used while a Run goes, and a
-// fork opens a second window whose session has the original's hash at the fork's tick.
+// fork opens a second window, wholly on the screen, whose session has the original's hash at the
+// fork's tick (Edit ▸ Fork at tick offers the tick the session is at).
 #include <QAction>
+#include <QInputDialog>
 #include <QPlainTextEdit>
+#include <QScreen>
+#include <QSettings>
 #include <QSpinBox>
-#include <QStatusBar>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
@@ -84,7 +88,7 @@ private slots:
         QCOMPARE(c.lastFrame()->tick, int64_t(2));
         // The ticks that remain keep their points (undo used to leave the last one alone).
         QTRY_VERIFY(timeline_ticks(w) == ticks_up_to(2));
-        QTRY_VERIFY(w.statusBar()->currentMessage().contains("undo 1: tick 2"));
+        QTRY_VERIFY(test::status_message(w).contains("undo 1: tick 2"));
         QTRY_VERIFY(test::log_text(w).contains("undo 1: tick 2, state hash"));
         // Going back repeats the commands quietly: their lines were written when they ran.
         QCOMPARE(test::log_text(w).count("prompt: "), 1);
@@ -148,6 +152,66 @@ private slots:
         QCOMPARE(timeline_ticks(w), ticks_up_to(3));
         QCOMPARE(c.lastFrame()->state_hash, hashes[4]);
         QVERIFY(w.forkWindow()->windowTitle().startsWith("KV Workbench fork"));
+    }
+
+    // A window as a person opens it (its size, not a script's fixed one), filling its screen
+    // or in its bottom-right corner: Edit ▸ Fork at tick offers the tick the session is at (no
+    // later one), and the fork's window opens wholly on the screen, a step away from the first
+    // so that both title bars show.
+    void fork_window_opens_on_the_screen_at_the_current_tick() {
+        QTemporaryDir settings_dir;  // no geometry saved by the user's own runs
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
+        for (const bool fills_the_screen : {true, false}) {
+            SessionController c;
+            MainWindow w(c, {false, QSize(1600, 1000)});
+            const QRect screen = w.screen()->availableGeometry();
+            w.show();
+            if (fills_the_screen) {
+                w.setGeometry(screen);
+            } else {
+                w.resize(screen.size() * 3 / 4);
+                QTest::qWait(10);  // the size its layout allows
+                const QSize size = w.frameGeometry().size();
+                w.move(screen.bottomRight() - QPoint(size.width(), size.height()) + QPoint(1, 1));
+            }
+            record(c, w);
+            QCOMPARE(c.lastFrame()->tick, int64_t(3));
+
+            int offered = -1;
+            int latest = -1;
+            test::ModalAnswers answers({[&](QWidget* dialog) {
+                auto* input = qobject_cast<QInputDialog*>(dialog);
+                QVERIFY(input);
+                offered = input->intValue();
+                latest = input->intMaximum();
+                input->accept();
+            }});
+            test::action_titled(w, "Fork at tick…")->trigger();
+            QCOMPARE(answers.opened(), 1);
+            QCOMPARE(offered, 3);
+            QCOMPARE(latest, 3);
+            QVERIFY(test::wait_idle(c));
+            MainWindow* fork = w.forkWindow();
+            QVERIFY(fork);
+            QTRY_VERIFY(w.forkController()->lastFrame() != nullptr);
+            QCOMPARE(w.forkController()->lastFrame()->tick, int64_t(3));
+            const QRect first = w.frameGeometry();
+            const QRect placed = fork->frameGeometry();
+            const QString where = QString("first %1,%2 %3x%4, fork %5,%6 %7x%8 on %9x%10")
+                                      .arg(first.x())
+                                      .arg(first.y())
+                                      .arg(first.width())
+                                      .arg(first.height())
+                                      .arg(placed.x())
+                                      .arg(placed.y())
+                                      .arg(placed.width())
+                                      .arg(placed.height())
+                                      .arg(screen.width())
+                                      .arg(screen.height());
+            QVERIFY2(screen.contains(placed), qPrintable(where));
+            QVERIFY2(placed.top() != first.top() && placed.left() != first.left(),
+                     qPrintable(where));
+        }
     }
 };
 

@@ -1,15 +1,20 @@
 // Log view: a line logged on the default logger appears (from the UI thread and from a worker
-// thread), the level filter hides and shows lines, and a destroyed view leaves the logger.
+// thread), the level filter hides and shows lines, long lines wrap, and a destroyed view leaves
+// the logger.
 #include <spdlog/spdlog.h>
 
+#include <QAbstractTextDocumentLayout>
 #include <QComboBox>
 #include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QTextBlock>
 #include <QtTest>
 #include <thread>
 
 #include "frame_builder.h"
 #include "widgets/log_hub.h"
 #include "widgets/log_view.h"
+#include "widgets/workbench_look.h"
 
 using namespace kvw;
 
@@ -82,6 +87,68 @@ private slots:
         for (LogView* v : {&window_view, &plain_view})
             QVERIFY(!shown(*v).contains("hidden session"));
         QCOMPARE(current_log_channel(), kAnyLogChannel);
+    }
+
+    // A line wider than the view wraps at its width, keeping its spaces (an error with its
+    // context ran off the dock's right edge).
+    void long_lines_wrap_at_the_width() {
+        LogView view;
+        view.resize(320, 240);
+        view.show();
+        spdlog::error("apply now:{}", QString(" rejected row").repeated(30).toStdString());
+        QTRY_VERIFY(shown(view).contains("apply now: rejected row rejected row"));
+        auto* text = view.findChild<QPlainTextEdit*>("text");
+        QCOMPARE(text->horizontalScrollBar()->maximum(), 0);  // nothing to scroll sideways
+        const QTextBlock line = text->document()->lastBlock();
+        const qreal height = text->document()->documentLayout()->blockBoundingRect(line).height();
+        QVERIFY2(height > 3 * text->fontMetrics().lineSpacing(),
+                 qPrintable(QString::number(height)));
+    }
+
+    // The newest line stays in view as lines come, also those logged before the view was
+    // first shown and after it narrowed (its lines wrap onto more); once the reader scrolls up,
+    // new lines leave the view where it is.
+    void follows_the_newest_line_until_scrolled_up() {
+        LogView view;
+        view.resize(600, 240);
+        for (int i = 0; i < 30; ++i)
+            spdlog::info("line {}:{}", i, QString(" words").repeated(20).toStdString());
+        QTRY_VERIFY(shown(view).contains("line 29:"));
+        view.show();
+        auto* text = view.findChild<QPlainTextEdit*>("text");
+        QScrollBar* bar = text->verticalScrollBar();
+        const auto newest_in_view = [text] {
+            const QTextBlock last = text->document()->lastBlock();
+            const QRectF box = text->document()->documentLayout()->blockBoundingRect(last);
+            return text->cursorForPosition(QPoint(4, text->viewport()->height() - 4)).block() ==
+                       last &&
+                   box.height() > 0;
+        };
+        QTRY_VERIFY(newest_in_view());
+        view.resize(300, 240);
+        spdlog::info("line 30");
+        QTRY_VERIFY(shown(view).endsWith("line 30"));
+        QTRY_VERIFY(newest_in_view());
+
+        bar->setValue(0);  // the reader scrolls up
+        spdlog::info("line 31");
+        QTRY_VERIFY(shown(view).endsWith("line 31"));
+        QTest::qWait(20);
+        QCOMPARE(bar->value(), 0);
+    }
+
+    // A script run hides wall-clock times, which a wrapped line would show at its end: the
+    // same script must give the same picture.
+    void a_script_run_hides_wall_clock_times() {
+        LogView view;
+        set_wall_clock_hidden(true);
+        spdlog::info("loaded synthetic:tiny: 16.0 MiB of weights in memory, 0.01 s; tick 12.5 ms");
+        QTRY_VERIFY(shown(view).contains("loaded synthetic:tiny"));
+        set_wall_clock_hidden(false);
+        QVERIFY2(shown(view).endsWith("16.0 MiB of weights in memory, — s; tick — ms"),
+                 qPrintable(shown(view)));
+        spdlog::info("took 0.25 s");
+        QTRY_VERIFY(shown(view).contains("took 0.25 s"));  // a person's window shows them
     }
 
     void a_destroyed_view_leaves_the_logger() {

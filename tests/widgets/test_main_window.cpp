@@ -2,25 +2,33 @@
 // leaves the session exactly as it was (tick, edits) and says so in the log and the status bar;
 // a click during a Run never waits behind the run nor throws its ticks away; what happened is
 // logged once and an old error leaves the status bar; at 1,024 × 700 nothing needs more room and
-// a saved geometry is brought back onto the screen.
+// a saved geometry is brought back onto the screen; a long error wraps in the status bar, beside
+// the busy indicator; a finished Run and an export say so; the script reference fits the screen.
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
+#include "app/gui/status_line.h"
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
+#include "core/script/script_reference.h"
 #include "frame_builder.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/record_view.h"
@@ -91,7 +99,7 @@ private slots:
             QCOMPARE(after.layer0, before.layer0);
             QVERIFY2(errors.last().at(0).toString().contains(spec),
                      qPrintable(errors.last().at(0).toString()));
-            const QString shown = w.statusBar()->currentMessage();
+            const QString shown = test::status_message(w);
             QVERIFY2(shown.contains("stays as it was (tick 3)"), qPrintable(shown));
         }
         QCOMPARE(errors.count(), 3);
@@ -120,7 +128,7 @@ private slots:
         const QString notice = notices.last().at(0).toString();
         QVERIFY2(notice.contains("load synthetic:tiny") && notice.contains("cancel"),
                  qPrintable(notice));
-        QCOMPARE(w.statusBar()->currentMessage(), notice);
+        QCOMPARE(test::status_message(w), notice);
         QTRY_VERIFY(test::log_text(w).contains(notice));
     }
 
@@ -239,11 +247,11 @@ private slots:
         QTRY_VERIFY(test::log_text(w).contains(fault));
         QCOMPARE(test::log_text(w).count(fault),
                  1);  // the session and the window once logged it both
-        QVERIFY(w.statusBar()->currentMessage().startsWith("Error: inject"));
+        QVERIFY(test::status_message(w).startsWith("Error: inject"));
 
         c.step(1);
         QVERIFY(test::wait_idle(c));
-        QCOMPARE(w.statusBar()->currentMessage(), QString());  // the error is old news
+        QCOMPARE(test::status_message(w), QString());  // the error is old news
         QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
 
         c.applyNow({Action{DeleteAction{3}, {}}});
@@ -360,6 +368,138 @@ private slots:
         QVERIFY2(screen.contains(w.geometry()),
                  qPrintable(
                      QString("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(w.height())));
+    }
+
+    // A long error is read whole: the status bar's message wraps onto the lines it needs beside
+    // the tick and the other labels (one line, cut off under "tick N", before).
+    void long_errors_wrap_in_the_status_bar() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1024, 700)});
+        w.show();
+        edited(c, w);
+        const int rows = c.lastFrame()->layers[0].rows();
+        ActionList refused;
+        for (int i = 0; i < 8; ++i) refused.push_back(Action{DeleteAction{rows + 100 + i}, {}});
+        c.applyNow(refused);
+        QVERIFY(test::wait_idle(c));
+        const QString last = QString("pos = %1 is outside layer 0").arg(rows + 107);
+        QVERIFY2(test::status_message(w).startsWith("Error: apply now") &&
+                     test::status_message(w).contains(last),
+                 qPrintable(test::status_message(w)));
+        auto* message = w.findChild<QLabel*>("statusMessage");
+        const int lines_needed = message->heightForWidth(message->width());
+        QVERIFY(lines_needed > 2 * message->fontMetrics().lineSpacing());  // it does wrap
+        // As tall as its lines, and no taller: the bar took the label's preferred shape, half
+        // as wide and twice as tall, before.
+        QTRY_VERIFY2(message->height() >= lines_needed &&
+                         message->height() < lines_needed + message->fontMetrics().lineSpacing(),
+                     qPrintable(QString("%1 for %2").arg(message->height()).arg(lines_needed)));
+        QVERIFY(w.statusBar()->rect().contains(message->geometry()));
+        for (const QLabel* label : w.statusBar()->findChildren<QLabel*>())
+            if (label != message && label->isVisible())
+                QVERIFY2(!label->geometry().intersects(message->geometry()),
+                         qPrintable(label->text()));
+    }
+
+    // A notice that comes while the busy indicator shows (an undo's, a paused Run's) sits
+    // beside the indicator, whichever comes first: the indicator, shown after its delay, drew
+    // over the message before.
+    void the_busy_indicator_leaves_the_message_readable() {
+        QMainWindow window;
+        window.resize(1024, 200);
+        StatusLine line(window.statusBar());
+        window.show();
+        auto* message = window.statusBar()->findChild<QLabel*>("statusMessage");
+        auto* progress = window.statusBar()->findChild<QProgressBar*>();
+        QVERIFY(message && progress);
+        for (const bool notice_first : {true, false}) {
+            line.setBusy(true, "undo");
+            if (notice_first) line.showNotice("undo 1: tick 2, state hash 0123456789abcdef");
+            QTRY_VERIFY(progress->isVisible());  // after its delay
+            if (!notice_first) line.showNotice("undo 1: tick 2, state hash 0123456789abcdef");
+            QTRY_VERIFY(message->isVisible());
+            QTest::qWait(20);  // the status bar's layout settles
+            QVERIFY(!message->geometry().intersects(progress->geometry()));
+            line.setBusy(false, {});
+            QVERIFY(message->isVisible());  // the command ended: its notice stays
+            QVERIFY(!progress->isVisible());
+        }
+    }
+
+    // A Run that goes its whole way and an export each say so in the log and the status bar.
+    void finished_run_and_export_are_confirmed() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        w.findChild<QSpinBox*>("runTicks")->setValue(5);
+        test::named_action(w, "run")->trigger();
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(c.lastFrame()->tick, int64_t(8));
+        const QString ran = "ran 5 ticks: now at tick 8";
+        QTRY_VERIFY(test::log_text(w).contains(ran));
+        QCOMPARE(test::status_message(w), ran);
+
+        QTemporaryDir out;
+        const QString csv = out.filePath("timeline.csv");
+        {
+            test::ModalAnswers answers({test::pick_file(csv)});
+            test::action_titled(w, "Timeline…")->trigger();  // File ▸ Export view
+            QCOMPARE(answers.opened(), 1);
+        }
+        QVERIFY(QFile::exists(csv));
+        QCOMPARE(test::status_message(w), "exported " + csv);
+        QTRY_VERIFY(test::log_text(w).contains("exported " + csv));
+
+        const QString bundle = out.filePath("bundle");
+        QVERIFY(QDir().mkpath(bundle));
+        {
+            test::ModalAnswers answers({test::pick_file(bundle)});
+            test::action_titled(w, "Export session bundle…")->trigger();
+            QCOMPARE(answers.opened(), 1);
+        }
+        QVERIFY(test::wait_idle(c));  // the worker writes the trace, then says so
+        QVERIFY(QFile::exists(QDir(bundle).filePath("trace.ndjson")));
+        QTRY_COMPARE(test::status_message(w), "exported session bundle " + bundle);
+        QTRY_VERIFY(test::log_text(w).contains("exported session bundle " + bundle));
+    }
+
+    // Help ▸ Script language in a window as a person has it: the reference scrolls in a dialog
+    // that fits on the screen with its Close button (a message box with the whole reference was
+    // taller than the screen, its OK button below it).
+    void script_language_help_fits_the_screen() {
+        QTemporaryDir settings_dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
+        SessionController c;
+        MainWindow w(c, {false, QSize(1024, 700)});
+        w.show();
+        const QRect screen = w.screen()->availableGeometry();
+        QRect shown;
+        QString reference;
+        QStringList buttons_on_screen;
+        test::ModalAnswers answers({[&](QWidget* dialog) {
+            shown = dialog->frameGeometry();
+            auto* browser = dialog->findChild<QTextBrowser*>();
+            QVERIFY(browser);
+            reference = browser->toPlainText();
+            for (const QPushButton* b : dialog->findChildren<QPushButton*>())
+                if (b->isVisible() &&
+                    screen.contains(QRect(b->mapToGlobal(QPoint(0, 0)), b->size())))
+                    buttons_on_screen << b->text().remove('&');
+        }});
+        test::action_titled(w, "Script language")->trigger();
+        QCOMPARE(answers.opened(), 1);
+        QVERIFY2(screen.contains(shown), qPrintable(QString("%1,%2 %3x%4")
+                                                        .arg(shown.x())
+                                                        .arg(shown.y())
+                                                        .arg(shown.width())
+                                                        .arg(shown.height())));
+        QCOMPARE(buttons_on_screen, QStringList{"Close"});
+        // The reference's first and last commands: all of it is there to scroll through.
+        const QStringList commands =
+            QString::fromStdString(script_help_text("")).trimmed().split('\n');
+        QVERIFY(reference.contains(commands.first()));
+        QVERIFY(reference.contains(commands.last()));
     }
 };
 

@@ -1,15 +1,18 @@
 // SessionController driving a real Session on synthetic:tiny from the UI thread: commands run on
 // the worker and come back as Frames; what the session refuses arrives as an error and changes
-// nothing; a rebuild leaves no drift; text edits are tokenized; cancel stops a run.
+// nothing; a rebuild leaves no drift; text edits are tokenized; cancel stops a run; a session is
+// unsaved once its trace changed since it was last written.
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/gui/session_controller.h"
 #include "core/eval/ab_compare.h"
 #include "core/model/model_loader.h"
 #include "tests/testdata.h"
+#include "window_test_support.h"
 
 using namespace kvw;
 
@@ -362,6 +365,48 @@ private slots:
         QVERIFY(wait_idle(c));
         QCOMPARE(c.lastFrame()->model.source, f0->model.source);
         QCOMPARE(c.lastFrame()->tick, int64_t(1));
+    }
+
+    // "Not saved", what Quit asks about: a session just made (a model with its prompt, a fork)
+    // holds nothing to lose; a command changes its trace; a trace written (read back here: its
+    // ticks) is saved until the next command; a write that fails keeps it unsaved.
+    void unsaved_means_the_trace_changed_since_it_was_written() {
+        QTemporaryDir dir;
+        SessionController c;
+        QSignalSpy turns(&c, &SessionController::unsavedChanged);
+        c.loadModel("synthetic:tiny", "cpu", kPrompt);
+        QVERIFY(wait_idle(c));
+        QVERIFY(!c.hasUnsavedChanges());
+        c.step(2);
+        QVERIFY(wait_idle(c));
+        QVERIFY(c.hasUnsavedChanges());
+
+        QSignalSpy errors(&c, &SessionController::errorOccurred);
+        c.saveTrace(dir.path());  // a folder: the write fails
+        QVERIFY(wait_idle(c));
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(c.hasUnsavedChanges());
+
+        const QString path = dir.filePath("session.ndjson");
+        c.saveTrace(path);
+        QVERIFY(wait_idle(c));
+        QVERIFY(!c.hasUnsavedChanges());
+        QCOMPARE(test::ticks_in_trace(path), 2);
+
+        c.step(1);
+        QVERIFY(wait_idle(c));
+        QVERIFY(c.hasUnsavedChanges());
+        QCOMPARE(turns.count(), 3);  // unsaved, saved, unsaved
+
+        SessionController fork;
+        c.forkInto(1, &fork);
+        QVERIFY(wait_idle(c));
+        QTRY_VERIFY(fork.lastFrame() != nullptr);
+        QVERIFY(wait_idle(fork));
+        QVERIFY(!fork.hasUnsavedChanges());
+        fork.step(1);
+        QVERIFY(wait_idle(fork));
+        QVERIFY(fork.hasUnsavedChanges());
     }
 };
 

@@ -6,7 +6,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QSpinBox>
-#include <QStatusBar>
 #include <QTimer>
 #include <QtTest>
 
@@ -114,8 +113,8 @@ private slots:
         // K cannot change under a gist: a typed error, and the session keeps K.
         w.setWlod(2 * kK, 0);
         QVERIFY(test::wait_idle(c));
-        QTRY_VERIFY2(w.statusBar()->currentMessage().contains("expand the gists first"),
-                     qPrintable(w.statusBar()->currentMessage()));
+        QTRY_VERIFY2(test::status_message(w).contains("expand the gists first"),
+                     qPrintable(test::status_message(w)));
         QCOMPARE(c.lastFrame()->wlod_k, kK);
 
         strip->expandAction()->trigger();
@@ -137,15 +136,15 @@ private slots:
         editor->setJsonText(R"({"action":"collapse","pos":2,"level":1})");
         QVERIFY(editor->submit(true));
         QVERIFY(test::wait_idle(c));
-        const QString message = w.statusBar()->currentMessage();
+        const QString message = test::status_message(w);
         QVERIFY2(message.contains("rejected") && message.contains("not at a multiple of 4"),
                  qPrintable(message));
         QCOMPARE(c.lastFrame()->state_hash, hash);
         editor->setJsonText(R"({"action":"expand","pos":3})");
         QVERIFY(editor->submit(true));
         QVERIFY(test::wait_idle(c));
-        QVERIFY2(w.statusBar()->currentMessage().contains("holds a token, not a gist"),
-                 qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY2(test::status_message(w).contains("holds a token, not a gist"),
+                 qPrintable(test::status_message(w)));
         QCOMPARE(c.lastFrame()->state_hash, hash);
     }
 
