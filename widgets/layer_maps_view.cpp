@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "qcustomplot.h"
+#include "widgets/fitting_ticker.h"
 #include "widgets/row_text.h"
 
 namespace kvw {
@@ -75,15 +76,10 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     x->setLabel("row");
     y->setLabel("layer");
     y->setRangeReversed(true);  // layer 0 on top, as the layers are listed everywhere else
-    QSharedPointer<QCPAxisTickerFixed> layer_ticks(new QCPAxisTickerFixed);
-    layer_ticks->setTickStep(1);
-    layer_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    y->setTicker(layer_ticks);
-    // Rows are whole numbers too: no 2.5 under a row of cells.
-    QSharedPointer<QCPAxisTickerFixed> row_ticks(new QCPAxisTickerFixed);
-    row_ticks->setTickStep(1);
-    row_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    x->setTicker(row_ticks);
+    // Layers and rows are whole numbers (no 2.5 under a row of cells), labelled as densely as
+    // the plot's size lets the labels stay apart.
+    y->setTicker(QSharedPointer<QCPAxisTicker>(new FittingTicker(y)));
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new FittingTicker(x)));
     x->grid()->setVisible(false);
     y->grid()->setVisible(false);
     // Cells a layer does not have are transparent: the hatch says "no row here".
@@ -156,7 +152,15 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     // More rows than pixels: each cell pools several rows (fill_map_data), so that no row is
     // skipped when the image is drawn. The pixel width is known once the plot is laid out.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-        if (plot_->isVisible() && plot_->axisRect()->width() != cells_for_width_) refill();
+        if (plot_->isVisible() && plot_->axisRect()->width() != cells_for_width_) {
+            refill();
+        } else if (scale_->axis()->scaleType() == QCPAxis::stLogarithmic &&
+                   scale_->axis()->ticker()->tickCount() != scaleLabels()) {
+            scale_->axis()->ticker()->setTickCount(scaleLabels());
+            plot_->replot(QCustomPlot::rpQueuedReplot);
+        } else {
+            FittingTicker::replot_if_stale(plot_);
+        }
     });
     // A click selects on release, so that a press that starts a drag selects nothing.
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
@@ -211,7 +215,9 @@ void LayerMapsView::refill() {
         map->setDataRange(map_data_range(*frame_, kind_));
     }
     if (spec.logarithmic) {
-        scale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        QSharedPointer<QCPAxisTickerLog> decades(new QCPAxisTickerLog);
+        decades->setTickCount(scaleLabels());
+        scale_->axis()->setTicker(decades);
         scale_->axis()->setNumberFormat("eb");
         scale_->axis()->setNumberPrecision(0);
     } else {
@@ -246,6 +252,11 @@ void LayerMapsView::refillOverview() {
     overview_frame_->topLeft->setCoords(window.first - 0.5, -0.5);
     overview_frame_->bottomRight->setCoords(window.last - 0.5, map_rows(*frame_) - 0.5);
     overview_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int LayerMapsView::scaleLabels() const {
+    // A label every two lines' height: the decades of a short bar do not print over each other.
+    return std::clamp(scale_->axis()->axisRect()->height() / (2 * fontMetrics().height()), 1, 8);
 }
 
 RowWindow LayerMapsView::visibleRows() const {

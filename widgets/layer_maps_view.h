@@ -70,6 +70,8 @@ private:
     // The x range follows a drag or the wheel: the window becomes that range.
     void followAxisRange(const QCPRange& range);
     void centreOn(double row);
+    // Labels the log colour scale has room for (a decade each, or every few decades).
+    int scaleLabels() const;
 
     FramePtr frame_;
     MapKind kind_ = MapKind::Brightness;
