@@ -17,8 +17,15 @@ QString number_or_dash(int64_t value) { return value < 0 ? QString("—") : QStr
 }  // namespace
 
 QString drift_summary_text(const Frame& frame) {
-    if (!frame.drift_measured) return "Drift: not measured for this state (Measure drift)";
-    QString text = QString("Drift: max %1").arg(double(frame.max_drift), 0, 'g', 3);
+    // What drift compares is said every time: a number alone reads as an error.
+    const QString against = "Drift (each layer against a fresh pass over its own tokens)";
+    if (!frame.drift_measured) return against + ": not measured for this state (Measure drift)";
+    QString text = against + QString(": max %1").arg(double(frame.max_drift), 0, 'g', 3);
+    if (frame.drift_tolerance > 0)
+        text +=
+            QString(", tolerance %1 (K %2 / V %3 rounding)")
+                .arg(double(frame.drift_tolerance), 0, 'g', 2)
+                .arg(QString::fromStdString(frame.k_type), QString::fromStdString(frame.v_type));
     if (frame.first_diverging_layer >= 0)
         text += QString(", first diverging layer %1").arg(frame.first_diverging_layer);
     else

@@ -32,7 +32,8 @@ private:
     QLabel* storage_;
 };
 
-// "Drift: not measured ..." / "Drift: max 3.2e-04, first diverging layer 5".
+// "Drift (each layer against a fresh pass over its own tokens): not measured ..." / "…: max
+// 3.2e-04, tolerance 0.0078 (K bf16 / V f32 rounding), first diverging layer 5".
 QString drift_summary_text(const Frame& frame);
 // The cache's K / V storage types and, per layer where any is non-zero, the saturated values,
 // NaN inputs and non-finite scales (docs/ARCHITECTURE.md §13).

@@ -88,10 +88,12 @@ std::vector<InvariantResult> WlodContext::check_invariants(const StateManager& s
                  : std::string()));
     }
     // Numeric: what the last regeneration left against a fresh full pass.
-    const bool drifted = last_drift_ > options_.tolerance;
-    out.push_back(result(
-        "wlod_incremental_equals_full", -1, drifted ? last_first_row_ : -1,
-        drifted ? "drift " + std::to_string(last_drift_) + " after regeneration" : std::string()));
+    const bool drifted = last_drift_ > last_tolerance_;
+    out.push_back(result("wlod_incremental_equals_full", -1, drifted ? last_first_row_ : -1,
+                         drifted ? "drift " + std::to_string(last_drift_) +
+                                       " after regeneration, tolerance " +
+                                       std::to_string(last_tolerance_)
+                                 : std::string()));
     return out;
 }
 

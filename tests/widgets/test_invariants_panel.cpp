@@ -91,9 +91,14 @@ private slots:
         frame = make_frame(4, 40, 12, /*drift=*/true);
         frame->max_drift = 0.0125f;
         frame->first_diverging_layer = 3;
+        frame->k_type = "bf16";
+        frame->v_type = "f32";
+        frame->drift_tolerance = 1e-5f + 1.0f / 128;
         panel.setFrame(frame);
         const QString drift = panel.findChild<QLabel*>("drift")->text();
-        QVERIFY2(drift.contains("0.0125") && drift.contains("first diverging layer 3"),
+        QVERIFY2(drift.contains("0.0125") && drift.contains("first diverging layer 3") &&
+                     drift.contains("against a fresh pass over its own tokens") &&
+                     drift.contains("tolerance 0.0078 (K bf16 / V f32"),
                  qPrintable(drift));
     }
 };
