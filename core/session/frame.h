@@ -87,6 +87,9 @@ struct InvariantStatus {
     int layer = -1;
     int row = -1;
     std::string detail;
+    // Why it does not apply now, when no layer's check applies (InvariantResult); it then
+    // counts as passed.
+    std::string not_applicable = {};
 };
 
 // Milliseconds spent in each step of the last tick (ARCHITECTURE §2.1).
