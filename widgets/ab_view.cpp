@@ -12,10 +12,9 @@ namespace kvw {
 namespace {
 
 constexpr double kMargin = 6.0;
-constexpr double kLegend = 18.0;        // the legend line at the top
-constexpr double kSummary = 16.0;       // the perplexity line under it
 constexpr double kLabelWidth = 28.0;    // "L0" .. on the left
 constexpr double kOverlapWidth = 64.0;  // "J 0.625" on the right
+constexpr double kMinBand = 10.0;       // a band's least height: below it the dock scrolls
 
 constexpr AbKept kLegendKinds[] = {AbKept::Both, AbKept::AOnly, AbKept::BOnly, AbKept::Neither};
 
@@ -31,19 +30,31 @@ int rank(AbKept kept) {
     return 0;
 }
 
-QString side_text(const char* label, const AbPolicy& side, const PerplexityResult& nll) {
+QString kept_explanation(AbKept kept) {
+    switch (kept) {
+        case AbKept::Neither: return "Dropped in this layer by both policies";
+        case AbKept::Both: return "Kept in this layer by both A and B";
+        case AbKept::AOnly: return "Kept in this layer by A (the session's policy) only";
+        case AbKept::BOnly: return "Kept in this layer by B (the policy compared) only";
+    }
+    return {};
+}
+
+// "A = h2o (S 2 + B 3 + W 3) · ppl 5.627: the session's policy, replayed from the prompt": the
+// figures first, so that a narrow view wraps the words, not them.
+QString side_text(const char* label, const AbPolicy& side, const QString& role,
+                  const PerplexityResult& nll) {
     const PolicyBudget& b = side.options.budget;
-    QString text = QString("%1 %2 (S %3 + B %4 + W %5)")
+    QString text = QString("%1 = %2 (S %3 + B %4 + W %5)")
                        .arg(label, QString::fromStdString(side.name))
                        .arg(b.sink)
                        .arg(b.budget)
                        .arg(b.window);
-    if (nll.scored > 0)
-        text += QString(": ppl %1, NLL %2")
-                    .arg(nll.perplexity(), 0, 'f', 3)
-                    .arg(nll.mean_nll(), 0, 'f', 4);
-    return text;
+    if (nll.scored > 0) text += QString(" · ppl %1").arg(nll.perplexity(), 0, 'f', 3);
+    return text + ": " + role;
 }
+
+constexpr int kWrap = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
 
 }  // namespace
 
@@ -58,23 +69,64 @@ QColor AbView::keptColor(AbKept kept) {
 }
 
 AbView::AbView(QWidget* parent) : FrameView(parent) {
-    setMinimumHeight(60);
     setAutoFillBackground(true);
     setMouseTracking(true);
+    std::vector<LegendEntry> entries;
+    for (AbKept kind : kLegendKinds)
+        entries.push_back(
+            {ab_kept_name(kind), kept_explanation(kind),
+             [color = keptColor(kind)](QPainter& p, const QRectF& r) { p.fillRect(r, color); }});
+    entries.push_back({"J = Jaccard overlap of kept rows",
+                       "At each band's end: J = both / (both + A only + B only), the share of the "
+                       "rows either side keeps in that layer that both keep (1: the same rows)",
+                       nullptr});
+    legend_ = ViewLegend(std::move(entries));
+    relayout();
 }
 
 void AbView::setFrame(FramePtr frame) {
     ab_ = frame ? frame->ab : nullptr;
+    relayout();
     update();
+}
+
+void AbView::resizeEvent(QResizeEvent* event) {
+    relayout();
+    FrameView::resizeEvent(event);
+}
+
+QStringList AbView::headerLines() const {
+    if (!ab_) return {};
+    return {side_text("A", ab_->a, "the session's policy, replayed from the prompt", ab_->nll_a),
+            side_text("B", ab_->b,
+                      QString("the chosen policy, on the same %1 tokens").arg(ab_->nll_b.scored),
+                      ab_->nll_b),
+            QString("both priced under RoPE ") + rope_policy_name(ab_->rope)};
+}
+
+void AbView::relayout() {
+    const double width = std::max(1.0, this->width() - 2 * kMargin);
+    const double legend = legend_.layout(QPointF(kMargin, kMargin), width, fontMetrics());
+    double height = 0;
+    for (const QString& line : headerLines())
+        height += fontMetrics().boundingRect(QRect(0, 0, int(width), 10000), kWrap, line).height();
+    header_rect_ = QRectF(kMargin, kMargin + legend + 2, width, height);
+    const int layers = ab_ ? std::max<int>(1, int(ab_->kept.size())) : 1;
+    setMinimumHeight(int(header_rect_.bottom() + kMargin + layers * kMinBand + kMargin));
 }
 
 QRectF AbView::bandRect(int layer) const {
     const int layers = std::max<int>(1, ab_ ? int(ab_->kept.size()) : 1);
-    const double top = kLegend + kSummary + kMargin;
+    const double top = header_rect_.bottom() + kMargin;
     const double band = (height() - top - kMargin) / layers;
     const double x0 = kMargin + kLabelWidth;
     return {x0, top + band * layer, std::max(1.0, width() - x0 - kMargin - kOverlapWidth),
             std::max(1.0, band - 2)};
+}
+
+QRectF AbView::overlapRect(int layer) const {
+    const QRectF band = bandRect(layer);
+    return {band.right() + 4, band.top(), kOverlapWidth - 4, band.height()};
 }
 
 double AbView::recordX(int64_t id) const {
@@ -99,23 +151,20 @@ std::pair<int, int64_t> AbView::recordAt(QPointF p) const {
 void AbView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.fillRect(rect(), palette().window());
+    p.setPen(palette().windowText().color());
     if (!ab_) {
         p.drawText(rect().adjusted(int(kMargin), int(kMargin), 0, 0), Qt::AlignLeft | Qt::AlignTop,
                    "A/B off (Session ▸ A/B against, or `ab POLICY S B W` in a script)");
         return;
     }
-    const QFontMetrics fm(font());
-    double x = kMargin;
-    for (AbKept kind : kLegendKinds) {
-        p.fillRect(QRectF(x, kMargin + 1, 10, 10), keptColor(kind));
-        const QString name = ab_kept_name(kind);
-        p.drawText(QPointF(x + 14, kMargin + 10), name);
-        x += 14 + fm.horizontalAdvance(name) + 12;
+    legend_.paint(p);
+    double y = header_rect_.top();
+    for (const QString& line : headerLines()) {
+        const QRectF at(header_rect_.left(), y, header_rect_.width(), 10000);
+        const QRectF used = p.boundingRect(at, kWrap, line);
+        p.drawText(at, kWrap, line);
+        y += used.height();
     }
-    p.drawText(
-        QPointF(x + 8, kMargin + 10),
-        QString("%1 tokens after a prompt of %2").arg(ab_->nll_a.scored).arg(ab_->prompt_tokens));
-    p.drawText(QPointF(kMargin, kMargin + kLegend + 8), summaryText());
 
     const size_t records = ab_->tokens.size();
     for (int l = 0; l < int(ab_->kept.size()); ++l) {
@@ -134,33 +183,54 @@ void AbView::paintEvent(QPaintEvent*) {
                 if (rank(kept[id]) > rank(top)) top = kept[id];
             p.fillRect(QRectF(band.left() + c, band.top(), 1.0, band.height()), keptColor(top));
         }
-        p.drawText(QRectF(band.right() + 4, band.top(), kOverlapWidth - 4, band.height()),
-                   Qt::AlignVCenter | Qt::AlignLeft,
+        p.drawText(overlapRect(l), Qt::AlignVCenter | Qt::AlignLeft,
                    QString("J %1").arg(ab_->counts[size_t(l)].jaccard(), 0, 'f', 3));
     }
 }
 
-QString AbView::summaryText() const {
+QString AbView::toolTipAt(QPointF point) const {
     if (!ab_) return {};
-    return side_text("A", ab_->a, ab_->nll_a) + "   " + side_text("B", ab_->b, ab_->nll_b) +
-           "   RoPE " + rope_policy_name(ab_->rope);
+    if (QString legend = legend_.toolTipAt(point); !legend.isEmpty()) return legend;
+    if (header_rect_.contains(point))
+        return QString(
+                   "Perplexity and mean NLL of the %1 tokens after the prompt (%2 tokens, "
+                   "BOS included), each under its own side's cache:\nA: ppl %3, NLL %4\n"
+                   "B: ppl %5, NLL %6")
+            .arg(ab_->nll_a.scored)
+            .arg(ab_->prompt_tokens)
+            .arg(ab_->nll_a.perplexity(), 0, 'f', 3)
+            .arg(ab_->nll_a.mean_nll(), 0, 'f', 4)
+            .arg(ab_->nll_b.perplexity(), 0, 'f', 3)
+            .arg(ab_->nll_b.mean_nll(), 0, 'f', 4);
+    if (const auto [layer, id] = recordAt(point); layer >= 0)
+        return QString("layer %1, #%2 %3: %4")
+            .arg(layer)
+            .arg(id)
+            .arg(visible_piece(ab_->pieces[size_t(id)], ab_->tokens[size_t(id)]),
+                 ab_kept_name(ab_->kept[size_t(layer)][size_t(id)]));
+    for (int l = 0; l < int(ab_->counts.size()); ++l)
+        if (overlapRect(l).contains(point)) {
+            const AbCounts& c = ab_->counts[size_t(l)];
+            return QString(
+                       "layer %1: J = both / (both + A only + B only) = %2 / (%2 + %3 + %4) "
+                       "= %5 (Jaccard overlap of the rows A and B keep)")
+                .arg(l)
+                .arg(c.both)
+                .arg(c.a_only())
+                .arg(c.b_only())
+                .arg(c.jaccard(), 0, 'f', 3);
+        }
+    return {};
 }
 
 bool AbView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const auto [layer, id] = recordAt(help->pos());
-        if (layer >= 0)
-            QToolTip::showText(
-                help->globalPos(),
-                QString("layer %1, #%2 %3: %4")
-                    .arg(layer)
-                    .arg(id)
-                    .arg(visible_piece(ab_->pieces[size_t(id)], ab_->tokens[size_t(id)]),
-                         ab_kept_name(ab_->kept[size_t(layer)][size_t(id)])),
-                this);
-        else
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
             QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
         return true;
     }
     return FrameView::event(event);

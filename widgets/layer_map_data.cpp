@@ -145,4 +145,38 @@ QCPRange map_data_range(const Frame& frame, MapKind kind) {
     return QCPRange(0, 1);
 }
 
+double drift_tolerance_fraction(double tolerance) {
+    if (!(tolerance > kDriftFloor) || tolerance >= 1) return kNaN;
+    return std::log10(tolerance / kDriftFloor) / std::log10(1 / kDriftFloor);
+}
+
+QCPColorGradient map_gradient(const Frame& frame, MapKind kind) {
+    const MapSpec& spec = map_spec(kind);
+    QCPColorGradient gradient = color_gradient(spec.scale);
+    const double at = drift_tolerance_fraction(frame.drift_tolerance);
+    if (kind != MapKind::Drift || std::isnan(at)) return gradient;
+    // Within the tolerance: the darkest 30 % of the scale; past it, from its middle up. The
+    // gap between the two is the step a diverging row makes.
+    constexpr double kWithin = 0.3, kPast = 0.55;
+    constexpr int kSamples = 8;
+    QMap<double, QColor> stops;
+    for (int i = 0; i <= kSamples; ++i) {
+        const double f = double(i) / kSamples;
+        stops.insert(f * at * (1 - 1e-4), scale_color(spec.scale, kWithin * f));
+        stops.insert(at + f * (1 - at), scale_color(spec.scale, kPast + (1 - kPast) * f));
+    }
+    gradient.setColorStops(stops);
+    return gradient;
+}
+
+QString drift_map_note(const Frame& frame) {
+    QString note = "Drift against a fresh pass over each layer's own tokens";
+    if (std::isnan(drift_tolerance_fraction(frame.drift_tolerance))) return note;
+    const QString k = QString::fromStdString(frame.k_type),
+                  v = QString::fromStdString(frame.v_type);
+    return note + QString("; white line: the %1 rounding tolerance %2")
+                      .arg(k == v ? k : QString("K %1 / V %2").arg(k, v))
+                      .arg(double(frame.drift_tolerance), 0, 'g', 2);
+}
+
 }  // namespace kvw

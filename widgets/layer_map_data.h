@@ -55,4 +55,15 @@ void fill_map_data(const Frame& frame, MapKind kind, QCPColorMapData& data,
 // (brightness 0..max, drift floor..1), else from the frame (ids, ages, a symmetric skew range).
 QCPRange map_data_range(const Frame& frame, MapKind kind);
 
+// Where `tolerance` sits on the drift map's log colour range [kDriftFloor, 1], as a fraction
+// of it; NaN when there is nothing to mark (no tolerance, or one outside the range).
+double drift_tolerance_fraction(double tolerance);
+// The colour gradient of `kind` for this frame: the scale's own, but for drift split at the
+// frame's tolerance: drift within it (the storage types' rounding) takes the scale's dark end,
+// drift past it (a row that differs from a fresh pass) the bright end, with a step between, so
+// that int8 / FP8 noise does not read as divergence.
+QCPColorGradient map_gradient(const Frame& frame, MapKind kind);
+// What the drift map compares, for the line above it: the reference and the tolerance.
+QString drift_map_note(const Frame& frame);
+
 }  // namespace kvw

@@ -8,8 +8,10 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "qcustomplot.h"
+#include "widgets/fitting_ticker.h"
 #include "widgets/row_text.h"
 
 namespace kvw {
@@ -35,6 +37,7 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     : FrameView(parent),
       combo_(new QComboBox(this)),
       rows_label_(new QLabel(this)),
+      drift_note_(new QLabel(this)),
       plot_(new QCustomPlot(this)),
       overview_(new QCustomPlot(this)) {
     combo_->setObjectName("map");
@@ -56,8 +59,17 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     bar->addWidget(zoom_out);
     bar->addWidget(zoom_in);
     bar->addWidget(fit);
+    drift_note_->setObjectName("driftNote");
+    drift_note_->setWordWrap(true);
+    drift_note_->setToolTip(
+        "Drift of a row: max |cached − fresh| / ‖fresh row‖ over its K and V, where the fresh "
+        "row is what a new forward pass over the tokens its layer holds now gives. Rounding to "
+        "the storage types leaves up to one step of the coarser type (the tolerance); past it, "
+        "the row is stale (an edit moved its context, a ring overwrote it).");
+    drift_note_->setVisible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(drift_note_);
     layout->addWidget(plot_, 1);
     layout->addWidget(overview_);
     connect(zoom_in, &QToolButton::clicked, this, [this] {
@@ -75,15 +87,10 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     x->setLabel("row");
     y->setLabel("layer");
     y->setRangeReversed(true);  // layer 0 on top, as the layers are listed everywhere else
-    QSharedPointer<QCPAxisTickerFixed> layer_ticks(new QCPAxisTickerFixed);
-    layer_ticks->setTickStep(1);
-    layer_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    y->setTicker(layer_ticks);
-    // Rows are whole numbers too: no 2.5 under a row of cells.
-    QSharedPointer<QCPAxisTickerFixed> row_ticks(new QCPAxisTickerFixed);
-    row_ticks->setTickStep(1);
-    row_ticks->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    x->setTicker(row_ticks);
+    // Layers and rows are whole numbers (no 2.5 under a row of cells), labelled as densely as
+    // the plot's size lets the labels stay apart.
+    y->setTicker(QSharedPointer<QCPAxisTicker>(new FittingTicker(y)));
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new FittingTicker(x)));
     x->grid()->setVisible(false);
     y->grid()->setVisible(false);
     // Cells a layer does not have are transparent: the hatch says "no row here".
@@ -96,6 +103,20 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     plot_->plotLayout()->addElement(0, 1, scale_);
     scale_->setType(QCPAxis::atRight);
     map_->setColorScale(scale_);
+    // The tolerance across the colour bar, a little past both its sides.
+    tolerance_line_ = new QCPItemLine(plot_);
+    tolerance_line_->setLayer("overlay");
+    tolerance_line_->setClipToAxisRect(false);
+    tolerance_line_->setPen(QPen(Qt::white, 2));
+    tolerance_line_->setSelectable(false);
+    for (QCPItemPosition* end : {tolerance_line_->start, tolerance_line_->end}) {
+        QCPAxisRect* bar_rect = scale_->axis()->axisRect();
+        end->setAxisRect(bar_rect);
+        end->setAxes(bar_rect->axis(QCPAxis::atBottom), scale_->axis());
+        end->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        end->setTypeY(QCPItemPosition::ptPlotCoords);
+    }
+    tolerance_line_->setVisible(false);
     auto* margins = new QCPMarginGroup(plot_);
     plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
@@ -156,7 +177,15 @@ LayerMapsView::LayerMapsView(QWidget* parent)
     // More rows than pixels: each cell pools several rows (fill_map_data), so that no row is
     // skipped when the image is drawn. The pixel width is known once the plot is laid out.
     connect(plot_, &QCustomPlot::afterLayout, this, [this] {
-        if (plot_->isVisible() && plot_->axisRect()->width() != cells_for_width_) refill();
+        if (plot_->isVisible() && plot_->axisRect()->width() != cells_for_width_) {
+            refill();
+        } else if (scale_->axis()->scaleType() == QCPAxis::stLogarithmic &&
+                   scale_->axis()->ticker()->tickCount() != scaleLabels()) {
+            scale_->axis()->ticker()->setTickCount(scaleLabels());
+            plot_->replot(QCustomPlot::rpQueuedReplot);
+        } else {
+            FittingTicker::replot_if_stale(plot_);
+        }
     });
     // A click selects on release, so that a press that starts a drag selects nothing.
     connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
@@ -206,12 +235,14 @@ void LayerMapsView::refill() {
     fill_map_data(*frame_, kind_, *map_->data(),
                   laid_out ? cells_for_width_ : std::numeric_limits<int>::max(), window);
     for (QCPColorMap* map : {map_, overview_map_}) {
-        map->setGradient(color_gradient(spec.scale));
+        map->setGradient(map_gradient(*frame_, kind_));
         map->setDataScaleType(spec.logarithmic ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
         map->setDataRange(map_data_range(*frame_, kind_));
     }
     if (spec.logarithmic) {
-        scale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        QSharedPointer<QCPAxisTickerLog> decades(new QCPAxisTickerLog);
+        decades->setTickCount(scaleLabels());
+        scale_->axis()->setTicker(decades);
         scale_->axis()->setNumberFormat("eb");
         scale_->axis()->setNumberPrecision(0);
     } else {
@@ -225,6 +256,13 @@ void LayerMapsView::refill() {
     setting_range_ = false;
     plot_->yAxis->setRange(-0.5, map_rows(*frame_) - 0.5);
     absent_->setVisible(kind_ == MapKind::Drift && !frame_->drift_measured);
+    drift_note_->setVisible(kind_ == MapKind::Drift);
+    drift_note_->setText(drift_map_note(*frame_));
+    const bool tolerance =
+        kind_ == MapKind::Drift && !std::isnan(drift_tolerance_fraction(frame_->drift_tolerance));
+    tolerance_line_->setVisible(tolerance);
+    tolerance_line_->start->setCoords(-0.3, frame_->drift_tolerance);
+    tolerance_line_->end->setCoords(1.3, frame_->drift_tolerance);
     const QLocale c = QLocale::c();
     rows_label_->setText(zoomed_ ? QString("rows %1–%2 of %3")
                                        .arg(c.toString(window.first), c.toString(window.last - 1),
@@ -246,6 +284,11 @@ void LayerMapsView::refillOverview() {
     overview_frame_->topLeft->setCoords(window.first - 0.5, -0.5);
     overview_frame_->bottomRight->setCoords(window.last - 0.5, map_rows(*frame_) - 0.5);
     overview_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int LayerMapsView::scaleLabels() const {
+    // A label every two lines' height: the decades of a short bar do not print over each other.
+    return std::clamp(scale_->axis()->axisRect()->height() / (2 * fontMetrics().height()), 1, 8);
 }
 
 RowWindow LayerMapsView::visibleRows() const {

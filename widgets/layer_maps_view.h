@@ -7,6 +7,7 @@ class QCustomPlot;
 class QLabel;
 class QCPColorMap;
 class QCPColorScale;
+class QCPItemLine;
 class QCPItemRect;
 class QCPItemStraightLine;
 class QCPItemText;
@@ -21,6 +22,8 @@ namespace kvw {
 // "+" / "−" / "Fit" do the same from buttons, and while zoomed in an overview strip under the
 // map shows the whole context with the shown rows framed (click or drag it to move there). Only
 // the shown rows are read, pooled to the plot's width.
+// The drift map says above it what drift is measured against and marks on its colour scale the
+// tolerance of the storage types, the scale stepping from dark to bright there.
 class LayerMapsView : public FrameView {
     Q_OBJECT
 public:
@@ -51,6 +54,11 @@ public:
     QCustomPlot* plot() const { return plot_; }
     QCustomPlot* overview() const { return overview_; }
     QCPColorMap* colorMap() const { return map_; }
+    QCPColorScale* colorScale() const { return scale_; }
+    // The drift tolerance's mark across the colour scale (shown on the drift map only).
+    QCPItemLine* toleranceLine() const { return tolerance_line_; }
+    // The line above the plot saying what the drift map compares (drift map only).
+    QLabel* driftNote() const { return drift_note_; }
     int selectedLayer() const { return sel_layer_; }
     int selectedRow() const { return sel_row_; }
     int selectedCount() const { return sel_count_; }
@@ -70,6 +78,8 @@ private:
     // The x range follows a drag or the wheel: the window becomes that range.
     void followAxisRange(const QCPRange& range);
     void centreOn(double row);
+    // Labels the log colour scale has room for (a decade each, or every few decades).
+    int scaleLabels() const;
 
     FramePtr frame_;
     MapKind kind_ = MapKind::Brightness;
@@ -83,12 +93,14 @@ private:
     QPoint press_pos_;            // where the left button went down: a click, or a drag
     QComboBox* combo_;
     QLabel* rows_label_;
+    QLabel* drift_note_;
     QCustomPlot* plot_;
     QCustomPlot* overview_;
     QCPColorMap* map_;
     QCPColorMap* overview_map_;
     QCPItemRect* overview_frame_;
     QCPColorScale* scale_;
+    QCPItemLine* tolerance_line_;
     QCPItemRect* marker_;
     QCPItemStraightLine* row_line_;
     QCPItemText* absent_;

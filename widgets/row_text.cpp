@@ -22,8 +22,16 @@ QString row_tooltip_text(const Frame& frame, int layer, int row) {
         const int32_t pos = lf.rope_pos[size_t(row)];
         text += QString(" · rope_pos %1 (skew %2)").arg(pos).arg(pos - row);
     }
-    if (frame.drift_measured && size_t(row) < lf.drift.size())
-        text += QString(" · drift %1").arg(double(lf.drift[size_t(row)]), 0, 'g', 3);
+    if (frame.drift_measured && size_t(row) < lf.drift.size()) {
+        // Against a fresh pass over the layer's tokens; within the tolerance is rounding.
+        const float drift = lf.drift[size_t(row)];
+        text += QString(" · drift %1").arg(double(drift), 0, 'g', 3);
+        if (frame.drift_tolerance > 0)
+            text +=
+                QString(drift > frame.drift_tolerance ? " > tolerance %1: differs from a fresh pass"
+                                                      : " ≤ tolerance %1: storage rounding")
+                    .arg(double(frame.drift_tolerance), 0, 'g', 2);
+    }
     return text;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "qcustomplot.h"
+#include "widgets/fitting_ticker.h"
 #include "widgets/view_colors.h"
 #include "widgets/workbench_look.h"
 
@@ -50,7 +51,8 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     layout_grid->setRowStretchFactor(0, 0.001);
     for (QCPMarginGroup*& group : column_margins_) group = new QCPMarginGroup(plot_);
     // Single-line panels need no legend: the axis label names the line.
-    addPanel(wall_clock_hidden() ? "tick ms (hidden)" : "tick ms", true);
+    // As short as "mean brightness": a panel of a docked view at 1,024 x 700 is ~85 px tall.
+    addPanel(wall_clock_hidden() ? "ms (hidden)" : "tick ms", true);
     addPanel("rows", true);
     // Rows are whole numbers: no 12.5 on their axis.
     auto* whole_rows = new QCPAxisTickerFixed;
@@ -97,6 +99,8 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     }
     connect(plot_, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* event) { pickTick(event->pos()); });
+    connect(plot_, &QCustomPlot::afterLayout, this,
+            [this] { FittingTicker::replot_if_stale(plot_); });
 }
 
 void TimelineView::setShownTick(qint64 tick) {
@@ -141,10 +145,9 @@ void TimelineView::addPanel(const QString& label, bool with_legend) {
     panel->setMargins(QMargins(0, 6, 0, 0));
     panel->axis(QCPAxis::atLeft)->setLabel(label);
     panel->axis(QCPAxis::atLeft)->ticker()->setTickCount(3);  // short panels: few labels
-    auto* ticker = new QCPAxisTickerFixed;
-    ticker->setTickStep(1);  // ticks are whole numbers
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    panel->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
+    // Ticks are whole numbers, labelled as far apart as the panel's width lets them be.
+    QCPAxis* x = panel->axis(QCPAxis::atBottom);
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new FittingTicker(x)));
     panels_.push_back(panel);
     legends_.push_back(legend);
 }
@@ -168,10 +171,6 @@ void TimelineView::resizeEvent(QResizeEvent* event) {
     // Docked wide and short (under the window), four panels side by side; otherwise two by two,
     // so that no panel gets a sliver.
     const int columns = width() >= 3 * height() ? 4 : 2;
-    // Tick labels about 45 px apart at least, so that "0 10 20 30" does not run together.
-    const int labels = std::clamp(width() / columns / 45, 2, 5);
-    for (QCPAxisRect* panel : panels_)
-        panel->axis(QCPAxis::atBottom)->ticker()->setTickCount(labels);
     // Legends wrap to more lines when the view is too narrow for their entries on one.
     const int wrap = width() >= 600 ? 5 : 3;
     if (columns != columns_ || wrap != legend_wrap_) {

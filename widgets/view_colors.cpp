@@ -87,6 +87,7 @@ QColor readable_text_color(const QColor& background) {
 
 QColor pass_color() { return QColor("#c8e6c9"); }
 QColor fail_color() { return QColor("#ef9a9a"); }
+QColor not_applicable_color() { return QColor("#e0e0e0"); }
 QString error_style_sheet() { return "color: #b00020; font-weight: bold;"; }
 
 }  // namespace kvw

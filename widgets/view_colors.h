@@ -34,6 +34,8 @@ QColor readable_text_color(const QColor& background);
 // Invariant status cells: the words PASS/FAIL carry the meaning, the colour repeats it.
 QColor pass_color();
 QColor fail_color();
+// An invariant that does not apply now (no policy keeps it, nothing to check): neither.
+QColor not_applicable_color();
 // Style sheet of inline error text (red and bold, so that it reads as an error in grey too).
 QString error_style_sheet();
 

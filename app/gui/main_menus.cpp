@@ -23,6 +23,7 @@
 #include "app/gui/view_docks.h"
 #include "app/gui/wlod_dialog.h"
 #include "core/cache/kv_storage.h"
+#include "core/eval/ab_compare.h"
 #include "core/policy/policy_table.h"
 #include "core/script/script_reference.h"
 #include "widgets/frame_view.h"
@@ -178,6 +179,43 @@ void add_layout_dialog(MainWindow& window, QMenu* session) {
         "Where the cache rows live, and a ring's mode, sinks, tokens per frame and size");
 }
 
+// Session ▸ A/B against (ARCHITECTURE §12): A is the session's own policy, replayed from the
+// prompt; each entry runs B = that policy on the same tokens, with the session's budgets
+// (`ab POLICY S B W` in a script names others). One exclusive group: the B running now, or
+// "A/B off", is checked from the last Frame when the menu opens, so that a script's `ab` or a
+// refused start shows as it is.
+void add_ab_menu(MainWindow& window, QMenu* parent) {
+    QMenu* menu = parent->addMenu("A/B against");
+    menu->setToolTipsVisible(true);
+    auto* group = new QActionGroup(menu);
+    for (const PolicyInfo& p : policy_table()) {
+        if (!p.selective) continue;
+        const QString name = QString::fromUtf8(p.name.data(), qsizetype(p.name.size()));
+        QAction* a = menu->addAction(name, &window, [&window, name] {
+            const FramePtr f = window.controller().lastFrame();
+            window.controller().startAb(name, f ? f->policy : PolicyOptions{});
+            window.showView("ab");
+        });
+        a->setObjectName("ab-" + name);
+        a->setToolTip("B = " + name +
+                      " on the session's tokens, against A = the session's policy replayed from "
+                      "the prompt");
+        a->setCheckable(true);
+        group->addAction(a);
+    }
+    menu->addSeparator();
+    QAction* off = menu->addAction("A/B off", &window, [&window] { window.controller().stopAb(); });
+    off->setObjectName("ab-off");
+    off->setCheckable(true);
+    group->addAction(off);
+    QObject::connect(menu, &QMenu::aboutToShow, menu, [&window, group, off] {
+        const FramePtr f = window.controller().lastFrame();
+        const QString running =
+            f && f->ab ? "ab-" + QString::fromStdString(f->ab->b.name) : off->objectName();
+        for (QAction* a : group->actions()) a->setChecked(a->objectName() == running);
+    });
+}
+
 }  // namespace
 
 void add_main_menus(MainWindow& window) {
@@ -277,19 +315,7 @@ void add_main_menus(MainWindow& window) {
             &window, "Choose a SmartKV gate", {}, "Gate sidecars (*.gate.gguf);;GGUF (*.gguf)");
         if (!file.isEmpty()) window.controller().setGate(file);
     });
-    // B gets the session's budgets (`ab POLICY S B W` in a script names others).
-    QMenu* ab = session->addMenu("A/B against");
-    for (const PolicyInfo& p : policy_table()) {
-        if (!p.selective) continue;
-        const QString name = QString::fromUtf8(p.name.data(), qsizetype(p.name.size()));
-        ab->addAction(name, &window, [&window, name] {
-            const FramePtr f = window.controller().lastFrame();
-            window.controller().startAb(name, f ? f->policy : PolicyOptions{});
-            window.showView("ab");
-        });
-    }
-    ab->addSeparator();
-    ab->addAction("A/B off", &window, [&window] { window.controller().stopAb(); });
+    add_ab_menu(window, session);
     QAction* wlod = session->addAction("wLOD tree…", &window, [&window] {
         const FramePtr frame = window.controller().lastFrame();
         WlodDialog dialog(frame ? frame->wlod_k : 0, frame ? frame->wlod_max : 0, &window);

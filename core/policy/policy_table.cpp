@@ -1,5 +1,7 @@
 #include "core/policy/policy_table.h"
 
+#include <algorithm>
+
 #include "core/policy/attention_scorer.h"
 #include "core/policy/focus_proposer.h"
 #include "core/policy/gate/smartkv_scorer.h"
@@ -36,7 +38,9 @@ const std::vector<PolicyInfo>& table() {
         {"focus",
          "wLOD focus: collapses the oldest, darkest blocks beyond --wlod-max, expands the "
          "brightest gists when there is room (needs --wlod-k and --wlod-max)",
-         false, plain<FocusProposer>},
+         false,
+         plain<FocusProposer>,
+         {"wlod_budget"}},
         {"streaming-llm", "sinks + the most recent B+W rows (StreamingLLM)", true,
          selective("streaming-llm",
                    [](const PolicyOptions&) { return std::make_unique<RecencyScorer>(); })},
@@ -64,6 +68,22 @@ const PolicyInfo* find_policy(std::string_view name) {
     for (const PolicyInfo& p : table())
         if (p.name == name) return &p;
     return nullptr;
+}
+
+bool policy_goal_not_applicable(InvariantResult& result, std::string_view proposer) {
+    std::string keepers;
+    for (const PolicyInfo& p : table()) {
+        if (std::find(p.keeps.begin(), p.keeps.end(), result.name) == p.keeps.end()) continue;
+        if (p.name == proposer) return false;
+        keepers += (keepers.empty() ? "" : ", ") + std::string(p.name);
+    }
+    if (keepers.empty() || !result.not_applicable.empty()) return false;
+    result.not_applicable = "needs a policy: " + keepers;
+    if (!result.passed) result.not_applicable += " (now " + result.detail + ")";
+    result.passed = true;
+    result.row = -1;
+    result.detail.clear();
+    return true;
 }
 
 std::vector<std::string> proposer_names() {

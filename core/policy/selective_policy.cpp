@@ -176,7 +176,7 @@ std::vector<InvariantResult> SelectivePolicy::check_invariants(const StateManage
     for (int l = 0; l < state.n_layers(); ++l) {
         if (!generating_ || size_t(l) >= layers_.size()) {
             for (const std::string& name : selection_invariant_names())
-                out.push_back({name, true, l, -1, {}});
+                out.push_back({name, true, l, -1, {}, "checked from the first tick on"});
             continue;
         }
         const std::vector<InvariantResult> layer =

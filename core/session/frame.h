@@ -92,6 +92,9 @@ struct InvariantStatus {
     int layer = -1;
     int row = -1;
     std::string detail;
+    // Why it does not apply now, when no layer's check applies (InvariantResult); it then
+    // counts as passed.
+    std::string not_applicable = {};
 };
 
 // Milliseconds spent in each step of the last tick (ARCHITECTURE §2.1).
@@ -154,6 +157,10 @@ struct Frame {
     bool drift_measured = false;  // layers[].drift belong to this state
     int first_diverging_layer = -1;
     float max_drift = 0;  // over layers and rows, when measured
+    // Drift up to this is the storage types' rounding, not divergence: the tolerance of the
+    // measurement, or while none is current the one the next would use (one step of the
+    // coarser of k_type / v_type, kv_type_drift_tolerance).
+    float drift_tolerance = 0;
 
     ActionList injected;      // actions queued for the next tick
     ActionList last_actions;  // the last tick's list in application order (edits, then adds)

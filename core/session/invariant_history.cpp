@@ -13,6 +13,8 @@ void InvariantHistory::record(const std::vector<InvariantResult>& results, int64
     });
     for (InvariantStatus& s : statuses_) s.passed = true;
     std::vector<bool> failed_seen(statuses_.size() + results.size(), false);
+    std::vector<bool> applies(failed_seen.size(), false);
+    std::vector<std::string> not_applicable(failed_seen.size());
     for (const InvariantResult& r : results) {
         auto it = std::find_if(statuses_.begin(), statuses_.end(),
                                [&](const InvariantStatus& s) { return s.name == r.name; });
@@ -23,6 +25,10 @@ void InvariantHistory::record(const std::vector<InvariantResult>& results, int64
             it = statuses_.end() - 1;
         }
         const size_t index = size_t(it - statuses_.begin());
+        if (r.not_applicable.empty())
+            applies[index] = true;
+        else if (not_applicable[index].empty())
+            not_applicable[index] = r.not_applicable;
         if (!r.passed && !failed_seen[index]) {  // the first failing layer describes it
             failed_seen[index] = true;
             it->passed = false;
@@ -31,6 +37,8 @@ void InvariantHistory::record(const std::vector<InvariantResult>& results, int64
             it->detail = r.detail;
         }
     }
+    for (size_t i = 0; i < statuses_.size(); ++i)
+        statuses_[i].not_applicable = applies[i] ? std::string() : std::move(not_applicable[i]);
     for (InvariantStatus& s : statuses_)
         if (s.passed) {
             s.last_held_tick = tick;

@@ -9,7 +9,8 @@ namespace kvw {
 
 // Folds the per-layer results of StateManager::check_invariants() into one status per named
 // invariant and remembers the last tick after which each held, for the invariants panel. A name
-// the latest results lack is dropped.
+// the latest results lack is dropped. A name applies when any layer's check applies; when none
+// does, its status passes and carries the first layer's reason.
 class InvariantHistory {
 public:
     void record(const std::vector<InvariantResult>& results, int64_t tick);

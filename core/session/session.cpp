@@ -10,6 +10,7 @@
 #include "core/backend/backend_registry.h"
 #include "core/model/model_error.h"
 #include "core/model/model_loader.h"
+#include "core/policy/policy_table.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
 #include "core/state/state_error.h"
@@ -253,6 +254,7 @@ void Session::set_layout(CacheLayout layout, const RingOptions& ring, int64_t ca
     options_.layout = layout;
     options_.ring = ring;
     options_.capacity = state_->cache().capacity();
+    refresh_invariants();  // a ring's own invariants join the panel now, not after a tick
     nlohmann::json event = {{"event", "set_layout"},
                             {"tick", tick_},
                             {"name", cache_layout_name(layout)},
@@ -268,6 +270,7 @@ void Session::set_kv_types(KvType k, KvType v) {
     options_.k_type = k;
     options_.v_type = v;
     drift_current_ = false;
+    refresh_invariants();  // the scales of int8 / FP8 rows are checked from now on
     trace_.add({{"event", "set_kv_types"},
                 {"tick", tick_},
                 {"k_type", kv_type_name(k)},
@@ -366,6 +369,8 @@ void Session::refresh_invariants() {
     }
     const std::vector<InvariantResult> policy = proposer_->check_invariants(*state_);
     results.insert(results.end(), policy.begin(), policy.end());
+    // A policy's goal (focus keeps W_max) is no fault of the state under a policy without it.
+    for (InvariantResult& r : results) policy_goal_not_applicable(r, proposer_->name());
     invariants_.record(results, tick_);
 }
 

@@ -78,6 +78,7 @@ std::shared_ptr<Frame> Session::frame() const {
     }
     f->drift_measured = drift_current_;
     f->first_diverging_layer = drift_current_ ? drift_.first_diverging_layer : -1;
+    f->drift_tolerance = drift_current_ ? drift_.tolerance : state_->default_drift_tolerance();
 
     f->invariants = invariants_.statuses();
     f->injected = injected_;

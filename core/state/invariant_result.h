@@ -12,6 +12,10 @@ struct InvariantResult {
     int layer = -1;
     int row = -1;  // first failing row, -1 when the check passed or is not about a row
     std::string detail;
+    // Why the check does not apply to this state and configuration (no scales to check, a
+    // budget no running policy keeps); empty when it applies. A check that does not apply
+    // passes: it is shown as such, neither green nor red.
+    std::string not_applicable = {};
 };
 
 inline bool all_passed(const std::vector<InvariantResult>& results) {

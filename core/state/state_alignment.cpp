@@ -118,12 +118,15 @@ void StateManager::recompute_suffix(int from_row) {
     if (!rec.logits.empty()) last_logits_ = std::move(rec.logits);
 }
 
+float StateManager::default_drift_tolerance() const {
+    return std::max(kv_type_drift_tolerance(cache_->storage().k),
+                    kv_type_drift_tolerance(cache_->storage().v));
+}
+
 DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) const {
     const Recompute rec = reference(0);
     const int kv_dim = cache_->kv_dim();
-    const float tolerance =
-        tolerance_given.value_or(std::max(kv_type_drift_tolerance(cache_->storage().k),
-                                          kv_type_drift_tolerance(cache_->storage().v)));
+    const float tolerance = tolerance_given.value_or(default_drift_tolerance());
     std::vector<float> k(static_cast<size_t>(kv_dim)), v(k.size());
     DriftReport report;
     report.tolerance = tolerance;

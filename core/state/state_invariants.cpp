@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "core/cache/kv_storage.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
 #include "core/state/stream_hash.h"
@@ -96,6 +97,10 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
     const std::vector<int64_t> live_records = live_per_layer(ledger_, n_layers());
     std::vector<InvariantResult> held_live = rows_hold_live_records(maps_, ledger_);
     std::vector<int> first_row(size_t(ledger_.size()), kUnseen);  // first_duplicate's table
+    const KvStorage& storage = cache_->storage();
+    const bool scaled = kv_type_scaled(storage.k) || kv_type_scaled(storage.v);
+    const std::string no_scales = std::string("K ") + kv_type_name(storage.k) + " and V " +
+                                  kv_type_name(storage.v) + " keep no scales";
     for (int l = 0; l < n_layers(); ++l) {
         const LayerMap& map = maps_[size_t(l)];
         const int n = map.rows();
@@ -114,6 +119,7 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
                           ? passed("scales_finite", l)
                           : failed("scales_finite", l, -1,
                                    std::to_string(bad_scales) + " scales are NaN or infinite"));
+        if (!scaled) out.back().not_applicable = no_scales;
 
         InvariantResult& live = held_live[size_t(l)];
         if (live.passed) {

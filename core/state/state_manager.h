@@ -137,6 +137,8 @@ public:
     // against the reference's float32 K/V. Unset tolerance: one step of the coarser of the
     // K and V storage types (kv_type_drift_tolerance).
     DriftReport measure_drift(std::optional<float> tolerance = std::nullopt) const;
+    // That default: what the storage types' rounding alone can leave, relative to a row's norm.
+    float default_drift_tolerance() const;
 
     // ---- structural alignment ---------------------------------------------------------------
     std::vector<InvariantResult> check_invariants() const;

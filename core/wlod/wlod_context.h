@@ -23,7 +23,9 @@ struct WlodOptions {
     // Regeneration ends with a fresh reference pass that measures the drift it left
     // (the "incremental == full" invariant); off in benchmarks, which time regeneration alone.
     bool verify = true;
-    float tolerance = 1e-5f;  // relative row drift the invariant allows
+    // Relative row drift the invariant allows; int8 / FP8 / bf16 rows are allowed their
+    // storage's rounding if that is more.
+    float tolerance = 1e-5f;
 };
 
 // What the last edit invalidated in one layer (shown by the wLOD view).
@@ -85,6 +87,9 @@ private:
     WlodOptions options_;
     std::vector<LayerTrack> layers_;
     float last_drift_ = -1.0f;
+    // What last_drift_ was held to: the options' tolerance, or the storage types' rounding
+    // where that is larger (StateManager::default_drift_tolerance).
+    float last_tolerance_ = 0.0f;
     int last_first_row_ = 0;
     bool last_full_ = false;
 };

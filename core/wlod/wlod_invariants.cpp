@@ -82,16 +82,20 @@ std::vector<InvariantResult> WlodContext::check_invariants(const StateManager& s
         out.push_back(result("wlod_gist_rope", l, rope_row, rope_detail));
 
         const bool over = options_.w_max > 0 && map.rows() > options_.w_max;
-        out.push_back(result(
+        InvariantResult budget = result(
             "wlod_budget", l, over ? int(options_.w_max) : -1,
             over ? std::to_string(map.rows()) + " rows, W_max " + std::to_string(options_.w_max)
-                 : std::string()));
+                 : std::string());
+        if (options_.w_max <= 0) budget.not_applicable = "no W_max set (wlod K W_MAX)";
+        out.push_back(std::move(budget));
     }
     // Numeric: what the last regeneration left against a fresh full pass.
-    const bool drifted = last_drift_ > options_.tolerance;
-    out.push_back(result(
-        "wlod_incremental_equals_full", -1, drifted ? last_first_row_ : -1,
-        drifted ? "drift " + std::to_string(last_drift_) + " after regeneration" : std::string()));
+    const bool drifted = last_drift_ > last_tolerance_;
+    out.push_back(result("wlod_incremental_equals_full", -1, drifted ? last_first_row_ : -1,
+                         drifted ? "drift " + std::to_string(last_drift_) +
+                                       " after regeneration, tolerance " +
+                                       std::to_string(last_tolerance_)
+                                 : std::string()));
     return out;
 }
 

@@ -3,7 +3,8 @@
 // then the main session's tokens one forced tick at a time, read from their own ledgers (a
 // record is kept by a side in a layer when its status there is Live) — not from the A/B code —
 // and is read back from the view's table and from its pixels. Each side's NLL is recomputed in
-// float64 from the logits its session had before each tick.
+// float64 from the logits its session had before each tick. Above the bands the view says what
+// A, B and J are, wrapped to a narrow view's width; a J's tooltip gives its counts.
 #include <QtTest>
 #include <cmath>
 
@@ -114,8 +115,10 @@ private slots:
         QVERIFY2(differ > 0 && agree > 0, "the two policies should keep partly different rows");
 
         AbView view;
-        view.resize(int(records) * 10 + 140, 60 + 30 * layers);
+        view.resize(int(records) * 10 + 140, 100);
         view.setFrame(frame);
+        // The lines above the bands take what they need at this width; each band gets 30 px.
+        view.resize(view.width(), view.minimumHeight() + 30 * layers);
         const QImage img = view.grab().toImage();
         if (qEnvironmentVariableIsSet("KVW_SHOTS"))
             img.save(qEnvironmentVariable("KVW_SHOTS") + "/ab.png");
@@ -141,6 +144,56 @@ private slots:
                 QCOMPARE(img.pixelColor(int(x), int(band.center().y())),
                          AbView::keptColor(want[size_t(l)][size_t(id)]));
             }
+        }
+    }
+
+    // What A, B and J stand for is written above the bands, whole at a narrow width too (the
+    // lines wrap and the bands start below them), and hovering a J shows how it was counted.
+    void says_what_a_b_and_j_are() {
+        const auto model = load_model("synthetic:tiny");
+        PolicyOptions p;
+        p.budget = {1, 2, 2};
+        Session main(options("streaming-llm", p), model);
+        main.start("a b c d e f g h");
+        for (int i = 0; i < 4; ++i) main.step();
+        AbRun run(model, main.options(), {"streaming-llm", p}, {"h2o", p});
+        run.follow(token_stream(main));
+        const std::shared_ptr<Frame> frame = main.frame();
+        frame->ab = run.frame();
+        for (const int width : {900, 300}) {
+            AbView view;
+            QVERIFY(test::show_exposed(view, width, 400));
+            view.setFrame(frame);
+            const QString header = view.headerLines().join('\n');
+            QVERIFY2(header.contains("A = streaming-llm (S 1 + B 2 + W 2) · ppl ") &&
+                         header.contains("the session's policy, replayed from the prompt") &&
+                         header.contains("B = h2o (S 1 + B 2 + W 2) · ppl ") &&
+                         header.contains("the chosen policy, on the same 4 tokens"),
+                     qPrintable(header));
+            QVERIFY(view.headerRect().right() <= width);
+            QVERIFY(view.bandRect(0).top() >= view.headerRect().bottom());
+            // A narrow view wraps: two lines need more than two lines' height.
+            if (width < 400)
+                QVERIFY(view.headerRect().height() > 2.5 * view.fontMetrics().height());
+            bool says_j = false;
+            for (size_t i = 0; i < view.legend().entries().size(); ++i) {
+                const LegendEntry& e = view.legend().entries()[i];
+                says_j = says_j || (e.name.startsWith("J = Jaccard overlap of kept rows") &&
+                                    e.explanation.contains("both / (both + A only + B only)"));
+                QVERIFY(view.legend().entryRect(i).bottom() <= view.headerRect().top());
+                QVERIFY(view.legend().entryRect(i).right() <= width);
+                QCOMPARE(view.toolTipAt(view.legend().entryRect(i).center()), e.explanation);
+            }
+            QVERIFY(says_j);
+            const AbCounts& c = frame->ab->counts[1];
+            const QRectF band = view.bandRect(1);
+            const QString tip = view.toolTipAt(QPointF(band.right() + 20, band.center().y()));
+            QVERIFY2(tip.contains(QString("J = both / (both + A only + B only) = %1 / (%1 + %2 + "
+                                          "%3)")
+                                      .arg(c.both)
+                                      .arg(c.a - c.both)
+                                      .arg(c.b - c.both)),
+                     qPrintable(tip));
         }
     }
 
@@ -187,7 +240,8 @@ private slots:
         AbView view;
         view.setFrame(frame);
         const QString name = rope_policy_name(kPricingRopePolicy);
-        QVERIFY2(view.summaryText().endsWith("RoPE " + name), qPrintable(view.summaryText()));
+        const QString header = view.headerLines().join('\n');
+        QVERIFY2(header.endsWith("RoPE " + name), qPrintable(header));
         const ViewTable t = view.table();
         const qsizetype rope = t.columns.indexOf("rope");
         QVERIFY(rope >= 0 && !t.rows.isEmpty());

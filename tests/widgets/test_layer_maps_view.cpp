@@ -1,5 +1,6 @@
 // Layer maps: every map kind's cell values against the frame's formulas, rows a layer does not
-// have left empty, clicks and setSelection, hover text, and the colours actually painted.
+// have left empty, clicks and setSelection, hover text, and the colours actually painted; the
+// drift map's reference said above it and its storage tolerance marked on the colour scale.
 #include <QLabel>
 #include <QToolButton>
 #include <QtTest>
@@ -99,6 +100,56 @@ private slots:
             if (auto* t = qobject_cast<QCPItemText*>(view.plot()->item(i)))
                 note = note || (t->visible() && t->text().contains("not measured"));
         QVERIFY(note);
+    }
+
+    // int8 storage rounds up to 1e-5 + 1/127 of a row's norm: a row at half that is rounding and
+    // is painted in the scale's dark end, a row at twice that differs from a fresh pass and is
+    // painted bright. (On one unbroken log scale the two were a tenth of the scale apart, both
+    // red.) The tolerance is a line across the colour scale at its value; the note above the
+    // map says what drift compares; hovering says on which side of the tolerance a row is.
+    void drift_tolerance_on_the_scale() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 420));
+        auto frame = make_frame(kLayers, kRows, 40, /*drift=*/true);
+        frame->k_type = frame->v_type = "int8";
+        const float tolerance = 1e-5f + 1.0f / 127.0f;
+        frame->drift_tolerance = tolerance;
+        frame->layers[0].drift[2] = tolerance / 2;
+        frame->layers[0].drift[3] = tolerance * 2;
+        view.setFrame(frame);
+        view.setMapKind(MapKind::Drift);
+        view.plot()->replot();
+        const QImage image = view.plot()->grab().toImage();
+        const double within = test::luminance(image.pixelColor(cell_pixel(view, 0, 2)));
+        const double past = test::luminance(image.pixelColor(cell_pixel(view, 0, 3)));
+        QVERIFY2(within < 0.05 && past > 0.12,
+                 qPrintable(QString("%1 vs %2").arg(within).arg(past)));
+
+        QCPItemLine* line = view.toleranceLine();
+        QVERIFY(line->visible());
+        QCOMPARE(line->start->value(), double(tolerance));
+        QCOMPARE(line->end->value(), double(tolerance));
+        // Drawn across the bar, where the scale's axis puts the tolerance.
+        const QRect bar = view.colorScale()->axis()->axisRect()->rect();
+        const double y = view.colorScale()->axis()->coordToPixel(tolerance);
+        QVERIFY(y > bar.top() && y < bar.bottom());
+        QVERIFY(std::abs(line->start->pixelPosition().y() - y) < 0.5);
+        QVERIFY(line->start->pixelPosition().x() < bar.left() &&
+                line->end->pixelPosition().x() > bar.right());
+
+        QVERIFY(view.driftNote()->isVisible());
+        const QString note = view.driftNote()->text();
+        QVERIFY2(note.contains("against a fresh pass over each layer's own tokens") &&
+                     note.contains("int8 rounding tolerance 0.0079"),
+                 qPrintable(note));
+        QVERIFY2(view.cellToolTip(0, 2).contains("≤ tolerance 0.0079"),
+                 qPrintable(view.cellToolTip(0, 2)));
+        QVERIFY2(view.cellToolTip(0, 3).contains("differs from a fresh pass"),
+                 qPrintable(view.cellToolTip(0, 3)));
+
+        view.setMapKind(MapKind::Brightness);
+        QVERIFY(!line->visible());
+        QVERIFY(!view.driftNote()->isVisible());
     }
 
     void click_selects_the_cell_everywhere() {

@@ -61,6 +61,50 @@ class TestTimelineView : public QObject {
 private slots:
     void initTestCase() { test::use_workbench_look(); }
 
+    // Up to 150 ticks in views of a few sizes (510 x 170: the docked timeline at 1,024 x 700): at
+    // every length of the run the tick labels of every panel that shows them stay apart (not
+    // "0 50100150"), at least two of them; a wide view gets more labels than a narrow one.
+    void tick_labels_do_not_run_together() {
+        int narrow_labels = 0, wide_labels = 0;
+        for (const QSize size : {QSize(300, 300), QSize(510, 170), QSize(1600, 240)}) {
+            TimelineView view;
+            QVERIFY(test::show_exposed(view, size.width(), size.height()));
+            int tick = 0;
+            for (const int last : {30, 60, 100, 140, 150}) {
+                for (; tick <= last; ++tick) view.setFrame(frame_at(2, 20, tick, 1.0));
+                QTest::qWait(20);  // the queued replots: the ticks follow the laid-out width
+                int panels = 0;
+                for (QCPAxisRect* rect : view.plot()->axisRects()) {
+                    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+                    if (!x->tickLabels()) continue;
+                    ++panels;
+                    const QFontMetricsF metrics(x->tickLabelFont());
+                    const QVector<double> ticks = x->tickVector();
+                    const QVector<QString> labels = x->tickVectorLabels();
+                    QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(ticks.size())));
+                    for (int i = 0; i + 1 < ticks.size(); ++i) {
+                        const double right =
+                            x->coordToPixel(ticks[i]) + metrics.horizontalAdvance(labels[i]) / 2;
+                        const double left = x->coordToPixel(ticks[i + 1]) -
+                                            metrics.horizontalAdvance(labels[i + 1]) / 2;
+                        QVERIFY2(left - right >= 5,
+                                 qPrintable(QString("%1x%2, ticks 0-%3: '%4' and '%5' %6 px apart")
+                                                .arg(size.width())
+                                                .arg(size.height())
+                                                .arg(last)
+                                                .arg(labels[i], labels[i + 1])
+                                                .arg(left - right)));
+                    }
+                    if (last == 150)
+                        (size.width() < 400 ? narrow_labels : wide_labels) = int(ticks.size());
+                }
+                QVERIFY(panels >= 2);
+            }
+        }
+        QVERIFY2(wide_labels > narrow_labels,
+                 qPrintable(QString("%1 vs %2").arg(wide_labels).arg(narrow_labels)));
+    }
+
     void points_accumulate_per_tick() {
         TimelineView view;
         for (int t = 0; t < 5; ++t) view.setFrame(frame_at(4, 40 + t, t, 10.0 + t));
