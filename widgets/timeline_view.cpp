@@ -71,8 +71,9 @@ TimelineView::TimelineView(QWidget* parent) : FrameView(parent), plot_(new QCust
     const char* steps[] = {"sample", "brightness", "propose", "apply", "total"};
     for (int i = 0; i < 5; ++i) latency_.push_back(addGraph(0, steps[i], series_color(i)));
     latency_.back()->setPen(QPen(Qt::black, 1.5));
-    brightness_ = addGraph(2, "mean brightness", series_color(0));
-    drift_ = addGraph(3, "max drift", series_color(2));
+    // The single lines in the text colour: in a layer's colour they read as that layer's.
+    brightness_ = addGraph(2, "mean brightness", palette().windowText().color());
+    drift_ = addGraph(3, "max drift", palette().windowText().color());
     drift_->setLineStyle(QCPGraph::lsNone);
     drift_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
     QCPAxis* drift_axis = panels_[3]->axis(QCPAxis::atLeft);
@@ -168,22 +169,58 @@ void TimelineView::arrange(int columns) {
 }
 
 void TimelineView::resizeEvent(QResizeEvent* event) {
+    fitLayout();
+    FrameView::resizeEvent(event);
+}
+
+void TimelineView::fitLayout() {
+    const int wrap_was = legend_wrap_;
+    wrapLegendsToFit(width());
     // Docked wide and short (under the window), four panels side by side; otherwise two by two,
     // so that no panel gets a sliver.
-    const int columns = width() >= 3 * height() ? 4 : 2;
-    // Legends wrap to more lines when the view is too narrow for their entries on one.
-    const int wrap = width() >= 600 ? 5 : 3;
-    if (columns != columns_ || wrap != legend_wrap_) {
-        arrange(columns);
-        legend_wrap_ = wrap;
+    const int columns = width() >= 3 * height() || height() < minimumHeightFor(2) ? 4 : 2;
+    plot_->setMinimumHeight(minimumHeightFor(columns));
+    if (legend_wrap_ == wrap_was && columns == columns_) return;
+    arrange(columns);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::setLegendWrap(int wrap) {
+    legend_wrap_ = wrap;
+    for (QCPLegend* legend : legends_)
+        if (legend) {
+            legend->setWrap(wrap);
+            legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-lays the entries
+        }
+}
+
+void TimelineView::wrapLegendsToFit(int width) {
+    // QCustomPlot squeezes legends wider than the row and cuts their names ("brightnes",
+    // "layer C" in the docked view at 1,024 x 700): wrap onto more lines until they fit.
+    for (int wrap = 5; wrap >= 1; --wrap) {
+        setLegendWrap(wrap);
+        int needed = 0;
         for (QCPLegend* legend : legends_)
-            if (legend) {
-                legend->setWrap(wrap);
-                legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-lays the entries
-            }
-        plot_->replot(QCustomPlot::rpQueuedReplot);
+            if (legend) needed += legend->minimumOuterSizeHint().width();
+        if (needed <= width) return;
     }
-    FrameView::resizeEvent(event);
+}
+
+int TimelineView::minimumHeightFor(int columns) const {
+    // Each panel at least as tall as its axis title is long (a shorter one clips "mean
+    // brightness"), under the legends, above the tick labels and "tick": the dock scrolls below
+    // that, as every view's does.
+    int panel = 0;
+    for (QCPAxisRect* p : panels_) {
+        const QCPAxis* y = p->axis(QCPAxis::atLeft);
+        panel = std::max(panel, QFontMetrics(y->labelFont()).horizontalAdvance(y->label()) + 8);
+    }
+    const QCPAxis* x = panels_.front()->axis(QCPAxis::atBottom);
+    const int below = QFontMetrics(x->tickLabelFont()).height() +
+                      QFontMetrics(x->labelFont()).height() + x->tickLabelPadding() +
+                      x->labelPadding() + 8;
+    const int rows = (int(panels_.size()) + columns - 1) / columns;
+    return legend_row_->minimumOuterSizeHint().height() + rows * panel + below;
 }
 
 QCPGraph* TimelineView::addGraph(int panel, const QString& name, const QColor& color) {
@@ -277,7 +314,10 @@ void TimelineView::setFrame(FramePtr frame) {
     const TimelinePoint& p = history_.points().back();
     const int layers = int(p.rows.size());
     const bool row_graphs_fit = layers == row_graph_layers_;
-    if (!row_graphs_fit) makeRowGraphs(layers);
+    if (!row_graphs_fit) {
+        makeRowGraphs(layers);
+        fitLayout();  // the layers' legend entries came or went
+    }
     if (change == TimelineHistory::Change::Reset || change == TimelineHistory::Change::Truncated ||
         !row_graphs_fit) {
         replotAll();
@@ -294,6 +334,7 @@ void TimelineView::setHistory(TimelineHistoryPtr history) {
     history_ = *history;
     if (history_.points().empty()) return;
     makeRowGraphs(history_.layers());
+    fitLayout();
     replotAll();
     rescale();
     plot_->replot(QCustomPlot::rpQueuedReplot);

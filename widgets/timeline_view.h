@@ -55,6 +55,15 @@ private:
     void replotAll();
     void plotPoint(const TimelinePoint& p);
     void rescale();
+    // Wraps the legends at the most entries a line (up to 5) at which they fit `width` side by
+    // side.
+    void wrapLegendsToFit(int width);
+    // Wraps the legends to the view's width, chooses the panels a row and the plot's minimum
+    // height: after a resize or a change of the legends' entries.
+    void fitLayout();
+    // The plot's height below which a layout of `columns` panels a row would clip an axis title.
+    int minimumHeightFor(int columns) const;
+    void setLegendWrap(int wrap);
     void pickTick(const QPoint& at);
 
     TimelineHistory history_;

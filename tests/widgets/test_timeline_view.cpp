@@ -61,6 +61,57 @@ class TestTimelineView : public QObject {
 private slots:
     void initTestCase() { test::use_workbench_look(); }
 
+    // Every legend entry gets the width its name needs, the legends stay side by side within the
+    // view, and every panel is tall enough for its axis title, at the docked size of 1,024 x 700
+    // (496 x 105, where a fixed three entries a line cut "brightness" and "layer 0" short and
+    // panels 40 px tall clipped their titles), narrow and wide; the single-line panels are drawn
+    // in no layer's colour.
+    void legend_names_are_not_cut() {
+        for (const QSize size : {QSize(496, 105), QSize(300, 300), QSize(1600, 240)}) {
+            TimelineView view;
+            QVERIFY(test::show_exposed(view, size.width(), size.height()));
+            for (int tick = 0; tick < 20; ++tick) view.setFrame(frame_at(4, 20, tick, 1.0));
+            view.plot()->replot();
+            double right = 0;
+            int entries = 0;
+            for (QCPLayoutElement* e : view.plot()->plotLayout()->elements(true))
+                if (auto* legend = qobject_cast<QCPLegend*>(e)) {
+                    QVERIFY(legend->outerRect().left() >= right - 0.5);
+                    right = legend->outerRect().right();
+                    for (int i = 0; i < legend->itemCount(); ++i) {
+                        QCPAbstractLegendItem* item = legend->item(i);
+                        if (!item) continue;  // a wrapped grid's empty cell
+                        ++entries;
+                        QVERIFY2(item->outerRect().width() >= item->minimumOuterSizeHint().width(),
+                                 qPrintable(QString("%1x%2: entry %3 is %4 px of %5")
+                                                .arg(size.width())
+                                                .arg(size.height())
+                                                .arg(i)
+                                                .arg(item->outerRect().width())
+                                                .arg(item->minimumOuterSizeHint().width())));
+                    }
+                }
+            QCOMPARE(entries, 5 + 4);  // the latency steps and the layers
+            // A panel is as tall as its axis title is long: the view asks for the height (its
+            // dock scrolls) rather than clip "mean brightness".
+            for (QCPAxisRect* panel : view.plot()->axisRects()) {
+                const QCPAxis* y = panel->axis(QCPAxis::atLeft);
+                const int title = QFontMetrics(y->labelFont()).horizontalAdvance(y->label());
+                QVERIFY2(panel->rect().height() >= title,
+                         qPrintable(QString("%1x%2: '%3' %4 px in a panel %5 px tall")
+                                        .arg(size.width())
+                                        .arg(size.height())
+                                        .arg(y->label())
+                                        .arg(title)
+                                        .arg(panel->rect().height())));
+            }
+            QVERIFY2(right <= view.plot()->width(), qPrintable(QString::number(right)));
+            for (int l = 0; l < 4; ++l)
+                for (const char* single : {"mean brightness", "max drift"})
+                    QVERIFY(graph_named(view, single)->pen().color() != series_color(l));
+        }
+    }
+
     // Up to 150 ticks in views of a few sizes (510 x 170: the docked timeline at 1,024 x 700): at
     // every length of the run the tick labels of every panel that shows them stay apart (not
     // "0 50100150"), at least two of them; a wide view gets more labels than a narrow one.
