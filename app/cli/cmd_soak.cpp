@@ -18,14 +18,20 @@ void print(const char* label, const SoakReport& r) {
     std::printf(
         "%s: %lld ticks in %.1f s (%.0f ticks/s), %lld sessions; lists: %lld applied, "
         "%lld rejected; %lld rebuilds, %lld drift checks, %lld layout switches, "
-        "%lld RoPE policy changes, %lld new prompts; RSS %.1f MiB after the first "
-        "session, %.1f MiB now, peak %.1f MiB\n",
+        "%lld policy changes, %lld new prompts; systems sessions %lld: %lld K/V type changes, "
+        "%lld wLOD changes, %lld collapses / expands, %lld undo / redo / snapshot / restore, "
+        "%lld forks, %lld refused with nothing changed, %lld own traces replayed equal; "
+        "RSS %.1f MiB after the first session, %.1f MiB now, peak %.1f MiB\n",
         label, static_cast<long long>(c.ticks), r.seconds,
         r.seconds > 0 ? double(c.ticks) / r.seconds : 0.0, static_cast<long long>(c.sessions),
         static_cast<long long>(c.valid_lists), static_cast<long long>(c.rejected_lists),
         static_cast<long long>(c.rebuilds), static_cast<long long>(c.drift_checks),
         static_cast<long long>(c.layout_switches), static_cast<long long>(c.policy_changes),
-        static_cast<long long>(c.restarts), double(r.rss_after_warmup) / (1 << 20),
+        static_cast<long long>(c.restarts), static_cast<long long>(c.systems_sessions),
+        static_cast<long long>(c.kv_type_changes), static_cast<long long>(c.wlod_changes),
+        static_cast<long long>(c.collapses), static_cast<long long>(c.history),
+        static_cast<long long>(c.forks), static_cast<long long>(c.refusals),
+        static_cast<long long>(c.replays), double(r.rss_after_warmup) / (1 << 20),
         double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20));
     std::fflush(stdout);
 }
@@ -40,6 +46,9 @@ int run_soak_command(const CliArgs& args) {
     options.seed = uint64_t(args.get_count("seed", INT64_MAX));
     options.capacity = args.get_count("capacity", INT64_MAX);
     options.segment_ticks = args.get_count("segment", INT64_MAX);
+    options.systems = !args.has("edits-only");
+    options.gate = args.get("gate");
+    options.gist_net = args.get("gist-net");
     // Every rejected list and every rebuild would be logged: the report says how many. A
     // --log-level given on the command line still wins.
     if (!args.has("log-level")) spdlog::set_level(spdlog::level::err);
@@ -62,7 +71,8 @@ CommandSpec soak_command() {
     model.fallback = defaults.model;
     return {"soak",
             "",
-            "random edits, rebuilds and switches, each checked; exit 1 when an invariant breaks",
+            "random edits, rebuilds and switches, and sessions of every system, each checked; exit 1 "
+            "when an invariant breaks",
             {
                 model,
                 {"ticks", "N", std::to_string(defaults.ticks), "ticks over all sessions"},
@@ -73,6 +83,13 @@ CommandSpec soak_command() {
                 {"segment", "TICKS", std::to_string(defaults.segment_ticks),
                  "ticks per session, memory is compared between sessions; 0: ticks / 5, "
                  "within [50, 2000]"},
+                {"gate", "FILE", "",
+                 "a SmartKV gate sidecar for the model: systems sessions then run smartkv too"},
+                {"gist-net", "FILE", "",
+                 "a GistNet sidecar (K 4) of the model's width: systems sessions then switch to "
+                 "learned gists too"},
+                {"edits-only", "", "",
+                 "no systems sessions (policies, rings, K/V types, wLOD, history): edits only"},
                 backend_option(defaults.backend),
             },
             run_soak_command};

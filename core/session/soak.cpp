@@ -7,6 +7,7 @@
 
 #include "core/model/model_loader.h"
 #include "core/session/session_error.h"
+#include "core/session/soak_systems.h"
 #include "core/state/action_json.h"
 
 namespace kvw {
@@ -49,6 +50,14 @@ void add(SoakCounts& total, const SoakCounts& c) {
     total.policy_changes += c.policy_changes;
     total.restarts += c.restarts;
     total.sessions += c.sessions;
+    total.systems_sessions += c.systems_sessions;
+    total.refusals += c.refusals;
+    total.kv_type_changes += c.kv_type_changes;
+    total.wlod_changes += c.wlod_changes;
+    total.collapses += c.collapses;
+    total.history += c.history;
+    total.forks += c.forks;
+    total.replays += c.replays;
 }
 
 // Whether every layer's mirror is the same list of records at the same phases. Where layers
@@ -309,9 +318,19 @@ SoakReport run_soak(const SoakOptions& options,
     while (report.counts.ticks < options.ticks && report.ok()) {
         SoakOptions o = options;
         o.seed = session_seeds();
-        {
+        const int64_t target = std::min(options.ticks - report.counts.ticks, segment);
+        if (options.systems && report.counts.sessions % 2 == 1) {
+            SystemsSoak soak(o, model);
+            while (soak.counts().ticks < target && soak.step()) {
+            }
+            if (soak.failure().empty()) soak.finish();
+            if (!soak.failure().empty()) {
+                report.failure = soak.configuration() + ": " + soak.failure();
+                report.failed_tick = report.counts.ticks + soak.counts().ticks;
+            }
+            add(report.counts, soak.counts());
+        } else {
             Soak soak(o, model);
-            const int64_t target = std::min(options.ticks - report.counts.ticks, segment);
             while (soak.counts().ticks < target)
                 if (!soak.step()) {
                     report.failure = soak.failure();

@@ -23,6 +23,12 @@ struct SoakOptions {
     // judged between sessions. 0: ticks / 5, within [50, 2000].
     int64_t segment_ticks = 0;
     uint64_t rss_slack_bytes = 64ull << 20;  // growth allowed after the first session
+    // Every second session is a systems session (SystemsSoak): policies, rings, K/V types,
+    // wLOD, history. Their smartkv sessions need a gate sidecar made for the model, and their
+    // learned gists a gist net of its width; without them those are left out.
+    bool systems = true;
+    std::string gate;
+    std::string gist_net;
 };
 
 struct SoakCounts {
@@ -35,6 +41,15 @@ struct SoakCounts {
     int64_t policy_changes = 0;
     int64_t restarts = 0;  // new prompts
     int64_t sessions = 0;
+    // Systems sessions (SystemsSoak) and what only they do.
+    int64_t systems_sessions = 0;
+    int64_t refusals = 0;  // commands refused with nothing changed
+    int64_t kv_type_changes = 0;
+    int64_t wlod_changes = 0;  // wLOD on / off / K / W_max and gist-net switches
+    int64_t collapses = 0;     // wLOD collapse and expand lists
+    int64_t history = 0;       // undo, redo, snapshot, restore
+    int64_t forks = 0;
+    int64_t replays = 0;  // sessions whose own trace replayed with every outcome equal
 };
 
 struct SoakReport {
