@@ -96,6 +96,7 @@ int run_run(const CliArgs& args) {
     // The same for the trace: a path that cannot be written fails now, not after the run. The
     // file grows a line per event as the run goes (TraceFile), so a run killed or failing
     // part-way leaves every tick before it.
+    check_output_options(args, {"record-lifespans"});
     std::optional<TraceFile> trace;
     if (args.has("trace")) trace.emplace(args.get("trace"));
     const auto keep_trace = [&](const Session& s) {
@@ -104,7 +105,7 @@ int run_run(const CliArgs& args) {
     const StopSignals stop_signals;
 
     LifespanOptions lifespan;
-    lifespan.threshold = float(args.get_double("lifespan-threshold"));
+    lifespan.threshold = float(args.get_double("lifespan-threshold", 0, kMaxLifespanThreshold));
     lifespan.horizon = int(args.get_count("lifespan-horizon", INT32_MAX));
 
     Session session(options);
@@ -182,8 +183,8 @@ CommandSpec run_command() {
                        "record each generated token's key and lifespan per layer (GGUF) for "
                        "kvw train-gate; needs the full cache"});
     options.push_back({"lifespan-threshold", "X", "2",
-                       "attention share (1 = a uniform row's) a token must reach to count as "
-                       "alive"});
+                       "attention share (1 = a uniform row's, 0 to 1e6) a token must reach to "
+                       "count as alive"});
     options.push_back(
         {"lifespan-horizon", "TICKS", "64", "ticks each token is watched; later ones are dropped"});
     options.push_back(

@@ -43,6 +43,24 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
     if (args.has("ring-size")) options.capacity = args.get_count("ring-size", INT64_MAX);
 }
 
+// An option the chosen settings would not read is refused, as --ring-size without a ring is:
+// a run that silently ignored it would look like one that used it.
+void refuse_ignored_options(const CliArgs& args, const SessionOptions& options) {
+    const PolicyInfo* policy = find_policy(options.proposer);
+    if (!policy->selective)
+        for (const char* name : {"sink", "budget", "window"})
+            if (args.has(name))
+                throw UsageError(std::string("--") + name + " is a selective policy's budget; --policy " +
+                                 options.proposer + " keeps none");
+    if (args.has("gate") && options.proposer != "smartkv")
+        throw UsageError("--gate is smartkv's gate; --policy " + options.proposer +
+                         " reads none");
+    if (options.wlod_k == 0)
+        for (const char* name : {"wlod-max", "gist-net"})
+            if (args.has(name))
+                throw UsageError(std::string("--") + name + " needs --wlod-k K (wLOD is off)");
+}
+
 }  // namespace
 
 OptionTable session_options() {
@@ -80,9 +98,11 @@ OptionTable session_options() {
              " (int8, fp8: E4M3 with a scale per row and KV head)"},
         {"v-type", "TYPE", "f32", "storage type of cached V rows, as --k-type"},
         {"wlod-k", "K", "0", "tokens per wLOD block (gists of K and K*K tokens); 0: wLOD off"},
-        {"wlod-max", "W", "0", "rows the focus policy keeps the context within; 0: no budget"},
+        {"wlod-max", "W", "0",
+         "rows the focus policy keeps the context within (needs --wlod-k); 0: no budget"},
         {"gist-net", "FILE", "",
-         "wLOD: a learned gist net sidecar (*.gist.gguf); default: mean pooling"},
+         "wLOD (needs --wlod-k): a learned gist net sidecar (*.gist.gguf); default: mean "
+         "pooling"},
     };
 }
 
@@ -127,6 +147,7 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     if (args.has("gist-net")) options.gist_net = args.get("gist-net");
     if (options.proposer == "focus" && (options.wlod_k == 0 || options.wlod_max == 0))
         throw UsageError("--policy focus needs --wlod-k K and --wlod-max W");
+    refuse_ignored_options(args, options);
 }
 
 }  // namespace kvw::cli
