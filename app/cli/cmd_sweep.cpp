@@ -39,6 +39,7 @@ int run_sweep(const CliArgs& args) {
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     std::vector<std::string> policies = args.get_all("policy");
     if (policies.empty()) policies = selective_policy_names();
+    refuse_unread_gate(args, policies);
     const std::vector<int> budgets = count_list("--budgets", args.get("budgets"));
     if (args.has("plot") && !args.has("out"))
         throw UsageError("--plot needs --out CSV: the plot is drawn from that file");

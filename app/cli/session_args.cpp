@@ -43,6 +43,17 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
     if (args.has("ring-size")) options.capacity = args.get_count("ring-size", INT64_MAX);
 }
 
+}  // namespace
+
+void refuse_unread_gate(const CliArgs& args, const std::vector<std::string>& policies) {
+    if (!args.has("gate") || std::ranges::find(policies, "smartkv") != policies.end()) return;
+    std::string names;
+    for (const std::string& p : policies) names += (names.empty() ? "" : ", ") + p;
+    throw UsageError("--gate is read by --policy smartkv alone, not by " + names);
+}
+
+namespace {
+
 // An option the chosen settings would not read is refused, as --ring-size without a ring is:
 // a run that silently ignored it would look like one that used it.
 void refuse_ignored_options(const CliArgs& args, const SessionOptions& options) {
@@ -52,9 +63,7 @@ void refuse_ignored_options(const CliArgs& args, const SessionOptions& options) 
             if (args.has(name))
                 throw UsageError(std::string("--") + name + " is a selective policy's budget; --policy " +
                                  options.proposer + " keeps none");
-    if (args.has("gate") && options.proposer != "smartkv")
-        throw UsageError("--gate is smartkv's gate; --policy " + options.proposer +
-                         " reads none");
+    refuse_unread_gate(args, {options.proposer});
     if (options.wlod_k == 0)
         for (const char* name : {"wlod-max", "gist-net"})
             if (args.has(name))

@@ -35,7 +35,12 @@ endforeach()
 refused("--sink under manual" 2 "--sink .*--policy manual" ${RUN} --sink 3)
 refused("--window under pair-merge" 2 "--window .*--policy pair-merge"
         ${RUN} --policy pair-merge --window 3)
-refused("--gate under h2o" 2 "--gate .*--policy h2o" ${RUN} --policy h2o --gate ${WORK}/g.gguf)
+refused("--gate under h2o" 2 "--gate is read by --policy smartkv alone, not by h2o"
+        ${RUN} --policy h2o --gate ${WORK}/g.gguf)
+file(WRITE ${WORK}/text.txt "In the beginning God created the heaven and the earth.")
+refused("compare --gate without smartkv" 2 "--gate .* not by h2o, random"
+        ${KVW} compare ${MODEL} --file ${WORK}/text.txt --policy h2o --policy random
+        --gate ${WORK}/g.gguf)
 refused("--wlod-max without wLOD" 2 "--wlod-max needs --wlod-k" ${RUN} --wlod-max 40)
 refused("--gist-net without wLOD" 2 "--gist-net needs --wlod-k" ${RUN} --gist-net ${WORK}/n.gguf)
 
@@ -43,7 +48,6 @@ refused("--gist-net without wLOD" 2 "--gist-net needs --wlod-k" ${RUN} --gist-ne
 set(NODIR ${WORK}/no/such/dir)
 refused("run --record-lifespans" 1 "--record-lifespans: cannot write ${NODIR}/l.gguf"
         ${RUN} --record-lifespans ${NODIR}/l.gguf)
-file(WRITE ${WORK}/text.txt "In the beginning God created the heaven and the earth.")
 refused("sweep --out" 1 "--out: cannot write ${NODIR}/s.csv"
         ${KVW} sweep ${MODEL} --file ${WORK}/text.txt --budgets 2 --out ${NODIR}/s.csv)
 refused("sweep --plot" 1 "--plot: cannot write ${NODIR}/s.png"
