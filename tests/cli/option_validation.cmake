@@ -44,6 +44,13 @@ refused("compare --gate without smartkv" 2 "--gate .* not by h2o, random"
 refused("--wlod-max without wLOD" 2 "--wlod-max needs --wlod-k" ${RUN} --wlod-max 40)
 refused("--gist-net without wLOD" 2 "--gist-net needs --wlod-k" ${RUN} --gist-net ${WORK}/n.gguf)
 
+# A collapse with wLOD off has no block size (it ran with a hidden K of 32).
+file(WRITE ${WORK}/collapse.json "[{\"action\":\"collapse\",\"pos\":4,\"level\":1}]")
+refused("collapse without --wlod-k" 1 "no wLOD block size K: turn wLOD on first \\(--wlod-k K"
+        ${KVW} run ${MODEL} --prompt "In the beginning God created the heaven" --quiet
+        --actions ${WORK}/collapse.json)
+file(REMOVE ${WORK}/collapse.json)
+
 # Output paths, before the model loads or the work runs.
 set(NODIR ${WORK}/no/such/dir)
 refused("run --record-lifespans" 1 "--record-lifespans: cannot write ${NODIR}/l.gguf"
