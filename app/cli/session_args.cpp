@@ -61,8 +61,9 @@ void refuse_ignored_options(const CliArgs& args, const SessionOptions& options) 
     if (!policy->selective)
         for (const char* name : {"sink", "budget", "window"})
             if (args.has(name))
-                throw UsageError(std::string("--") + name + " is a selective policy's budget; --policy " +
-                                 options.proposer + " keeps none");
+                throw UsageError(std::string("--") + name +
+                                 " is a selective policy's budget; --policy " + options.proposer +
+                                 " keeps none");
     refuse_unread_gate(args, {options.proposer});
     if (options.wlod_k == 0)
         for (const char* name : {"wlod-max", "gist-net"})

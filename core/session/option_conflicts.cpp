@@ -29,16 +29,16 @@ void check_option_conflicts(const SessionOptions& o, ChangedSetting changed) {
     if (ring && selective && o.capacity < kept)
         conflict(changed, ChangedSetting::Policy, "ring-size", "budget",
                  "ring-size " + std::to_string(o.capacity) + " is below the " +
-                     std::to_string(kept) + " rows the " + o.proposer +
-                     " policy keeps (sink " + std::to_string(b.sink) + " + budget " +
-                     std::to_string(b.budget) + " + window " + std::to_string(b.window) +
+                     std::to_string(kept) + " rows the " + o.proposer + " policy keeps (sink " +
+                     std::to_string(b.sink) + " + budget " + std::to_string(b.budget) +
+                     " + window " + std::to_string(b.window) +
                      "): the ring would overwrite rows the policy keeps; use a ring of at least " +
                      std::to_string(kept) + " rows or a smaller sink + budget + window");
     if (ring && (selective || focus) && o.ring.tokens_per_frame > 1)
         conflict(changed, ChangedSetting::Policy, "tokens-per-frame", "policy",
-                 "tokens-per-frame " + std::to_string(o.ring.tokens_per_frame) +
-                     " with policy " + o.proposer + ": the policy makes room for one token a "
-                     "tick, a frame appends " + std::to_string(o.ring.tokens_per_frame) +
+                 "tokens-per-frame " + std::to_string(o.ring.tokens_per_frame) + " with policy " +
+                     o.proposer + ": the policy makes room for one token a tick, a frame appends " +
+                     std::to_string(o.ring.tokens_per_frame) +
                      " and overruns its budget; use tokens-per-frame 1");
     if (focus && o.wlod_k >= 2 && o.wlod_max > 0) {
         // Focus folds whole blocks of K rows, never one holding a pinned row (BOS, a ring's

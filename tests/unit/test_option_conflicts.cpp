@@ -68,9 +68,9 @@ void runs_clean(Session& s, int ticks) {
         s.step();
         const FramePtr f = s.frame();
         for (const InvariantStatus& inv : f->invariants)
-            QVERIFY2(inv.passed, qPrintable(QString::fromStdString(
-                                     "tick " + std::to_string(f->tick) + ": " + inv.name + ": " +
-                                     inv.detail)));
+            QVERIFY2(inv.passed,
+                     qPrintable(QString::fromStdString("tick " + std::to_string(f->tick) + ": " +
+                                                       inv.name + ": " + inv.detail)));
     }
 }
 
@@ -102,8 +102,8 @@ private slots:
         const OptionConflict by_budget = conflict_of([&] { s.set_policy_options(larger); });
         names_both(by_budget, "budget", "ring-size");
         QCOMPARE(refused_setting(by_budget), std::string("budget"));
-        const OptionConflict by_size = conflict_of(
-            [&] { s.set_layout(CacheLayout::Ring, s.options().ring, 9); });
+        const OptionConflict by_size =
+            conflict_of([&] { s.set_layout(CacheLayout::Ring, s.options().ring, 9); });
         names_both(by_size, "ring-size", "budget");
         QCOMPARE(refused_setting(by_size), std::string("capacity"));  // the window's T field
         QCOMPARE(s.options().policy.budget.budget, 4);
@@ -125,8 +125,7 @@ private slots:
         SessionOptions f = focus(4, 40);
         f.layout = CacheLayout::Ring;
         f.ring = {RingMode::Roll, 0, 2, false};
-        names_both(conflict_of([&] { Session s(f, tiny_model()); }), "tokens-per-frame",
-                   "policy");
+        names_both(conflict_of([&] { Session s(f, tiny_model()); }), "tokens-per-frame", "policy");
         Session s(h2o_on_a_ring(32), tiny_model());
         const RingOptions frames{RingMode::Pointer, 2, 2, false};
         names_both(conflict_of([&] { s.set_layout(CacheLayout::Ring, frames, 32); }),
@@ -141,8 +140,7 @@ private slots:
     // Focus never folds the first block (BOS) nor the last K rows: W_max 1 failed wlod_budget
     // from tick 1. Below 3K it is refused, at 3K it folds in time.
     void focus_needs_a_foldable_block_below_w_max() {
-        names_both(conflict_of([] { Session s(focus(4, 1), tiny_model()); }), "policy",
-                   "wlod-max");
+        names_both(conflict_of([] { Session s(focus(4, 1), tiny_model()); }), "policy", "wlod-max");
         names_both(conflict_of([] { Session s(focus(4, 11), tiny_model()); }), "policy",
                    "wlod-max");
         Session ok(focus(4, 12), tiny_model());
