@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <sstream>
 
 namespace kvw::cli {
@@ -78,15 +79,26 @@ int64_t parse_count(const std::string& option, const std::string& text, int64_t 
     return value;
 }
 
-double CliArgs::get_double(const std::string& name) const {
+// A bound as a reader writes it: 100, 0.5, 1e+06.
+static std::string shortest(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+double CliArgs::get_double(const std::string& name, double min, double max) const {
     const std::string s = get(name);
+    double value = std::nan("");
     try {
         size_t used = 0;
-        const double value = std::stod(s, &used);
-        if (used == s.size()) return value;
+        value = std::stod(s, &used);
+        if (used != s.size()) value = std::nan("");
     } catch (const std::exception&) {
     }
-    throw UsageError("option " + option_word(spec(name)) + " expects a number, got '" + s + "'");
+    if (!(value >= min && value <= max))  // NaN fails both
+        throw UsageError("option " + option_word(spec(name)) + " takes a number from " +
+                         shortest(min) + " to " + shortest(max) + ", not '" + s + "'");
+    return value;
 }
 
 std::vector<std::string> split_list(const std::string& list) {

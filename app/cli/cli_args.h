@@ -38,7 +38,9 @@ public:
     std::vector<std::string> get_all(const std::string& name) const;
     // get() as a count (rows, ticks, tokens, a seed) of at most `max`: see parse_count.
     int64_t get_count(const std::string& name, int64_t max) const;
-    double get_double(const std::string& name) const;
+    // get() as a number from `min` to `max`: NaN, infinities and values beyond the range (1e39
+    // became "inf" on its way to a float) are a UsageError naming the option and the range.
+    double get_double(const std::string& name, double min, double max) const;
 
 private:
     const OptionSpec& spec(const std::string& name) const;

@@ -19,6 +19,7 @@ int run_compare(const CliArgs& args) {
     const std::vector<std::string> policies = args.get_all("policy");
     if (policies.size() != 2)
         throw UsageError("give --policy exactly twice: --policy A --policy B");
+    refuse_unread_gate(args, policies);
     const PolicyOptions options = policy_options_from_args(args);
     const EvalText text = eval_text_from_args(args);
     const PerplexityResult full = score_full_cache(text);

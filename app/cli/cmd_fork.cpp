@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
+#include "common_options.h"
 #include "core/model/model_loader.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
@@ -23,6 +24,7 @@ int run_fork(const CliArgs& args) {
     const std::string& file = args.positional()[0];
     const int64_t tick = args.get_count("at", std::numeric_limits<int32_t>::max());
     const std::string out = args.get("out");
+    check_output_options(args, {"out"});
     const Trace trace = Trace::read(file);
     if (trace.events().empty()) throw TraceError("empty trace", 0, file);
     const size_t events = events_through_tick(trace, tick);

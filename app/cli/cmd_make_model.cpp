@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "commands.h"
+#include "common_options.h"
 #include "core/io/replacing_file.h"
 #include "core/model/builtin_models.h"
 #include "core/model/gguf_file.h"
@@ -46,6 +47,7 @@ int run_make_model(const CliArgs& args) {
             "make-model takes a model (tiny|tinyllama-shape|FILE.gguf|builtin:NAME) and an "
             "output path");
     const std::string& model = args.positional()[0];
+    check_output_path("OUT", args.positional()[1]);
     if (model != "tiny" && model != "tinyllama-shape")
         return requantize_file(args, model, args.positional()[1]);
     SyntheticSpec spec = synthetic_spec(args.positional()[0]);

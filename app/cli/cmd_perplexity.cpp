@@ -62,7 +62,9 @@ int run_perplexity(const CliArgs& args) {
     // Quantised storage is a session's cache: --k-type / --v-type alone take the session path
     // with the manual proposer (no edits), which scores like the full cache up to storage.
     const bool through_session = args.has("policy") || args.has("k-type") || args.has("v-type");
-    for (const char* session_only : {"rope", "layout", "sink", "budget", "window", "seed"})
+    for (const char* session_only : {"rope", "layout", "ring-mode", "ring-size", "tokens-per-frame",
+                                     "ring-sinks", "ring-checksum", "sink", "budget", "window",
+                                     "gate", "seed", "wlod-k", "wlod-max", "gist-net"})
         if (!through_session && args.has(session_only))
             throw UsageError(std::string("--") + session_only +
                              " applies to the session path: give --policy too");

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,34 @@ void write_lifespans(const LifespanRecorder& recorder, const std::string& path) 
         total ? 100.0 * double(zero) / double(total) : 0.0, recorder.censored());
 }
 
+// The ticks after which each invariant failed, by name: a run whose state broke its own
+// invariants must not look like a clean one (issue 26 item 3), and the name says where to look.
+class InvariantFailures {
+public:
+    void observe(const Frame& f) {
+        if (f.all_invariants_pass()) return;
+        ++ticks_;
+        for (const InvariantStatus& s : f.invariants)
+            if (!s.passed) ++by_name_[s.name];
+    }
+    bool any() const { return ticks_ > 0; }
+    // "invariants failed after 3 of 10 ticks: budget_rows (3), sinks_first (1)"
+    std::string describe(long ticks_run) const {
+        std::string text = "invariants failed after " + std::to_string(ticks_) + " of " +
+                           std::to_string(ticks_run) + " ticks:";
+        const char* sep = " ";
+        for (const auto& [name, count] : by_name_) {
+            text += sep + name + " (" + std::to_string(count) + ")";
+            sep = ", ";
+        }
+        return text;
+    }
+
+private:
+    long ticks_ = 0;
+    std::map<std::string, long> by_name_;
+};
+
 bool capacity_full(const TickResult& r) {
     return std::any_of(r.rejections.begin(), r.rejections.end(), [](const ValidationError& e) {
         return e.rule == ValidationRule::CapacityExceeded;
@@ -67,6 +96,7 @@ int run_run(const CliArgs& args) {
     // The same for the trace: a path that cannot be written fails now, not after the run. The
     // file grows a line per event as the run goes (TraceFile), so a run killed or failing
     // part-way leaves every tick before it.
+    check_output_options(args, {"record-lifespans"});
     std::optional<TraceFile> trace;
     if (args.has("trace")) trace.emplace(args.get("trace"));
     const auto keep_trace = [&](const Session& s) {
@@ -75,7 +105,7 @@ int run_run(const CliArgs& args) {
     const StopSignals stop_signals;
 
     LifespanOptions lifespan;
-    lifespan.threshold = float(args.get_double("lifespan-threshold"));
+    lifespan.threshold = float(args.get_double("lifespan-threshold", 0, kMaxLifespanThreshold));
     lifespan.horizon = int(args.get_count("lifespan-horizon", INT32_MAX));
 
     Session session(options);
@@ -90,6 +120,8 @@ int run_run(const CliArgs& args) {
     std::printf("tick  token  rows(l0)  actions  outcome  invariants  state_hash\n");
     std::string stopped;  // why the run ended early; empty when it ran every tick
     int interrupted = 0;  // the signal that stopped it
+    InvariantFailures failures;
+    long ticks_run = 0;
     for (long i = 0; i < ticks && stopped.empty(); ++i) {
         if (const int signal = stop_signals.received()) {
             interrupted = signal;
@@ -101,6 +133,8 @@ int run_run(const CliArgs& args) {
         keep_trace(session);
         if (recorder) recorder->observe(session.state(), session.tick());
         const FramePtr f = session.frame();
+        ++ticks_run;
+        failures.observe(*f);
         const int32_t token = session.trace().events().back().at("token").get<int32_t>();
         // A rejected tick did not happen: "-", not the number of the tick before it again.
         const std::string tick = r.rejected ? "-" : std::to_string(f->tick);
@@ -128,6 +162,7 @@ int run_run(const CliArgs& args) {
         return 128 + interrupted;
     }
     if (!stopped.empty()) throw std::runtime_error(stopped);
+    if (failures.any()) throw std::runtime_error(failures.describe(ticks_run));
     return 0;
 }
 
@@ -148,8 +183,8 @@ CommandSpec run_command() {
                        "record each generated token's key and lifespan per layer (GGUF) for "
                        "kvw train-gate; needs the full cache"});
     options.push_back({"lifespan-threshold", "X", "2",
-                       "attention share (1 = a uniform row's) a token must reach to count as "
-                       "alive"});
+                       "attention share (1 = a uniform row's, 0 to 1e6) a token must reach to "
+                       "count as alive"});
     options.push_back(
         {"lifespan-horizon", "TICKS", "64", "ticks each token is watched; later ones are dropped"});
     options.push_back(

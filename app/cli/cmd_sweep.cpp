@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "common_options.h"
 #include "core/io/replacing_file.h"
 #include "policy_eval.h"
 #include "program_beside.h"
@@ -38,9 +39,11 @@ int run_sweep(const CliArgs& args) {
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     std::vector<std::string> policies = args.get_all("policy");
     if (policies.empty()) policies = selective_policy_names();
+    refuse_unread_gate(args, policies);
     const std::vector<int> budgets = count_list("--budgets", args.get("budgets"));
     if (args.has("plot") && !args.has("out"))
         throw UsageError("--plot needs --out CSV: the plot is drawn from that file");
+    check_output_options(args, {"out", "plot"});
     PolicyOptions base = policy_options_but_budget(args);
     const EvalText text = eval_text_from_args(args);
     const PerplexityResult full = score_full_cache(text);

@@ -35,9 +35,9 @@ int run_train_gate(const CliArgs& args) {
     options.depth = int(args.get_count("depth", 16));
     options.epochs = int(args.get_count("epochs", 100000));
     options.batch = int(args.get_count("batch", 1 << 20));
-    options.learning_rate = float(args.get_double("lr"));
+    options.learning_rate = float(args.get_double("lr", 0, 1));
     options.seed = uint64_t(args.get_count("seed", INT64_MAX));
-    options.held_out = args.get_double("held-out");
+    options.held_out = args.get_double("held-out", 0, 1);
     if (options.hidden < 1 || options.depth < 1 || options.batch < 1)
         throw UsageError("--hidden, --depth and --batch must be at least 1");
     if (!(options.held_out > 0.0 && options.held_out < 1.0))
@@ -46,6 +46,7 @@ int run_train_gate(const CliArgs& args) {
     if (args.get("type") != "f32" && args.get("type") != "f16")
         throw UsageError("--type must be f32 or f16, got '" + args.get("type") + "'");
 
+    check_output_options(args, {"out"});
     const std::vector<std::string> files = comma_list(args.get("data"));
     std::vector<LifespanRecords> data;
     for (const std::string& f : files) data.push_back(read_lifespans_file(f));

@@ -3,10 +3,24 @@
 #include <cstdio>
 
 #include "core/backend/backend_registry.h"
+#include "core/io/replacing_file.h"
 #include "core/model/builtin_models.h"
 #include "core/model/model_loader.h"
 
 namespace kvw::cli {
+
+void check_output_path(const std::string& what, const std::string& path) {
+    try {
+        check_writable(path);
+    } catch (const FileWriteError& e) {
+        throw std::runtime_error(what + ": " + e.what());
+    }
+}
+
+void check_output_options(const CliArgs& args, std::initializer_list<const char*> names) {
+    for (const char* name : names)
+        if (args.has(name)) check_output_path(std::string("--") + name, args.get(name));
+}
 
 OptionSpec model_option() {
     std::string builtin;

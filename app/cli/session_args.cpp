@@ -45,6 +45,34 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
 
 }  // namespace
 
+void refuse_unread_gate(const CliArgs& args, const std::vector<std::string>& policies) {
+    if (!args.has("gate") || std::ranges::find(policies, "smartkv") != policies.end()) return;
+    std::string names;
+    for (const std::string& p : policies) names += (names.empty() ? "" : ", ") + p;
+    throw UsageError("--gate is read by --policy smartkv alone, not by " + names);
+}
+
+namespace {
+
+// An option the chosen settings would not read is refused, as --ring-size without a ring is:
+// a run that silently ignored it would look like one that used it.
+void refuse_ignored_options(const CliArgs& args, const SessionOptions& options) {
+    const PolicyInfo* policy = find_policy(options.proposer);
+    if (!policy->selective)
+        for (const char* name : {"sink", "budget", "window"})
+            if (args.has(name))
+                throw UsageError(std::string("--") + name +
+                                 " is a selective policy's budget; --policy " + options.proposer +
+                                 " keeps none");
+    refuse_unread_gate(args, {options.proposer});
+    if (options.wlod_k == 0)
+        for (const char* name : {"wlod-max", "gist-net"})
+            if (args.has(name))
+                throw UsageError(std::string("--") + name + " needs --wlod-k K (wLOD is off)");
+}
+
+}  // namespace
+
 OptionTable session_options() {
     std::string policies;
     for (const PolicyInfo& p : policy_table())
@@ -80,9 +108,11 @@ OptionTable session_options() {
              " (int8, fp8: E4M3 with a scale per row and KV head)"},
         {"v-type", "TYPE", "f32", "storage type of cached V rows, as --k-type"},
         {"wlod-k", "K", "0", "tokens per wLOD block (gists of K and K*K tokens); 0: wLOD off"},
-        {"wlod-max", "W", "0", "rows the focus policy keeps the context within; 0: no budget"},
+        {"wlod-max", "W", "0",
+         "rows the focus policy keeps the context within (needs --wlod-k); 0: no budget"},
         {"gist-net", "FILE", "",
-         "wLOD: a learned gist net sidecar (*.gist.gguf); default: mean pooling"},
+         "wLOD (needs --wlod-k): a learned gist net sidecar (*.gist.gguf); default: mean "
+         "pooling"},
     };
 }
 
@@ -127,6 +157,7 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
     if (args.has("gist-net")) options.gist_net = args.get("gist-net");
     if (options.proposer == "focus" && (options.wlod_k == 0 || options.wlod_max == 0))
         throw UsageError("--policy focus needs --wlod-k K and --wlod-max W");
+    refuse_ignored_options(args, options);
 }
 
 }  // namespace kvw::cli

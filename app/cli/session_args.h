@@ -12,6 +12,8 @@ namespace kvw::cli {
 OptionTable session_options();
 // Reads them into `options`. Throws UsageError.
 void read_session_options(const CliArgs& args, SessionOptions& options);
+// --gate given while none of `policies` is smartkv, the one policy that reads it: UsageError.
+void refuse_unread_gate(const CliArgs& args, const std::vector<std::string>& policies);
 // --sink, --budget, --window, --gate and --seed alone.
 PolicyOptions policy_options_from_args(const CliArgs& args);
 // The same but --budget, for commands whose budget B is their own (sweep's --budgets).

@@ -14,9 +14,9 @@ namespace {
 // Parameters come from flags, trace headers and the window: a bad one is named here rather
 // than quietly sampling something else (a negative top_k would mean "off").
 void check(const SamplingParams& p) {
-    if (!(p.temperature >= 0.0f) || !std::isfinite(p.temperature))
+    if (!(p.temperature >= 0.0f && p.temperature <= kMaxTemperature))
         throw std::invalid_argument("sampling: temperature " + std::to_string(p.temperature) +
-                                    " must be finite and >= 0");
+                                    " must be from 0 to " + std::to_string(kMaxTemperature));
     if (p.top_k < 0)
         throw std::invalid_argument("sampling: top_k " + std::to_string(p.top_k) +
                                     " must be >= 0 (0: off)");

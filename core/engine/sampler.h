@@ -4,6 +4,10 @@
 
 namespace kvw {
 
+// Beyond this a temperature draws as uniformly as infinity would, and 1e39 became "inf" as a
+// float: refused (Sampler, kvw's --temp).
+inline constexpr float kMaxTemperature = 100.0f;
+
 struct SamplingParams {
     float temperature = 0.0f;  // 0: greedy (argmax, lowest id wins ties)
     int top_k = 0;             // 0: off

@@ -73,6 +73,13 @@ void ReplacingFile::commit() {
     committed_ = true;
 }
 
+void check_writable(const std::filesystem::path& target) {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(target, ignored))
+        throw FileWriteError(target, "write", EISDIR);
+    const ReplacingFile probe(target);
+}
+
 void write_file_atomically(const std::filesystem::path& target, std::string_view bytes) {
     ReplacingFile file(target);
     file.append(bytes);

@@ -56,6 +56,11 @@ private:
     bool committed_ = false;
 };
 
+// Throws the FileWriteError that writing `target` would throw, now, before the work that makes
+// its bytes: the temporary file the write would use is made and removed again (a folder that
+// does not exist, one that refuses new files), and a target that is a folder is refused.
+void check_writable(const std::filesystem::path& target);
+
 // The one way the project writes an output file whole (traces, models, gates, lifespans,
 // bundles, exports): ReplacingFile, append, commit.
 void write_file_atomically(const std::filesystem::path& target, std::string_view bytes);

@@ -20,7 +20,7 @@ constexpr ScriptCommandDoc kReference[] = {
      R"(apply {"action":"delete","pos":2})"},
     {"collapse ROW LEVEL",
      "apply one wLOD collapse of the block starting at ROW, on every layer (never BOS or a ring "
-     "sink)",
+     "sink; needs a K: wLOD turned on in this sequence)",
      "collapse 8 1"},
     {"expand ROW", "apply one wLOD expand of the gist row at ROW, on every layer", "expand 8"},
     {"replace-text ROW1 ROW2 TEXT",

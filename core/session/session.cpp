@@ -11,6 +11,7 @@
 #include "core/model/model_error.h"
 #include "core/model/model_loader.h"
 #include "core/policy/policy_table.h"
+#include "core/session/option_conflicts.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
 #include "core/state/state_error.h"
@@ -38,7 +39,8 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
     gist_net_ = load_gist_net(options_.gist_net);
     check_gist_net_k(*gist_net_, options_.gist_net, options_.wlod_k);
-    new_state();
+    new_state();  // refuses a bad capacity before a conflict is judged with it
+    check_option_conflicts(options_);
     trace_.add(trace_header(options_));
     spdlog::info("session: {} ({}), backend {}, capacity {} rows", model_->source,
                  model_->file_type, backend_->name(), options_.capacity);
@@ -210,6 +212,9 @@ const DriftReport& Session::measure_drift() {
 }
 
 void Session::set_proposer(std::string_view name) {
+    SessionOptions next = options_;
+    next.proposer = std::string(name);
+    check_option_conflicts(next, ChangedSetting::Policy);
     auto made = make_proposer(name, options_.policy);  // throws before anything changes
     // A policy that cannot serve this model (smartkv without a fitting gate) throws here too,
     // before a prompt as well as after: observing the empty state checks the model.
@@ -224,6 +229,9 @@ void Session::set_policy_options(const PolicyOptions& options) {
     // Checked here too, not only when a selective policy is made: a budget taken under `manual`
     // would otherwise fail later, when the policy changes.
     check_budget(options.budget);
+    SessionOptions next = options_;
+    next.policy = options;
+    check_option_conflicts(next, ChangedSetting::Policy);
     auto made = make_proposer(options_.proposer, options);
     made->observe(*state_, false);
     options_.policy = options;
@@ -250,6 +258,11 @@ void Session::set_layout(CacheLayout layout) { set_layout(layout, options_.ring)
 
 void Session::set_layout(CacheLayout layout, const RingOptions& ring, int64_t capacity) {
     check_model_files(*model_);
+    SessionOptions next = options_;
+    next.layout = layout;
+    next.ring = ring;
+    if (capacity != 0) next.capacity = capacity;
+    check_option_conflicts(next, ChangedSetting::Layout);
     state_->set_layout(layout, ring, capacity);
     options_.layout = layout;
     options_.ring = ring;
@@ -293,6 +306,10 @@ void Session::set_wlod(int k, int64_t w_max) {
         throw StateError(StateErrorKind::WlodShape, "wlod",
                          "W_max is 0 (no budget) or a row count, not " + std::to_string(w_max));
     check_gist_net_k(*gist_net_, options_.gist_net, k);
+    SessionOptions next = options_;
+    next.wlod_k = k;
+    next.wlod_max = w_max;
+    check_option_conflicts(next, ChangedSetting::Wlod);
     // Refuses another K while a gist row is in the context, before anything changes. Off keeps
     // the state's K (and its gists, which collapse and expand still handle).
     if (k > 0) state_->set_wlod_k(k);

@@ -225,6 +225,8 @@ void check_fields(const Action& action, int index, const std::vector<int>& layer
         check_position(d->pos, "pos", index, layers, shape, report);
     } else if (const auto* c = std::get_if<CollapseAction>(&action.op)) {
         check_position(c->pos, "pos", index, layers, shape, report);
+        if (shape.wlod_k == 0 && !shape.row_levels.empty())
+            report.add(ValidationRule::WlodOff, index, "action", kNoWlodK);
         if (c->level != 1 && c->level != 2)
             report.add(ValidationRule::WlodLevel, index, "level",
                        "level = " + std::to_string(c->level) + " is not 1 or 2");
@@ -346,6 +348,7 @@ const char* validation_rule_name(ValidationRule rule) {
         case ValidationRule::EditBeforeGist: return "EditBeforeGist";
         case ValidationRule::InsertBeforeBos: return "InsertBeforeBos";
         case ValidationRule::PinnedRow: return "PinnedRow";
+        case ValidationRule::WlodOff: return "WlodOff";
     }
     return "?";
 }

@@ -46,7 +46,13 @@ enum class ValidationRule {
     EditBeforeGist,        // a token edit at or before a gist row (it would shift the blocks)
     InsertBeforeBos,       // an insert at row 0 of a layer whose row 0 holds BOS
     PinnedRow,             // a collapse whose block holds BOS or a ring sink row
+    WlodOff,               // a collapse in a sequence with no wLOD block size K (kNoWlodK)
 };
+
+// Why a collapse is refused where no K was chosen (pre-flight's WlodOff, the primitive's
+// StateError): it once ran with a hidden K of 32.
+inline constexpr const char* kNoWlodK =
+    "no wLOD block size K: turn wLOD on first (--wlod-k K, .kvs wlod K)";
 
 // Longer lists are refused outright: no tick edits that many places, and the check stays
 // cheap whatever a file or a script feeds it.

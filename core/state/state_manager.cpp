@@ -44,9 +44,9 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
                             cache_capacity(options, engine.model().config),
                             storage_of(options, engine.model().config), options.ring)),
       wlod_k_(options.wlod_k) {
-    if (wlod_k_ < 2)
+    if (wlod_k_ != 0 && wlod_k_ < 2)
         throw StateError(StateErrorKind::WlodShape, "options",
-                         "wlod_k " + std::to_string(wlod_k_) + " is below 2");
+                         "wlod_k " + std::to_string(wlod_k_) + " is neither 0 (none) nor >= 2");
 }
 
 StateManager::StateManager(const StateManager& other, const Transformer* engine)

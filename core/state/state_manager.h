@@ -38,8 +38,9 @@ struct StateOptions {
     KvType k_type = KvType::F32;
     KvType v_type = KvType::F32;
     // Tokens per wLOD block (ARCHITECTURE §14): a level-1 gist stands for K tokens, a level-2
-    // gist for K² tokens.
-    int wlod_k = 32;
+    // gist for K² tokens. 0: none chosen (wLOD never on), so a collapse is refused (WlodOff)
+    // rather than cut with a K nobody asked for.
+    int wlod_k = 0;
     // The ring layout's mode, sinks and block size (ARCHITECTURE §17); read when layout is Ring.
     RingOptions ring = {};
 };
@@ -253,7 +254,7 @@ private:
     std::vector<float> last_logits_;
     std::vector<std::vector<float>> last_attention_mass_;
     int fault_countdown_ = 0;
-    int wlod_k_ = 32;
+    int wlod_k_ = 0;
     std::shared_ptr<const GistNet> gist_net_ = default_gist_net();
     std::unordered_map<int64_t, GistRecord> gists_;  // by ledger id
     uint64_t revision_ = 0;                          // mutations so far

@@ -8,6 +8,7 @@
 
 #include "core/cache/ring_layout.h"
 #include "core/math/mean_pool.h"
+#include "core/state/action_validation.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
 
@@ -190,6 +191,7 @@ void StateManager::collapse(const LayerSet& layer_set, int row, int level, int64
     if (policy_ != RopePolicy::FinalIndex)
         shape_error("collapse", std::string("gists need the final_index RoPE policy, not ") +
                                     rope_policy_name(policy_));
+    if (wlod_k_ == 0) shape_error("collapse", kNoWlodK);
     if (level != 1 && level != 2)
         shape_error("collapse", "level " + std::to_string(level) + " is not 1 or 2");
     for (int l : layers)

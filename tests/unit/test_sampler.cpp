@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -113,6 +114,16 @@ private slots:
         const std::vector<double> f = frequencies(s, logits, 20000);
         for (size_t i : {0, 2, 4}) QCOMPARE(f[i], 0.0);
         for (size_t i : {1, 3, 5}) QVERIFY(f[i] > 0.2);
+    }
+
+    // A temperature is a number from 0 to kMaxTemperature: 1e39 arrives as infinity in a
+    // float, which drew uniformly and was reported as "inf" (issue 26 item 8).
+    void temperatures_beyond_the_bound_are_refused() {
+        for (const float t : {std::numeric_limits<float>::infinity(), std::nanf(""),
+                              kMaxTemperature * 1.01f, -0.5f})
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Sampler(SamplingParams{t, 0, 1.0f, 1}));
+        Sampler at_the_bound(SamplingParams{kMaxTemperature, 0, 1.0f, 1});
+        QCOMPARE(at_the_bound.params().temperature, kMaxTemperature);
     }
 };
 

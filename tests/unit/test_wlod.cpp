@@ -210,6 +210,18 @@ private slots:
         QVERIFY(all_passed(s.check_invariants()));
     }
 
+    // A state made without a K (wLOD never on) has none: the primitive refuses a collapse
+    // before anything changes instead of cutting blocks of a hidden 32 (issue 26 item 8).
+    void collapse_needs_a_chosen_k() {
+        std::mt19937 rng(7);
+        StateManager s = make_wlod_state(64, 0);
+        s.append(random_tokens(rng, 40), EntryKind::Prompt, 0);
+        const uint64_t hash = s.state_hash();
+        QVERIFY_THROWS_EXCEPTION(StateError, s.collapse({}, 4, 1, 1));
+        QCOMPARE(s.state_hash(), hash);
+        QCOMPARE(s.wlod_k(), 0);
+    }
+
     void expand_after_collapse_is_bit_exact() {
         std::mt19937 rng(9);
         StateManager s = make_wlod_state(64);

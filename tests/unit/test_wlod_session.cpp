@@ -154,6 +154,26 @@ private slots:
             QVERIFY2(inv.passed, qPrintable(QString::fromStdString(inv.name + ": " + inv.detail)));
     }
 
+    // With wLOD never on there is no block size: a collapse is refused by pre-flight (WlodOff)
+    // and by the primitive, the state unchanged; it used to run with a hidden K of 32 (issue 26
+    // item 8). Once a K was chosen, turning wLOD off keeps it, and collapse works with it.
+    void a_collapse_without_a_chosen_k_is_refused() {
+        SessionOptions o = focus_options(0, 0);
+        o.proposer = "manual";
+        Session s(o, tiny_model());
+        s.start("in the beginning god created the heaven and the earth and the light");
+        const uint64_t hash = s.state_hash();
+        const TickResult r = s.apply_now({Action{CollapseAction{4, 1}, {}}});
+        QVERIFY(r.rejected);
+        QCOMPARE(r.rejections.front().rule, ValidationRule::WlodOff);
+        QVERIFY(r.rejections.front().message.find("--wlod-k") != std::string::npos);
+        QCOMPARE(s.state_hash(), hash);
+        s.set_wlod(4, 0);
+        s.set_wlod(0, 0);
+        QVERIFY(!s.apply_now({Action{CollapseAction{4, 1}, {}}}).rejected);
+        QCOMPARE(gists_in(s), int64_t(1));
+    }
+
     void focus_expands_when_there_is_room() {
         Session s(focus_options(4, 24), tiny_model());
         s.start("in the beginning god created the heaven and the earth");

@@ -3,6 +3,8 @@
 // reach its Frame and its trace (the same Session calls as the `.kvs` budget and layout
 // commands, so replay, undo and forks repeat them); values it refuses keep the dialog open with
 // the message beside the field it is about, and change nothing: not the Frame, not the trace.
+#include <algorithm>
+
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
@@ -163,7 +165,10 @@ private slots:
         const int rows = before->layers[0].rows();
         dialog->setCacheLayout(CacheLayout::Ring);
         QVERIFY(dialog->findChild<QSpinBox*>("ringSize")->isEnabled());
-        dialog->setRing({RingMode::Pointer, 2, 1, false}, rows + 20);
+        // h2o keeps its sink + budget + window rows: the ring must hold them (issue 26 item 3).
+        const PolicyBudget& kept = before->policy.budget;
+        const int ring_size = std::max(rows + 20, kept.sink + kept.budget + kept.window);
+        dialog->setRing({RingMode::Pointer, 2, 1, false}, ring_size);
         dialog->submit();
         QVERIFY(test::wait_idle(c));
         QTRY_VERIFY(!dialog);
@@ -171,12 +176,12 @@ private slots:
         const FramePtr f = c.lastFrame();
         QCOMPARE(f->layout, CacheLayout::Ring);
         QCOMPARE(f->ring_options, (RingOptions{RingMode::Pointer, 2, 1, false}));
-        QCOMPARE(f->capacity, rows + 20);
+        QCOMPARE(f->capacity, ring_size);
         QCOMPARE(f->state_hash, before->state_hash);  // rows copied, not changed
         const nlohmann::json last = trace_events(c).back();
         QCOMPARE(last.value("event", ""), std::string("set_layout"));
         QCOMPARE(last.value("name", ""), std::string("ring"));
-        QCOMPARE(last["capacity"].get<int>(), rows + 20);
+        QCOMPARE(last["capacity"].get<int>(), ring_size);
         QCOMPARE(last["ring"]["mode"].get<std::string>(), std::string("pointer"));
     }
 
@@ -192,6 +197,18 @@ private slots:
         QPointer<CacheLayoutDialog> dialog =
             opened_from_menu<CacheLayoutDialog>(w, "layoutSettings");
         QVERIFY(dialog);
+        // A ring below the h2o policy's sink + budget + window, beside T, naming the budget.
+        const PolicyBudget& kept = before->policy.budget;
+        dialog->setCacheLayout(CacheLayout::Ring);
+        dialog->setRing({RingMode::Roll, 0, 1, false}, kept.sink + kept.budget + kept.window - 1);
+        dialog->submit();
+        QVERIFY(test::wait_idle(c));
+        QTRY_VERIFY(dialog && !dialog->waiting());
+        QVERIFY2(dialog->errorText("capacity").contains("budget"),
+                 qPrintable(dialog->errorText("capacity")));
+        // The rest are the ring's own refusals, without a policy budget in the way.
+        c.setProposer("manual");
+        QVERIFY(test::wait_idle(c));
         // A ring smaller than the rows a layer holds.
         dialog->setCacheLayout(CacheLayout::Ring);
         dialog->setRing({RingMode::Roll, 0, 1, false}, rows - 2);
@@ -216,7 +233,7 @@ private slots:
         QCOMPARE(c.lastFrame()->layout, CacheLayout::Contiguous);
         QCOMPARE(c.lastFrame()->capacity, before->capacity);
         QCOMPARE(c.lastFrame()->state_hash, before->state_hash);
-        QCOMPARE(trace_events(c).size(), events);
+        QCOMPARE(trace_events(c).size(), events + 1);  // set_proposer manual alone
         dialog->reject();
         QTRY_VERIFY(!dialog);
     }

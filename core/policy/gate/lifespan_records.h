@@ -13,6 +13,10 @@ namespace kvw {
 // ticks b+1 .. b+horizon; its lifespan at a layer is the largest age a in [1, horizon] at which
 // its attention share there (attention_share: 1 = a uniform row's share) was >= threshold, or
 // 0 when it never was.
+// The threshold is an attention share relative to a uniform row's: a row holding all of it in a
+// context of n rows has share n, so no threshold above the longest context means anything.
+inline constexpr double kMaxLifespanThreshold = 1e6;
+
 struct LifespanOptions {
     float threshold = 2.0f;
     int horizon = 64;
