@@ -19,14 +19,15 @@ void print(const char* label, const SoakReport& r) {
         "%s: %lld ticks in %.1f s (%.0f ticks/s), %lld sessions; lists: %lld applied, "
         "%lld rejected; %lld rebuilds, %lld drift checks, %lld layout switches, "
         "%lld RoPE policy changes, %lld new prompts; RSS %.1f MiB after the first "
-        "session, %.1f MiB now, peak %.1f MiB\n",
+        "session, %.1f MiB now, peak %.1f MiB; checkpoints at most %.2f MiB\n",
         label, static_cast<long long>(c.ticks), r.seconds,
         r.seconds > 0 ? double(c.ticks) / r.seconds : 0.0, static_cast<long long>(c.sessions),
         static_cast<long long>(c.valid_lists), static_cast<long long>(c.rejected_lists),
         static_cast<long long>(c.rebuilds), static_cast<long long>(c.drift_checks),
         static_cast<long long>(c.layout_switches), static_cast<long long>(c.policy_changes),
         static_cast<long long>(c.restarts), double(r.rss_after_warmup) / (1 << 20),
-        double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20));
+        double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20),
+        double(r.peak_checkpoint_bytes) / (1 << 20));
     std::fflush(stdout);
 }
 
