@@ -21,7 +21,8 @@ void print(const char* label, const SoakReport& r) {
         "%lld policy changes, %lld new prompts; systems sessions %lld: %lld K/V type changes, "
         "%lld wLOD changes, %lld collapses / expands, %lld undo / redo / snapshot / restore, "
         "%lld forks, %lld refused with nothing changed, %lld own traces replayed equal; "
-        "RSS %.1f MiB after the first session, %.1f MiB now, peak %.1f MiB\n",
+        "RSS %.1f MiB after the first session, %.1f MiB now, peak %.1f MiB; checkpoints at "
+        "most %.2f MiB\n",
         label, static_cast<long long>(c.ticks), r.seconds,
         r.seconds > 0 ? double(c.ticks) / r.seconds : 0.0, static_cast<long long>(c.sessions),
         static_cast<long long>(c.valid_lists), static_cast<long long>(c.rejected_lists),
@@ -32,7 +33,8 @@ void print(const char* label, const SoakReport& r) {
         static_cast<long long>(c.collapses), static_cast<long long>(c.history),
         static_cast<long long>(c.forks), static_cast<long long>(c.refusals),
         static_cast<long long>(c.replays), double(r.rss_after_warmup) / (1 << 20),
-        double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20));
+        double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20),
+        double(r.peak_checkpoint_bytes) / (1 << 20));
     std::fflush(stdout);
 }
 

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/mirror/chunk_shift.h"
@@ -27,18 +28,21 @@ public:
     size_t size() const { return size_; }
     const T& operator[](size_t i) const { return (*chunks_[i >> shift_])[i & (chunk_size_ - 1)]; }
 
-    void push_back(const T& value) {
+    void push_back(T value) {
         if (size_ % chunk_size_ == 0) {
             auto chunk = std::make_shared<Chunk>();
             chunk->reserve(chunk_size_);
             chunks_.push_back(std::move(chunk));
         }
-        writable(chunks_.size() - 1).push_back(value);
+        writable(chunks_.size() - 1).push_back(std::move(value));
         ++size_;
     }
 
     // Precondition: i < size().
-    void set(size_t i, const T& value) { writable(i >> shift_)[i & (chunk_size_ - 1)] = value; }
+    void set(size_t i, const T& value) { mutable_at(i) = value; }
+    // The value at i, to change in place: its chunk is copied first while another owner holds
+    // it. Precondition: i < size().
+    T& mutable_at(size_t i) { return writable(i >> shift_)[i & (chunk_size_ - 1)]; }
 
     // Every chunk full but the last; what a Frame holds of the column.
     const std::vector<ChunkPtr>& chunks() const { return chunks_; }

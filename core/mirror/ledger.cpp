@@ -35,8 +35,8 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     e.born_tick = tick;
     e.status.assign(size_t(n_layers_), RowStatus::NeverHeld);
     e.removal.assign(size_t(n_layers_), Removal{});
+    const int64_t id = e.id;
     entries_.push_back(std::move(e));
-    const int64_t id = entries_.back().id;
     if (id % kChunkRecords == 0) chunk_revisions_.push_back(0);
     chunk_revisions_.back() = next_revision();
     for (ChunkedColumn<float>& column : brightness_) column.push_back(0.0f);
@@ -50,7 +50,10 @@ const LedgerEntry& Ledger::at(int64_t id) const {
     return entries_[size_t(id)];
 }
 
-LedgerEntry& Ledger::entry(int64_t id) { return const_cast<LedgerEntry&>(at(id)); }
+LedgerEntry& Ledger::entry(int64_t id) {
+    (void)at(id);  // an unknown id throws
+    return entries_.mutable_at(size_t(id));
+}
 
 LedgerEntry& Ledger::changed_entry(int64_t id) {
     LedgerEntry& e = entry(id);
@@ -104,7 +107,7 @@ Ledger::Liveness Ledger::liveness() const {
     saved.status.reserve(entries_.size() * size_t(n_layers_));
     saved.removal.reserve(entries_.size() * size_t(n_layers_));
     saved.died.reserve(entries_.size());
-    for (const LedgerEntry& e : entries_) {
+    for (const LedgerEntry& e : entries()) {
         saved.status.insert(saved.status.end(), e.status.begin(), e.status.end());
         saved.removal.insert(saved.removal.end(), e.removal.begin(), e.removal.end());
         saved.died.push_back(e.died_tick);
@@ -116,13 +119,22 @@ void Ledger::restore_liveness(const Liveness& saved, int64_t tick) {
     const size_t kept = saved.died.size();
     for (uint64_t& revision : chunk_revisions_) revision = next_revision();
     for (size_t i = 0; i < entries_.size(); ++i) {
-        LedgerEntry& e = entries_[i];
         if (i < kept) {
-            const ptrdiff_t first = ptrdiff_t(i * size_t(n_layers_));
-            std::copy_n(saved.status.begin() + first, n_layers_, e.status.begin());
-            std::copy_n(saved.removal.begin() + first, n_layers_, e.removal.begin());
+            const auto status = saved.status.begin() + ptrdiff_t(i * size_t(n_layers_));
+            const auto removal = saved.removal.begin() + ptrdiff_t(i * size_t(n_layers_));
+            // Records the aborted tick did not touch are left alone, so that their chunk stays
+            // shared with the checkpoints that hold it.
+            const LedgerEntry& was = entries_[i];
+            if (std::equal(was.status.begin(), was.status.end(), status) &&
+                std::equal(was.removal.begin(), was.removal.end(), removal) &&
+                was.died_tick == saved.died[i])
+                continue;
+            LedgerEntry& e = entries_.mutable_at(i);
+            std::copy_n(status, n_layers_, e.status.begin());
+            std::copy_n(removal, n_layers_, e.removal.begin());
             e.died_tick = saved.died[i];
         } else {
+            LedgerEntry& e = entries_.mutable_at(i);
             for (size_t l = 0; l < e.status.size(); ++l)
                 if (e.status[l] == RowStatus::Live) {
                     e.status[l] = RowStatus::Removed;

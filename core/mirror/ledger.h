@@ -1,5 +1,7 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,7 +49,46 @@ public:
     bool contains(int64_t id) const { return id >= 0 && id < int64_t(entries_.size()); }
     int64_t size() const { return int64_t(entries_.size()); }
     int n_layers() const { return n_layers_; }
-    std::span<const LedgerEntry> entries() const { return entries_; }
+
+    // Every record, index == id, read through its chunk (the records are not contiguous).
+    class Entries {
+    public:
+        class iterator {
+        public:
+            using iterator_category = std::forward_iterator_tag;
+            using value_type = LedgerEntry;
+            using difference_type = std::ptrdiff_t;
+            using pointer = const LedgerEntry*;
+            using reference = const LedgerEntry&;
+            iterator() = default;
+            iterator(const ChunkedColumn<LedgerEntry>* records, size_t i) : records_(records), i_(i) {}
+            reference operator*() const { return (*records_)[i_]; }
+            pointer operator->() const { return &(*records_)[i_]; }
+            iterator& operator++() { ++i_; return *this; }
+            iterator operator++(int) { iterator was = *this; ++i_; return was; }
+            bool operator==(const iterator& other) const { return i_ == other.i_; }
+
+        private:
+            const ChunkedColumn<LedgerEntry>* records_ = nullptr;
+            size_t i_ = 0;
+        };
+        explicit Entries(const ChunkedColumn<LedgerEntry>& records) : records_(&records) {}
+        size_t size() const { return records_->size(); }
+        bool empty() const { return size() == 0; }
+        const LedgerEntry& operator[](size_t i) const { return (*records_)[i]; }
+        const LedgerEntry& back() const { return (*records_)[size() - 1]; }
+        iterator begin() const { return {records_, 0}; }
+        iterator end() const { return {records_, size()}; }
+
+    private:
+        const ChunkedColumn<LedgerEntry>* records_;
+    };
+    Entries entries() const { return Entries(entries_); }
+    // The records in kChunkRecords chunks. A copy of the ledger (a checkpoint's) shares them
+    // until one side writes a chunk, which copies it: copies taken every few ticks of a long
+    // run hold the records once, not once per copy (ARCHITECTURE §16).
+    using RecordChunks = std::vector<ChunkedColumn<LedgerEntry>::ChunkPtr>;
+    const RecordChunks& record_chunks() const { return entries_.chunks(); }
 
     void mark_live(int64_t id, int layer);
     // Records when and why the record left the layer; sets died_tick once it is live in no
@@ -91,8 +132,8 @@ private:
     LedgerEntry& changed_entry(int64_t id);
 
     int n_layers_;
-    std::vector<LedgerEntry> entries_;
-    std::vector<uint64_t> chunk_revisions_;         // [chunk]
+    ChunkedColumn<LedgerEntry> entries_{size_t(kChunkRecords)};  // [id]
+    std::vector<uint64_t> chunk_revisions_;                       // [chunk]
     std::vector<ChunkedColumn<float>> brightness_;  // [layer][id]
 };
 

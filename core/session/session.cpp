@@ -166,23 +166,28 @@ void Session::clear_injected() {
 TickResult Session::apply_now(const ActionList& actions) {
     check_model_files(*model_);
     require_started("apply_now");
-    const int64_t first_new = state_->ledger().size();
-    const auto start = std::chrono::steady_clock::now();
-    TickResult result = apply_action_list(*state_, actions, tick_);
-    proposer_->observe(*state_, false);
-    // Step 4 alone ran: the timings are its own, not the previous step's.
-    timings_ = {};
-    timings_.apply_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    timings_.total_ms = timings_.apply_ms;
-    light_new_records(first_new);
-    note_result(result, actions);
-    trace_.add({{"event", "apply_now"},
-                {"tick", tick_},
-                {"actions", actions_json(actions)},
-                {"result", tick_result_json(result)},
-                {"state_hash", hash_hex(state_hash())}});
-    return result;
+    try {
+        const int64_t first_new = state_->ledger().size();
+        const auto start = std::chrono::steady_clock::now();
+        TickResult result = apply_action_list(*state_, actions, tick_);
+        proposer_->observe(*state_, false);
+        // Step 4 alone ran: the timings are its own, not the previous step's.
+        timings_ = {};
+        timings_.apply_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        timings_.total_ms = timings_.apply_ms;
+        light_new_records(first_new);
+        note_result(result, actions);
+        trace_.add({{"event", "apply_now"},
+                    {"tick", tick_},
+                    {"actions", actions_json(actions)},
+                    {"result", tick_result_json(result)},
+                    {"state_hash", hash_hex(state_hash())}});
+        return result;
+    } catch (const StateError& e) {
+        rethrow_rewound(e);
+    }
 }
 
 void Session::rebuild() {

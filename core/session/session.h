@@ -28,6 +28,7 @@
 namespace kvw {
 
 struct ReplayReport;
+class StateError;
 
 struct SessionOptions {
     std::string model = kDefaultModelSpec;  // anything load_model() takes
@@ -208,6 +209,11 @@ private:
     Session(const Session& other, bool with_engine);
     // Becomes `other`, keeping the redo stack, the snapshots and the checkpoints.
     void become(std::unique_ptr<Session> other);
+    // Called in the handler of a StateError a command threw part way: a NonFinite one (a NaN
+    // or an infinity made by a gist, a forward pass or a gate's score) first puts the session
+    // back as its trace left it, repeated from the nearest checkpoint as undo does, so that the
+    // failed command changed nothing. Rethrows the error either way.
+    [[noreturn]] void rethrow_rewound(const StateError& error);
     // What a new sequence replaces at once: its proposer, state and wLOD bookkeeping.
     struct Sequence {
         std::unique_ptr<Proposer> proposer;

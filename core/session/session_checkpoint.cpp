@@ -3,6 +3,7 @@
 #include "core/session/session_checkpoint.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -60,17 +61,21 @@ uint64_t default_checkpoint_budget() {
 
 namespace {
 
-// What a dormant copy holds (its trimmed cache, ledger and maps), roughly: the bulk of a
-// checkpoint.
-uint64_t estimated_bytes(const StateManager& state) {
-    const uint64_t layers = uint64_t(state.n_layers());
+// What a dormant copy holds alone (its trimmed cache, maps and last logits), roughly: its
+// ledger is counted by the store, per chunk.
+uint64_t own_estimated_bytes(const StateManager& state) {
     uint64_t bytes = state.cache().bytes();
-    for (const LedgerEntry& e : state.ledger().entries())
-        bytes += sizeof(LedgerEntry) + e.piece.size() +
-                 layers * (sizeof(float) + sizeof(RowStatus) + sizeof(Removal));
     for (int l = 0; l < state.n_layers(); ++l)
         bytes += uint64_t(state.rows(l)) * (sizeof(int64_t) + sizeof(int32_t) + sizeof(float));
     return bytes + state.last_logits().size() * sizeof(float);
+}
+
+uint64_t estimated_bytes(const std::vector<LedgerEntry>& records, int n_layers) {
+    uint64_t bytes = 0;
+    for (const LedgerEntry& e : records)
+        bytes += sizeof(LedgerEntry) + e.piece.size() +
+                 uint64_t(n_layers) * (sizeof(RowStatus) + sizeof(Removal));
+    return bytes;
 }
 
 }  // namespace
@@ -80,9 +85,11 @@ SessionCheckpoint::SessionCheckpoint(const Session& session)
       events_(session.trace().events().size()),
       prefix_hash_(session.trace().prefix_hash(events_)),
       tick_(session.tick()),
-      bytes_(estimated_bytes(dormant_->state())) {}
+      own_bytes_(own_estimated_bytes(dormant_->state())) {}
 
 SessionCheckpoint::~SessionCheckpoint() = default;
+
+const Ledger& SessionCheckpoint::ledger() const { return dormant_->state().ledger(); }
 
 bool SessionCheckpoint::serves(const Trace& trace, size_t events) const {
     return events_ <= events && events <= trace.events().size() &&
@@ -117,13 +124,15 @@ void CheckpointStore::after_tick(const Session& session) {
 // Every second checkpoint goes (those off the doubled spacing) until they fit; the spacing
 // stays a power-of-two multiple of the option, so the kept ones are evenly spread over the run.
 void CheckpointStore::enforce_budget() {
-    while (!kept_.empty() && bytes() > options_.budget_bytes) {
+    while (!kept_.empty() &&
+           (kept_.size() > options_.max_kept || bytes() > options_.budget_bytes)) {
         const size_t before = kept_.size();
         spacing_ *= 2;
         std::erase_if(kept_, [&](const auto& c) { return c->tick() % spacing_ != 0; });
         if (kept_.size() == before) kept_.erase(kept_.begin());  // they all sit on the spacing
-        spdlog::debug("checkpoints: over the budget of {} bytes, every {} ticks now ({} kept)",
-                      options_.budget_bytes, spacing_, kept_.size());
+        spdlog::debug(
+            "checkpoints: over the budget of {} bytes or {} kept, every {} ticks now ({} kept)",
+            options_.budget_bytes, options_.max_kept, spacing_, kept_.size());
     }
 }
 
@@ -140,7 +149,17 @@ void CheckpointStore::keep_serving(const Trace& trace, size_t events) {
 
 uint64_t CheckpointStore::bytes() const {
     uint64_t sum = 0;
-    for (const auto& c : kept_) sum += c->bytes();
+    std::unordered_set<const void*> counted;  // ledger chunks, shared by consecutive copies
+    for (const auto& c : kept_) {
+        sum += c->own_bytes();
+        const Ledger& ledger = c->ledger();
+        for (const auto& chunk : ledger.record_chunks())
+            if (counted.insert(chunk.get()).second)
+                sum += estimated_bytes(*chunk, ledger.n_layers());
+        for (int l = 0; l < ledger.n_layers(); ++l)
+            for (const auto& chunk : ledger.brightness_chunks(l))
+                if (counted.insert(chunk.get()).second) sum += chunk->size() * sizeof(float);
+    }
     return sum;
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/mirror/ledger.h"
 #include "core/session/trace.h"
 
 namespace kvw {
@@ -24,6 +25,10 @@ struct CheckpointOptions {
     int every = 16;
     // When the kept checkpoints take more, every second one goes and the spacing doubles.
     uint64_t budget_bytes = default_checkpoint_budget();
+    // Nor may more be kept than this (thinned the same way), so that a long run holds a bounded
+    // number of copies of its live rows whatever the budget: the budget is an eighth of the
+    // machine, which copies of a few rows each take thousands of ticks to reach.
+    size_t max_kept = 64;
 };
 
 // An exact copy of a session at one point of its trace: everything the next command depends
@@ -40,8 +45,10 @@ public:
 
     size_t events() const { return events_; }  // trace events it follows, the header included
     int64_t tick() const { return tick_; }
-    // The memory it holds (an estimate from the sizes of its cache, ledger and maps).
-    uint64_t bytes() const { return bytes_; }
+    // The memory it holds alone (an estimate from the sizes of its trimmed cache and maps);
+    // its ledger's chunks, shared with the session and the other checkpoints, are not in it.
+    uint64_t own_bytes() const { return own_bytes_; }
+    const Ledger& ledger() const;
     // Whether `trace`'s first `events` events begin with the ones this was taken after.
     bool serves(const Trace& trace, size_t events) const;
     // The session as it was: its own backend and engine on the checkpoint's model, and
@@ -53,7 +60,7 @@ private:
     size_t events_ = 0;
     uint64_t prefix_hash_ = 0;
     int64_t tick_ = 0;
-    uint64_t bytes_ = 0;
+    uint64_t own_bytes_ = 0;
 };
 
 // The checkpoints a session keeps, in trace order, each one serving the session's trace.
@@ -73,6 +80,8 @@ public:
     void keep_serving(const Trace& trace, size_t events);
 
     size_t size() const { return kept_.size(); }
+    // What the kept checkpoints hold: each one's own bytes, and every ledger chunk they hold
+    // (records and brightness) once however many of them share it.
     uint64_t bytes() const;
     int spacing() const { return spacing_; }  // ticks between checkpoints now
     const std::vector<std::shared_ptr<const SessionCheckpoint>>& kept() const { return kept_; }

@@ -9,6 +9,7 @@
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/session_error.h"
+#include "core/state/state_error.h"
 
 namespace kvw {
 
@@ -38,6 +39,19 @@ void Session::become(std::unique_ptr<Session> other) {
     snapshots_ = std::move(snapshots);
     checkpoints_ = std::move(checkpoints);
     checkpoints_.keep_serving(trace_, trace_.events().size());
+}
+
+void Session::rethrow_rewound(const StateError& error) {
+    if (error.kind() != StateErrorKind::NonFinite) throw;
+    ReplayReport report;
+    std::unique_ptr<Session> replayed =
+        session_from_trace(trace_, trace_.events().size(), model_, report, &checkpoints_);
+    require_reproduced(report, "rewinding a failed command");
+    const size_t redo_base = redo_base_;  // the trace is as long as before: the stack stands
+    become(std::move(replayed));
+    redo_base_ = redo_base;
+    spdlog::debug("rewound a failed command: back at tick {}", tick_);
+    throw;
 }
 
 int Session::undo_depth() const { return int(trace_.events().size()) - 1; }

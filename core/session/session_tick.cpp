@@ -91,84 +91,88 @@ int Session::frame_tokens() const {
 TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
     require_started("step");
     check_model_files(*model_);
-    const Clock::time_point start = Clock::now();
-    StepTimings t;
+    try {
+        const Clock::time_point start = Clock::now();
+        StepTimings t;
 
-    const bool is_forced = !forced.empty();
-    const int32_t token = is_forced ? forced[0] : sampler_.sample(state_->last_logits());
-    t.sample_ms = ms_since(start);
-    // Block decoding: the frame's other tokens are decoded in Step 4, each from the logits of
-    // the row appended before it (sampling them counts as Step 4's time).
-    DecodeBlock block;
-    block.more = is_forced ? int(forced.size()) - 1 : sampled - 1;
-    size_t next_forced = 1;
-    block.next_token = [&](const std::vector<float>& logits) {
-        return is_forced ? forced[next_forced++] : sampler_.sample(logits);
-    };
+        const bool is_forced = !forced.empty();
+        const int32_t token = is_forced ? forced[0] : sampler_.sample(state_->last_logits());
+        t.sample_ms = ms_since(start);
+        // Block decoding: the frame's other tokens are decoded in Step 4, each from the logits of
+        // the row appended before it (sampling them counts as Step 4's time).
+        DecodeBlock block;
+        block.more = is_forced ? int(forced.size()) - 1 : sampled - 1;
+        size_t next_forced = 1;
+        block.next_token = [&](const std::vector<float>& logits) {
+            return is_forced ? forced[next_forced++] : sampler_.sample(logits);
+        };
 
-    Clock::time_point mark = Clock::now();
-    const std::vector<std::vector<float>> before = update_brightness();
-    t.brightness_ms = ms_since(mark);
+        Clock::time_point mark = Clock::now();
+        const std::vector<std::vector<float>> before = update_brightness();
+        t.brightness_ms = ms_since(mark);
 
-    mark = Clock::now();
-    ActionList list = propose_and_merge();
-    list.push_back(Action{AddAction{token}, {}});
-    t.propose_ms = ms_since(mark);
+        mark = Clock::now();
+        ActionList list = propose_and_merge();
+        list.push_back(Action{AddAction{token}, {}});
+        t.propose_ms = ms_since(mark);
 
-    mark = Clock::now();
-    const int64_t first_new = state_->ledger().size();
-    TickResult result = apply_action_list(*state_, list, tick_ + 1, block);
-    t.apply_ms = ms_since(mark);
-    mark = Clock::now();  // the proposer's bookkeeping counts as Step 3
-    proposer_->observe(*state_, !result.rejected && !result.aborted);
-    t.propose_ms += ms_since(mark);
+        mark = Clock::now();
+        const int64_t first_new = state_->ledger().size();
+        TickResult result = apply_action_list(*state_, list, tick_ + 1, block);
+        t.apply_ms = ms_since(mark);
+        mark = Clock::now();  // the proposer's bookkeeping counts as Step 3
+        proposer_->observe(*state_, !result.rejected && !result.aborted);
+        t.propose_ms += ms_since(mark);
 
-    // A rejected list changes nothing, brightness included; the injected actions that made it
-    // fail are dropped so that the next step can go on.
-    if (result.rejected) {
-        restore_brightness(before);
-        // The caller reports the refusal (the window's log, the CLI's output): once is enough.
-        spdlog::debug("tick {} rejected: {} fault(s); injected actions dropped", tick_ + 1,
-                      result.rejections.size());
-    } else {
-        tick_ = result.tick;
-        light_new_records(first_new);
+        // A rejected list changes nothing, brightness included; the injected actions that made it
+        // fail are dropped so that the next step can go on.
+        if (result.rejected) {
+            restore_brightness(before);
+            // The caller reports the refusal (the window's log, the CLI's output): once is enough.
+            spdlog::debug("tick {} rejected: {} fault(s); injected actions dropped", tick_ + 1,
+                          result.rejections.size());
+        } else {
+            tick_ = result.tick;
+            light_new_records(first_new);
+        }
+        injected_.clear();
+        t.total_ms = ms_since(start);
+        timings_ = t;
+        summed_timings_.sample_ms += t.sample_ms;
+        summed_timings_.brightness_ms += t.brightness_ms;
+        summed_timings_.propose_ms += t.propose_ms;
+        summed_timings_.apply_ms += t.apply_ms;
+        summed_timings_.total_ms += t.total_ms;
+        ++timed_ticks_;
+        note_result(result, list);
+        nlohmann::json event = {{"event", "tick"},
+                                {"tick", tick_},
+                                {"token", token},
+                                {"actions", actions_json(last_actions_)},
+                                {"result", tick_result_json(result)},
+                                {"invariants_pass", invariants_.all_passed()},
+                                {"state_hash", hash_hex(state_hash())}};
+        if (block.more > 0) {  // the whole frame, whether or not it went in
+            std::vector<int32_t> frame{token};
+            if (is_forced)
+                frame.assign(forced.begin(), forced.end());
+            else
+                frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
+            event["tokens"] = frame;
+        }
+        if (is_forced) event["forced"] = true;
+        if (const RingLayout* ring = state_->ring()) {
+            nlohmann::json layers = nlohmann::json::array();
+            for (int l = 0; l < ring->n_layers(); ++l)
+                layers.push_back(ring_frame_json(ring_frame(*ring, l)));
+            event["ring"] = std::move(layers);
+        }
+        trace_.add(std::move(event));
+        if (!result.rejected) checkpoints_.after_tick(*this);
+        return result;
+    } catch (const StateError& e) {
+        rethrow_rewound(e);
     }
-    injected_.clear();
-    t.total_ms = ms_since(start);
-    timings_ = t;
-    summed_timings_.sample_ms += t.sample_ms;
-    summed_timings_.brightness_ms += t.brightness_ms;
-    summed_timings_.propose_ms += t.propose_ms;
-    summed_timings_.apply_ms += t.apply_ms;
-    summed_timings_.total_ms += t.total_ms;
-    ++timed_ticks_;
-    note_result(result, list);
-    nlohmann::json event = {{"event", "tick"},
-                            {"tick", tick_},
-                            {"token", token},
-                            {"actions", actions_json(last_actions_)},
-                            {"result", tick_result_json(result)},
-                            {"invariants_pass", invariants_.all_passed()},
-                            {"state_hash", hash_hex(state_hash())}};
-    if (block.more > 0) {  // the whole frame, whether or not it went in
-        std::vector<int32_t> frame{token};
-        if (is_forced)
-            frame.assign(forced.begin(), forced.end());
-        else
-            frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
-        event["tokens"] = frame;
-    }
-    if (is_forced) event["forced"] = true;
-    if (const RingLayout* ring = state_->ring()) {
-        nlohmann::json layers = nlohmann::json::array();
-        for (int l = 0; l < ring->n_layers(); ++l)
-            layers.push_back(ring_frame_json(ring_frame(*ring, l)));
-        event["ring"] = std::move(layers);
-    }
-    trace_.add(std::move(event));
-    if (!result.rejected) checkpoints_.after_tick(*this);
-    return result;
 }
 
 }  // namespace kvw

@@ -305,6 +305,56 @@ void Soak::sync_ledger() {
         records_.push_back({entries[i].kind, entries[i].token_id, entries[i].born_tick});
 }
 
+uint64_t checkpoint_bound(const Session& session) {
+    constexpr uint64_t per_record = 1024;
+    const CheckpointStore& kept = session.checkpoints();
+    const uint64_t per_copy = 2 * session.state().cache().bytes() +
+                              2 * uint64_t(Ledger::kChunkRecords) * per_record;
+    return uint64_t(session.state().ledger().size()) * per_record + kept.size() * per_copy;
+}
+
+namespace {
+
+// Within a session, the memory its own bookkeeping holds: RSS only says something between
+// sessions (the trace and the ledger grow by design).
+std::string check_memory(const Session& session, SoakReport& report) {
+    const uint64_t held = session.checkpoints().bytes();
+    report.peak_checkpoint_bytes = std::max(report.peak_checkpoint_bytes, held);
+    const uint64_t bound = checkpoint_bound(session);
+    if (held <= bound) return {};
+    return "the checkpoints hold " + std::to_string(held) + " bytes at tick " +
+           std::to_string(session.tick()) + ", over the bound of " + std::to_string(bound) +
+           " (" + std::to_string(session.checkpoints().size()) + " kept, " +
+           std::to_string(session.state().ledger().size()) + " ledger records)";
+}
+
+}  // namespace
+
+namespace {
+
+// Steps one session's soak (Soak or SystemsSoak) to `target` ticks, checking its checkpoints'
+// memory every options.memory_check_ticks; the first failure goes into `report`.
+template <typename SessionSoak>
+void run_session(SessionSoak& soak, int64_t target, const SoakOptions& options,
+                 SoakReport& report) {
+    int64_t checked_at = 0;
+    while (soak.counts().ticks < target) {
+        if (!soak.step()) {
+            report.failure = soak.failure();
+            break;
+        }
+        if (options.memory_check_ticks <= 0 ||
+            soak.counts().ticks < checked_at + options.memory_check_ticks)
+            continue;
+        checked_at = soak.counts().ticks;
+        report.failure = check_memory(soak.session(), report);
+        if (!report.ok()) break;
+    }
+    if (!report.ok()) report.failed_tick = report.counts.ticks + soak.counts().ticks;
+}
+
+}  // namespace
+
 SoakReport run_soak(const SoakOptions& options,
                     const std::function<void(const SoakReport&)>& progress) {
     const auto start = std::chrono::steady_clock::now();
@@ -321,22 +371,16 @@ SoakReport run_soak(const SoakOptions& options,
         const int64_t target = std::min(options.ticks - report.counts.ticks, segment);
         if (options.systems && report.counts.sessions % 2 == 1) {
             SystemsSoak soak(o, model);
-            while (soak.counts().ticks < target && soak.step()) {
-            }
-            if (soak.failure().empty()) soak.finish();
-            if (!soak.failure().empty()) {
-                report.failure = soak.configuration() + ": " + soak.failure();
+            run_session(soak, target, options, report);
+            if (report.ok() && !soak.finish()) {
+                report.failure = soak.failure();
                 report.failed_tick = report.counts.ticks + soak.counts().ticks;
             }
+            if (!report.ok()) report.failure = soak.configuration() + ": " + report.failure;
             add(report.counts, soak.counts());
         } else {
             Soak soak(o, model);
-            while (soak.counts().ticks < target)
-                if (!soak.step()) {
-                    report.failure = soak.failure();
-                    report.failed_tick = report.counts.ticks + soak.counts().ticks;
-                    break;
-                }
+            run_session(soak, target, options, report);
             add(report.counts, soak.counts());
         }
         // The session is gone: what is left is the model and whatever leaked.

@@ -29,7 +29,16 @@ struct SoakOptions {
     bool systems = true;
     std::string gate;
     std::string gist_net;
+    // Within a session, every this many ticks: the checkpoints must hold no more than
+    // checkpoint_bound() (0: not checked).
+    int64_t memory_check_ticks = 16;
 };
+
+// What a session's checkpoints may hold (ARCHITECTURE §16): its ledger once, at a generous
+// 1 KiB a record, and per kept copy its live rows (twice the live slab, for the maps and the
+// last logits) and the two ledger chunks a run writes after a copy is taken. A checkpoint that
+// copied the whole ledger broke it within a few thousand ticks (issue 26 item 7).
+uint64_t checkpoint_bound(const Session& session);
 
 struct SoakCounts {
     int64_t ticks = 0;
@@ -57,6 +66,7 @@ struct SoakReport {
     uint64_t rss_after_warmup = 0;  // bytes, at the end of the first session
     uint64_t rss_last = 0;          // bytes, at the end of the latest session
     uint64_t peak_rss = 0;          // bytes (VmHWM)
+    uint64_t peak_checkpoint_bytes = 0;  // the most a session's checkpoints held when checked
     double seconds = 0;
     std::string failure;  // the first broken expectation; empty when none
     int64_t failed_tick = -1;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "core/state/finite_check.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
 
@@ -89,6 +90,13 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         ForwardOutput out =
             engine_->forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
                              ForwardOptions{has_layer0, false});
+        const std::string rows_made =
+            "the recomputed rows " + std::to_string(start) + ".." + std::to_string(n - 1);
+        for (int l : group) {
+            require_finite(out.k[size_t(l)], "recompute", l, "K of " + rows_made);
+            require_finite(out.v[size_t(l)], "recompute", l, "V of " + rows_made);
+        }
+        if (has_layer0) require_finite(out.logits, "recompute", -1, "logits of " + rows_made);
         for (int l : group) {
             rec.k[size_t(l)] = std::move(out.k[size_t(l)]);
             rec.v[size_t(l)] = std::move(out.v[size_t(l)]);
@@ -144,6 +152,11 @@ DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) co
                 cache_->read_v(l, r, v.data());
                 dk = relative_row_error(k.data(), rec.k[size_t(l)].data() + at, kv_dim);
                 dv = relative_row_error(v.data(), rec.v[size_t(l)].data() + at, kv_dim);
+                // The recomputation is finite (reference checks it), so a NaN here is the
+                // cached row's; std::max inside the error would have read it as 0 drift.
+                const float both[] = {dk, dv};
+                require_finite(both, "drift", l,
+                               "the K and V drift of cached row " + std::to_string(r));
             }
             d.k.push_back(dk);
             d.v.push_back(dv);

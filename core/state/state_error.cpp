@@ -13,6 +13,7 @@ const char* state_error_kind_name(StateErrorKind kind) {
         case StateErrorKind::InvariantViolated: return "InvariantViolated";
         case StateErrorKind::WlodShape: return "WlodShape";
         case StateErrorKind::PinnedRow: return "PinnedRow";
+        case StateErrorKind::NonFinite: return "NonFinite";
     }
     return "?";
 }

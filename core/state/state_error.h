@@ -17,6 +17,7 @@ enum class StateErrorKind {
     InvariantViolated,
     WlodShape,  // collapse / expand of something that is not a whole aligned block or a gist
     PinnedRow,  // a collapse whose block holds BOS at row 0 or a ring sink row
+    NonFinite,  // a NaN or an infinity where it was made: a gist, K / V, logits, a score, drift
 };
 
 const char* state_error_kind_name(StateErrorKind kind);

@@ -42,7 +42,7 @@ std::vector<InvariantResult> rows_hold_live_records(const LayerMaps& maps, const
         live.push_back(passed("ids_live", int(l)));
         longest = std::max(longest, maps[l].rows());
     }
-    const std::span<const LedgerEntry> entries = ledger.entries();
+    const Ledger::Entries entries = ledger.entries();
     for (int r = 0; r < longest; ++r) {
         for (size_t l = 0; l < maps.size(); ++l) {
             if (!live[l].passed || r >= maps[l].rows()) continue;

@@ -5,6 +5,7 @@
 
 #include "core/cache/cache_capacity.h"
 #include "core/math/rope.h"
+#include "core/state/finite_check.h"
 #include "core/state/state_error.h"
 
 namespace kvw {
@@ -187,6 +188,9 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
     for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, std::min(row, rows(l))));
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{false, false});
+    require_finite(out, "insert",
+                   "the " + std::to_string(tokens.size()) + " inserted row(s) at row " +
+                       std::to_string(row));
     const int n = int(tokens.size());
     for (int l : layers)
         cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
@@ -212,6 +216,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, rows(l)));
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{true, true});
+    require_finite(out, "append", "the " + std::to_string(n) + " appended row(s)");
     for (int l = 0; l < n_layers(); ++l)
         cache_->append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
     between_blades("append");

@@ -9,6 +9,7 @@
 #include "core/cache/ring_layout.h"
 #include "core/math/mean_pool.h"
 #include "core/state/action_validation.h"
+#include "core/state/finite_check.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
 
@@ -154,9 +155,14 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
         }
     }
     g.embedding = gist_net_->gist(child_embeddings, level);
+    const std::string net = "gist net '" + std::string(gist_net_->name()) + "'";
     if (int(g.embedding.size()) != engine_->model().config.n_embd)
-        shape_error("collapse", "gist net '" + std::string(gist_net_->name()) + "' gave " +
-                                    std::to_string(g.embedding.size()) + " floats, not n_embd");
+        shape_error("collapse", net + " gave " + std::to_string(g.embedding.size()) +
+                                    " floats, not n_embd");
+    // Before anything changes: the gist is made for every layer of the group.
+    require_finite(g.embedding, "collapse", layers.front(),
+                   "the level " + std::to_string(level) + " gist of rows " + std::to_string(row) +
+                       ".." + std::to_string(row + wlod_k_ - 1) + " made by " + net);
     g.phase = g.leaf_phases[size_t(central_leaf(int(g.leaves.size())))];
 
     last_attention_mass_.clear();
@@ -170,6 +176,7 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
     const int64_t ids[] = {id};
     const int32_t phases[] = {phase};
     const ForwardOutput out = forward_records(row, ids, phases);
+    require_finite(out, "collapse", "the gist row at row " + std::to_string(row));
     for (int l : layers) {
         for (int i = 0; i < wlod_k_; ++i) cache_->remove(l, row);
         cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), 1);
@@ -228,6 +235,7 @@ void StateManager::expand_group(const std::vector<int>& layers, int row, int64_t
     const int64_t id = layer_map(layers.front()).pos2ledger[size_t(row)];
     const GistRecord& g = gists_.at(id);
     const ForwardOutput out = forward_records(row, g.children, g.child_phases);
+    require_finite(out, "expand", "the rows a gist expands to at row " + std::to_string(row));
     const int n = int(g.children.size());
     last_attention_mass_.clear();
     for (int l : layers) {

@@ -95,9 +95,14 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
             }
         }
     } catch (const std::exception& e) {
+        const auto* se = dynamic_cast<const StateError*>(&e);
+        // A NaN made on the way (a gist, K / V, the logits) is not the list's fault, and a
+        // rebuild would make it again: the session takes the whole command back instead
+        // (Session::rethrow_rewound), the sampler's and the proposer's state included.
+        if (se && se->kind() == StateErrorKind::NonFinite) throw;
         result.aborted = true;
         result.failed_action = current;
-        if (const auto* se = dynamic_cast<const StateError*>(&e))
+        if (se)
             result.failed_primitive = se->primitive();
         else if (dynamic_cast<const CapacityExceeded*>(&e))
             result.failed_primitive = "capacity";

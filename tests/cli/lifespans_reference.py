@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import subprocess
 import sys
 
 import gguf
@@ -119,6 +120,18 @@ def main():
         assert rep["held_out"] == n_test and rep["train"] == len(y) - n_test
         assert abs(rep["constant_loss"] - constant) <= 1e-6 * max(1.0, constant)
         assert abs(rep["gate_loss"] - gate) <= 1e-4 * max(1.0, gate)
+
+    # Training that diverges printed a "-nan" held-out loss, exited 0 and wrote the gate: now it
+    # fails naming the layer and writes nothing.
+    diverged = os.path.join(a.work, "diverged.gate.gguf")
+    if os.path.exists(diverged):
+        os.remove(diverged)
+    done = subprocess.run([a.kvw, "train-gate", "--data", records, "--out", diverged,
+                           "--hidden", "16", "--depth", "3", "--epochs", "3", "--lr", "1e30",
+                           "--quiet"], capture_output=True, text=True)
+    assert done.returncode != 0, f"train-gate --lr 1e30 exited 0:\n{done.stdout}"
+    assert "layer 0 diverged" in done.stderr, done.stderr
+    assert not os.path.exists(diverged), "train-gate --lr 1e30 wrote a gate"
     print("ok")
 
 

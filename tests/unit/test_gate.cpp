@@ -17,6 +17,7 @@
 #include "core/policy/gate/lifespan_recorder.h"
 #include "core/policy/policy_error.h"
 #include "core/session/session.h"
+#include "core/state/state_error.h"
 #include "tests/testdata.h"
 #include "tests/unit/bad_sidecars.h"
 #include "tests/unit/reference_rope.h"
@@ -53,6 +54,31 @@ LifespanRecords record(const std::string& model, const std::string& prompt, int 
         recorder.observe(session.state(), session.tick());
     }
     return recorder.records();
+}
+
+// Two layers of 600 records whose lifespan is a known function of the key.
+LifespanRecords known_function_records() {
+    LifespanRecords r;
+    r.n_layers = 2;
+    r.key_dim = 6;
+    r.options = {2.0f, 32};
+    r.layers.resize(2);
+    uint64_t s = 12345;
+    auto next = [&] {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        return double(s >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+    };
+    for (int l = 0; l < 2; ++l)
+        for (int i = 0; i < 600; ++i) {
+            std::vector<float> key(6);
+            for (float& k : key) k = float(next() * 3.0);
+            const double y = 1.2 + 0.6 * key[0] - 0.4 * std::abs(key[1 + l]);
+            const float ticks = std::clamp(std::round(std::pow(4.0, y) - 1.0), 0.0, 32.0);
+            r.layers[size_t(l)].keys.insert(r.layers[size_t(l)].keys.end(), key.begin(),
+                                            key.end());
+            r.layers[size_t(l)].lifespans.push_back(ticks);
+        }
+    return r;
 }
 
 double held_out_loss(const GateTraining& t, bool gate) {
@@ -291,26 +317,7 @@ private slots:
     // A target that is a known function of the key: the training must find it (wrong gradients
     // would not), and the same seed gives the same bytes.
     void training_learns_a_known_function() {
-        LifespanRecords r;
-        r.n_layers = 2;
-        r.key_dim = 6;
-        r.options = {2.0f, 32};
-        r.layers.resize(2);
-        uint64_t s = 12345;
-        auto next = [&] {
-            s = s * 6364136223846793005ull + 1442695040888963407ull;
-            return double(s >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-        };
-        for (int l = 0; l < 2; ++l)
-            for (int i = 0; i < 600; ++i) {
-                std::vector<float> key(6);
-                for (float& k : key) k = float(next() * 3.0);
-                const double y = 1.2 + 0.6 * key[0] - 0.4 * std::abs(key[1 + l]);
-                const float ticks = std::clamp(std::round(std::pow(4.0, y) - 1.0), 0.0, 32.0);
-                r.layers[size_t(l)].keys.insert(r.layers[size_t(l)].keys.end(), key.begin(),
-                                                key.end());
-                r.layers[size_t(l)].lifespans.push_back(ticks);
-            }
+        const LifespanRecords r = known_function_records();
         GateTrainOptions o;
         o.hidden = 32;
         o.depth = 3;
@@ -325,6 +332,69 @@ private slots:
         }
         const GateTraining b = train_gate(std::span(&r, 1), names, o);
         QCOMPARE(gate_to_bytes(a.gate), gate_to_bytes(b.gate));
+    }
+
+    // A learning rate that makes Adam diverge left a "-nan" held-out loss and a gate of NaN
+    // weights, written all the same (issue 26 item 4): training refuses to return it.
+    void a_diverging_training_is_refused_naming_the_layer() {
+        const LifespanRecords r = known_function_records();
+        GateTrainOptions o;
+        o.hidden = 16;
+        o.depth = 3;
+        o.epochs = 3;
+        o.learning_rate = 1e30f;
+        const std::vector<std::string> names = {"synthetic"};
+        try {
+            train_gate(std::span(&r, 1), names, o);
+            QFAIL("a diverged gate was returned");
+        } catch (const PolicyInputError& e) {
+            QVERIFY2(QString(e.what()).startsWith("train-gate: layer 0 diverged") &&
+                         QString(e.what()).contains("learning rate 1e+30"),
+                     e.what());
+        }
+    }
+
+    // A gate with finite but huge weights (3e38) passes the loader and scores NaN or infinity:
+    // a typed error naming the layer, the row and the gate file where the score is made (the
+    // prompt's rows are scored as they enter), and the session keeps nothing of the prompt.
+    void a_gate_that_overflows_is_a_typed_error_naming_the_layer() {
+        const std::shared_ptr<const Model> model = load_model("synthetic:tiny");
+        const GateShape shape{model->config.n_layers, model->config.kv_dim(), 2, 3};
+        std::vector<std::vector<GateDense>> layers(size_t(shape.n_layers));
+        for (auto& fcs : layers)
+            for (int i = 0; i < shape.depth; ++i) {
+                GateDense d{shape.fc_in(i), shape.fc_out(i), {}, {}};
+                d.weight.assign(size_t(d.in) * size_t(d.out), 3e38f);
+                // One hidden unit sees the key's sum, the other its negation: one of them is
+                // large unless the sum is exactly 0, and the next layer overflows it.
+                if (i == 0) std::fill(d.weight.begin() + d.in, d.weight.end(), -3e38f);
+                d.bias.assign(size_t(d.out), 0.0f);
+                fcs.push_back(std::move(d));
+            }
+        const std::string path = temp_path("huge.gate.gguf");
+        write_gate_file(GateMlp(shape, GateKeyKind::PreRope, std::move(layers)), path);
+        read_gate_file(path);  // every weight finite: the loader takes it
+
+        SessionOptions o = session_options("synthetic:tiny", 1);
+        o.proposer = "smartkv";
+        o.policy.gate = path;
+        o.policy.budget = {2, 4, 4};
+        Session session(o, model);
+        const size_t header_only = session.trace().events().size();
+        try {
+            session.start("in the beginning god created the heaven and the earth");
+            QFAIL("a gate scoring non-finite values was used");
+        } catch (const StateError& e) {
+            QCOMPARE(e.kind(), StateErrorKind::NonFinite);
+            QCOMPARE(e.primitive(), std::string("score"));
+            QVERIFY2(QString(e.what()).contains("layer 0, the smartkv gate " +
+                                                QString::fromStdString(path) + "'s score of row"),
+                     e.what());
+        }
+        QVERIFY(!session.started());
+        QCOMPARE(session.state().rows(0), 0);
+        QCOMPARE(session.trace().events().size(), header_only);
+        std::filesystem::remove(path);
     }
 
     // On lifespans recorded with the embedded model, the trained gate predicts the held-out

@@ -6,11 +6,17 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
 
 #include "core/model/model_error.h"
+#include "core/model/gguf_writer.h"
 #include "core/model/model_loader.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
+#include "core/state/state_error.h"
 #include "core/wlod/gist_file.h"
 #include "tests/testdata.h"
 #include "tests/unit/bad_sidecars.h"
@@ -134,6 +140,95 @@ private slots:
         const ReplayReport report = replay_trace(s.trace());
         QVERIFY(report.checked > 0);
         QVERIFY2(report.ok(), report.ok() ? "" : report.mismatches[0].field.c_str());
+    }
+
+    // A net with finite but huge weights (3e38) passes the loader's finite check and overflows
+    // in use (issue 26 item 4: the NaN went on into the rows, token 0 was sampled from then on,
+    // the invariants passed and drift read 0). The collapse that makes its gist is a typed
+    // error naming the layer and the net, and changes nothing; so is a tick whose proposer
+    // collapses, the sampler's draw included.
+    void a_gist_that_overflows_is_a_typed_error_and_changes_nothing() {
+        const int n = tiny_model()->config.n_embd, k = 4;
+        const auto f32 = [](size_t count, float value) {
+            std::vector<uint8_t> bytes(count * sizeof(float));
+            for (size_t i = 0; i < count; ++i)
+                std::memcpy(bytes.data() + i * sizeof(float), &value, sizeof(float));
+            return bytes;
+        };
+        GgufWriter w;
+        w.add("general.architecture", std::string(kGistArchitecture));
+        w.add("gist.embedding_length", uint32_t(n));
+        w.add("gist.block_size", uint32_t(k));
+        for (int level : {1, 2}) {
+            w.add_tensor(gist_tensor_name(level, "pool"), GgufType::F32, {uint64_t(k)},
+                         f32(size_t(k), 3e38f));
+            w.add_tensor(gist_tensor_name(level, "proj.weight"), GgufType::F32,
+                         {uint64_t(n), uint64_t(n)}, f32(size_t(n) * size_t(n), 3e38f));
+            w.add_tensor(gist_tensor_name(level, "proj.bias"), GgufType::F32, {uint64_t(n)},
+                         f32(size_t(n), 0.0f));
+        }
+        const std::string path =
+            (std::filesystem::temp_directory_path() /
+             ("kvw_test_gist_huge_" + std::to_string(::getpid()) + ".gist.gguf"))
+                .string();
+        w.write_file(path);
+        read_gist_net_file(path);  // every weight finite: the loader takes it
+        const auto expect_named = [&](const StateError& e) {
+            QCOMPARE(e.kind(), StateErrorKind::NonFinite);
+            QCOMPARE(e.primitive(), std::string("collapse"));
+            const std::string what = e.what();
+            QVERIFY2(what.find("layer 0, the level 1 gist of rows") != std::string::npos &&
+                         what.find("gist net 'learned:" +
+                                   std::filesystem::path(path).filename().string() + "'") !=
+                             std::string::npos,
+                     e.what());
+        };
+
+        Session s(wlod_options(path, k), tiny_model());
+        s.start("in the beginning god created the heaven and the earth");
+        const uint64_t hash = s.state_hash();
+        const size_t events = s.trace().events().size();
+        const int64_t records = s.state().ledger().size();
+        try {
+            s.apply_now({Action{CollapseAction{4, 1}, {}}});
+            QFAIL("an overflowing gist went into the cache");
+        } catch (const StateError& e) {
+            expect_named(e);
+        }
+        QCOMPARE(s.state_hash(), hash);
+        QCOMPARE(s.trace().events().size(), events);
+        QCOMPARE(s.state().ledger().size(), records);
+
+        // The focus proposer collapses the darkest block once the rows pass wlod_max.
+        SessionOptions o = wlod_options(path, k);
+        o.proposer = "focus";
+        o.wlod_max = 16;
+        o.sampling.temperature = 0.8f;
+        Session f(o, tiny_model());
+        f.start("in the beginning god created the heaven and the earth");
+        bool refused = false;
+        for (int t = 0; t < 40 && !refused; ++t) {
+            const uint64_t before = f.state_hash();
+            const int64_t tick = f.tick();
+            const size_t before_events = f.trace().events().size();
+            try {
+                f.step();
+            } catch (const StateError& e) {
+                expect_named(e);
+                refused = true;
+                QCOMPARE(f.state_hash(), before);
+                QCOMPARE(f.tick(), tick);
+                QCOMPARE(f.trace().events().size(), before_events);
+                // Taken back whole: the same step, asked again, draws the same token and
+                // meets the same gist.
+                QVERIFY_THROWS_EXCEPTION(StateError, f.step());
+                QCOMPARE(f.state_hash(), before);
+            }
+        }
+        QVERIFY(refused);
+        const ReplayReport report = replay_trace(f.trace());
+        QVERIFY2(report.ok(), report.ok() ? "" : report.mismatches[0].field.c_str());
+        std::filesystem::remove(path);
     }
 
     void a_net_for_another_k_or_width_is_refused() {

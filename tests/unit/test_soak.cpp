@@ -68,6 +68,19 @@ private slots:
         QVERIFY(non_empty > 2500);
     }
 
+    // Within a session the soak samples what the checkpoints hold against checkpoint_bound()
+    // (the ledger once and a few live rows per copy), not only RSS between sessions.
+    void the_soak_checks_the_checkpoints_within_a_session() {
+        SoakOptions o = small();
+        o.ticks = 200;
+        o.segment_ticks = 200;
+        o.memory_check_ticks = 40;
+        const SoakReport r = run_soak(o);
+        QVERIFY2(r.ok(), r.failure.c_str());
+        QCOMPARE(r.counts.sessions, int64_t(1));
+        QVERIFY(r.peak_checkpoint_bytes > 0);  // sampled while the session was alive
+    }
+
     void a_short_soak_runs_every_command_and_passes() {
         SoakOptions o = small();
         o.ticks = 150;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <string>
 
@@ -187,6 +188,13 @@ double mean_squared_error(const Samples& s, size_t dim, Predict predict) {
     return sum / double(s.n());
 }
 
+// "1e+30", not to_string's thirty digits.
+std::string shortest(double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return text;
+}
+
 }  // namespace
 
 double lifespan_target(float lifespan_ticks) {
@@ -272,6 +280,24 @@ GateTraining train_gate(std::span<const LifespanRecords> data, std::span<const s
         r.gate_loss = mean_squared_error(tests[size_t(l)], dim, [&](std::span<const float> key) {
             return double(result.gate.score(l, key));
         });
+        // Training that diverged (too large a learning rate) leaves NaN or infinite weights or
+        // scores; such a gate would evict arbitrarily (a NaN loses every comparison), so none
+        // is returned to be written.
+        for (size_t i = 0; i < result.gate.layer(l).size(); ++i) {
+            const GateDense& d = result.gate.layer(l)[i];
+            if (!std::all_of(d.weight.begin(), d.weight.end(),
+                             [](float w) { return std::isfinite(w); }) ||
+                !std::all_of(d.bias.begin(), d.bias.end(),
+                             [](float b) { return std::isfinite(b); }))
+                throw PolicyInputError("train-gate: layer " + std::to_string(l) +
+                                       " diverged: fully connected layer " + std::to_string(i) +
+                                       " has non-finite weights (learning rate " +
+                                       shortest(options.learning_rate) + ")");
+        }
+        if (!std::isfinite(r.gate_loss))
+            throw PolicyInputError("train-gate: layer " + std::to_string(l) +
+                                   " diverged: held-out loss " + shortest(r.gate_loss) +
+                                   " (learning rate " + shortest(options.learning_rate) + ")");
     }
     return result;
 }

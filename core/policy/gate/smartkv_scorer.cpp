@@ -4,6 +4,7 @@
 #include "core/policy/gate/gate_key.h"
 #include "core/policy/gate/gate_sidecar.h"
 #include "core/policy/policy_error.h"
+#include "core/state/finite_check.h"
 #include "core/state/state_manager.h"
 
 namespace kvw {
@@ -41,7 +42,13 @@ float SmartKvScorer::score(const ScoredRow& row, const StateManager& state) {
     const GateMlp& gate = gate_for(state);
     const std::vector<float> key =
         gate_key(row.k, row.rope_pos, state.engine().model().config, gate.key_kind());
-    return gate.score(row.layer, key);
+    const float score = gate.score(row.layer, key);
+    // A gate with huge finite weights overflows to NaN, which every comparison of the
+    // eviction then skips: the rows it keeps would be arbitrary.
+    require_finite(std::span<const float>(&score, 1), "score", row.layer,
+                   "the smartkv gate " + path_ + "'s score of row " + std::to_string(row.row) +
+                       " (record " + std::to_string(row.id) + ")");
+    return score;
 }
 
 }  // namespace kvw
