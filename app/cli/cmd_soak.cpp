@@ -51,6 +51,7 @@ int run_soak_command(const CliArgs& args) {
     options.systems = !args.has("edits-only");
     options.gate = args.get("gate");
     options.gist_net = args.get("gist-net");
+    options.failure_trace = args.get("failure-trace");
     // Every rejected list and every rebuild would be logged: the report says how many. A
     // --log-level given on the command line still wins.
     if (!args.has("log-level")) spdlog::set_level(spdlog::level::err);
@@ -90,6 +91,9 @@ CommandSpec soak_command() {
                 {"gist-net", "FILE", "",
                  "a GistNet sidecar (K 4) of the model's width: systems sessions then switch to "
                  "learned gists too"},
+                {"failure-trace", "FILE", "",
+                 "writes the trace of a session that fails there (kvw replay, the window's "
+                 "Open trace)"},
                 {"edits-only", "", "",
                  "no systems sessions (policies, rings, K/V types, wLOD, history): edits only"},
                 backend_option(defaults.backend),

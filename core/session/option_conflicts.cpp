@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/policy/policy_table.h"
+#include "core/state/rope_policy.h"
 
 namespace kvw {
 
@@ -40,6 +41,20 @@ void check_option_conflicts(const SessionOptions& o, ChangedSetting changed) {
                      o.proposer + ": the policy makes room for one token a tick, a frame appends " +
                      std::to_string(o.ring.tokens_per_frame) +
                      " and overruns its budget; use tokens-per-frame 1");
+    if (o.wlod_k >= 2 && o.rope_policy != RopePolicy::FinalIndex)
+        conflict(changed, ChangedSetting::Wlod, "rope", "wlod-k",
+                 std::string("rope ") + rope_policy_name(o.rope_policy) + " with wlod-k " +
+                     std::to_string(o.wlod_k) +
+                     ": a gist row takes the phase of its central leaf, which only final_index "
+                     "keeps (reindex and original rewrite every row's phase); use rope "
+                     "final_index or wLOD off");
+    if (o.wlod_k >= 2 && policy_edits_rows(o.proposer))
+        conflict(changed, ChangedSetting::Wlod, "policy", "wlod-k",
+                 "policy " + o.proposer + " with wlod-k " + std::to_string(o.wlod_k) +
+                     ": the policy deletes or merges single rows, and no row at or before a "
+                     "gist may go (it would shift the gist's block), so its edits are rejected "
+                     "once a block is collapsed; use policy focus or manual with wLOD, or wLOD "
+                     "off");
     if (focus && o.wlod_k >= 2 && o.wlod_max > 0) {
         // Focus folds whole blocks of K rows, never one holding a pinned row (BOS, a ring's
         // sinks) nor one among the last K rows; before the tick's token would pass W_max there
@@ -55,6 +70,32 @@ void check_option_conflicts(const SessionOptions& o, ChangedSetting changed) {
                          std::to_string(k) + " rows, so with wlod-k " + std::to_string(k) +
                          " it needs wlod-max >= " + std::to_string(least));
     }
+}
+
+bool policy_edits_rows(std::string_view proposer) {
+    return proposer != "manual" && proposer != "focus";
+}
+
+void check_no_gist_rows_under(std::string_view proposer, const StateManager& state) {
+    if (!policy_edits_rows(proposer)) return;
+    if (const auto at = state.first_gist_row())
+        throw OptionConflict(
+            "policy", "collapse",
+            "policy " + std::string(proposer) + " while layer " + std::to_string(at->first) +
+                " row " + std::to_string(at->second) +
+                " is a gist made by a collapse: the policy deletes or merges single rows, and no "
+                "row at or before a gist may go; expand the gist rows first");
+}
+
+void check_no_collapse_under(std::string_view proposer, const ActionList& actions) {
+    if (!policy_edits_rows(proposer)) return;
+    for (const Action& a : actions)
+        if (std::holds_alternative<CollapseAction>(a.op))
+            throw OptionConflict(
+                "collapse", "policy",
+                "collapse under policy " + std::string(proposer) +
+                    ": the policy deletes or merges single rows, and no row at or before a gist "
+                    "may go, so its edits would be rejected; collapse under manual or focus");
 }
 
 }  // namespace kvw

@@ -139,6 +139,7 @@ void Session::prefill(std::span<const int32_t> ids, std::string prompt, nlohmann
 
 void Session::inject(const ActionList& actions) {
     require_started("inject");
+    check_no_collapse_under(options_.proposer, actions);
     ActionList queued = injected_;
     queued.insert(queued.end(), actions.begin(), actions.end());
     std::vector<ValidationError> errors = validate_action_list(queued, sequence_shape(*state_));
@@ -166,6 +167,7 @@ void Session::clear_injected() {
 TickResult Session::apply_now(const ActionList& actions) {
     check_model_files(*model_);
     require_started("apply_now");
+    check_no_collapse_under(options_.proposer, actions);
     try {
         const int64_t first_new = state_->ledger().size();
         const auto start = std::chrono::steady_clock::now();
@@ -220,6 +222,7 @@ void Session::set_proposer(std::string_view name) {
     SessionOptions next = options_;
     next.proposer = std::string(name);
     check_option_conflicts(next, ChangedSetting::Policy);
+    check_no_gist_rows_under(name, *state_);
     auto made = make_proposer(name, options_.policy);  // throws before anything changes
     // A policy that cannot serve this model (smartkv without a fitting gate) throws here too,
     // before a prompt as well as after: observing the empty state checks the model.
@@ -249,6 +252,9 @@ void Session::set_policy_options(const PolicyOptions& options) {
 
 void Session::set_rope_policy(RopePolicy policy) {
     check_model_files(*model_);
+    SessionOptions next = options_;
+    next.rope_policy = policy;
+    check_option_conflicts(next, ChangedSetting::Rope);
     options_.rope_policy = policy;
     state_->set_policy(policy);
     drift_current_ = false;

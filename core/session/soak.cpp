@@ -376,11 +376,17 @@ SoakReport run_soak(const SoakOptions& options,
                 report.failure = soak.failure();
                 report.failed_tick = report.counts.ticks + soak.counts().ticks;
             }
-            if (!report.ok()) report.failure = soak.configuration() + ": " + report.failure;
+            if (!report.ok()) {
+                report.failure = soak.configuration() + ": " + report.failure;
+                if (!options.failure_trace.empty())
+                    soak.session().trace().write(options.failure_trace);
+            }
             add(report.counts, soak.counts());
         } else {
             Soak soak(o, model);
             run_session(soak, target, options, report);
+            if (!report.ok() && !options.failure_trace.empty())
+                soak.session().trace().write(options.failure_trace);
             add(report.counts, soak.counts());
         }
         // The session is gone: what is left is the model and whatever leaked.

@@ -29,6 +29,8 @@ struct SoakOptions {
     bool systems = true;
     std::string gate;
     std::string gist_net;
+    // Where the trace of a session that fails is written, to replay and look at (empty: not).
+    std::string failure_trace;
     // Within a session, every this many ticks: the checkpoints must hold no more than
     // checkpoint_bound() (0: not checked).
     int64_t memory_check_ticks = 16;

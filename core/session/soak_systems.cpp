@@ -1,5 +1,6 @@
 #include "core/session/soak_systems.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -9,6 +10,7 @@
 #include "core/cache/kv_storage.h"
 #include "core/cache/ring_options.h"
 #include "core/policy/policy_table.h"
+#include "core/session/option_conflicts.h"
 #include "core/session/replay.h"
 #include "core/session/session_error.h"
 #include "core/session/soak_actions.h"
@@ -171,15 +173,17 @@ bool SystemsSoak::attempt(const char* what, Command&& command, int64_t& count) {
 bool SystemsSoak::step() {
     // A layer close to its capacity: a new prompt, so that ticks and edits have room (a ring
     // overwrites its own rows, selective policies and wLOD's focus keep theirs down).
+    // Undo may also have gone back before the prompt.
     const StateManager& s = session_->state();
+    bool restart = !session_->started();
     for (int l = 0; l < s.n_layers(); ++l)
-        if (s.rows(l) + kHeadroom > s.cache().capacity() &&
-            s.cache().layout() != CacheLayout::Ring) {
-            session_->start(kPrompts[uniform(rng_, 0, int(std::size(kPrompts)) - 1)]);
-            ++counts_.restarts;
-            sync_ledger(true);
-            break;
-        }
+        restart = restart || (s.rows(l) + kHeadroom > s.cache().capacity() &&
+                              s.cache().layout() != CacheLayout::Ring);
+    if (restart) {
+        session_->start(kPrompts[uniform(rng_, 0, int(std::size(kPrompts)) - 1)]);
+        ++counts_.restarts;
+        sync_ledger(true);
+    }
 
     const int op = uniform(rng_, 0, 99);
     bool ok = true;
@@ -236,7 +240,11 @@ bool SystemsSoak::edit() {
     if (r.rejected || r.aborted) {
         // The layout or the policy may refuse an edit (a ring's sinks): as a whole, nothing
         // changed but the recorded refusal.
-        if (session_->state_hash() != before.hash) return fail("a refused edit changed the state");
+        if (session_->state_hash() != before.hash)
+            return fail(std::string("an edit list ") +
+                        (r.rejected ? "rejected (" + r.rejections.front().message
+                                    : "aborted (" + r.abort_reason) +
+                        ") changed the state");
         ++counts_.refusals;
         return true;
     }
@@ -257,13 +265,31 @@ bool SystemsSoak::collapse_or_expand() {
         if (s.gist(map.pos2ledger[size_t(r)])) gist_rows.push_back(r);
     if (!gist_rows.empty() && coin(rng_))
         action.op = ExpandAction{gist_rows[size_t(uniform(rng_, 0, int(gist_rows.size()) - 1))]};
-    else
-        action.op = CollapseAction{uniform(rng_, 1, s.rows(0) - 1), coin(rng_, 0.8) ? 1 : 2};
+    else {
+        // A block boundary while no gist is before it (a row's token offset is its row then);
+        // an offset past a gist is a guess the state may refuse.
+        const int level = coin(rng_, 0.8) ? 1 : 2;
+        const int k = std::max(1, s.wlod_k());
+        const int span = level == 2 ? k * k : k;
+        const int blocks = std::max(1, (s.rows(0) - 1) / span);
+        action.op = CollapseAction{span * uniform(rng_, 1, blocks), level};
+    }
     const Mark before = mark();
-    const TickResult r = session_->apply_now({action});
+    TickResult r;
+    try {
+        r = session_->apply_now({action});
+    } catch (const OptionConflict& e) {  // a collapse under a policy that edits rows
+        if (mark().hash != before.hash || mark().events != before.events)
+            return fail(std::string("a refused collapse changed the session: ") + e.what());
+        ++counts_.refusals;
+        return true;
+    }
     if (r.rejected || r.aborted) {
         if (session_->state_hash() != before.hash)
-            return fail("a refused collapse or expand changed the state");
+            return fail(std::string("a collapse or expand ") +
+                        (r.rejected ? "rejected (" + r.rejections.front().message
+                                    : "aborted (" + r.abort_reason) +
+                        ") changed the state");
         ++counts_.refusals;
         return true;
     }
@@ -338,7 +364,8 @@ bool SystemsSoak::undo_or_redo() {
         return fail("undo " + std::to_string(steps) + " reached state hash " +
                     hash_hex(session_->state_hash()) + ", the trace recorded " +
                     hash_hex(expected) + " there");
-    if (!undo && session_->state_hash() != recorded_hash(session_->trace().events().size()))
+    if (const uint64_t recorded = recorded_hash(session_->trace().events().size());
+        !undo && recorded != 0 && session_->state_hash() != recorded)
         return fail("redo " + std::to_string(steps) + " left a state its trace does not record");
     sync_ledger(true);
     return true;

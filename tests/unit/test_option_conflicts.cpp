@@ -139,6 +139,80 @@ private slots:
 
     // Focus never folds the first block (BOS) nor the last K rows: W_max 1 failed wlod_budget
     // from tick 1. Below 3K it is refused, at 3K it folds in time.
+    // A gist row's phase is its central leaf's, which only final_index keeps: wLOD under
+    // reindex or original aborted every collapse (and the abort dropped the brightness mass).
+    void wlod_needs_the_final_index_rope_policy() {
+        for (RopePolicy rope : {RopePolicy::Reindex, RopePolicy::Original}) {
+            SessionOptions o = focus(4, 0);
+            o.rope_policy = rope;
+            names_both(conflict_of([&] { Session s(o, tiny_model()); }), "rope", "wlod-k");
+        }
+        SessionOptions o = focus(4, 0);
+        Session s(o, tiny_model());
+        s.start("The cache remembers what the model was told");
+        const uint64_t hash = s.state_hash();
+        const size_t events = s.trace().events().size();
+        names_both(conflict_of([&] { s.set_rope_policy(RopePolicy::Reindex); }), "rope",
+                   "wlod-k");
+        SessionOptions plain;
+        plain.model = "synthetic:tiny";
+        plain.rope_policy = RopePolicy::Original;
+        Session off(plain, tiny_model());
+        off.start("The cache remembers what the model was told");
+        names_both(conflict_of([&] { off.set_wlod(4, 0); }), "wlod-k", "rope");
+        QCOMPARE(s.state_hash(), hash);
+        QCOMPARE(s.trace().events().size(), events);
+        QCOMPARE(s.options().rope_policy, RopePolicy::FinalIndex);
+        runs_clean(s, 8);
+    }
+
+    // No row at or before a gist may be deleted or merged: the evictions of a selective policy
+    // and pair-merge's merges were rejected as soon as a block was collapsed under them.
+    void a_selective_policy_with_wlod_is_refused() {
+        SessionOptions o = focus(4, 0);
+        for (const char* policy : {"h2o", "streaming-llm", "random", "pair-merge"}) {
+            o.proposer = policy;
+            names_both(conflict_of([&] { Session s(o, tiny_model()); }), "policy", "wlod-k");
+        }
+        o.proposer = "h2o";
+        o.wlod_k = 0;
+        Session s(o, tiny_model());
+        s.start("The cache remembers what the model was told");
+        const uint64_t hash = s.state_hash();
+        names_both(conflict_of([&] { s.set_wlod(4, 0); }), "wlod-k", "policy");
+        QCOMPARE(s.state_hash(), hash);
+        QCOMPARE(s.options().wlod_k, 0);
+    }
+
+    // wLOD off keeps its K and the gist rows there are: a gist made so must not meet a policy
+    // that edits rows either (the soak found h2o's evictions rejected after one).
+    void gists_made_with_wlod_off_never_meet_a_policy_that_edits_rows() {
+        SessionOptions o;
+        o.model = "synthetic:tiny";
+        Session s(o, tiny_model());
+        s.start("The cache remembers what the model was told and more");
+        s.set_wlod(4, 0);
+        s.set_wlod(0, 0);  // off: K stays, so collapse still works under manual
+        QVERIFY(!s.apply_now({Action{CollapseAction{4, 1}, {}}}).rejected);
+        QVERIFY(s.state().first_gist_row().has_value());
+        uint64_t hash = s.state_hash();
+        size_t events = s.trace().events().size();
+        names_both(conflict_of([&] { s.set_proposer("h2o"); }), "policy", "collapse");
+        QCOMPARE(s.options().proposer, std::string("manual"));
+        QCOMPARE(s.state_hash(), hash);
+        QCOMPARE(s.trace().events().size(), events);
+
+        QVERIFY(!s.apply_now({Action{ExpandAction{4}, {}}}).rejected);
+        s.set_proposer("streaming-llm");
+        hash = s.state_hash();
+        events = s.trace().events().size();
+        const ActionList collapse = {Action{CollapseAction{4, 1}, {}}};
+        names_both(conflict_of([&] { s.apply_now(collapse); }), "collapse", "policy");
+        names_both(conflict_of([&] { s.inject(collapse); }), "collapse", "policy");
+        QCOMPARE(s.state_hash(), hash);
+        QCOMPARE(s.trace().events().size(), events);
+    }
+
     void focus_needs_a_foldable_block_below_w_max() {
         names_both(conflict_of([] { Session s(focus(4, 1), tiny_model()); }), "policy", "wlod-max");
         names_both(conflict_of([] { Session s(focus(4, 11), tiny_model()); }), "policy",
