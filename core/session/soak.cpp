@@ -110,8 +110,8 @@ void Soak::restart() {
     reference_.capacity = session_->state().cache().capacity();
     reference_.vocab_size = model_->config.vocab_size;
     reference_.bos_id = model_->tokenizer.bos_id();
-    records_.clear();  // a new prompt starts a new ledger
-    sync_ledger();
+    ledger_.reset();  // a new prompt starts a new ledger
+    ledger_.remember(session_->state().ledger());
     clean_ = true;
 }
 
@@ -155,7 +155,7 @@ bool Soak::step() {
     }
     if (!ok) return false;
     if (std::string problem = check(); !problem.empty()) return fail(std::move(problem));
-    sync_ledger();
+    ledger_.remember(session_->state().ledger());
     return true;
 }
 
@@ -268,10 +268,7 @@ bool Soak::change_policy() {
 
 std::string Soak::check() const {
     const StateManager& s = session_->state();
-    for (const InvariantResult& r : s.check_invariants())
-        if (!r.passed)
-            return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +
-                   std::to_string(r.row) + ": " + r.detail;
+    if (std::string problem = first_failed_invariant(s); !problem.empty()) return problem;
     for (int l = 0; l < s.n_layers(); ++l) {
         const std::vector<int32_t> held = s.tokens(l);
         const std::vector<int32_t>& expected = reference_.tokens[size_t(l)];
@@ -283,26 +280,7 @@ std::string Soak::check() const {
                    "; first difference at row " + std::to_string(diff.first - held.begin());
         }
     }
-    const auto entries = s.ledger().entries();
-    if (entries.size() < records_.size())
-        return "the ledger shrank from " + std::to_string(records_.size()) + " to " +
-               std::to_string(entries.size()) + " records";
-    for (size_t i = 0; i < entries.size(); ++i) {
-        const LedgerEntry& e = entries[i];
-        if (e.id != int64_t(i))
-            return "ledger record " + std::to_string(i) + " has id " + std::to_string(e.id);
-        if (i >= records_.size()) continue;
-        const RecordKey& k = records_[i];
-        if (e.kind != k.kind || e.token_id != k.token_id || e.born_tick != k.born_tick)
-            return "ledger record " + std::to_string(i) + " changed its kind, token or birth";
-    }
-    return {};
-}
-
-void Soak::sync_ledger() {
-    const auto entries = session_->state().ledger().entries();
-    for (size_t i = records_.size(); i < entries.size(); ++i)
-        records_.push_back({entries[i].kind, entries[i].token_id, entries[i].born_tick});
+    return ledger_.check(s.ledger());
 }
 
 uint64_t checkpoint_bound(const Session& session) {

@@ -8,6 +8,7 @@
 
 #include "core/session/session.h"
 #include "core/session/soak_actions.h"
+#include "core/session/soak_checks.h"
 
 namespace kvw {
 
@@ -109,20 +110,13 @@ private:
     bool check_drift();
     bool switch_layout();
     bool change_policy();
-    void sync_ledger();
 
     SoakOptions options_;
     std::shared_ptr<const Model> model_;
     std::mt19937_64 rng_;
     std::unique_ptr<Session> session_;
     SoakSequence reference_;
-    // What every record had when first seen: kind, token id, born tick.
-    struct RecordKey {
-        EntryKind kind;
-        int32_t token_id;
-        int64_t born_tick;
-    };
-    std::vector<RecordKey> records_;
+    LedgerWatch ledger_;
     // No edit since the last full computation, and appends only while all layers agree:
     // drift must be zero.
     bool clean_ = true;

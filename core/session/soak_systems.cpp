@@ -139,7 +139,7 @@ SystemsSoak::SystemsSoak(const SoakOptions& options, std::shared_ptr<const Model
                                          configuration_ + "): " + e.what());
         }
     }
-    sync_ledger(true);
+    watch_new_ledger();
 }
 
 SystemsSoak::Mark SystemsSoak::mark() const {
@@ -182,7 +182,7 @@ bool SystemsSoak::step() {
     if (restart) {
         session_->start(kPrompts[uniform(rng_, 0, int(std::size(kPrompts)) - 1)]);
         ++counts_.restarts;
-        sync_ledger(true);
+        watch_new_ledger();
     }
 
     const int op = uniform(rng_, 0, 99);
@@ -218,7 +218,7 @@ bool SystemsSoak::step() {
     }
     if (!ok) return false;
     if (std::string problem = check(); !problem.empty()) return fail(std::move(problem));
-    sync_ledger(false);
+    ledger_.remember(session_->state().ledger());
     return true;
 }
 
@@ -228,28 +228,38 @@ bool SystemsSoak::tick() {
         return fail(std::string("a tick was ") + (r.rejected ? "rejected: " : "aborted: ") +
                     (r.rejected ? r.rejections.front().message : r.abort_reason));
     ++counts_.ticks;
-    sync_ledger(false);
     return true;
 }
 
 bool SystemsSoak::edit() {
     const ActionList list = valid_actions(rng_, sequence_of(*session_, *model_), 4, 2, false);
     if (list.empty()) return true;
+    return apply_now("an edit list", list, counts_.valid_lists);
+}
+
+bool SystemsSoak::apply_now(const char* what, const ActionList& list, int64_t& count) {
     const Mark before = mark();
-    const TickResult r = session_->apply_now(list);
+    TickResult r;
+    try {
+        r = session_->apply_now(list);
+    } catch (const OptionConflict& e) {  // a collapse under a policy that edits rows
+        if (mark().hash != before.hash || mark().events != before.events)
+            return fail(std::string(what) + " refused (" + e.what() + ") changed the session");
+        ++counts_.refusals;
+        return true;
+    }
     if (r.rejected || r.aborted) {
-        // The layout or the policy may refuse an edit (a ring's sinks): as a whole, nothing
-        // changed but the recorded refusal.
+        // Pre-flight, the layout or the policy may refuse a list (a ring's sinks, a block that
+        // is not whole): nothing changed but the recorded refusal.
         if (session_->state_hash() != before.hash)
-            return fail(std::string("an edit list ") +
+            return fail(std::string(what) + " " +
                         (r.rejected ? "rejected (" + r.rejections.front().message
                                     : "aborted (" + r.abort_reason) +
                         ") changed the state");
         ++counts_.refusals;
         return true;
     }
-    ++counts_.valid_lists;
-    sync_ledger(false);
+    ++count;
     return true;
 }
 
@@ -274,28 +284,7 @@ bool SystemsSoak::collapse_or_expand() {
         const int blocks = std::max(1, (s.rows(0) - 1) / span);
         action.op = CollapseAction{span * uniform(rng_, 1, blocks), level};
     }
-    const Mark before = mark();
-    TickResult r;
-    try {
-        r = session_->apply_now({action});
-    } catch (const OptionConflict& e) {  // a collapse under a policy that edits rows
-        if (mark().hash != before.hash || mark().events != before.events)
-            return fail(std::string("a refused collapse changed the session: ") + e.what());
-        ++counts_.refusals;
-        return true;
-    }
-    if (r.rejected || r.aborted) {
-        if (session_->state_hash() != before.hash)
-            return fail(std::string("a collapse or expand ") +
-                        (r.rejected ? "rejected (" + r.rejections.front().message
-                                    : "aborted (" + r.abort_reason) +
-                        ") changed the state");
-        ++counts_.refusals;
-        return true;
-    }
-    ++counts_.collapses;
-    sync_ledger(false);
-    return true;
+    return apply_now("a collapse or expand", {action}, counts_.collapses);
 }
 
 bool SystemsSoak::change_kv_types() {
@@ -367,7 +356,7 @@ bool SystemsSoak::undo_or_redo() {
     if (const uint64_t recorded = recorded_hash(session_->trace().events().size());
         !undo && recorded != 0 && session_->state_hash() != recorded)
         return fail("redo " + std::to_string(steps) + " left a state its trace does not record");
-    sync_ledger(true);
+    watch_new_ledger();
     return true;
 }
 
@@ -387,7 +376,7 @@ bool SystemsSoak::snapshot_or_restore() {
     if (expected != 0 && session_->state_hash() != expected)
         return fail("restore " + name + " reached state hash " + hash_hex(session_->state_hash()) +
                     ", its trace recorded " + hash_hex(expected));
-    sync_ledger(true);
+    watch_new_ledger();
     return true;
 }
 
@@ -448,32 +437,13 @@ bool SystemsSoak::finish() {
 
 std::string SystemsSoak::check() const {
     const StateManager& s = session_->state();
-    for (const InvariantResult& r : s.check_invariants())
-        if (!r.passed)
-            return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +
-                   std::to_string(r.row) + ": " + r.detail;
-    const auto entries = s.ledger().entries();
-    if (entries.size() < records_.size())
-        return "the ledger shrank from " + std::to_string(records_.size()) + " to " +
-               std::to_string(entries.size()) + " records";
-    for (size_t i = 0; i < entries.size(); ++i) {
-        const LedgerEntry& e = entries[i];
-        if (e.id != int64_t(i))
-            return "ledger record " + std::to_string(i) + " has id " + std::to_string(e.id);
-        if (i >= records_.size()) continue;
-        const RecordKey& k = records_[i];
-        if (e.kind != k.kind || e.token_id != k.token_id || e.born_tick != k.born_tick)
-            return "ledger record " + std::to_string(i) + " changed its kind, token or birth";
-    }
-    return {};
+    if (std::string problem = first_failed_invariant(s); !problem.empty()) return problem;
+    return ledger_.check(s.ledger());
 }
 
-void SystemsSoak::sync_ledger(bool from_scratch) {
-    // Undo, restore and a new prompt make the ledger anew: it is compared from there on.
-    if (from_scratch) records_.clear();
-    const auto entries = session_->state().ledger().entries();
-    for (size_t i = records_.size(); i < entries.size(); ++i)
-        records_.push_back({entries[i].kind, entries[i].token_id, entries[i].born_tick});
+void SystemsSoak::watch_new_ledger() {
+    ledger_.reset();
+    ledger_.remember(session_->state().ledger());
 }
 
 }  // namespace kvw

@@ -7,6 +7,7 @@
 
 #include "core/session/session.h"
 #include "core/session/soak.h"
+#include "core/session/soak_checks.h"
 
 namespace kvw {
 
@@ -49,6 +50,9 @@ private:
     bool attempt(const char* what, Command&& command, int64_t& count);
     bool tick();
     bool edit();
+    // Session::apply_now(list), counted in `count`; a refusal (thrown, rejected or aborted)
+    // must leave the state as it was.
+    bool apply_now(const char* what, const ActionList& list, int64_t& count);
     bool collapse_or_expand();
     bool change_kv_types();
     bool change_layout();
@@ -63,7 +67,8 @@ private:
     // 0 where that event records none.
     uint64_t recorded_hash(size_t events) const;
     std::string check() const;
-    void sync_ledger(bool from_scratch);
+    // Undo, restore and a new prompt make the ledger anew: it is watched from there on.
+    void watch_new_ledger();
 
     SoakOptions options_;
     std::shared_ptr<const Model> model_;
@@ -71,12 +76,7 @@ private:
     std::unique_ptr<Session> session_;
     std::string configuration_;
     std::vector<std::string> snapshots_;
-    struct RecordKey {
-        EntryKind kind;
-        int32_t token_id;
-        int64_t born_tick;
-    };
-    std::vector<RecordKey> records_;
+    LedgerWatch ledger_;
     SoakCounts counts_;
     std::string failure_;
 };

@@ -121,8 +121,9 @@ def main():
         assert abs(rep["constant_loss"] - constant) <= 1e-6 * max(1.0, constant)
         assert abs(rep["gate_loss"] - gate) <= 1e-4 * max(1.0, gate)
 
-    # Training that diverges printed a "-nan" held-out loss, exited 0 and wrote the gate: now it
-    # fails naming the layer and writes nothing.
+    # --lr 1e30 made the training diverge: it printed a "-nan" held-out loss, exited 0 and wrote
+    # the gate. The rate is now refused before any work (a rate in range that still diverges
+    # fails naming the layer: test_gate::a_diverging_training_is_refused_naming_the_layer).
     diverged = os.path.join(a.work, "diverged.gate.gguf")
     if os.path.exists(diverged):
         os.remove(diverged)
@@ -130,7 +131,7 @@ def main():
                            "--hidden", "16", "--depth", "3", "--epochs", "3", "--lr", "1e30",
                            "--quiet"], capture_output=True, text=True)
     assert done.returncode != 0, f"train-gate --lr 1e30 exited 0:\n{done.stdout}"
-    assert "layer 0 diverged" in done.stderr, done.stderr
+    assert "--lr" in done.stderr and "1e30" in done.stderr, done.stderr
     assert not os.path.exists(diverged), "train-gate --lr 1e30 wrote a gate"
     print("ok")
 

@@ -1,0 +1,36 @@
+#include "core/session/soak_checks.h"
+
+namespace kvw {
+
+std::string first_failed_invariant(const StateManager& state) {
+    for (const InvariantResult& r : state.check_invariants())
+        if (!r.passed)
+            return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +
+                   std::to_string(r.row) + ": " + r.detail;
+    return {};
+}
+
+void LedgerWatch::remember(const Ledger& ledger) {
+    const auto entries = ledger.entries();
+    for (size_t i = seen_.size(); i < entries.size(); ++i)
+        seen_.push_back({entries[i].kind, entries[i].token_id, entries[i].born_tick});
+}
+
+std::string LedgerWatch::check(const Ledger& ledger) const {
+    const auto entries = ledger.entries();
+    if (entries.size() < seen_.size())
+        return "the ledger shrank from " + std::to_string(seen_.size()) + " to " +
+               std::to_string(entries.size()) + " records";
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const LedgerEntry& e = entries[i];
+        if (e.id != int64_t(i))
+            return "ledger record " + std::to_string(i) + " has id " + std::to_string(e.id);
+        if (i >= seen_.size()) continue;
+        const Seen& k = seen_[i];
+        if (e.kind != k.kind || e.token_id != k.token_id || e.born_tick != k.born_tick)
+            return "ledger record " + std::to_string(i) + " changed its kind, token or birth";
+    }
+    return {};
+}
+
+}  // namespace kvw

@@ -1,0 +1,37 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/mirror/ledger.h"
+#include "core/state/state_manager.h"
+
+namespace kvw {
+
+// The soaks' checks after every command (ARCHITECTURE §11, "The soak").
+
+// "invariant NAME fails at layer L row R: DETAIL" for the first that fails; empty when all that
+// apply hold.
+std::string first_failed_invariant(const StateManager& state);
+
+// The ledger keeps every record: what each had when first seen — its id, kind, token and birth
+// tick — never changes, and no record goes away. A new prompt, undo and restore make the ledger
+// anew: reset(), then remember().
+class LedgerWatch {
+public:
+    void reset() { seen_.clear(); }
+    // Remembers the records not seen yet.
+    void remember(const Ledger& ledger);
+    // The first record lost or changed since remember(); empty when none.
+    std::string check(const Ledger& ledger) const;
+
+private:
+    struct Seen {
+        EntryKind kind;
+        int32_t token_id;
+        int64_t born_tick;
+    };
+    std::vector<Seen> seen_;
+};
+
+}  // namespace kvw
