@@ -1,11 +1,10 @@
 #include "widgets/ab_view.h"
 
-#include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 
 #include "widgets/row_text.h"
+#include "widgets/point_tool_tip.h"
 
 namespace kvw {
 
@@ -224,15 +223,8 @@ QString AbView::toolTipAt(QPointF point) const {
 }
 
 bool AbView::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (show_point_tool_tip(this, event, [this](QPoint at) { return toolTipAt(at); }))
         return true;
-    }
     return FrameView::event(event);
 }
 

@@ -2,17 +2,16 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHelpEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QToolButton>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 
 #include "qcustomplot.h"
 #include "widgets/fitting_ticker.h"
 #include "widgets/row_text.h"
+#include "widgets/point_tool_tip.h"
 
 namespace kvw {
 
@@ -368,15 +367,11 @@ QString LayerMapsView::cellToolTip(int layer, int row) const {
 }
 
 bool LayerMapsView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == plot_ && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
+    const auto text_at = [this](QPoint at) {
         int layer = 0, row = 0;
-        if (cellAt(help->pos(), &layer, &row))
-            QToolTip::showText(help->globalPos(), cellToolTip(layer, row), plot_);
-        else
-            QToolTip::hideText();
-        return true;
-    }
+        return cellAt(at, &layer, &row) ? cellToolTip(layer, row) : QString();
+    };
+    if (watched == plot_ && show_point_tool_tip(plot_, event, text_at)) return true;
     return FrameView::eventFilter(watched, event);
 }
 

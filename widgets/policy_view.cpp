@@ -1,16 +1,15 @@
 #include "widgets/policy_view.h"
 
 #include <QApplication>
-#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
 #include "widgets/row_text.h"
+#include "widgets/point_tool_tip.h"
 
 namespace kvw {
 
@@ -269,15 +268,11 @@ void PolicyView::wheelEvent(QWheelEvent* event) {
 }
 
 bool PolicyView::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const auto [layer, id] = recordAt(help->pos());
-        if (layer >= 0)
-            QToolTip::showText(help->globalPos(), describe(layer, id), this);
-        else
-            QToolTip::hideText();
-        return true;
-    }
+    const auto text_at = [this](QPoint at) {
+        const auto [layer, id] = recordAt(at);
+        return layer >= 0 ? describe(layer, id) : QString();
+    };
+    if (show_point_tool_tip(this, event, text_at)) return true;
     return FrameView::event(event);
 }
 

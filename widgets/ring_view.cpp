@@ -1,13 +1,12 @@
 #include "widgets/ring_view.h"
 
-#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 #include <array>
 
 #include "widgets/view_colors.h"
+#include "widgets/point_tool_tip.h"
 
 namespace kvw {
 
@@ -241,15 +240,8 @@ QString RingView::toolTipAt(QPoint point) const {
 }
 
 bool RingView::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (show_point_tool_tip(this, event, [this](QPoint at) { return toolTipAt(at); }))
         return true;
-    }
     return FrameView::event(event);
 }
 

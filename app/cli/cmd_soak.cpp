@@ -20,7 +20,8 @@ void print(const char* label, const SoakReport& r) {
         "%lld rejected; %lld rebuilds, %lld drift checks, %lld layout switches, "
         "%lld policy changes, %lld new prompts; systems sessions %lld: %lld K/V type changes, "
         "%lld wLOD changes, %lld collapses / expands, %lld undo / redo / snapshot / restore, "
-        "%lld forks, %lld refused with nothing changed, %lld own traces replayed equal; "
+        "%lld forks, %lld refused with nothing changed; %lld sessions replayed their own trace "
+        "equal; "
         "RSS %.1f MiB after the first session, %.1f MiB now, peak %.1f MiB; checkpoints at "
         "most %.2f MiB\n",
         label, static_cast<long long>(c.ticks), r.seconds,

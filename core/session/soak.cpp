@@ -363,6 +363,13 @@ SoakReport run_soak(const SoakOptions& options,
         } else {
             Soak soak(o, model);
             run_session(soak, target, options, report);
+            if (report.ok()) {
+                report.failure = own_trace_replay_difference(soak.session());
+                if (!report.ok())
+                    report.failed_tick = report.counts.ticks + soak.counts().ticks;
+                else
+                    ++report.counts.replays;
+            }
             if (!report.ok() && !options.failure_trace.empty())
                 soak.session().trace().write(options.failure_trace);
             add(report.counts, soak.counts());

@@ -61,7 +61,8 @@ struct SoakCounts {
     int64_t collapses = 0;     // wLOD collapse and expand lists
     int64_t history = 0;       // undo, redo, snapshot, restore
     int64_t forks = 0;
-    int64_t replays = 0;  // sessions whose own trace replayed with every outcome equal
+    // Sessions of both kinds whose own trace replayed with every outcome equal.
+    int64_t replays = 0;
 };
 
 struct SoakReport {

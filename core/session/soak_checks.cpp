@@ -1,5 +1,7 @@
 #include "core/session/soak_checks.h"
 
+#include "core/session/replay.h"
+
 namespace kvw {
 
 std::string first_failed_invariant(const StateManager& state) {
@@ -8,6 +10,14 @@ std::string first_failed_invariant(const StateManager& state) {
             return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +
                    std::to_string(r.row) + ": " + r.detail;
     return {};
+}
+
+std::string own_trace_replay_difference(const Session& session) {
+    const ReplayReport report = replay_trace(session.trace());
+    if (report.ok()) return {};
+    const ReplayMismatch& m = report.mismatches.front();
+    return "its own trace replays differently at line " + std::to_string(m.line) + " (" +
+           m.event + "): " + m.field + " " + m.actual + ", recorded " + m.expected;
 }
 
 void LedgerWatch::remember(const Ledger& ledger) {

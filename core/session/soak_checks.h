@@ -4,15 +4,22 @@
 #include <vector>
 
 #include "core/mirror/ledger.h"
+#include "core/session/session.h"
 #include "core/state/state_manager.h"
+
 
 namespace kvw {
 
-// The soaks' checks after every command (ARCHITECTURE §11, "The soak").
+// The soaks' checks after every command (ARCHITECTURE §7, the soak).
 
 // "invariant NAME fails at layer L row R: DETAIL" for the first that fails; empty when all that
 // apply hold.
 std::string first_failed_invariant(const StateManager& state);
+
+// The session's trace replayed from its header, every recorded outcome compared: the first
+// difference ("its own trace replays differently at line N (EVENT): FIELD A, recorded B"), or
+// empty when none.
+std::string own_trace_replay_difference(const Session& session);
 
 // The ledger keeps every record: what each had when first seen — its id, kind, token and birth
 // tick — never changes, and no record goes away. A new prompt, undo and restore make the ledger

@@ -424,13 +424,8 @@ bool SystemsSoak::rebuild_or_drift() {
 }
 
 bool SystemsSoak::finish() {
-    const ReplayReport report = replay_trace(session_->trace());
-    if (!report.ok()) {
-        const ReplayMismatch& m = report.mismatches.front();
-        return fail("its own trace replays differently at line " + std::to_string(m.line) +
-                    " (" + m.event + "): " + m.field + " " + m.actual + ", recorded " +
-                    m.expected);
-    }
+    if (std::string difference = own_trace_replay_difference(*session_); !difference.empty())
+        return fail(std::move(difference));
     ++counts_.replays;
     return true;
 }

@@ -11,7 +11,7 @@
 
 namespace kvw {
 
-// The soak of everything beside plain edits (ARCHITECTURE §11, "The soak"): a session drawn
+// The soak of everything beside plain edits (ARCHITECTURE §7, the soak): a session drawn
 // at random — a selective policy with its budgets (smartkv with the gate given), a ring layout
 // (mode, sinks, tokens per frame, checksum) or another, K and V storage types, wLOD with or
 // without a W_max and the gist net given, greedy or temperature sampling — then random
