@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <exception>
-#include <map>
 
 #include "core/cache/cache_layout.h"
 #include "core/cache/kv_storage.h"
