@@ -73,33 +73,34 @@ CommandSpec soak_command() {
     const SoakOptions defaults;
     OptionSpec model = model_option();
     model.fallback = defaults.model;
-    return {"soak",
-            "",
-            "random edits, rebuilds and switches, and sessions of every system, each checked; exit 1 "
-            "when an invariant breaks",
-            {
-                model,
-                {"ticks", "N", std::to_string(defaults.ticks), "ticks over all sessions"},
-                {"seed", "S", std::to_string(defaults.seed), "seed of the random commands"},
-                {"capacity", "ROWS", std::to_string(defaults.capacity),
-                 "rows per layer, at least " + std::to_string(Soak::kMinCapacity) +
-                     "; small, so that edits and appends meet the limit"},
-                {"segment", "TICKS", std::to_string(defaults.segment_ticks),
-                 "ticks per session, memory is compared between sessions; 0: ticks / 5, "
-                 "within [50, 2000]"},
-                {"gate", "FILE", "",
-                 "a SmartKV gate sidecar for the model: systems sessions then run smartkv too"},
-                {"gist-net", "FILE", "",
-                 "a GistNet sidecar (K 4) of the model's width: systems sessions then switch to "
-                 "learned gists too"},
-                {"failure-trace", "FILE", "",
-                 "writes the trace of a session that fails there (kvw replay, the window's "
-                 "Open trace)"},
-                {"edits-only", "", "",
-                 "no systems sessions (policies, rings, K/V types, wLOD, history): edits only"},
-                backend_option(defaults.backend),
-            },
-            run_soak_command};
+    return {
+        "soak",
+        "",
+        "random edits, rebuilds and switches, and sessions of every system, each checked; exit 1 "
+        "when an invariant breaks",
+        {
+            model,
+            {"ticks", "N", std::to_string(defaults.ticks), "ticks over all sessions"},
+            {"seed", "S", std::to_string(defaults.seed), "seed of the random commands"},
+            {"capacity", "ROWS", std::to_string(defaults.capacity),
+             "rows per layer, at least " + std::to_string(Soak::kMinCapacity) +
+                 "; small, so that edits and appends meet the limit"},
+            {"segment", "TICKS", std::to_string(defaults.segment_ticks),
+             "ticks per session, memory is compared between sessions; 0: ticks / 5, "
+             "within [50, 2000]"},
+            {"gate", "FILE", "",
+             "a SmartKV gate sidecar for the model: systems sessions then run smartkv too"},
+            {"gist-net", "FILE", "",
+             "a GistNet sidecar (K 4) of the model's width: systems sessions then switch to "
+             "learned gists too"},
+            {"failure-trace", "FILE", "",
+             "writes the trace of a session that fails there (kvw replay, the window's "
+             "Open trace)"},
+            {"edits-only", "", "",
+             "no systems sessions (policies, rings, K/V types, wLOD, history): edits only"},
+            backend_option(defaults.backend),
+        },
+        run_soak_command};
 }
 
 }  // namespace kvw::cli

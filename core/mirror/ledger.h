@@ -61,11 +61,19 @@ public:
             using pointer = const LedgerEntry*;
             using reference = const LedgerEntry&;
             iterator() = default;
-            iterator(const ChunkedColumn<LedgerEntry>* records, size_t i) : records_(records), i_(i) {}
+            iterator(const ChunkedColumn<LedgerEntry>* records, size_t i)
+                : records_(records), i_(i) {}
             reference operator*() const { return (*records_)[i_]; }
             pointer operator->() const { return &(*records_)[i_]; }
-            iterator& operator++() { ++i_; return *this; }
-            iterator operator++(int) { iterator was = *this; ++i_; return was; }
+            iterator& operator++() {
+                ++i_;
+                return *this;
+            }
+            iterator operator++(int) {
+                iterator was = *this;
+                ++i_;
+                return was;
+            }
             bool operator==(const iterator& other) const { return i_ == other.i_; }
 
         private:
@@ -133,8 +141,8 @@ private:
 
     int n_layers_;
     ChunkedColumn<LedgerEntry> entries_{size_t(kChunkRecords)};  // [id]
-    std::vector<uint64_t> chunk_revisions_;                       // [chunk]
-    std::vector<ChunkedColumn<float>> brightness_;  // [layer][id]
+    std::vector<uint64_t> chunk_revisions_;                      // [chunk]
+    std::vector<ChunkedColumn<float>> brightness_;               // [layer][id]
 };
 
 }  // namespace kvw

@@ -286,8 +286,8 @@ std::string Soak::check() const {
 uint64_t checkpoint_bound(const Session& session) {
     constexpr uint64_t per_record = 1024;
     const CheckpointStore& kept = session.checkpoints();
-    const uint64_t per_copy = 2 * session.state().cache().bytes() +
-                              2 * uint64_t(Ledger::kChunkRecords) * per_record;
+    const uint64_t per_copy =
+        2 * session.state().cache().bytes() + 2 * uint64_t(Ledger::kChunkRecords) * per_record;
     return uint64_t(session.state().ledger().size()) * per_record + kept.size() * per_copy;
 }
 
@@ -301,8 +301,8 @@ std::string check_memory(const Session& session, SoakReport& report) {
     const uint64_t bound = checkpoint_bound(session);
     if (held <= bound) return {};
     return "the checkpoints hold " + std::to_string(held) + " bytes at tick " +
-           std::to_string(session.tick()) + ", over the bound of " + std::to_string(bound) +
-           " (" + std::to_string(session.checkpoints().size()) + " kept, " +
+           std::to_string(session.tick()) + ", over the bound of " + std::to_string(bound) + " (" +
+           std::to_string(session.checkpoints().size()) + " kept, " +
            std::to_string(session.state().ledger().size()) + " ledger records)";
 }
 

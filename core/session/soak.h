@@ -67,9 +67,9 @@ struct SoakCounts {
 
 struct SoakReport {
     SoakCounts counts;
-    uint64_t rss_after_warmup = 0;  // bytes, at the end of the first session
-    uint64_t rss_last = 0;          // bytes, at the end of the latest session
-    uint64_t peak_rss = 0;          // bytes (VmHWM)
+    uint64_t rss_after_warmup = 0;       // bytes, at the end of the first session
+    uint64_t rss_last = 0;               // bytes, at the end of the latest session
+    uint64_t peak_rss = 0;               // bytes (VmHWM)
     uint64_t peak_checkpoint_bytes = 0;  // the most a session's checkpoints held when checked
     double seconds = 0;
     std::string failure;  // the first broken expectation; empty when none

@@ -16,8 +16,8 @@ std::string own_trace_replay_difference(const Session& session) {
     const ReplayReport report = replay_trace(session.trace());
     if (report.ok()) return {};
     const ReplayMismatch& m = report.mismatches.front();
-    return "its own trace replays differently at line " + std::to_string(m.line) + " (" +
-           m.event + "): " + m.field + " " + m.actual + ", recorded " + m.expected;
+    return "its own trace replays differently at line " + std::to_string(m.line) + " (" + m.event +
+           "): " + m.field + " " + m.actual + ", recorded " + m.expected;
 }
 
 void LedgerWatch::remember(const Ledger& ledger) {

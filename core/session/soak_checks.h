@@ -7,7 +7,6 @@
 #include "core/session/session.h"
 #include "core/state/state_manager.h"
 
-
 namespace kvw {
 
 // The soaks' checks after every command (ARCHITECTURE §7, the soak).

@@ -33,9 +33,7 @@ int uniform(std::mt19937_64& rng, int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
 }
 
-bool coin(std::mt19937_64& rng, double p = 0.5) {
-    return std::bernoulli_distribution(p)(rng);
-}
+bool coin(std::mt19937_64& rng, double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
 
 template <typename T, size_t N>
 T pick(std::mt19937_64& rng, const T (&values)[N]) {
@@ -59,8 +57,8 @@ RingOptions random_ring(std::mt19937_64& rng) {
 std::string layout_text(CacheLayout layout, const RingOptions& ring) {
     std::string text = cache_layout_name(layout);
     if (layout != CacheLayout::Ring) return text;
-    return text + " " + ring_mode_name(ring.mode) + " (" + std::to_string(ring.sinks) +
-           " sinks, " + std::to_string(ring.tokens_per_frame) + " a frame" +
+    return text + " " + ring_mode_name(ring.mode) + " (" + std::to_string(ring.sinks) + " sinks, " +
+           std::to_string(ring.tokens_per_frame) + " a frame" +
            (ring.checksum ? ", checksum)" : ")");
 }
 
@@ -288,40 +286,41 @@ bool SystemsSoak::collapse_or_expand() {
 
 bool SystemsSoak::change_kv_types() {
     const KvType k = pick(rng_, kKvTypes), v = pick(rng_, kKvTypes);
-    return attempt("a K/V type change", [&] { session_->set_kv_types(k, v); },
-                   counts_.kv_type_changes);
+    return attempt(
+        "a K/V type change", [&] { session_->set_kv_types(k, v); }, counts_.kv_type_changes);
 }
 
 bool SystemsSoak::change_layout() {
     const CacheLayout layout = pick(rng_, kCacheLayouts);
     const RingOptions ring = random_ring(rng_);
-    return attempt("a layout change", [&] { session_->set_layout(layout, ring); },
-                   counts_.layout_switches);
+    return attempt(
+        "a layout change", [&] { session_->set_layout(layout, ring); }, counts_.layout_switches);
 }
 
 bool SystemsSoak::change_policy() {
     if (coin(rng_)) {
         PolicyOptions o = session_->options().policy;
         o.budget = random_budget(rng_);
-        return attempt("a budget change", [&] { session_->set_policy_options(o); },
-                       counts_.policy_changes);
+        return attempt(
+            "a budget change", [&] { session_->set_policy_options(o); }, counts_.policy_changes);
     }
     const std::span<const PolicyInfo> table = policy_table();
     const std::string name(table[size_t(uniform(rng_, 0, int(table.size()) - 1))].name);
-    return attempt("a policy change", [&] { session_->set_proposer(name); },
-                   counts_.policy_changes);
+    return attempt(
+        "a policy change", [&] { session_->set_proposer(name); }, counts_.policy_changes);
 }
 
 bool SystemsSoak::change_wlod() {
     const int k = coin(rng_, 0.3) ? 0 : uniform(rng_, 2, 4);
     const int64_t w_max = coin(rng_) ? 0 : uniform(rng_, 24, 64);
-    return attempt("a wLOD change", [&] { session_->set_wlod(k, w_max); }, counts_.wlod_changes);
+    return attempt(
+        "a wLOD change", [&] { session_->set_wlod(k, w_max); }, counts_.wlod_changes);
 }
 
 bool SystemsSoak::change_gist_net() {
     const std::string path = coin(rng_) ? options_.gist_net : std::string();
-    return attempt("a gist net change", [&] { session_->set_gist_net(path); },
-                   counts_.wlod_changes);
+    return attempt(
+        "a gist net change", [&] { session_->set_gist_net(path); }, counts_.wlod_changes);
 }
 
 uint64_t SystemsSoak::recorded_hash(size_t events) const {

@@ -14,7 +14,9 @@ void require_finite(std::span<const float> values, const char* primitive, int la
         throw StateError(StateErrorKind::NonFinite, primitive,
                          (layer >= 0 ? "layer " + std::to_string(layer) + ", " : std::string()) +
                              source + ": element " + std::to_string(i) + " is " +
-                             (std::isnan(values[i]) ? "nan" : values[i] > 0 ? "inf" : "-inf"));
+                             (std::isnan(values[i]) ? "nan"
+                              : values[i] > 0       ? "inf"
+                                                    : "-inf"));
     }
 }
 

@@ -188,9 +188,9 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
     for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, std::min(row, rows(l))));
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{false, false});
-    require_finite(out, "insert",
-                   "the " + std::to_string(tokens.size()) + " inserted row(s) at row " +
-                       std::to_string(row));
+    require_finite(
+        out, "insert",
+        "the " + std::to_string(tokens.size()) + " inserted row(s) at row " + std::to_string(row));
     const int n = int(tokens.size());
     for (int l : layers)
         cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);

@@ -157,8 +157,8 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
     g.embedding = gist_net_->gist(child_embeddings, level);
     const std::string net = "gist net '" + std::string(gist_net_->name()) + "'";
     if (int(g.embedding.size()) != engine_->model().config.n_embd)
-        shape_error("collapse", net + " gave " + std::to_string(g.embedding.size()) +
-                                    " floats, not n_embd");
+        shape_error("collapse",
+                    net + " gave " + std::to_string(g.embedding.size()) + " floats, not n_embd");
     // Before anything changes: the gist is made for every layer of the group.
     require_finite(g.embedding, "collapse", layers.front(),
                    "the level " + std::to_string(level) + " gist of rows " + std::to_string(row) +
