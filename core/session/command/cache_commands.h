@@ -1,0 +1,50 @@
+#pragma once
+// The commands that check or repair the cache against the mirror (ARCHITECTURE §7 "Commands").
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json/json_fields.h"
+
+namespace kvw {
+
+class Session;
+
+namespace command {
+
+// Session::rebuild: the cache recomputed from the mirror.
+struct Rebuild {
+    static constexpr std::string_view kEvent = "rebuild";
+
+    nlohmann::json to_json() const;
+    static Rebuild from_json(const JsonFields& event, size_t line, const std::string& file);
+    void apply(Session& session) const;
+    bool operator==(const Rebuild&) const = default;
+};
+
+// Session::measure_drift: every layer against a fresh recompute.
+struct Drift {
+    static constexpr std::string_view kEvent = "drift";
+
+    nlohmann::json to_json() const;
+    static Drift from_json(const JsonFields& event, size_t line, const std::string& file);
+    void apply(Session& session) const;
+    bool operator==(const Drift&) const = default;
+};
+
+// Session::debug_desync_row: the test hook that breaks the mirror of one row, so that the
+// invariants panel and a replay show a fault.
+struct Desync {
+    static constexpr std::string_view kEvent = "desync";
+    int layer = 0;
+    int row = 0;
+
+    nlohmann::json to_json() const;
+    static Desync from_json(const JsonFields& event, size_t line, const std::string& file);
+    void apply(Session& session) const;
+    bool operator==(const Desync&) const = default;
+};
+
+}  // namespace command
+}  // namespace kvw
