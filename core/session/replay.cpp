@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "core/json/json_fields.h"
-
+#include "core/session/command/command_table.h"
 #include "core/session/session.h"
 #include "core/session/session_checkpoint.h"
 #include "core/session/session_error.h"
@@ -31,104 +31,20 @@ public:
         (void)e.get_optional<int64_t>("tick");
         (void)e.get_optional<std::string>("state_hash");
         const size_t written_before = session_.trace().events().size();
-        if (event_ == "start") {
-            if (e.has("prompt_ids")) {  // start_tokens(): the ids as they were given
-                std::vector<int32_t> ids;
-                for (const nlohmann::json& id : e.array("prompt_ids"))
-                    ids.push_back(json_as<int32_t>(id, "prompt_ids[]"));
-                session_.start_tokens(ids);
-            } else {
-                session_.start(e.get<std::string>("prompt"));
-            }
-        } else if (event_ == "inject") {
-            const std::optional<ActionList> actions =
-                recorded_actions(event, line, e.get_or<bool>("rejected", false));
+        // nullopt: a refused list that does not read back changed nothing; nothing is repeated,
+        // and no event is written to compare with.
+        if (const std::optional<SessionCommand> command = decode_command(event, line, file_)) {
             try {
-                if (actions) session_.inject(*actions);
+                apply_command(*command, session_);
             } catch (const ActionsRejected&) {
-                // recorded as "rejected": compared with the event below
+                // inject records its refusal, then throws: compared with the event below
             }
-            if (!actions)  // refused by the reader: the session wrote no event to compare with
-                compare("rejected", e.get_or<bool>("rejected", false) ? "true" : "false", "true");
-        } else if (event_ == "clear_injected") {
-            session_.clear_injected();
-        } else if (event_ == "tick") {
-            // A block tick (ARCHITECTURE §17) records its whole frame under "tokens"; a tick
-            // without it decoded one token, whatever the ring's frame: traces recorded before
-            // block decoding have frames > 1 and single-token ticks.
-            std::vector<int32_t> frame;
-            if (e.has("tokens"))
-                for (const nlohmann::json& t : e.array("tokens"))
-                    frame.push_back(json_as<int32_t>(t, "tokens[]"));
-            const bool forced = e.get_or<bool>("forced", false);
-            if (forced && !frame.empty())
-                session_.step_forced(frame);
-            else if (forced)
-                session_.step_forced(e.get<int32_t>("token"));
-            else if (e.has("tokens"))
-                session_.step();
-            else
-                session_.step_one_token();
-        } else if (event_ == "apply_now") {
-            const bool refused =
-                e.has("result") && e.object("result").get_or<bool>("rejected", false);
-            if (const std::optional<ActionList> actions = recorded_actions(event, line, refused))
-                session_.apply_now(*actions);
-        } else if (event_ == "rebuild") {
-            session_.rebuild();
-        } else if (event_ == "drift") {
-            session_.measure_drift();
-        } else if (event_ == "set_proposer") {
-            session_.set_proposer(e.get<std::string>("name"));
-        } else if (event_ == "set_policy_options") {
-            session_.set_policy_options(policy_options_from_json(e.object("policy")));
-        } else if (event_ == "set_rope_policy") {
-            const auto policy = parse_rope_policy(e.get<std::string>("name"));
-            if (!policy) throw TraceError("unknown rope policy", line, file_);
-            session_.set_rope_policy(*policy);
-        } else if (event_ == "set_layout") {
-            const auto layout = parse_cache_layout(e.at("name").get<std::string>());
-            if (!layout) throw TraceError("unknown cache layout", line);
-            // Older traces have no "capacity": the capacity stays.
-            const int64_t capacity = e.get_or<int64_t>("capacity", 0);
-            session_.set_layout(
-                *layout,
-                e.has("ring") ? ring_options_from_json(e.object("ring")) : session_.options().ring,
-                capacity);
-        } else if (event_ == "set_kv_types") {
-            const auto k = parse_kv_type(e.get<std::string>("k_type"));
-            const auto v = parse_kv_type(e.get<std::string>("v_type"));
-            if (!k || !v) throw TraceError("unknown kv storage type", line, file_);
-            session_.set_kv_types(*k, *v);
-        } else if (event_ == "set_guard") {
-            session_.set_guard(e.get<bool>("on"));
-        } else if (event_ == "set_wlod") {
-            session_.set_wlod(e.get<int>("k"), e.get<int64_t>("max"));
-        } else if (event_ == "set_gist_net") {
-            session_.set_gist_net(e.get<std::string>("path"));
-        } else if (event_ == "desync") {
-            session_.debug_desync_row(e.get<int>("layer"), e.get<int>("row"));
-        } else {
-            throw TraceError("unknown event \"" + event_ + "\"", line, file_);
         }
         const auto& written = session_.trace().events();
         if (written.size() > written_before) compare_outcomes(event, written[written_before]);
     }
 
 private:
-    // A list the session refused may hold what the JSON reader refuses as well (a negative
-    // position, made in memory by a caller of Session): refused either way, it changed
-    // nothing, so there is nothing to repeat. nullopt then.
-    std::optional<ActionList> recorded_actions(const nlohmann::json& event, size_t line,
-                                               bool refused) const {
-        try {
-            return actions_from_event(event, line, file_);
-        } catch (const TraceError&) {
-            if (refused) return std::nullopt;
-            throw;
-        }
-    }
-
     void compare(const std::string& field, const std::string& expected, const std::string& actual) {
         ++report_.checked;
         if (expected != actual)

@@ -11,6 +11,7 @@
 #include "core/model/model_error.h"
 #include "core/model/model_loader.h"
 #include "core/policy/policy_table.h"
+#include "core/session/command/session_command.h"
 #include "core/session/option_conflicts.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
@@ -24,6 +25,19 @@ namespace {
 // The views and the edit benchmarks work up to 8,192 rows; a model's trained context may be
 // far longer, and the capacity is allocated up front for every layer.
 constexpr int kDefaultCapacityLimit = 8192;
+
+// A command's event (its to_json(), with outcomes of its own added) goes into the trace with the
+// tick the session is at, which every event carries; a command that changes the state adds the
+// state hash after it too.
+void record(Trace& trace, nlohmann::json event, int64_t tick) {
+    event["tick"] = tick;
+    trace.add(std::move(event));
+}
+
+void record_hashed(Trace& trace, nlohmann::json event, int64_t tick, uint64_t state_hash) {
+    event["state_hash"] = hash_hex(state_hash);
+    record(trace, std::move(event), tick);
+}
 
 }  // namespace
 
@@ -107,12 +121,12 @@ std::unique_ptr<WlodContext> Session::make_wlod_context(StateManager& state) con
 
 void Session::start(std::string_view prompt) {
     prefill(model_->tokenizer.encode(prompt, true), std::string(prompt),
-            {{"event", "start"}, {"prompt", std::string(prompt)}});
+            command::Start{std::string(prompt)}.to_json());
 }
 
 void Session::start_tokens(std::span<const int32_t> ids) {
     prefill(ids, model_->tokenizer.decode(ids),
-            {{"event", "start"}, {"prompt_ids", std::vector<int32_t>(ids.begin(), ids.end())}});
+            command::Start{std::vector<int32_t>(ids.begin(), ids.end())}.to_json());
 }
 
 // The part of start() and start_tokens() after the prompt became ids; `event` is the trace
@@ -131,9 +145,7 @@ void Session::prefill(std::span<const int32_t> ids, std::string prompt, nlohmann
     light_new_records(0);
     started_ = true;
     refresh_invariants();
-    event["tick"] = tick_;
-    event["state_hash"] = hash_hex(state_hash());
-    trace_.add(std::move(event));
+    record_hashed(trace_, std::move(event), tick_, state_hash());
     spdlog::info("prompt: {} tokens", ids.size());
 }
 
@@ -143,25 +155,24 @@ void Session::inject(const ActionList& actions) {
     ActionList queued = injected_;
     queued.insert(queued.end(), actions.begin(), actions.end());
     std::vector<ValidationError> errors = validate_action_list(queued, sequence_shape(*state_));
-    nlohmann::json event = {
-        {"event", "inject"}, {"tick", tick_}, {"actions", actions_json(actions)}};
+    nlohmann::json event = command::Inject{actions}.to_json();
     if (!errors.empty()) {
         event["rejected"] = true;
-        trace_.add(std::move(event));
+        record(trace_, std::move(event), tick_);
         ActionsRejected rejected(std::move(errors));
         last_error_ = rejected.what();
         // The caller reports the refusal (the window's log, the CLI's output): once is enough.
         spdlog::debug("inject: {}", last_error_);
         throw rejected;
     }
-    trace_.add(std::move(event));
+    record(trace_, std::move(event), tick_);
     injected_ = std::move(queued);
     last_error_.clear();
 }
 
 void Session::clear_injected() {
     injected_.clear();
-    trace_.add({{"event", "clear_injected"}, {"tick", tick_}});
+    record(trace_, command::ClearInjected{}.to_json(), tick_);
 }
 
 TickResult Session::apply_now(const ActionList& actions) {
@@ -181,11 +192,9 @@ TickResult Session::apply_now(const ActionList& actions) {
         timings_.total_ms = timings_.apply_ms;
         light_new_records(first_new);
         note_result(result, actions);
-        trace_.add({{"event", "apply_now"},
-                    {"tick", tick_},
-                    {"actions", actions_json(actions)},
-                    {"result", tick_result_json(result)},
-                    {"state_hash", hash_hex(state_hash())}});
+        nlohmann::json event = command::ApplyNow{actions}.to_json();
+        event["result"] = tick_result_json(result);
+        record_hashed(trace_, std::move(event), tick_, state_hash());
         return result;
     } catch (const StateError& e) {
         rethrow_rewound(e);
@@ -198,7 +207,7 @@ void Session::rebuild() {
     state_->rebuild_from_mirror();
     drift_current_ = false;
     refresh_invariants();
-    trace_.add({{"event", "rebuild"}, {"tick", tick_}, {"state_hash", hash_hex(state_hash())}});
+    record_hashed(trace_, command::Rebuild{}.to_json(), tick_, state_hash());
     spdlog::info("rebuilt the cache from the mirror at tick {}", tick_);
 }
 
@@ -207,9 +216,9 @@ const DriftReport& Session::measure_drift() {
     require_started("drift");
     drift_ = state_->measure_drift();
     drift_current_ = true;
-    trace_.add({{"event", "drift"},
-                {"tick", tick_},
-                {"first_diverging_layer", drift_.first_diverging_layer}});
+    nlohmann::json event = command::Drift{}.to_json();
+    event["first_diverging_layer"] = drift_.first_diverging_layer;
+    record(trace_, std::move(event), tick_);
     if (drift_.first_diverging_layer < 0)
         spdlog::info("drift at tick {}: none, every layer matches a fresh pass", tick_);
     else
@@ -230,7 +239,7 @@ void Session::set_proposer(std::string_view name) {
     options_.proposer = std::string(name);
     proposer_ = std::move(made);
     refresh_invariants();
-    trace_.add({{"event", "set_proposer"}, {"tick", tick_}, {"name", options_.proposer}});
+    record(trace_, command::SetProposer{options_.proposer}.to_json(), tick_);
 }
 
 void Session::set_policy_options(const PolicyOptions& options) {
@@ -245,9 +254,7 @@ void Session::set_policy_options(const PolicyOptions& options) {
     options_.policy = options;
     proposer_ = std::move(made);
     refresh_invariants();
-    trace_.add({{"event", "set_policy_options"},
-                {"tick", tick_},
-                {"policy", policy_options_json(options_.policy)}});
+    record(trace_, command::SetPolicyOptions{options_.policy}.to_json(), tick_);
 }
 
 void Session::set_rope_policy(RopePolicy policy) {
@@ -259,10 +266,7 @@ void Session::set_rope_policy(RopePolicy policy) {
     state_->set_policy(policy);
     drift_current_ = false;
     refresh_invariants();
-    trace_.add({{"event", "set_rope_policy"},
-                {"tick", tick_},
-                {"name", rope_policy_name(policy)},
-                {"state_hash", hash_hex(state_hash())}});
+    record_hashed(trace_, command::SetRopePolicy{policy}.to_json(), tick_, state_hash());
 }
 
 void Session::set_layout(CacheLayout layout) { set_layout(layout, options_.ring); }
@@ -279,13 +283,10 @@ void Session::set_layout(CacheLayout layout, const RingOptions& ring, int64_t ca
     options_.ring = ring;
     options_.capacity = state_->cache().capacity();
     refresh_invariants();  // a ring's own invariants join the panel now, not after a tick
-    nlohmann::json event = {{"event", "set_layout"},
-                            {"tick", tick_},
-                            {"name", cache_layout_name(layout)},
-                            {"capacity", options_.capacity},
-                            {"state_hash", hash_hex(state_hash())}};
-    if (layout == CacheLayout::Ring) event["ring"] = ring_options_json(ring);
-    trace_.add(std::move(event));
+    // Recorded as applied: the ring's options only for a ring, the rows per layer it has now.
+    command::SetLayout applied{layout, std::nullopt, options_.capacity};
+    if (layout == CacheLayout::Ring) applied.ring = ring;
+    record_hashed(trace_, applied.to_json(), tick_, state_hash());
 }
 
 void Session::set_kv_types(KvType k, KvType v) {
@@ -295,17 +296,13 @@ void Session::set_kv_types(KvType k, KvType v) {
     options_.v_type = v;
     drift_current_ = false;
     refresh_invariants();  // the scales of int8 / FP8 rows are checked from now on
-    trace_.add({{"event", "set_kv_types"},
-                {"tick", tick_},
-                {"k_type", kv_type_name(k)},
-                {"v_type", kv_type_name(v)},
-                {"state_hash", hash_hex(state_hash())}});
+    record_hashed(trace_, command::SetKvTypes{k, v}.to_json(), tick_, state_hash());
 }
 
 void Session::set_guard(bool on) {
     options_.guard = on;
     state_->set_guard(on);
-    trace_.add({{"event", "set_guard"}, {"tick", tick_}, {"on", on}});
+    record(trace_, command::SetGuard{on}.to_json(), tick_);
 }
 
 void Session::set_wlod(int k, int64_t w_max) {
@@ -335,11 +332,7 @@ void Session::set_wlod(int k, int64_t w_max) {
         wlod_->set_w_max(w_max);
     drift_current_ = false;
     refresh_invariants();
-    trace_.add({{"event", "set_wlod"},
-                {"tick", tick_},
-                {"k", k},
-                {"max", w_max},
-                {"state_hash", hash_hex(state_hash())}});
+    record_hashed(trace_, command::SetWlod{k, w_max}.to_json(), tick_, state_hash());
     if (k == 0)
         spdlog::info("wLOD off");
     else
@@ -360,10 +353,7 @@ void Session::set_gist_net(const std::string& path) {
     state_->set_gist_net(gist_net_);
     if (wlod_) wlod_ = make_wlod_context(*state_);
     refresh_invariants();
-    trace_.add({{"event", "set_gist_net"},
-                {"tick", tick_},
-                {"path", path},
-                {"state_hash", hash_hex(state_hash())}});
+    record_hashed(trace_, command::SetGistNet{path}.to_json(), tick_, state_hash());
     spdlog::info("gist net: {}", gist_net_->name());
 }
 
@@ -372,11 +362,7 @@ void Session::debug_desync_row(int layer, int row) {
     state_->debug_desync_row(layer, row);
     drift_current_ = false;
     refresh_invariants();
-    trace_.add({{"event", "desync"},
-                {"tick", tick_},
-                {"layer", layer},
-                {"row", row},
-                {"state_hash", hash_hex(state_hash())}});
+    record_hashed(trace_, command::Desync{layer, row}.to_json(), tick_, state_hash());
 }
 
 // ---- shared steps -----------------------------------------------------------------------------

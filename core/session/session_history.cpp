@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/json/json_fields.h"
+#include "core/session/command/sequence_commands.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/session_error.h"
@@ -138,7 +139,7 @@ size_t events_through_tick(const Trace& trace, int64_t tick) {
     };
     size_t start = events.size();
     for (size_t i = events.size(); i-- > 1;)
-        if (name_of(i) == "start") {
+        if (name_of(i) == command::Start::kEvent) {
             start = i;
             break;
         }
@@ -151,7 +152,7 @@ size_t events_through_tick(const Trace& trace, int64_t tick) {
     int64_t reached = 0;
     if (tick == 0) return start + 1;
     for (size_t i = start + 1; i < events.size(); ++i) {
-        if (name_of(i) != "tick") continue;
+        if (name_of(i) != command::Tick::kEvent) continue;
         const bool rejected = field(i, [](const JsonFields& e) {
             return e.has("result") && e.object("result").get_or<bool>("rejected", false);
         });

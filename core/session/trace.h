@@ -30,9 +30,9 @@ inline constexpr uint64_t kMaxTraceBytes = uint64_t(1) << 30;
 inline constexpr size_t kMaxTraceLineBytes = size_t(64) << 20;
 
 // What a Session did, one JSON object per line (NDJSON): a header with the options, then one
-// event per command ("start", "inject", "tick", "apply_now", "rebuild", "drift",
-// "set_proposer", "set_rope_policy", "set_layout", "set_guard", "set_wlod", "set_gist_net",
-// "desync"). Events that change the state carry the state hash after them, so replay can check
+// event per command: a SessionCommand's to_json() (core/session/command/session_command.h)
+// with its outcomes beside it; command_table.h names every event and decodes it. Events that
+// change the state carry the state hash after them, so replay can check
 // every one.
 class Trace {
 public:

@@ -170,13 +170,4 @@ nlohmann::json actions_json(const ActionList& actions) {
     return nlohmann::json::parse(to_json(actions));
 }
 
-ActionList actions_from_event(const nlohmann::json& event, size_t line, const std::string& file) {
-    if (!event.contains("actions")) throw TraceError("event has no \"actions\"", line, file);
-    try {
-        return parse_action_list(event.at("actions").dump());
-    } catch (const ActionParseError& e) {
-        throw TraceError(std::string("\"actions\": ") + e.what(), line, file);
-    }
-}
-
 }  // namespace kvw

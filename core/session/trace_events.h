@@ -32,8 +32,5 @@ RingOptions ring_options_from_json(const JsonFields& fields);
 // slab ranges the last read assembled, so that a run can be grepped (docs/ARCHITECTURE.md §17).
 nlohmann::json ring_frame_json(const RingFrame& ring);
 nlohmann::json actions_json(const ActionList& actions);
-// Throws TraceError (line of `file`) when the event's "actions" field is not an action list.
-ActionList actions_from_event(const nlohmann::json& event, size_t line,
-                              const std::string& file = {});
 
 }  // namespace kvw
