@@ -14,6 +14,7 @@ class FocusProposer final : public Proposer {
 public:
     ActionList propose(const ProposerInput& input) override;
     std::string_view name() const override { return "focus"; }
+    bool reads_rows() const override { return true; }
     std::unique_ptr<Proposer> clone() const override {
         return std::make_unique<FocusProposer>(*this);
     }

@@ -405,10 +405,12 @@ void Session::refresh_invariants() {
 // Records made at or after `first_id` enter the cache at full brightness in every layer that
 // holds them (ARCHITECTURE §2.1: a new row has not yet had the chance to be attended to).
 void Session::light_new_records(int64_t first_id) {
+    const Ledger& ledger = state_->ledger();
     for (int l = 0; l < state_->n_layers(); ++l) {
+        // The new records, not the rows: a tick adds a few records to a layer of 100,000 rows.
         std::vector<int64_t> ids;
-        for (int64_t id : state_->layer_map(l).pos2ledger)
-            if (id >= first_id) ids.push_back(id);
+        for (int64_t id = first_id; id < ledger.size(); ++id)
+            if (ledger.at(id).status[size_t(l)] == RowStatus::Live) ids.push_back(id);
         state_->set_brightness(l, ids, std::vector<float>(ids.size(), options_.brightness.initial));
     }
 }

@@ -30,6 +30,11 @@ namespace kvw {
 struct ReplayReport;
 class StateError;
 
+// How a session's trace hashes its states: the digest of chunk digests (StateManager::
+// state_hash, trace header "xxh64-chunks"), or the stream hash of the traces written before it
+// (header "xxh64"), so that a session replaying one of those hashes as it did.
+enum class StateHashKind { ChunkDigest, Stream };
+
 struct SessionOptions {
     std::string model = kDefaultModelSpec;  // anything load_model() takes
     std::string backend = "cpu";            // "cpu", "cuda", "auto"
@@ -55,6 +60,7 @@ struct SessionOptions {
     // Its embedding width must be the model's n_embd, its K the session's (ModelError
     // ShapeMismatch naming the file otherwise).
     std::string gist_net;
+    StateHashKind state_hash = StateHashKind::ChunkDigest;
 };
 
 // Owns model, engine and coupled state, and runs tick transactions (ARCHITECTURE §2.1):
@@ -179,7 +185,11 @@ public:
 
     int64_t tick() const { return tick_; }
     bool started() const { return started_; }
-    uint64_t state_hash() const { return state_->state_hash(); }
+    // The state's hash of the kind options().state_hash names, as the trace records it.
+    uint64_t state_hash() const {
+        return options_.state_hash == StateHashKind::Stream ? state_->stream_state_hash()
+                                                            : state_->state_hash();
+    }
     const StateManager& state() const { return *state_; }
     const Model& model() const { return *model_; }
     // The model, for another session on it (the window's A/B sides).

@@ -28,7 +28,7 @@ std::vector<std::vector<float>> Session::update_brightness() {
     std::vector<std::vector<float>> before(size_t(state_->n_layers()));
     for (int l = 0; l < state_->n_layers(); ++l) {
         const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
-        for (int64_t id : ids) before[size_t(l)].push_back(state_->ledger().brightness(id, l));
+        before[size_t(l)] = state_->ledger().brightness(l, ids);
         // The mass is gone when an edit moved rows since the last append: decay only.
         const bool measured = size_t(l) < mass.size() && mass[size_t(l)].size() == ids.size();
         const std::vector<float> received =
@@ -49,12 +49,9 @@ void Session::restore_brightness(const std::vector<std::vector<float>>& saved) {
 ActionList Session::propose_and_merge() {
     std::vector<std::vector<int32_t>> row_tokens;
     std::vector<std::vector<float>> brightness;
-    for (int l = 0; l < state_->n_layers(); ++l) {
+    for (int l = 0; l < state_->n_layers() && proposer_->reads_rows(); ++l) {
         row_tokens.push_back(state_->tokens(l));
-        std::vector<float> b;
-        for (int64_t id : state_->layer_map(l).pos2ledger)
-            b.push_back(state_->ledger().brightness(id, l));
-        brightness.push_back(std::move(b));
+        brightness.push_back(state_->ledger().brightness(l, state_->layer_map(l).pos2ledger));
     }
     const SequenceShape shape = sequence_shape(*state_);
     ProposerInput input{row_tokens, brightness, model_->tokenizer, state_.get()};

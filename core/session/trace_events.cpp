@@ -20,7 +20,7 @@ KvType kv_type_of(const std::string& name, const char* key, const std::string& f
 
 nlohmann::json trace_header(const SessionOptions& o) {
     nlohmann::json h = {{"kvw_trace", kTraceVersion},
-                        {"state_hash", "xxh64"},
+                        {"state_hash", state_hash_name(o.state_hash)},
                         {"model", o.model},
                         {"backend", o.backend},
                         {"capacity", o.capacity},
@@ -51,9 +51,14 @@ nlohmann::json trace_header(const SessionOptions& o) {
     return h;
 }
 
+const char* state_hash_name(StateHashKind kind) {
+    return kind == StateHashKind::Stream ? "xxh64" : "xxh64-chunks";
+}
+
 bool header_has_current_state_hashes(const nlohmann::json& header) {
     const auto hash = header.find("state_hash");
-    return hash != header.end() && *hash == "xxh64";
+    return hash != header.end() && (*hash == state_hash_name(StateHashKind::ChunkDigest) ||
+                                    *hash == state_hash_name(StateHashKind::Stream));
 }
 
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {
@@ -98,6 +103,8 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
             o.wlod_full_recompute_below = w.get<double>("full_recompute_below");
         }
         o.gist_net = h.get_or<std::string>("gist_net", "");
+        if (h.get_or<std::string>("state_hash", "") == state_hash_name(StateHashKind::Stream))
+            o.state_hash = StateHashKind::Stream;
     } catch (const JsonError& e) {
         throw TraceError(std::string("header: ") + e.what(), 1, file);
     }

@@ -247,7 +247,7 @@ private slots:
         s.start(kPrompt);
         for (int i = 0; i < 3; ++i) s.step();
         nlohmann::json header = s.trace().events().front();
-        QCOMPARE(header.value("state_hash", ""), std::string("xxh64"));
+        QCOMPARE(header.value("state_hash", ""), std::string("xxh64-chunks"));
         std::vector<nlohmann::json> events = s.trace().events();
         events.back()["state_hash"] = "0123456789abcdef";
         const auto ndjson = [&] {
@@ -267,6 +267,28 @@ private slots:
         QVERIFY(older.checked >= 3);  // the sampled tokens
         events.back()["token"] = events.back()["token"].get<int>() + 1;
         QVERIFY(!replay_trace(ndjson()).ok());
+    }
+
+    // A trace of the stream hash (header "xxh64", written before the digest of digests)
+    // replays with its hashes compared: the replaying session hashes as the trace did.
+    void a_trace_of_the_stream_hash_replays_with_its_hashes_compared() {
+        SessionOptions o = options("manual");
+        o.state_hash = StateHashKind::Stream;
+        Session s(o, tiny_model());
+        s.start(kPrompt);
+        for (int i = 0; i < 3; ++i) s.step();
+        s.apply_now({Action{DeleteAction{2}, {}}});
+        QCOMPARE(s.trace().events().front().value("state_hash", ""), std::string("xxh64"));
+        QVERIFY(s.state_hash() != s.state().state_hash());  // the two kinds differ
+        const ReplayReport again = replay_trace(s.trace());
+        QVERIFY(again.state_hashes_compared);
+        QVERIFY(again.ok());
+        std::string text = s.trace().to_ndjson();
+        const std::string last = hash_hex(s.state_hash());
+        text.replace(text.rfind(last), last.size(), "0123456789abcdef");
+        const ReplayReport changed = replay_trace(Trace::parse(text));
+        QCOMPARE(changed.mismatches.size(), size_t(1));
+        QCOMPARE(changed.mismatches.front().field, std::string("state_hash"));
     }
 
     void malformed_trace_names_the_line() {
