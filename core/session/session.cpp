@@ -397,6 +397,10 @@ void Session::refresh_invariants() {
     }
     const std::vector<InvariantResult> policy = proposer_->check_invariants(*state_);
     results.insert(results.end(), policy.begin(), policy.end());
+    if (options_.guard_full) {
+        const std::string difference = state_->incremental_difference();
+        results.push_back({"incremental_state", difference.empty(), -1, -1, difference});
+    }
     // A policy's goal (focus keeps W_max) is no fault of the state under a policy without it.
     for (InvariantResult& r : results) policy_goal_not_applicable(r, proposer_->name());
     invariants_.record(results, tick_);

@@ -61,6 +61,10 @@ struct SessionOptions {
     // ShapeMismatch naming the file otherwise).
     std::string gist_net;
     StateHashKind state_hash = StateHashKind::ChunkDigest;
+    // `kvw run --guard full`: after every command the incremental state digest and invariants
+    // are compared with their from-scratch references (ARCHITECTURE §6.1), as the invariant
+    // "incremental_state" of the panel and the trace.
+    bool guard_full = false;
 };
 
 // Owns model, engine and coupled state, and runs tick transactions (ARCHITECTURE §2.1):

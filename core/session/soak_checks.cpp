@@ -1,33 +1,13 @@
 #include "core/session/soak_checks.h"
 
-#include <algorithm>
-
 #include "core/session/replay.h"
 
 namespace kvw {
 
-namespace {
-
-std::string describe(const InvariantResult& r) {
-    return r.name + " at layer " + std::to_string(r.layer) + " row " + std::to_string(r.row) +
-           (r.passed ? " passes" : " fails");
-}
-
-}  // namespace
-
 std::string first_state_fault(const StateManager& state) {
-    const uint64_t incremental = state.state_hash();
-    const uint64_t from_scratch = state.state_hash_from_scratch();
-    if (incremental != from_scratch)
-        return "the incremental state digest " + hash_hex(incremental) +
-               " differs from the from-scratch one " + hash_hex(from_scratch);
+    if (std::string difference = state.incremental_difference(); !difference.empty())
+        return difference;
     const std::vector<InvariantResult> results = state.check_invariants();
-    const std::vector<InvariantResult> full = state.check_invariants_full();
-    for (size_t i = 0; i < std::max(results.size(), full.size()); ++i)
-        if (i >= results.size() || i >= full.size() || results[i] != full[i])
-            return "the incremental invariants differ from the full check: " +
-                   (i < results.size() ? describe(results[i]) : "(none)") + ", full check " +
-                   (i < full.size() ? describe(full[i]) : "(none)");
     for (const InvariantResult& r : results)
         if (!r.passed)
             return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +

@@ -48,6 +48,7 @@ nlohmann::json trace_header(const SessionOptions& o) {
                      {"max", o.wlod_max},
                      {"full_recompute_below", o.wlod_full_recompute_below}};
     if (!o.gist_net.empty()) h["gist_net"] = o.gist_net;
+    if (o.guard_full) h["guard_full"] = true;  // absent: off (written before it existed)
     return h;
 }
 
@@ -103,6 +104,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
             o.wlod_full_recompute_below = w.get<double>("full_recompute_below");
         }
         o.gist_net = h.get_or<std::string>("gist_net", "");
+        o.guard_full = h.get_or<bool>("guard_full", false);
         if (h.get_or<std::string>("state_hash", "") == state_hash_name(StateHashKind::Stream))
             o.state_hash = StateHashKind::Stream;
     } catch (const JsonError& e) {

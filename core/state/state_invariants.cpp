@@ -1,5 +1,6 @@
 // Structural alignment: the cheap invariants, the state hash and the test hooks that break them.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <span>
 #include <string>
@@ -181,6 +182,37 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
 
 std::vector<InvariantResult> StateManager::check_invariants_full() const {
     return invariant_results(row_checks_full());
+}
+
+namespace {
+
+std::string described(const InvariantResult& r) {
+    return r.name + " at layer " + std::to_string(r.layer) + " row " + std::to_string(r.row) +
+           (r.passed ? " passes" : " fails");
+}
+
+std::string hex(uint64_t value) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+}  // namespace
+
+std::string StateManager::incremental_difference() const {
+    const uint64_t incremental = state_hash();
+    const uint64_t from_scratch = state_hash_from_scratch();
+    if (incremental != from_scratch)
+        return "the incremental state digest " + hex(incremental) +
+               " differs from the from-scratch one " + hex(from_scratch);
+    const std::vector<InvariantResult> results = check_invariants();
+    const std::vector<InvariantResult> full = check_invariants_full();
+    for (size_t i = 0; i < std::max(results.size(), full.size()); ++i)
+        if (i >= results.size() || i >= full.size() || results[i] != full[i])
+            return "the incremental invariants differ from the full check: " +
+                   (i < results.size() ? described(results[i]) : "(none)") + ", full check " +
+                   (i < full.size() ? described(full[i]) : "(none)");
+    return {};
 }
 
 uint64_t StateManager::state_hash() const {

@@ -165,6 +165,9 @@ public:
     std::vector<InvariantResult> check_invariants() const;
     // The same, every row read: the reference check_invariants() is checked against.
     std::vector<InvariantResult> check_invariants_full() const;
+    // How the incremental state digest or invariants differ from their from-scratch
+    // references (state_hash_from_scratch, check_invariants_full); empty when they agree.
+    std::string incremental_difference() const;
     // A digest of the ledger, the maps and the cache's logical rows: equal states hash equal,
     // whatever the layout. Computed once per state: every mutating member starts with
     // changed(), and a second call before the next change returns the same value at no cost;

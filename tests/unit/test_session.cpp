@@ -1,12 +1,15 @@
 // Session: tick transactions end to end, frames, traces and deterministic replay.
 #include <QtTest>
 
+#include <algorithm>
+
 #include "core/backend/backend.h"
 #include "core/model/model_loader.h"
 #include "core/session/generator.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/session_error.h"
+#include "core/session/trace_events.h"
 
 using namespace kvw;
 
@@ -289,6 +292,35 @@ private slots:
         const ReplayReport changed = replay_trace(Trace::parse(text));
         QCOMPARE(changed.mismatches.size(), size_t(1));
         QCOMPARE(changed.mismatches.front().field, std::string("state_hash"));
+    }
+
+    // --guard full adds the comparison of the incremental state digest and invariants with
+    // their from-scratch references to the invariants ("incremental_state"), and the trace
+    // keeps the setting for its replay; without it there is no such invariant.
+    void guard_full_compares_the_incremental_state_after_every_command() {
+        SessionOptions o = options("h2o");
+        o.policy.budget.sink = 2;
+        o.policy.budget.budget = 4;
+        o.policy.budget.window = 2;
+        o.guard_full = true;
+        Session s(o, tiny_model());
+        s.start(kPrompt);
+        for (int i = 0; i < 4; ++i) s.step();  // h2o deletes rows every tick
+        const auto find = [](const Frame& f) {
+            return std::find_if(
+                f.invariants.begin(), f.invariants.end(),
+                [](const InvariantStatus& i) { return i.name == "incremental_state"; });
+        };
+        const FramePtr f = s.frame();
+        QVERIFY(find(*f) != f->invariants.end());
+        QVERIFY(find(*f)->passed);
+        QCOMPARE(s.trace().events().front().value("guard_full", false), true);
+        QVERIFY(replay_trace(s.trace()).ok());
+        QVERIFY(options_from_header(s.trace().events().front()).guard_full);
+        Session plain(options("manual"), tiny_model());
+        plain.start(kPrompt);
+        const FramePtr p = plain.frame();
+        QVERIFY(find(*p) == p->invariants.end());
     }
 
     void malformed_trace_names_the_line() {
