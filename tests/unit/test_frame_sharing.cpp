@@ -99,24 +99,33 @@ struct Stream {
     }
 };
 
+// A record's fields but brightness and standing, then its standing (status and removals).
+void stream_identity(Stream& f, const LedgerEntry& e) {
+    f.value(e.id);
+    f.value(e.kind);
+    f.value(e.token_id);
+    f.bytes(e.piece.data(), e.piece.size());
+    f.value(e.born_tick);
+    f.value(e.died_tick);
+}
+
+void stream_standing(Stream& f, const LedgerEntry& e) {
+    f.bytes(e.status.data(), e.status.size());
+    for (const Removal& r : e.removal) {
+        f.value(r.tick);
+        f.value(r.cause.reason);
+        f.value(r.cause.score.value_or(0.0f));
+        f.value(r.cause.score.has_value());
+    }
+}
+
 uint64_t reference_state_hash(const StateManager& state) {
     Stream f;
     f.value(state.policy());
     for (const LedgerEntry& e : state.ledger().entries()) {
-        f.value(e.id);
-        f.value(e.kind);
-        f.value(e.token_id);
-        f.bytes(e.piece.data(), e.piece.size());
-        f.value(e.born_tick);
-        f.value(e.died_tick);
+        stream_identity(f, e);
         for (int l = 0; l < state.n_layers(); ++l) f.value(state.ledger().brightness(e.id, l));
-        f.bytes(e.status.data(), e.status.size());
-        for (const Removal& r : e.removal) {
-            f.value(r.tick);
-            f.value(r.cause.reason);
-            f.value(r.cause.score.value_or(0.0f));
-            f.value(r.cause.score.has_value());
-        }
+        stream_standing(f, e);
     }
     for (int l = 0; l < state.n_layers(); ++l) {
         const LayerMap& map = state.layer_map(l);
@@ -147,20 +156,8 @@ uint64_t reference_chunk_digest(const StateManager& state) {
     for (int64_t first = 0; first < ledger.size(); first += kRecords) {
         Stream chunk;
         for (int64_t id = first; id < std::min(first + kRecords, ledger.size()); ++id) {
-            const LedgerEntry& e = ledger.at(id);
-            chunk.value(e.id);
-            chunk.value(e.kind);
-            chunk.value(e.token_id);
-            chunk.bytes(e.piece.data(), e.piece.size());
-            chunk.value(e.born_tick);
-            chunk.value(e.died_tick);
-            chunk.bytes(e.status.data(), e.status.size());
-            for (const Removal& r : e.removal) {
-                chunk.value(r.tick);
-                chunk.value(r.cause.reason);
-                chunk.value(r.cause.score.value_or(0.0f));
-                chunk.value(r.cause.score.has_value());
-            }
+            stream_identity(chunk, ledger.at(id));
+            stream_standing(chunk, ledger.at(id));
         }
         f.value(chunk.digest());
     }
