@@ -1,6 +1,5 @@
 // Structural alignment: the cheap invariants, the state hash and the test hooks that break them.
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <span>
 #include <string>
@@ -9,6 +8,7 @@
 #include "core/cache/kv_storage.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
+#include "core/state/stream_hash.h"
 
 namespace kvw {
 
@@ -191,20 +191,14 @@ std::string described(const InvariantResult& r) {
            (r.passed ? " passes" : " fails");
 }
 
-std::string hex(uint64_t value) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
 }  // namespace
 
 std::string StateManager::incremental_difference() const {
     const uint64_t incremental = state_hash();
     const uint64_t from_scratch = state_hash_from_scratch();
     if (incremental != from_scratch)
-        return "the incremental state digest " + hex(incremental) +
-               " differs from the from-scratch one " + hex(from_scratch);
+        return "the incremental state digest " + hash_hex(incremental) +
+               " differs from the from-scratch one " + hash_hex(from_scratch);
     const std::vector<InvariantResult> results = check_invariants();
     const std::vector<InvariantResult> full = check_invariants_full();
     for (size_t i = 0; i < std::max(results.size(), full.size()); ++i)
