@@ -3,8 +3,8 @@
 #include <QPainter>
 #include <algorithm>
 
-#include "widgets/row_text.h"
 #include "widgets/point_tool_tip.h"
+#include "widgets/row_text.h"
 
 namespace kvw {
 
@@ -223,8 +223,7 @@ QString AbView::toolTipAt(QPointF point) const {
 }
 
 bool AbView::event(QEvent* event) {
-    if (show_point_tool_tip(this, event, [this](QPoint at) { return toolTipAt(at); }))
-        return true;
+    if (show_point_tool_tip(this, event, [this](QPoint at) { return toolTipAt(at); })) return true;
     return FrameView::event(event);
 }
 

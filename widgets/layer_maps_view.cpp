@@ -10,8 +10,8 @@
 
 #include "qcustomplot.h"
 #include "widgets/fitting_ticker.h"
-#include "widgets/row_text.h"
 #include "widgets/point_tool_tip.h"
+#include "widgets/row_text.h"
 
 namespace kvw {
 

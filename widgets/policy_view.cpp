@@ -8,8 +8,8 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "widgets/row_text.h"
 #include "widgets/point_tool_tip.h"
+#include "widgets/row_text.h"
 
 namespace kvw {
 

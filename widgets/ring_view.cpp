@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 
-#include "widgets/view_colors.h"
 #include "widgets/point_tool_tip.h"
+#include "widgets/view_colors.h"
 
 namespace kvw {
 
@@ -240,8 +240,7 @@ QString RingView::toolTipAt(QPoint point) const {
 }
 
 bool RingView::event(QEvent* event) {
-    if (show_point_tool_tip(this, event, [this](QPoint at) { return toolTipAt(at); }))
-        return true;
+    if (show_point_tool_tip(this, event, [this](QPoint at) { return toolTipAt(at); })) return true;
     return FrameView::event(event);
 }
 

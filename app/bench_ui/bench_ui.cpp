@@ -23,8 +23,7 @@
 
 #include "app/gui/main_window.h"
 #include "app/gui/session_controller.h"
-#include "core/model/gguf_model_loader.h"
-#include "core/model/synthetic_model.h"
+#include "core/model/model_loader.h"
 #include "core/session/session.h"
 #include "widgets/layer_maps_view.h"
 #include "widgets/log_hub.h"
@@ -64,22 +63,6 @@ void drain_events() {
         QCoreApplication::sendPostedEvents();
         QCoreApplication::processEvents();
     }
-}
-
-// 22 layers like TinyLlama, but 4 wide with one head, so that prefilling 100,000 rows (whose
-// attention grows with the square of the rows) takes minutes, not hours.
-std::shared_ptr<const Model> thin_22_layer_model(int max_context) {
-    SyntheticSpec spec = synthetic_spec("tiny");
-    spec.name = "thin-22";
-    spec.config.name = "thin-22";
-    spec.config.n_layers = 22;
-    spec.config.n_embd = 4;
-    spec.config.n_heads = 1;
-    spec.config.n_kv_heads = 1;
-    spec.config.head_dim = 4;
-    spec.config.n_ff = 8;
-    spec.config.max_context = max_context;
-    return load_gguf_model(synthetic_source(spec));
 }
 
 // Ticks whose Frames are timed after the fill.
@@ -351,7 +334,7 @@ int main(int argc, char** argv) {
     const std::vector<int> sizes =
         quick ? std::vector<int>{2048, 8192} : std::vector<int>{8192, 32768, 100000};
     const int largest = sizes.back();
-    const auto model = kvw::thin_22_layer_model(largest + 64);
+    const auto model = kvw::load_model("synthetic:thin-22");
     for (int rows : sizes) kvw::bench_frame_and_repaint(model, rows);
     if (!quick) kvw::bench_built_frames(100000);
 

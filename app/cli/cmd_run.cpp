@@ -89,6 +89,11 @@ int run_run(const CliArgs& args) {
     options.capacity = args.get_count("capacity", INT64_MAX);  // Session checks it
     options.sampling = sampling_from_args(args);
     read_session_options(args, options);
+    const std::string guard = args.get("guard");
+    if (guard != "on" && guard != "off" && guard != "full")
+        throw UsageError("--guard takes on, off or full");
+    options.guard = guard != "off";
+    options.guard_full = guard == "full";
     const long ticks = long(args.get_count("ticks", INT32_MAX));
     // Read before the model loads, so that a bad file fails fast.
     const ActionList injected =
@@ -161,7 +166,9 @@ int run_run(const CliArgs& args) {
         std::fprintf(stderr, "kvw run: %s\n", stopped.c_str());
         return 128 + interrupted;
     }
-    if (!stopped.empty()) throw std::runtime_error(stopped);
+    if (!stopped.empty())
+        throw std::runtime_error(failures.any() ? stopped + "; " + failures.describe(ticks_run)
+                                                : stopped);
     if (failures.any()) throw std::runtime_error(failures.describe(ticks_run));
     return 0;
 }
@@ -175,6 +182,10 @@ CommandSpec run_command() {
         {"ticks", "N", "16", "ticks to run"},
     };
     for (const OptionSpec& o : session_options()) options.push_back(o);
+    options.push_back({"guard", "on|off|full", "on",
+                       "re-check the cheap invariants after every primitive (on); full: also "
+                       "compare the incremental state digest and invariants with their "
+                       "from-scratch references after every command"});
     options.push_back({"actions", "FILE", "", "an action list (JSON) queued for the first tick"});
     options.push_back({"trace", "OUT", "",
                        "write the NDJSON trace that kvw replay repeats, a line per event as the "

@@ -28,6 +28,7 @@ const std::vector<CommandSpec>& command_table() {
         bench_kv_types_command(),
         bench_ring_command(),
         bench_history_command(),
+        bench_tick_command(),
         // clang-format on
     };
     return table;

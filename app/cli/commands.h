@@ -38,6 +38,7 @@ CommandSpec sweep_command();
 CommandSpec bench_policies_command();
 CommandSpec bench_wlod_command();
 CommandSpec bench_history_command();
+CommandSpec bench_tick_command();
 CommandSpec bench_kv_types_command();
 CommandSpec bench_ring_command();
 

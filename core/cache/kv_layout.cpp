@@ -71,6 +71,7 @@ void KvLayout::insert(int layer, int row, const float* k, const float* v, int n)
     check_rows(layer, row, 0, rows(layer));
     if (n == 0) return;
     insert_rows(layer, row, k, v, n);
+    row_revisions_[size_t(layer)].renew_from(row);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);
 }
 
@@ -78,6 +79,7 @@ void KvLayout::remove(int layer, int row) {
     check_rows(layer, row, 1, rows(layer));
     nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, 1);
     remove_row(layer, row);
+    row_revisions_[size_t(layer)].renew_from(row);
 }
 
 void KvLayout::remove_range(int layer, int row, int n) {
@@ -85,6 +87,7 @@ void KvLayout::remove_range(int layer, int row, int n) {
     if (n == 0) return;
     nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, n);
     remove_rows(layer, row, n);
+    row_revisions_[size_t(layer)].renew_from(row);
 }
 
 void KvLayout::remove_rows(int layer, int row, int n) {
@@ -98,6 +101,7 @@ void KvLayout::overwrite(int layer, int row, const float* k, const float* v, int
     for (int i = 0; i < n; ++i)
         slab_.write(layer, physical_row(layer, row + i), k + size_t(i) * d, v + size_t(i) * d, 1);
     rows_rewritten(layer, row, n);
+    row_revisions_[size_t(layer)].renew_rows(row, row + n);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);
 }
 
@@ -106,11 +110,13 @@ void KvLayout::truncate(int layer, int rows) {
     nonfinite_scales_[size_t(layer)] -=
         scan_nonfinite_scales(layer, rows, this->rows(layer) - rows);
     truncate_rows(layer, rows);
+    row_revisions_[size_t(layer)].renew_from(rows);
 }
 
 void KvLayout::reset() {
     reset_rows();
     std::fill(nonfinite_scales_.begin(), nonfinite_scales_.end(), 0);
+    for (ChunkRevisions& revisions : row_revisions_) revisions.renew_from(0);
 }
 
 void KvLayout::overwrite_k(int layer, int row, const float* k) {
@@ -118,6 +124,7 @@ void KvLayout::overwrite_k(int layer, int row, const float* k) {
     nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, 1);
     slab_.write_k(layer, physical_row(layer, row), k);
     rows_rewritten(layer, row, 1);
+    row_revisions_[size_t(layer)].renew_rows(row, row + 1);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, 1);
 }
 
@@ -133,6 +140,7 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
         slab_.copy_rows(layer, physical_row(layer, first + r), src.slab_,
                         src.physical_row(layer, r), 1);
     rows_rewritten(layer, first, n);
+    row_revisions_[size_t(layer)].renew_rows(first, first + n);
     nonfinite_scales_[size_t(layer)] += src.nonfinite_scales(layer);
 }
 

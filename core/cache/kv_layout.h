@@ -8,6 +8,7 @@
 #include "core/cache/ring_options.h"
 #include "core/cache/row_buffer.h"
 #include "core/engine/forward_types.h"
+#include "core/mirror/chunk_revisions.h"
 
 namespace kvw {
 
@@ -90,6 +91,12 @@ public:
     // read it without scanning the layer. Encoding keeps scales finite (kv_quant.h): a
     // non-finite one means stored bytes that bypassed it.
     int64_t nonfinite_scales(int layer) const { return nonfinite_scales_.at(size_t(layer)); }
+    // The revision of the layer's logical rows [block * kRevisionBlockRows, (block + 1) * ...):
+    // new whenever a public call writes, moves or drops one of them, in every layout, so that
+    // the state digest rehashes only the blocks whose revision moved (ARCHITECTURE §6.1).
+    uint64_t block_revision(int layer, size_t block) const {
+        return row_revisions_.at(size_t(layer)).block(block);
+    }
     // What encoding met since construction: values clamped to the type's range, NaN inputs.
     const QuantStats& k_stats(int layer) const { return slab_.k_stats(layer); }
     const QuantStats& v_stats(int layer) const { return slab_.v_stats(layer); }
@@ -100,7 +107,9 @@ public:
 
 protected:
     KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
-        : slab_(n_layers, kv_dim, capacity, storage), nonfinite_scales_(size_t(n_layers), 0) {}
+        : slab_(n_layers, kv_dim, capacity, storage),
+          nonfinite_scales_(size_t(n_layers), 0),
+          row_revisions_(size_t(n_layers)) {}
     // Only through clone(): a copy of a cache is a whole slab, never made by accident.
     KvLayout(const KvLayout&) = default;
 
@@ -129,7 +138,8 @@ private:
     // Non-finite scales of logical rows [row, row + n), read from the slab.
     int64_t scan_nonfinite_scales(int layer, int row, int n) const;
 
-    std::vector<int64_t> nonfinite_scales_;  // [layer]: scan_nonfinite_scales of every row
+    std::vector<int64_t> nonfinite_scales_;      // [layer]: scan_nonfinite_scales of every row
+    std::vector<ChunkRevisions> row_revisions_;  // [layer]
 };
 
 // `ring` is read by the Ring layout only.

@@ -4,6 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "core/mirror/chunk_revisions.h"
+
 namespace kvw {
 
 // One layer's half of the mirror: which ledger record each cache row holds (pos2ledger) and
@@ -26,6 +28,11 @@ struct LayerMap {
 // revision behind. The revision is also kept per chunk of kChunkRows rows, so that a Frame
 // shares the chunks of a layer's rows that a write left alone (ARCHITECTURE §7.1): an append
 // renews the last chunk only, a delete the chunks from its row on (the later rows shift).
+//
+// A journal, while open, keeps what edits change, so that a tick's Step 4 can be taken back
+// without copying every map first (ARCHITECTURE §6.1): edit() promises that the rows before
+// first_row stay as they are, so the journal saves the rows from first_row on the first time
+// an edit reaches below what it saved, and an append saves nothing.
 class LayerMaps {
 public:
     explicit LayerMaps(size_t n_layers);
@@ -35,23 +42,41 @@ public:
     const LayerMap& at(size_t layer) const { return maps_.at(layer); }
     const LayerMap& operator[](size_t layer) const { return maps_[layer]; }
     static constexpr int kChunkRows = 4096;  // a power of two (a Frame's SharedRows chunk)
-    uint64_t revision(size_t layer) const { return revisions_.at(layer).latest; }
+    static_assert(kChunkRows % kRevisionBlockRows == 0);
+    uint64_t revision(size_t layer) const { return revisions_.at(layer).latest(); }
     // The revision of the layer's rows [chunk * kChunkRows, (chunk + 1) * kChunkRows).
-    uint64_t chunk_revision(size_t layer, size_t chunk) const;
+    uint64_t chunk_revision(size_t layer, size_t chunk) const {
+        constexpr size_t kBlocks = kChunkRows / kRevisionBlockRows;
+        return revisions_.at(layer).blocks(chunk * kBlocks, kBlocks);
+    }
+    // The revision of the layer's rows [block * kRevisionBlockRows, (block + 1) * ...).
+    uint64_t block_revision(size_t layer, size_t block) const {
+        return revisions_.at(layer).block(block);
+    }
     // The layer's map to change at `first_row` and after it (the rows before it stay as they
     // are), its revision and those of the chunks from first_row's on already new.
     LayerMap& edit(size_t layer, int first_row = 0);
-    // Every map replaced (a mirror snapshot put back); every revision new.
-    void assign(std::vector<LayerMap> maps);
     const std::vector<LayerMap>& all() const { return maps_; }
 
+    // Starts keeping what edits change (one journal at a time: std::logic_error otherwise).
+    void open_journal();
+    // Every map back as it was when the journal was opened; the journal is closed.
+    void roll_back();
+    // Forgets the journal: the edits since it was opened stay.
+    void close_journal() { journal_.clear(); }
+    bool journal_open() const { return !journal_.empty(); }
+
 private:
-    std::vector<LayerMap> maps_;
-    struct Revisions {
-        std::vector<uint64_t> chunks;  // [chunk]; a chunk past the end has `latest`
-        uint64_t latest = 0;
+    // One layer's journal: rows [0, kept) are as they were when it was opened, and the rows it
+    // had from `kept` on are saved here.
+    struct SavedRows {
+        int kept = 0;
+        std::vector<int64_t> pos2ledger;
+        std::vector<int32_t> rope_pos;
     };
-    std::vector<Revisions> revisions_;  // [layer]
+    std::vector<LayerMap> maps_;
+    std::vector<ChunkRevisions> revisions_;  // [layer]
+    std::vector<SavedRows> journal_;         // [layer] while open; empty when closed
 };
 
 }  // namespace kvw

@@ -87,10 +87,8 @@ void Ledger::set_brightness(int layer, std::span<const int64_t> ids,
                                     " brightness values for " + std::to_string(ids.size()) +
                                     " records");
     ChunkedColumn<float>& column = brightness_.at(size_t(layer));
-    for (size_t i = 0; i < ids.size(); ++i) {
-        (void)at(ids[i]);  // an unknown id throws before anything is written for it
-        column.set(size_t(ids[i]), values[i]);
-    }
+    check_ids(ids);  // before anything is written
+    for (size_t i = 0; i < ids.size(); ++i) column.set(size_t(ids[i]), values[i]);
 }
 
 float Ledger::brightness(int64_t id, int layer) const {
@@ -98,49 +96,49 @@ float Ledger::brightness(int64_t id, int layer) const {
     return brightness_.at(size_t(layer))[size_t(id)];
 }
 
+std::vector<float> Ledger::brightness(int layer, std::span<const int64_t> ids) const {
+    const ChunkedColumn<float>& column = brightness_.at(size_t(layer));
+    check_ids(ids);
+    std::vector<float> out(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) out[i] = column[size_t(ids[i])];
+    return out;
+}
+
+void Ledger::check_ids(std::span<const int64_t> ids) const {
+    for (int64_t id : ids)
+        if (!contains(id)) (void)at(id);  // throws, naming the id
+}
+
 const Ledger::BrightnessChunks& Ledger::brightness_chunks(int layer) const {
     return brightness_.at(size_t(layer)).chunks();
 }
 
-Ledger::Liveness Ledger::liveness() const {
-    Liveness saved;
-    saved.status.reserve(entries_.size() * size_t(n_layers_));
-    saved.removal.reserve(entries_.size() * size_t(n_layers_));
-    saved.died.reserve(entries_.size());
-    for (const LedgerEntry& e : entries()) {
-        saved.status.insert(saved.status.end(), e.status.begin(), e.status.end());
-        saved.removal.insert(saved.removal.end(), e.removal.begin(), e.removal.end());
-        saved.died.push_back(e.died_tick);
-    }
-    return saved;
-}
-
 void Ledger::restore_liveness(const Liveness& saved, int64_t tick) {
-    const size_t kept = saved.died.size();
-    for (uint64_t& revision : chunk_revisions_) revision = next_revision();
-    for (size_t i = 0; i < entries_.size(); ++i) {
-        if (i < kept) {
-            const auto status = saved.status.begin() + ptrdiff_t(i * size_t(n_layers_));
-            const auto removal = saved.removal.begin() + ptrdiff_t(i * size_t(n_layers_));
-            // Records the aborted tick did not touch are left alone, so that their chunk stays
-            // shared with the checkpoints that hold it.
-            const LedgerEntry& was = entries_[i];
-            if (std::equal(was.status.begin(), was.status.end(), status) &&
-                std::equal(was.removal.begin(), was.removal.end(), removal) &&
-                was.died_tick == saved.died[i])
-                continue;
-            LedgerEntry& e = entries_.mutable_at(i);
-            std::copy_n(status, n_layers_, e.status.begin());
-            std::copy_n(removal, n_layers_, e.removal.begin());
-            e.died_tick = saved.died[i];
-        } else {
-            LedgerEntry& e = entries_.mutable_at(i);
-            for (size_t l = 0; l < e.status.size(); ++l)
-                if (e.status[l] == RowStatus::Live) {
-                    e.status[l] = RowStatus::Removed;
-                    e.removal[l] = Removal{tick, {RemovalReason::TickAborted, std::nullopt}};
-                }
-            if (e.died_tick < 0) e.died_tick = tick;
+    constexpr size_t kChunk = size_t(kChunkRecords);
+    for (size_t c = 0; c < chunk_revisions_.size(); ++c) {
+        // A chunk whose revision stayed holds its records as they were (no standing changed and
+        // none was added), so that it stays shared with the checkpoints that hold it.
+        if (c < saved.revisions.size() && chunk_revisions_[c] == saved.revisions[c]) continue;
+        for (size_t i = c * kChunk; i < std::min((c + 1) * kChunk, entries_.size()); ++i) {
+            if (int64_t(i) < saved.size) {
+                const LedgerEntry& was = (*saved.chunks[c])[i % kChunk];
+                const LedgerEntry& now = entries_[i];
+                if (was.status == now.status && was.removal == now.removal &&
+                    was.died_tick == now.died_tick)
+                    continue;
+                LedgerEntry& e = changed_entry(int64_t(i));
+                e.status = was.status;
+                e.removal = was.removal;
+                e.died_tick = was.died_tick;
+            } else {
+                LedgerEntry& e = changed_entry(int64_t(i));
+                for (size_t l = 0; l < e.status.size(); ++l)
+                    if (e.status[l] == RowStatus::Live) {
+                        e.status[l] = RowStatus::Removed;
+                        e.removal[l] = Removal{tick, {RemovalReason::TickAborted, std::nullopt}};
+                    }
+                if (e.died_tick < 0) e.died_tick = tick;
+            }
         }
     }
 }

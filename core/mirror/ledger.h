@@ -106,7 +106,11 @@ public:
     void mark_collapsed(int64_t id, int layer, int64_t tick);
     // The brightness of record `id` in `layer`. Throws std::out_of_range for either unknown.
     float brightness(int64_t id, int layer) const;
-    // The brightness in `layer` of records ids[i] := values[i] (ids.size() == values.size()).
+    // The brightness in `layer` of each of `ids`, read in one pass (a tick reads every row's).
+    // Throws std::out_of_range for an unknown layer or id.
+    std::vector<float> brightness(int layer, std::span<const int64_t> ids) const;
+    // The brightness in `layer` of records ids[i] := values[i] (ids.size() == values.size());
+    // nothing is written when an id is unknown (std::out_of_range).
     void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values);
     // Every record's brightness in `layer`, index == id, in kChunkRecords chunks that a Frame
     // shares: a chunk is copied by the next write to it, never changed under a Frame.
@@ -125,17 +129,21 @@ public:
 
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can
     // put the mirror back without touching history: records born after the snapshot are kept,
-    // marked Removed (TickAborted) where they were live, and die at `tick`.
+    // marked Removed (TickAborted) where they were live, and die at `tick`. Taken as the record
+    // chunks themselves, shared (a write copies a chunk first while another owner holds it), and
+    // their revisions: a snapshot costs a pointer per chunk, and putting it back reads only the
+    // chunks whose revision moved (ARCHITECTURE §6.1).
     struct Liveness {
-        std::vector<RowStatus> status;  // [record][layer]
-        std::vector<Removal> removal;   // [record][layer]
-        std::vector<int64_t> died;      // [record]
+        RecordChunks chunks;
+        std::vector<uint64_t> revisions;  // [chunk]
+        int64_t size = 0;                 // records then
     };
-    Liveness liveness() const;
+    Liveness liveness() const { return {record_chunks(), chunk_revisions_, size()}; }
     void restore_liveness(const Liveness& saved, int64_t tick);
 
 private:
     LedgerEntry& entry(int64_t id);
+    void check_ids(std::span<const int64_t> ids) const;  // std::out_of_range for an unknown one
     // The entry, its chunk given a new revision: every change of standing goes through here.
     LedgerEntry& changed_entry(int64_t id);
 

@@ -150,8 +150,8 @@ ModelConfig llama_config(std::string name, int n_layers, int n_embd, int n_heads
 
 ModelError unknown_model(std::string_view name) {
     return ModelError(ModelErrorKind::CannotOpen, "synthetic:" + std::string(name),
-                      "unknown synthetic model (known: tiny, tinyllama-shape, optionally followed "
-                      "by :TYPE, TYPE one of " +
+                      "unknown synthetic model (known: tiny, thin-22, tinyllama-shape, optionally "
+                      "followed by :TYPE, TYPE one of " +
                           gguf_type_names(", ") + ")");
 }
 
@@ -161,7 +161,7 @@ SyntheticSpec synthetic_spec(std::string_view name) {
     const size_t colon = name.find(':');
     const std::string_view base = name.substr(0, colon);
     if (colon == std::string_view::npos)
-        return synthetic_spec(base, base == "tiny" ? GgufType::F32 : GgufType::F16);
+        return synthetic_spec(base, base == "tinyllama-shape" ? GgufType::F16 : GgufType::F32);
     if (const auto type = gguf_type_from_name(name.substr(colon + 1)))
         return synthetic_spec(base, *type);
     throw unknown_model(name);
@@ -170,6 +170,14 @@ SyntheticSpec synthetic_spec(std::string_view name) {
 SyntheticSpec synthetic_spec(std::string_view name, GgufType weight_type) {
     if (name == "tiny")
         return {"tiny", llama_config("tiny", 4, 256, 8, 4, 768, 2048), weight_type, kDefaultSeed};
+    if (name == "thin-22") {
+        // 22 layers like TinyLlama, but 4 wide with one head and a context of 128k, so that
+        // prefilling 100,000 rows (whose attention grows with the square of the rows) takes
+        // minutes, not hours: the long-context benchmarks' model (bench ui, bench tick).
+        ModelConfig c = llama_config("thin-22", 22, 4, 1, 1, 8, 2048);
+        c.max_context = 131072;
+        return {"thin-22", c, weight_type, kDefaultSeed};
+    }
     if (name == "tinyllama-shape")
         return {"tinyllama-shape", llama_config("tinyllama-shape", 22, 2048, 32, 4, 5632, 32000),
                 weight_type, kDefaultSeed};

@@ -1,42 +1,75 @@
 #include "core/policy/focus_proposer.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace kvw {
 
+namespace {
+
+// Per layer, the timeline leaf each row starts at (a token 1, a level-1 gist K, a level-2 K*K).
+std::vector<std::vector<int64_t>> first_leaves(const std::vector<std::vector<uint8_t>>& levels,
+                                               int64_t k) {
+    std::vector<std::vector<int64_t>> first(levels.size());
+    for (size_t l = 0; l < levels.size(); ++l) {
+        first[l].reserve(levels[l].size() + 1);
+        first[l].push_back(0);
+        for (const uint8_t level : levels[l])
+            first[l].push_back(first[l].back() + (level == 0 ? 1 : level == 1 ? k : k * k));
+    }
+    return first;
+}
+
+// Whether rows [r, r + k) of every layer are k rows of level - 1 that start a block of the level
+// on the timeline and end before the layer's last k rows. Layers differ after an edit on some of
+// them; a block whole in layer 0 only would be refused by pre-flight (and dropped by the
+// session), leaving the budget unkept.
+bool whole_in_every_layer(const std::vector<std::vector<uint8_t>>& levels,
+                          const std::vector<std::vector<int64_t>>& first, int r, int level,
+                          int64_t k) {
+    const int64_t span = level == 1 ? k : k * k;
+    for (size_t l = 0; l < levels.size(); ++l) {
+        if (int64_t(r) + 2 * k > int64_t(levels[l].size()) || first[l][size_t(r)] % span != 0)
+            return false;
+        for (int i = 0; i < k; ++i)
+            if (levels[l][size_t(r + i)] != level - 1) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 ActionList FocusProposer::propose(const ProposerInput& input) {
     if (!input.row_levels || input.row_levels->empty() || input.wlod_k < 2 || input.wlod_max <= 0)
         return {};
-    const std::vector<uint8_t>& levels = input.row_levels->front();
+    const std::vector<std::vector<uint8_t>>& all_levels = *input.row_levels;
+    const std::vector<uint8_t>& levels = all_levels.front();
     const std::vector<float>& bright = input.brightness.front();
     const int64_t k = input.wlod_k;
     const int rows = int(levels.size());
+    size_t longest = 0;  // the budget holds for every layer
+    for (const std::vector<uint8_t>& layer : all_levels) longest = std::max(longest, layer.size());
 
-    if (rows + 1 > input.wlod_max) {
+    if (int64_t(longest) + 1 > input.wlod_max) {
         // Blocks by their first row: level 1 (K token rows) or level 2 (K level-1 gist rows),
-        // aligned on the timeline and ending before the last K rows.
+        // aligned on the timeline in every layer and ending before the last K rows.
+        const std::vector<std::vector<int64_t>> first = first_leaves(all_levels, k);
         std::optional<std::pair<float, int>> darkest;  // (mean brightness, first row)
         int level_of_darkest = 1;
         for (int level = 1; level <= 2 && !darkest; ++level) {
-            const int64_t span = level == 1 ? k : k * k;
-            int64_t leaf = 0;
-            for (int r = 0; r + k <= rows - k; ++r) {
-                bool whole = leaf % span == 0;
-                for (int i = 0; i < k && whole; ++i) whole = levels[size_t(r + i)] == level - 1;
-                if (whole && r >= input.pinned_rows) {
-                    float sum = 0.0f;
-                    for (int i = 0; i < k; ++i) sum += bright[size_t(r + i)];
-                    const std::pair<float, int> score{sum / float(k), r};
-                    if (!darkest || score < *darkest) darkest = score;
-                }
-                leaf += levels[size_t(r)] == 0 ? 1 : levels[size_t(r)] == 1 ? k : k * k;
+            for (int r = std::max(0, input.pinned_rows); r + k <= rows - k; ++r) {
+                if (!whole_in_every_layer(all_levels, first, r, level, k)) continue;
+                float sum = 0.0f;
+                for (int i = 0; i < k; ++i) sum += bright[size_t(r + i)];
+                const std::pair<float, int> score{sum / float(k), r};
+                if (!darkest || score < *darkest) darkest = score;
             }
             level_of_darkest = level;
         }
         if (darkest) return {Action{CollapseAction{darkest->second, level_of_darkest}, {}}};
         return {};
     }
-    if (rows + 1 + (k - 1) + k <= input.wlod_max) {
+    if (int64_t(longest) + 1 + (k - 1) + k <= input.wlod_max) {
         std::optional<std::pair<float, int>> brightest;  // (-brightness, row): min wins
         for (int r = 0; r < rows; ++r)
             if (levels[size_t(r)] > 0) {

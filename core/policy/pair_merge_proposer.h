@@ -22,6 +22,7 @@ class PairMergeProposer final : public Proposer {
 public:
     ActionList propose(const ProposerInput& input) override;
     std::string_view name() const override { return "pair-merge"; }
+    bool reads_rows() const override { return true; }
     // The unprefixed tokenizer is a cache rebuilt from the input's on the next propose(): the
     // copy does not carry a whole vocabulary along.
     std::unique_ptr<Proposer> clone() const override {

@@ -45,6 +45,10 @@ public:
     virtual std::string_view name() const = 0;
     // An exact copy, bookkeeping included, for a session checkpoint (ARCHITECTURE §16).
     virtual std::unique_ptr<Proposer> clone() const = 0;
+    // Whether propose() reads ProposerInput's row_tokens and brightness; the session leaves
+    // them empty for a proposer that does not (at 22 x 100,000 rows they are millions of
+    // ledger reads a tick, ARCHITECTURE §6.1). The selective policies read the state itself.
+    virtual bool reads_rows() const { return false; }
 
     // The session calls this after every change it makes to the rows: the prefill, each tick's
     // Step 4 (also a rejected or aborted one, which changed nothing) and apply_now. `appended`:

@@ -383,6 +383,10 @@ void Session::refresh_invariants() {
     }
     const std::vector<InvariantResult> policy = proposer_->check_invariants(*state_);
     results.insert(results.end(), policy.begin(), policy.end());
+    if (options_.guard_full) {
+        const std::string difference = state_->incremental_difference();
+        results.push_back({"incremental_state", difference.empty(), -1, -1, difference});
+    }
     // A policy's goal (focus keeps W_max) is no fault of the state under a policy without it.
     for (InvariantResult& r : results) policy_goal_not_applicable(r, proposer_->name());
     invariants_.record(results, tick_);
@@ -391,10 +395,12 @@ void Session::refresh_invariants() {
 // Records made at or after `first_id` enter the cache at full brightness in every layer that
 // holds them (ARCHITECTURE §2.1: a new row has not yet had the chance to be attended to).
 void Session::light_new_records(int64_t first_id) {
+    const Ledger& ledger = state_->ledger();
     for (int l = 0; l < state_->n_layers(); ++l) {
+        // The new records, not the rows: a tick adds a few records to a layer of 100,000 rows.
         std::vector<int64_t> ids;
-        for (int64_t id : state_->layer_map(l).pos2ledger)
-            if (id >= first_id) ids.push_back(id);
+        for (int64_t id = first_id; id < ledger.size(); ++id)
+            if (ledger.at(id).status[size_t(l)] == RowStatus::Live) ids.push_back(id);
         state_->set_brightness(l, ids, std::vector<float>(ids.size(), options_.brightness.initial));
     }
 }

@@ -30,6 +30,16 @@ namespace kvw {
 struct ReplayReport;
 class StateError;
 
+// How a session's trace hashes its states: the digest of chunk digests (StateManager::
+// state_hash, trace header "xxh64-chunks"), or the stream hash of the traces written before it
+// (header "xxh64"), so that a session replaying one of those hashes as it did.
+enum class StateHashKind { ChunkDigest, Stream };
+
+// What a tick does with a proposed action that pre-flight refuses (ARCHITECTURE §2.1): drop it
+// and apply the rest of the list, or refuse the whole tick as sessions did before (trace header
+// without "invalid_proposals"), so that their traces replay as they ran.
+enum class InvalidProposals { Drop, RejectTick };
+
 struct SessionOptions {
     std::string model = kDefaultModelSpec;  // anything load_model() takes
     std::string backend = "cpu";            // "cpu", "cuda", "auto"
@@ -55,6 +65,12 @@ struct SessionOptions {
     // Its embedding width must be the model's n_embd, its K the session's (ModelError
     // ShapeMismatch naming the file otherwise).
     std::string gist_net;
+    StateHashKind state_hash = StateHashKind::ChunkDigest;
+    // `kvw run --guard full`: after every command the incremental state digest and invariants
+    // are compared with their from-scratch references (ARCHITECTURE §6.1), as the invariant
+    // "incremental_state" of the panel and the trace.
+    bool guard_full = false;
+    InvalidProposals invalid_proposals = InvalidProposals::Drop;
 };
 
 // Owns model, engine and coupled state, and runs tick transactions (ARCHITECTURE §2.1):
@@ -179,7 +195,11 @@ public:
 
     int64_t tick() const { return tick_; }
     bool started() const { return started_; }
-    uint64_t state_hash() const { return state_->state_hash(); }
+    // The state's hash of the kind options().state_hash names, as the trace records it.
+    uint64_t state_hash() const {
+        return options_.state_hash == StateHashKind::Stream ? state_->stream_state_hash()
+                                                            : state_->state_hash();
+    }
     const StateManager& state() const { return *state_; }
     const Model& model() const { return *model_; }
     // The model, for another session on it (the window's A/B sides).
@@ -226,6 +246,12 @@ private:
     void prefill(std::span<const int32_t> ids, std::string prompt, nlohmann::json event);
     // `forced` empty: sample `sampled` tokens; else decode these tokens.
     TickResult tick(std::span<const int32_t> forced, int sampled = 1);
+    // Step 4 of a tick whose list is [injected..., proposed [first_proposed, end_proposed),
+    // adds...]: applied; while pre-flight refuses proposed actions (InvalidProposals::Drop) they
+    // are taken out of `list` and the rest is applied again. Refusals of injected actions or
+    // adds refuse the tick as a whole.
+    TickResult apply_tick_list(ActionList& list, int first_proposed, int end_proposed,
+                               const DecodeBlock& block);
     // Tokens a sampled tick decodes: the ring's frame, 1 under other layouts.
     int frame_tokens() const;
     void new_state();

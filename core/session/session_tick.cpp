@@ -28,7 +28,7 @@ std::vector<std::vector<float>> Session::update_brightness() {
     std::vector<std::vector<float>> before(size_t(state_->n_layers()));
     for (int l = 0; l < state_->n_layers(); ++l) {
         const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
-        for (int64_t id : ids) before[size_t(l)].push_back(state_->ledger().brightness(id, l));
+        before[size_t(l)] = state_->ledger().brightness(l, ids);
         // The mass is gone when an edit moved rows since the last append: decay only.
         const bool measured = size_t(l) < mass.size() && mass[size_t(l)].size() == ids.size();
         const std::vector<float> received =
@@ -49,12 +49,9 @@ void Session::restore_brightness(const std::vector<std::vector<float>>& saved) {
 ActionList Session::propose_and_merge() {
     std::vector<std::vector<int32_t>> row_tokens;
     std::vector<std::vector<float>> brightness;
-    for (int l = 0; l < state_->n_layers(); ++l) {
+    for (int l = 0; l < state_->n_layers() && proposer_->reads_rows(); ++l) {
         row_tokens.push_back(state_->tokens(l));
-        std::vector<float> b;
-        for (int64_t id : state_->layer_map(l).pos2ledger)
-            b.push_back(state_->ledger().brightness(id, l));
-        brightness.push_back(std::move(b));
+        brightness.push_back(state_->ledger().brightness(l, state_->layer_map(l).pos2ledger));
     }
     const SequenceShape shape = sequence_shape(*state_);
     ProposerInput input{row_tokens, brightness, model_->tokenizer, state_.get()};
@@ -71,6 +68,32 @@ ActionList Session::propose_and_merge() {
         spdlog::debug("tick {}: proposed action {} dropped, overlaps kept action {}", tick_ + 1,
                       d.proposed_index, d.kept_index);
     return std::move(merged.actions);
+}
+
+TickResult Session::apply_tick_list(ActionList& list, int first_proposed, int end_proposed,
+                                    const DecodeBlock& block) {
+    TickResult result = apply_action_list(*state_, list, tick_ + 1, block);
+    // A proposer sees one view of the rows (focus reads layer 0's for every layer): one proposal
+    // that does not fit would otherwise refuse the sampled token too, on every tick after it.
+    std::vector<ValidationError> dropped;
+    while (result.rejected && options_.invalid_proposals == InvalidProposals::Drop) {
+        std::vector<int> refused;
+        for (const ValidationError& e : result.rejections)
+            if (e.action_index >= first_proposed && e.action_index < end_proposed) {
+                refused.push_back(e.action_index);
+                dropped.push_back(e);
+            }
+        if (refused.empty()) break;
+        std::sort(refused.begin(), refused.end());
+        refused.erase(std::unique(refused.begin(), refused.end()), refused.end());
+        for (auto i = refused.rbegin(); i != refused.rend(); ++i) list.erase(list.begin() + *i);
+        end_proposed -= int(refused.size());
+        spdlog::debug("tick {}: {} proposed action(s) refused by pre-flight, dropped: {}",
+                      tick_ + 1, refused.size(), dropped.back().message);
+        result = apply_action_list(*state_, list, tick_ + 1, block);
+    }
+    result.dropped_proposals = std::move(dropped);
+    return result;
 }
 
 TickResult Session::step() { return tick({}, frame_tokens()); }
@@ -112,13 +135,15 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         t.brightness_ms = ms_since(mark);
 
         mark = Clock::now();
-        ActionList list = propose_and_merge();
+        const int n_injected = int(injected_.size());
+        ActionList list = propose_and_merge();  // the injected actions first
+        const int end_proposed = int(list.size());
         list.push_back(Action{AddAction{token}, {}});
         t.propose_ms = ms_since(mark);
 
         mark = Clock::now();
         const int64_t first_new = state_->ledger().size();
-        TickResult result = apply_action_list(*state_, list, tick_ + 1, block);
+        TickResult result = apply_tick_list(list, n_injected, end_proposed, block);
         t.apply_ms = ms_since(mark);
         mark = Clock::now();  // the proposer's bookkeeping counts as Step 3
         proposer_->observe(*state_, !result.rejected && !result.aborted);

@@ -268,7 +268,7 @@ bool Soak::change_policy() {
 
 std::string Soak::check() const {
     const StateManager& s = session_->state();
-    if (std::string problem = first_failed_invariant(s); !problem.empty()) return problem;
+    if (std::string problem = first_state_fault(s); !problem.empty()) return problem;
     for (int l = 0; l < s.n_layers(); ++l) {
         const std::vector<int32_t> held = s.tokens(l);
         const std::vector<int32_t>& expected = reference_.tokens[size_t(l)];

@@ -4,8 +4,11 @@
 
 namespace kvw {
 
-std::string first_failed_invariant(const StateManager& state) {
-    for (const InvariantResult& r : state.check_invariants())
+std::string first_state_fault(const StateManager& state) {
+    if (std::string difference = state.incremental_difference(); !difference.empty())
+        return difference;
+    const std::vector<InvariantResult> results = state.check_invariants();
+    for (const InvariantResult& r : results)
         if (!r.passed)
             return "invariant " + r.name + " fails at layer " + std::to_string(r.layer) + " row " +
                    std::to_string(r.row) + ": " + r.detail;

@@ -11,9 +11,10 @@ namespace kvw {
 
 // The soaks' checks after every command (ARCHITECTURE §7, the soak).
 
-// "invariant NAME fails at layer L row R: DETAIL" for the first that fails; empty when all that
-// apply hold.
-std::string first_failed_invariant(const StateManager& state);
+// What is wrong with the state, or empty: the incremental state digest or invariants differ
+// from their from-scratch references (ARCHITECTURE §6.1), or "invariant NAME fails at layer L
+// row R: DETAIL" for the first invariant that fails.
+std::string first_state_fault(const StateManager& state);
 
 // The session's trace replayed from its header, every recorded outcome compared: the first
 // difference ("its own trace replays differently at line N (EVENT): FIELD A, recorded B"), or

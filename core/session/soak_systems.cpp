@@ -430,7 +430,7 @@ bool SystemsSoak::finish() {
 
 std::string SystemsSoak::check() const {
     const StateManager& s = session_->state();
-    if (std::string problem = first_failed_invariant(s); !problem.empty()) return problem;
+    if (std::string problem = first_state_fault(s); !problem.empty()) return problem;
     return ledger_.check(s.ledger());
 }
 

@@ -1,7 +1,6 @@
 #include "core/session/trace.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -28,12 +27,6 @@ TraceError::TraceError(const std::string& message, size_t line, std::string file
     : std::runtime_error(compose_message(message, line, file)),
       line_(line),
       file_(std::move(file)) {}
-
-std::string hash_hex(uint64_t hash) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-    return text;
-}
 
 void Trace::add(nlohmann::json event) {
     // FNV-1a's step over the event's hash: order matters, so a prefix names its events.

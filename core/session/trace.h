@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/state/stream_hash.h"  // hash_hex, which trace events write
+
 namespace kvw {
 
 // A trace that cannot be read or written; line is 1-based (0: not about a line), file is the
@@ -82,6 +84,5 @@ private:
 };
 
 // State hashes travel as 16 hex digits: JSON numbers are not safe beyond 2^53 for most readers.
-std::string hash_hex(uint64_t hash);
 
 }  // namespace kvw

@@ -20,7 +20,7 @@ KvType kv_type_of(const std::string& name, const char* key, const std::string& f
 
 nlohmann::json trace_header(const SessionOptions& o) {
     nlohmann::json h = {{"kvw_trace", kTraceVersion},
-                        {"state_hash", "xxh64"},
+                        {"state_hash", state_hash_name(o.state_hash)},
                         {"model", o.model},
                         {"backend", o.backend},
                         {"capacity", o.capacity},
@@ -48,12 +48,20 @@ nlohmann::json trace_header(const SessionOptions& o) {
                      {"max", o.wlod_max},
                      {"full_recompute_below", o.wlod_full_recompute_below}};
     if (!o.gist_net.empty()) h["gist_net"] = o.gist_net;
+    if (o.guard_full) h["guard_full"] = true;  // absent: off (written before it existed)
+    // Absent: the whole tick was refused, as traces written before the rule ran.
+    if (o.invalid_proposals == InvalidProposals::Drop) h["invalid_proposals"] = "drop";
     return h;
+}
+
+const char* state_hash_name(StateHashKind kind) {
+    return kind == StateHashKind::Stream ? "xxh64" : "xxh64-chunks";
 }
 
 bool header_has_current_state_hashes(const nlohmann::json& header) {
     const auto hash = header.find("state_hash");
-    return hash != header.end() && *hash == "xxh64";
+    return hash != header.end() && (*hash == state_hash_name(StateHashKind::ChunkDigest) ||
+                                    *hash == state_hash_name(StateHashKind::Stream));
 }
 
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {
@@ -98,6 +106,16 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
             o.wlod_full_recompute_below = w.get<double>("full_recompute_below");
         }
         o.gist_net = h.get_or<std::string>("gist_net", "");
+        o.guard_full = h.get_or<bool>("guard_full", false);
+        const std::string invalid = h.get_or<std::string>("invalid_proposals", "reject_tick");
+        if (invalid != "drop" && invalid != "reject_tick")
+            throw TraceError(
+                "header: invalid_proposals \"" + invalid + "\" is not one of drop, reject_tick", 1,
+                file);
+        o.invalid_proposals =
+            invalid == "drop" ? InvalidProposals::Drop : InvalidProposals::RejectTick;
+        if (h.get_or<std::string>("state_hash", "") == state_hash_name(StateHashKind::Stream))
+            o.state_hash = StateHashKind::Stream;
     } catch (const JsonError& e) {
         throw TraceError(std::string("header: ") + e.what(), 1, file);
     }
@@ -156,14 +174,19 @@ nlohmann::json ring_frame_json(const RingFrame& r) {
 nlohmann::json tick_result_json(const TickResult& r) {
     nlohmann::json rejections = nlohmann::json::array();
     for (const ValidationError& e : r.rejections) rejections.push_back(e.message);
-    return {{"rejected", r.rejected},
-            {"rejections", rejections},
-            {"aborted", r.aborted},
-            {"failed_action", r.failed_action},
-            {"failed_primitive", r.failed_primitive},
-            {"abort_reason", r.abort_reason},
-            {"rebuilt", r.rebuilt},
-            {"actions_applied", r.actions_applied}};
+    nlohmann::json json = {{"rejected", r.rejected},
+                           {"rejections", rejections},
+                           {"aborted", r.aborted},
+                           {"failed_action", r.failed_action},
+                           {"failed_primitive", r.failed_primitive},
+                           {"abort_reason", r.abort_reason},
+                           {"rebuilt", r.rebuilt},
+                           {"actions_applied", r.actions_applied}};
+    if (!r.dropped_proposals.empty()) {  // absent: none (and in traces from before the rule)
+        nlohmann::json& dropped = json["dropped_proposals"] = nlohmann::json::array();
+        for (const ValidationError& e : r.dropped_proposals) dropped.push_back(e.message);
+    }
+    return json;
 }
 
 nlohmann::json actions_json(const ActionList& actions) {

@@ -16,9 +16,12 @@ nlohmann::json trace_header(const SessionOptions& options);
 // Throws TraceError (line 1 of `file`) naming the key when the header lacks one or has a value
 // of the wrong type or range, or is of another version than kTraceVersion.
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file = {});
-// Whether the header's state hashes are this build's (`"state_hash": "xxh64"`). Traces written
-// before the state hash became XXH64 have no such key: their hashes are FNV-1a values that no
-// state of this build can give, so a replay compares their other outcomes only.
+// The header's name of a kind of state hash: "xxh64-chunks", or "xxh64" for the stream hash.
+const char* state_hash_name(StateHashKind kind);
+// Whether this build makes the header's state hashes (either kind of StateHashKind; a session
+// replaying the trace hashes as it did). Traces written before the state hash became XXH64
+// have no such key: their hashes are FNV-1a values that no state of this build can give, so a
+// replay compares their other outcomes only.
 bool header_has_current_state_hashes(const nlohmann::json& header);
 nlohmann::json tick_result_json(const TickResult& result);
 nlohmann::json policy_options_json(const PolicyOptions& options);

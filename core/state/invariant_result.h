@@ -16,6 +16,7 @@ struct InvariantResult {
     // budget no running policy keeps); empty when it applies. A check that does not apply
     // passes: it is shown as such, neither green nor red.
     std::string not_applicable = {};
+    bool operator==(const InvariantResult&) const = default;
 };
 
 inline bool all_passed(const std::vector<InvariantResult>& results) {

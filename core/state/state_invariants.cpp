@@ -92,11 +92,50 @@ std::pair<int64_t, int> first_duplicate(std::span<const int64_t> ids, std::vecto
 
 }  // namespace
 
-std::vector<InvariantResult> StateManager::check_invariants() const {
-    std::vector<InvariantResult> out;
+StateManager::RowChecks StateManager::row_checks_full() const {
+    RowChecks checks;
     const std::vector<int64_t> live_records = live_per_layer(ledger_, n_layers());
-    std::vector<InvariantResult> held_live = rows_hold_live_records(maps_, ledger_);
+    checks.ids_live = rows_hold_live_records(maps_, ledger_);
     std::vector<int> first_row(size_t(ledger_.size()), kUnseen);  // first_duplicate's table
+    for (int l = 0; l < n_layers(); ++l) {
+        const LayerMap& map = maps_[size_t(l)];
+        const int n = map.rows();
+
+        InvariantResult& live = checks.ids_live[size_t(l)];
+        if (live.passed) {
+            const int64_t held = live_records[size_t(l)];
+            if (held != n)
+                live = failed("ids_live", l, -1,
+                              "ledger has " + std::to_string(held) +
+                                  " records live in this layer, pos2ledger " + std::to_string(n) +
+                                  " rows");
+        }
+
+        const auto [twice, row] = first_duplicate(map.pos2ledger, first_row);
+        checks.ids_unique.push_back(
+            twice < 0
+                ? passed("ids_unique", l)
+                : failed("ids_unique", l, row, "record " + std::to_string(twice) + " held twice"));
+
+        InvariantResult rope = passed("rope_policy", l);
+        for (int r = 0; r < std::min(n, int(map.rope_pos.size())) && rope.passed; ++r) {
+            const int32_t phase = map.rope_pos[size_t(r)];
+            const bool ok = policy_ == RopePolicy::Reindex ? phase == r
+                            : policy_ == RopePolicy::Original
+                                ? phase == map.pos2ledger[size_t(r)]
+                                : phase >= 0 && phase < cache_->capacity();
+            if (!ok)
+                rope = failed("rope_policy", l, r,
+                              std::string(rope_policy_name(policy_)) + ": phase " +
+                                  std::to_string(phase) + " at row " + std::to_string(r));
+        }
+        checks.rope_policy.push_back(rope);
+    }
+    return checks;
+}
+
+std::vector<InvariantResult> StateManager::invariant_results(RowChecks checks) const {
+    std::vector<InvariantResult> out;
     const KvStorage& storage = cache_->storage();
     const bool scaled = kv_type_scaled(storage.k) || kv_type_scaled(storage.v);
     const std::string no_scales = std::string("K ") + kv_type_name(storage.k) + " and V " +
@@ -121,86 +160,68 @@ std::vector<InvariantResult> StateManager::check_invariants() const {
                                    std::to_string(bad_scales) + " scales are NaN or infinite"));
         if (!scaled) out.back().not_applicable = no_scales;
 
-        InvariantResult& live = held_live[size_t(l)];
-        if (live.passed) {
-            const int64_t held = live_records[size_t(l)];
-            if (held != n)
-                live = failed("ids_live", l, -1,
-                              "ledger has " + std::to_string(held) +
-                                  " records live in this layer, pos2ledger " + std::to_string(n) +
-                                  " rows");
-        }
-        out.push_back(std::move(live));
-
-        const auto [twice, row] = first_duplicate(map.pos2ledger, first_row);
-        out.push_back(twice < 0 ? passed("ids_unique", l)
-                                : failed("ids_unique", l, row,
-                                         "record " + std::to_string(twice) + " held twice"));
-
-        InvariantResult rope = passed("rope_policy", l);
-        for (int r = 0; r < std::min(n, int(map.rope_pos.size())) && rope.passed; ++r) {
-            const int32_t phase = map.rope_pos[size_t(r)];
-            const bool ok = policy_ == RopePolicy::Reindex ? phase == r
-                            : policy_ == RopePolicy::Original
-                                ? phase == map.pos2ledger[size_t(r)]
-                                : phase >= 0 && phase < cache_->capacity();
-            if (!ok)
-                rope = failed("rope_policy", l, r,
-                              std::string(rope_policy_name(policy_)) + ": phase " +
-                                  std::to_string(phase) + " at row " + std::to_string(r));
-        }
-        out.push_back(rope);
+        out.push_back(std::move(checks.ids_live[size_t(l)]));
+        out.push_back(std::move(checks.ids_unique[size_t(l)]));
+        out.push_back(std::move(checks.rope_policy[size_t(l)]));
     }
     check_ring(out);
     return out;
 }
 
+std::vector<InvariantResult> StateManager::check_invariants() const {
+    if (!invariant_summary_.rows_hold(ledger_, maps_, policy_, cache_->capacity()))
+        return check_invariants_full();  // which check fails, and where
+    RowChecks checks;
+    for (int l = 0; l < n_layers(); ++l) {
+        checks.ids_live.push_back(passed("ids_live", l));
+        checks.ids_unique.push_back(passed("ids_unique", l));
+        checks.rope_policy.push_back(passed("rope_policy", l));
+    }
+    return invariant_results(std::move(checks));
+}
+
+std::vector<InvariantResult> StateManager::check_invariants_full() const {
+    return invariant_results(row_checks_full());
+}
+
+namespace {
+
+std::string described(const InvariantResult& r) {
+    return r.name + " at layer " + std::to_string(r.layer) + " row " + std::to_string(r.row) +
+           (r.passed ? " passes" : " fails");
+}
+
+}  // namespace
+
+std::string StateManager::incremental_difference() const {
+    const uint64_t incremental = state_hash();
+    const uint64_t from_scratch = state_hash_from_scratch();
+    if (incremental != from_scratch)
+        return "the incremental state digest " + hash_hex(incremental) +
+               " differs from the from-scratch one " + hash_hex(from_scratch);
+    const std::vector<InvariantResult> results = check_invariants();
+    const std::vector<InvariantResult> full = check_invariants_full();
+    for (size_t i = 0; i < std::max(results.size(), full.size()); ++i)
+        if (i >= results.size() || i >= full.size() || results[i] != full[i])
+            return "the incremental invariants differ from the full check: " +
+                   (i < results.size() ? described(results[i]) : "(none)") + ", full check " +
+                   (i < full.size() ? described(full[i]) : "(none)");
+    return {};
+}
+
 uint64_t StateManager::state_hash() const {
     if (hashed_revision_ == revision_) return hash_;
-    StreamHash f;
-    f.value(policy_);
-    // Each layer's brightness column read through its chunk's data, taken once per chunk of
-    // records (a lookup per record and layer was a tenth of a tick at 100,000 rows).
-    constexpr size_t kChunk = size_t(Ledger::kChunkRecords);
-    std::vector<const float*> brightness(static_cast<size_t>(n_layers()));
-    for (const LedgerEntry& e : ledger_.entries()) {
-        const size_t id = size_t(e.id);  // == its index in the ledger
-        if (id % kChunk == 0)
-            for (int l = 0; l < n_layers(); ++l)
-                brightness[size_t(l)] = ledger_.brightness_chunks(l)[id / kChunk]->data();
-        f.value(e.id);
-        f.value(e.kind);
-        f.value(e.token_id);
-        f.bytes(e.piece.data(), e.piece.size());
-        f.value(e.born_tick);
-        f.value(e.died_tick);
-        for (int l = 0; l < n_layers(); ++l) f.value(brightness[size_t(l)][id % kChunk]);
-        f.bytes(e.status.data(), e.status.size());
-        for (const Removal& r : e.removal) {
-            f.value(r.tick);
-            f.value(r.cause.reason);
-            f.value(r.cause.score.value_or(0.0f));
-            f.value(r.cause.score.has_value());
-        }
-    }
-    for (int l = 0; l < n_layers(); ++l) {
-        const LayerMap& map = maps_[size_t(l)];
-        f.value(map.rows());
-        f.bytes(map.pos2ledger.data(), map.pos2ledger.size() * sizeof(int64_t));
-        f.bytes(map.rope_pos.data(), map.rope_pos.size() * sizeof(int32_t));
-        f.value(cache_->rows(l));
-        std::vector<uint8_t> stored;  // rows gathered into 64 KiB pieces: few calls, little memory
-        for (int r = 0; r < cache_->rows(l); ++r) {
-            cache_->append_stored_row(l, r, stored);
-            if (stored.size() < (size_t(64) << 10)) continue;
-            f.bytes(stored.data(), stored.size());
-            stored.clear();
-        }
-        f.bytes(stored.data(), stored.size());
-    }
+    hash_ = digest_.update({policy_, ledger_, maps_, *cache_});
     hashed_revision_ = revision_;
-    hash_ = f.digest();
     return hash_;
+}
+
+uint64_t StateManager::state_hash_from_scratch() const {
+    return StateDigest::from_scratch({policy_, ledger_, maps_, *cache_});
+}
+
+uint64_t StateManager::stream_state_hash() const {
+    return kvw::stream_state_hash({policy_, ledger_, maps_, *cache_});
 }
 
 void StateManager::debug_desync_row(int layer, int row) {

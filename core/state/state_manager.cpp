@@ -64,7 +64,10 @@ StateManager::StateManager(const StateManager& other, const Transformer* engine)
       fault_countdown_(other.fault_countdown_),
       wlod_k_(other.wlod_k_),
       gist_net_(other.gist_net_),
-      gists_(other.gists_) {
+      gists_(other.gists_),
+      // Their chunk summaries hold for the copy: the revisions are copied too.
+      digest_(other.digest_),
+      invariant_summary_(other.invariant_summary_) {
     cache_->set_dormant(engine == nullptr);
 }
 
@@ -292,14 +295,14 @@ void StateManager::reset(int64_t tick) {
 
 // ---- tick support -----------------------------------------------------------------------------
 
-MirrorSnapshot StateManager::snapshot_mirror() const { return {maps_.all(), ledger_.liveness()}; }
+MirrorSnapshot StateManager::snapshot_mirror() { return MirrorSnapshot(maps_, ledger_.liveness()); }
 
 void StateManager::restore_mirror(const MirrorSnapshot& snapshot, int64_t tick) {
     changed();
     // The rows go back to where they were before the mass was measured (or a later one).
     last_attention_mass_.clear();
-    maps_.assign(snapshot.maps);
-    ledger_.restore_liveness(snapshot.liveness, tick);
+    maps_.roll_back();
+    ledger_.restore_liveness(snapshot.liveness_, tick);
 }
 
 void StateManager::inject_fault_at(int k) { fault_countdown_ = std::max(k, 0); }

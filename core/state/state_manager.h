@@ -16,7 +16,9 @@
 #include "core/mirror/ledger.h"
 #include "core/state/drift_report.h"
 #include "core/state/invariant_result.h"
+#include "core/state/invariant_summary.h"
 #include "core/state/rope_policy.h"
+#include "core/state/state_digest.h"
 #include "core/wlod/gist_net.h"
 #include "core/wlod/gist_record.h"
 
@@ -45,10 +47,24 @@ struct StateOptions {
     RingOptions ring = {};
 };
 
-// The mirror part of the state that an aborted tick puts back (the ledger keeps every record).
-struct MirrorSnapshot {
-    std::vector<LayerMap> maps;
-    Ledger::Liveness liveness;
+// The mirror part of the state that an aborted tick puts back (the ledger keeps every record):
+// the ledger's standing as shared record chunks, and the maps through their journal, which
+// keeps only what the edits after it change (ARCHITECTURE §6.1). One at a time per state; its
+// end closes the journal, the edits since staying unless restore_mirror put them back.
+class MirrorSnapshot {
+public:
+    MirrorSnapshot(const MirrorSnapshot&) = delete;
+    MirrorSnapshot& operator=(const MirrorSnapshot&) = delete;
+    ~MirrorSnapshot() { maps_.close_journal(); }
+
+private:
+    friend class StateManager;
+    MirrorSnapshot(LayerMaps& maps, Ledger::Liveness liveness)
+        : maps_(maps), liveness_(std::move(liveness)) {
+        maps_.open_journal();
+    }
+    LayerMaps& maps_;
+    Ledger::Liveness liveness_;
 };
 
 // The coupled cache + mirror ("a knife with two blades"): the only code that mutates a cache
@@ -142,14 +158,30 @@ public:
     float default_drift_tolerance() const;
 
     // ---- structural alignment ---------------------------------------------------------------
+    // The cheap invariants, one result per check and layer. ids_live, ids_unique and
+    // rope_policy come from per-chunk summaries that only the chunks a command touched
+    // recompute (InvariantSummary, ARCHITECTURE §6.1); when they say a check fails, the full
+    // check says where.
     std::vector<InvariantResult> check_invariants() const;
-    // XXH64 over the ledger, the maps and the cache's logical rows: equal states hash equal,
+    // The same, every row read: the reference check_invariants() is checked against.
+    std::vector<InvariantResult> check_invariants_full() const;
+    // How the incremental state digest or invariants differ from their from-scratch
+    // references (state_hash_from_scratch, check_invariants_full); empty when they agree.
+    std::string incremental_difference() const;
+    // A digest of the ledger, the maps and the cache's logical rows: equal states hash equal,
     // whatever the layout. Computed once per state: every mutating member starts with
-    // changed(), and a second call before the next change returns the same value at no cost.
+    // changed(), and a second call before the next change returns the same value at no cost;
+    // and then only the chunks of rows and records whose revisions moved are read again
+    // (StateDigest, ARCHITECTURE §6.1).
     uint64_t state_hash() const;
+    // The same digest with every chunk read anew: the reference state_hash() is checked against.
+    uint64_t state_hash_from_scratch() const;
+    // The hash traces written before the digest of digests recorded (stream_state_hash).
+    uint64_t stream_state_hash() const;
 
     // ---- tick support -----------------------------------------------------------------------
-    MirrorSnapshot snapshot_mirror() const;
+    // Starts a snapshot of the mirror (the maps' journal opens); not a change of the state.
+    MirrorSnapshot snapshot_mirror();
     // Puts the maps back and restores ledger liveness (see Ledger::restore_liveness); the cache
     // is not touched: call rebuild_from_mirror() afterwards.
     void restore_mirror(const MirrorSnapshot& snapshot, int64_t tick);
@@ -220,6 +252,13 @@ private:
     void reindex_layer(int layer);
     // The ring checks, one result per check and layer (check_invariants appends them).
     void check_ring(std::vector<InvariantResult>& out) const;
+    // ids_live, ids_unique and rope_policy per layer, every row read.
+    struct RowChecks {
+        std::vector<InvariantResult> ids_live, ids_unique, rope_policy;  // [layer]
+    };
+    RowChecks row_checks_full() const;
+    // Every invariant's result, in the panel's order, with these per-row checks.
+    std::vector<InvariantResult> invariant_results(RowChecks checks) const;
     void do_remove(const std::vector<int>& layers, int row, int64_t tick, RemovalCause cause);
     void do_insert(const std::vector<int>& layers, int row, std::span<const int32_t> tokens,
                    EntryKind kind, int64_t tick);
@@ -259,7 +298,9 @@ private:
     std::unordered_map<int64_t, GistRecord> gists_;  // by ledger id
     uint64_t revision_ = 0;                          // mutations so far
     mutable uint64_t hashed_revision_ = ~uint64_t(0);
-    mutable uint64_t hash_ = 0;  // state_hash() at hashed_revision_
+    mutable uint64_t hash_ = 0;                   // state_hash() at hashed_revision_
+    mutable StateDigest digest_;                  // the chunk digests hash_ was combined from
+    mutable InvariantSummary invariant_summary_;  // check_invariants' chunk summaries
 };
 
 }  // namespace kvw

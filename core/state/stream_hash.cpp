@@ -1,6 +1,7 @@
 #include "core/state/stream_hash.h"
 
 #include <bit>
+#include <cstdio>
 #include <cstring>
 
 namespace kvw {
@@ -87,6 +88,12 @@ uint64_t StreamHash::digest() const {
     h *= kPrime3;
     h ^= h >> 32;
     return h;
+}
+
+std::string hash_hex(uint64_t hash) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+    return text;
 }
 
 }  // namespace kvw

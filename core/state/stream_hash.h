@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace kvw {
 
@@ -36,5 +37,9 @@ private:
     size_t pending_size_ = 0;
     uint64_t length_ = 0;
 };
+
+// A 64-bit hash as 16 lowercase hex digits, as traces, logs and messages write state hashes
+// (JSON numbers are not safe beyond 2^53 for most readers).
+std::string hash_hex(uint64_t hash);
 
 }  // namespace kvw

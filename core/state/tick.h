@@ -23,6 +23,9 @@ struct TickResult {
     int actions_applied = 0;       // before the failure, or all of them
     // Block decoding: the tokens decoded after the list's adds (DecodeBlock), in order.
     std::vector<int32_t> decoded;
+    // A session's tick (InvalidProposals::Drop): the proposed actions pre-flight refused, left
+    // out so that the rest of the list, the sampled token's add included, could go in.
+    std::vector<ValidationError> dropped_proposals;
 };
 
 // Block decoding (ARCHITECTURE §17): after the list's adds, `more` further tokens in the same

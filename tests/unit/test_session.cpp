@@ -1,12 +1,15 @@
 // Session: tick transactions end to end, frames, traces and deterministic replay.
 #include <QtTest>
 
+#include <algorithm>
+
 #include "core/backend/backend.h"
 #include "core/model/model_loader.h"
 #include "core/session/generator.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/session_error.h"
+#include "core/session/trace_events.h"
 
 using namespace kvw;
 
@@ -247,7 +250,7 @@ private slots:
         s.start(kPrompt);
         for (int i = 0; i < 3; ++i) s.step();
         nlohmann::json header = s.trace().events().front();
-        QCOMPARE(header.value("state_hash", ""), std::string("xxh64"));
+        QCOMPARE(header.value("state_hash", ""), std::string("xxh64-chunks"));
         std::vector<nlohmann::json> events = s.trace().events();
         events.back()["state_hash"] = "0123456789abcdef";
         const auto ndjson = [&] {
@@ -267,6 +270,57 @@ private slots:
         QVERIFY(older.checked >= 3);  // the sampled tokens
         events.back()["token"] = events.back()["token"].get<int>() + 1;
         QVERIFY(!replay_trace(ndjson()).ok());
+    }
+
+    // A trace of the stream hash (header "xxh64", written before the digest of digests)
+    // replays with its hashes compared: the replaying session hashes as the trace did.
+    void a_trace_of_the_stream_hash_replays_with_its_hashes_compared() {
+        SessionOptions o = options("manual");
+        o.state_hash = StateHashKind::Stream;
+        Session s(o, tiny_model());
+        s.start(kPrompt);
+        for (int i = 0; i < 3; ++i) s.step();
+        s.apply_now({Action{DeleteAction{2}, {}}});
+        QCOMPARE(s.trace().events().front().value("state_hash", ""), std::string("xxh64"));
+        QVERIFY(s.state_hash() != s.state().state_hash());  // the two kinds differ
+        const ReplayReport again = replay_trace(s.trace());
+        QVERIFY(again.state_hashes_compared);
+        QVERIFY(again.ok());
+        std::string text = s.trace().to_ndjson();
+        const std::string last = hash_hex(s.state_hash());
+        text.replace(text.rfind(last), last.size(), "0123456789abcdef");
+        const ReplayReport changed = replay_trace(Trace::parse(text));
+        QCOMPARE(changed.mismatches.size(), size_t(1));
+        QCOMPARE(changed.mismatches.front().field, std::string("state_hash"));
+    }
+
+    // --guard full adds the comparison of the incremental state digest and invariants with
+    // their from-scratch references to the invariants ("incremental_state"), and the trace
+    // keeps the setting for its replay; without it there is no such invariant.
+    void guard_full_compares_the_incremental_state_after_every_command() {
+        SessionOptions o = options("h2o");
+        o.policy.budget.sink = 2;
+        o.policy.budget.budget = 4;
+        o.policy.budget.window = 2;
+        o.guard_full = true;
+        Session s(o, tiny_model());
+        s.start(kPrompt);
+        for (int i = 0; i < 4; ++i) s.step();  // h2o deletes rows every tick
+        const auto find = [](const Frame& f) {
+            return std::find_if(
+                f.invariants.begin(), f.invariants.end(),
+                [](const InvariantStatus& i) { return i.name == "incremental_state"; });
+        };
+        const FramePtr f = s.frame();
+        QVERIFY(find(*f) != f->invariants.end());
+        QVERIFY(find(*f)->passed);
+        QCOMPARE(s.trace().events().front().value("guard_full", false), true);
+        QVERIFY(replay_trace(s.trace()).ok());
+        QVERIFY(options_from_header(s.trace().events().front()).guard_full);
+        Session plain(options("manual"), tiny_model());
+        plain.start(kPrompt);
+        const FramePtr p = plain.frame();
+        QVERIFY(find(*p) == p->invariants.end());
     }
 
     void malformed_trace_names_the_line() {

@@ -1,0 +1,33 @@
+#include "core/mirror/chunk_revisions.h"
+
+#include <algorithm>
+
+#include "core/mirror/revision.h"
+
+namespace kvw {
+
+ChunkRevisions::ChunkRevisions() : latest_(next_revision()) {}
+
+uint64_t ChunkRevisions::blocks(size_t first, size_t n) const {
+    if (first + n > blocks_.size()) return latest_;  // a block past the end: the newest
+    return *std::max_element(blocks_.begin() + ptrdiff_t(first),
+                             blocks_.begin() + ptrdiff_t(first + n));
+}
+
+void ChunkRevisions::renew_from(int first_row) {
+    // The blocks before first_row's keep their revisions (those past the end had latest_);
+    // first_row's and every later one take the new one.
+    blocks_.resize(size_t(std::max(first_row, 0) / kRevisionBlockRows), latest_);
+    latest_ = next_revision();
+}
+
+void ChunkRevisions::renew_rows(int first_row, int end_row) {
+    if (end_row <= first_row) return;
+    const size_t first = size_t(std::max(first_row, 0) / kRevisionBlockRows);
+    const size_t last = size_t((end_row - 1) / kRevisionBlockRows);
+    if (blocks_.size() <= last) blocks_.resize(last + 1, latest_);
+    latest_ = next_revision();
+    for (size_t b = first; b <= last; ++b) blocks_[b] = latest_;
+}
+
+}  // namespace kvw

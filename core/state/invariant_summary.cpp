@@ -1,0 +1,92 @@
+#include "core/state/invariant_summary.h"
+
+#include <algorithm>
+
+namespace kvw {
+
+namespace {
+
+// splitmix64's finaliser: ids that differ in one bit give unrelated 64-bit values, so sums of
+// different multisets of ids do not meet by accident.
+uint64_t mixed(int64_t id) {
+    uint64_t z = uint64_t(id) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+bool phase_holds(RopePolicy policy, int32_t phase, int row, int64_t id, int capacity) {
+    switch (policy) {
+        case RopePolicy::Reindex: return phase == row;
+        case RopePolicy::Original: return phase == id;
+        case RopePolicy::FinalIndex: break;
+    }
+    return phase >= 0 && phase < capacity;
+}
+
+}  // namespace
+
+bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, RopePolicy policy,
+                                 int capacity) {
+    const size_t n_layers = maps.size();
+    std::vector<int64_t> live(n_layers, 0);
+    std::vector<uint64_t> live_sum(n_layers, 0);
+    records_.resize(size_t(ledger.chunk_count()));
+    const Ledger::Entries entries = ledger.entries();
+    for (int64_t c = 0; c < ledger.chunk_count(); ++c) {
+        RecordChunk& chunk = records_[size_t(c)];
+        if (chunk.revision != ledger.chunk_revision(c)) {
+            chunk.revision = ledger.chunk_revision(c);
+            chunk.live.assign(n_layers, 0);
+            chunk.id_sum.assign(n_layers, 0);
+            const int64_t first = c * Ledger::kChunkRecords;
+            const int64_t end = std::min(first + Ledger::kChunkRecords, ledger.size());
+            for (int64_t id = first; id < end; ++id) {
+                const LedgerEntry& e = entries[size_t(id)];
+                for (size_t l = 0; l < n_layers && l < e.status.size(); ++l)
+                    if (e.status[l] == RowStatus::Live) {
+                        ++chunk.live[l];
+                        chunk.id_sum[l] += mixed(id);
+                    }
+            }
+        }
+        for (size_t l = 0; l < n_layers; ++l) {
+            live[l] += chunk.live[l];
+            live_sum[l] += chunk.id_sum[l];
+        }
+    }
+
+    rows_.resize(n_layers);
+    bool hold = true;
+    for (size_t l = 0; l < n_layers; ++l) {
+        const LayerMap& map = maps[l];
+        std::vector<RowChunk>& chunks = rows_[l];
+        chunks.resize(size_t((map.rows() + kRevisionBlockRows - 1) / kRevisionBlockRows));
+        uint64_t held_sum = 0;
+        for (size_t c = 0; c < chunks.size(); ++c) {
+            RowChunk& chunk = chunks[c];
+            const uint64_t revision = maps.block_revision(l, c);
+            if (chunk.revision != revision || chunk.policy != policy ||
+                chunk.capacity != capacity) {
+                chunk = {revision, policy, capacity, 0, true};
+                const int first = int(c) * kRevisionBlockRows;
+                const int end = std::min(first + kRevisionBlockRows, map.rows());
+                const int phases = std::min(end, int(map.rope_pos.size()));
+                for (int r = first; r < end; ++r) {
+                    const int64_t id = map.pos2ledger[size_t(r)];
+                    chunk.id_sum += mixed(id);
+                    if (r < phases)
+                        chunk.phases_hold =
+                            chunk.phases_hold &&
+                            phase_holds(policy, map.rope_pos[size_t(r)], r, id, capacity);
+                }
+            }
+            held_sum += chunk.id_sum;
+            hold = hold && chunk.phases_hold;
+        }
+        hold = hold && live[l] == map.rows() && live_sum[l] == held_sum;
+    }
+    return hold;
+}
+
+}  // namespace kvw

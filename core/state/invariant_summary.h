@@ -1,0 +1,45 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/mirror/layer_map.h"
+#include "core/mirror/ledger.h"
+#include "core/state/rope_policy.h"
+
+namespace kvw {
+
+// What the per-row invariants (ids_live, ids_unique, rope_policy) read, summarised per block of
+// rows (kRevisionBlockRows) and per chunk of ledger records and remembered with their revisions, so
+// that a check after a tick reads the chunks the tick touched plus a summary per layer instead of
+// every row (ARCHITECTURE §6.1).
+//
+// ids_live and ids_unique together say that the multiset of record ids a layer's rows hold is
+// the set of records live in that layer. Each side is kept as a count and a sum of a 64-bit
+// mix of each id: a row block sums the ids its rows hold, a ledger chunk the ids of its records
+// live in each layer. Equal counts and sums mean the checks pass (a difference that left both
+// equal would need the mixed ids of two different multisets to sum to the same 64 bits); any
+// difference sends the caller to the full check, which says where.
+class InvariantSummary {
+public:
+    // Whether ids_live, ids_unique and rope_policy hold in every layer. `capacity`: the cache's
+    // rows per layer (a final_index phase must be below it).
+    bool rows_hold(const Ledger& ledger, const LayerMaps& maps, RopePolicy policy, int capacity);
+
+private:
+    struct RowChunk {
+        uint64_t revision = 0;  // 0: none yet (next_revision never returns it)
+        RopePolicy policy = RopePolicy::FinalIndex;
+        int capacity = 0;
+        uint64_t id_sum = 0;
+        bool phases_hold = true;
+    };
+    struct RecordChunk {
+        uint64_t revision = 0;
+        std::vector<int64_t> live;     // [layer]: records of the chunk live there
+        std::vector<uint64_t> id_sum;  // [layer]: their mixed ids summed
+    };
+    std::vector<RecordChunk> records_;         // [ledger chunk]
+    std::vector<std::vector<RowChunk>> rows_;  // [layer][row block]
+};
+
+}  // namespace kvw

@@ -1,0 +1,49 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/cache/kv_layout.h"
+#include "core/mirror/layer_map.h"
+#include "core/mirror/ledger.h"
+#include "core/state/rope_policy.h"
+
+namespace kvw {
+
+// What the state hash reads: the RoPE policy, the ledger, the maps and the cache's rows.
+struct StateParts {
+    RopePolicy policy;
+    const Ledger& ledger;
+    const LayerMaps& maps;
+    const KvLayout& cache;
+};
+
+// The state hash as a digest of digests (ARCHITECTURE §6.1): XXH64 of the policy, one digest
+// per chunk of ledger records, every brightness column, and one digest per block of each
+// layer's rows (its pos2ledger, rope_pos and stored K/V; kRevisionBlockRows rows), in that
+// fixed order. A chunk's or block's digest is remembered with the revisions of what it read
+// (Ledger::chunk_revision, LayerMaps::block_revision, KvLayout::block_revision) and computed
+// again only when one moved, so a tick that appends a row rehashes one block per layer, not
+// the whole cache. Brightness is read whole: a tick decays every row's.
+class StateDigest {
+public:
+    uint64_t update(const StateParts& state);
+    // Every chunk and block digested anew, nothing remembered: the reference update() is checked
+    // against (tests, the soak).
+    static uint64_t from_scratch(const StateParts& state);
+
+private:
+    struct Memo {
+        uint64_t revision = 0;        // 0: none yet (next_revision never returns it)
+        uint64_t cache_revision = 0;  // row blocks: the cache's revision of the same rows
+        uint64_t digest = 0;
+    };
+    std::vector<Memo> records_;            // [ledger chunk]
+    std::vector<std::vector<Memo>> rows_;  // [layer][row block]
+};
+
+// The state hash traces written before the digest of digests recorded (header "xxh64"): XXH64
+// of one stream over the same state, every row read each time. Kept so that those traces replay
+// with their hashes compared (the session hashes as its trace header says).
+uint64_t stream_state_hash(const StateParts& state);
+
+}  // namespace kvw
