@@ -352,7 +352,8 @@ int main(int argc, char** argv) {
     controller.startPrompt("The cache remembers");
     kvw::wait_idle(controller);
     const int prompt_rows = controller.lastFrame()->layers[0].rows();
-    controller.applyNow(kvw::fill_actions(prompt_rows, largest - 16, model->config.vocab_size));
+    controller.postCommand(kvw::command::ApplyNow{
+        kvw::fill_actions(prompt_rows, largest - 16, model->config.vocab_size)});
     kvw::wait_idle(controller);
     const std::string label = "22 x " + std::to_string(largest - 16) + " rows (thin model)";
     kvw::bench_stall(controller, work, label.c_str(), 8);

@@ -99,7 +99,7 @@ void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
 
 // How the cache stores K (or V) rows (ARCHITECTURE §13): one checkable entry per type, the
 // current one checked from the last Frame when the menu opens; a choice re-encodes the live
-// cache (SessionController::setKvTypes) and keeps the other half's type.
+// cache (command::SetKvTypes, posted to the controller) and keeps the other half's type.
 void add_kv_type_menu(MainWindow& window, QMenu* parent, const QString& title, bool is_k) {
     QMenu* menu = parent->addMenu(title);
     auto* group = new QActionGroup(menu);
@@ -114,7 +114,7 @@ void add_kv_type_menu(MainWindow& window, QMenu* parent, const QString& title, b
             if (!f) return;
             const KvType k = is_k ? type : parse_kv_type(f->k_type).value_or(KvType::F32);
             const KvType v = is_k ? parse_kv_type(f->v_type).value_or(KvType::F32) : type;
-            window.controller().setKvTypes(k, v);
+            window.controller().postCommand(command::SetKvTypes{k, v});
         });
     }
     QObject::connect(menu, &QMenu::aboutToShow, menu, [&window, menu, is_k] {

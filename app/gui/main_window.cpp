@@ -126,23 +126,23 @@ void MainWindow::connectToolBar() {
     connect(toolbar_, &MainToolBar::pauseRequested, this, [this] { pauseRun({}); });
     connect(toolbar_, &MainToolBar::rebuildRequested, c, [this, c] {
         pauseRun("rebuild");
-        c->rebuild();
+        c->postCommand(command::Rebuild{});
     });
     connect(toolbar_, &MainToolBar::driftRequested, c, [this, c] {
         pauseRun("measure drift");
-        c->measureDrift();
+        c->postCommand(command::Drift{});
     });
     connect(toolbar_, &MainToolBar::proposerChosen, c, [this, c](const QString& name) {
         pauseRun("change the policy");
-        c->setProposer(name);
+        c->postCommand(command::SetProposer{name.toStdString()});
     });
     connect(toolbar_, &MainToolBar::ropePolicyChosen, c, [this, c](RopePolicy policy) {
         pauseRun("change the RoPE policy");
-        c->setRopePolicy(policy);
+        c->postCommand(command::SetRopePolicy{policy});
     });
     connect(toolbar_, &MainToolBar::guardToggled, c, [this, c](bool on) {
         pauseRun("switch the guard");
-        c->setGuard(on);
+        c->postCommand(command::SetGuard{on});
     });
     connect(toolbar_, &MainToolBar::layerChosen, this, &MainWindow::selectLayer);
     connect(toolbar_, &MainToolBar::screenshotRequested, this, [this] {
@@ -164,9 +164,9 @@ void MainWindow::connectViews() {
             if (!editsLive(now ? "apply actions" : "queue actions")) return;
             pauseRun(now ? "apply actions" : "queue actions");
             if (now)
-                c->applyNow(list);
+                c->postCommand(command::ApplyNow{list});
             else
-                c->inject(list);
+                c->postCommand(command::Inject{list});
         });
         connect(view, &FrameView::textActionRequested, c,
                 [this, c](TextActionKind kind, int layer, int row1, int row2, const QString& text,
@@ -229,7 +229,7 @@ void MainWindow::quit() {
 
 void MainWindow::setWlod(int k, qint64 w_max) {
     pauseRun("change the wLOD settings");
-    controller_.setWlod(k, w_max);
+    controller_.postCommand(command::SetWlod{k, w_max});
 }
 
 void MainWindow::setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done) {
@@ -240,7 +240,7 @@ void MainWindow::setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHand
 void MainWindow::setCacheLayout(CacheLayout layout, const RingOptions& ring, qint64 capacity,
                                 OutcomeHandler done) {
     pauseRun("change the cache layout");
-    controller_.setLayout(layout, ring, capacity, std::move(done));
+    controller_.postCommand(command::SetLayout{layout, ring, capacity}, std::move(done));
 }
 
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }

@@ -116,8 +116,8 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             controller_.startPrompt(text);
             break;
         case K::Step: controller_.step(int(c.count)); break;
-        case K::Inject: controller_.inject(c.actions); break;
-        case K::Apply: controller_.applyNow(c.actions); break;
+        case K::Inject: controller_.postCommand(command::Inject{c.actions}); break;
+        case K::Apply: controller_.postCommand(command::ApplyNow{c.actions}); break;
         case K::ReplaceText:
             controller_.textAction(TextActionKind::ReplacePair, window_.layer(), c.row, c.row2,
                                    text, false);
@@ -125,9 +125,9 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::InsertText:
             controller_.textAction(TextActionKind::Insert, window_.layer(), c.row, -1, text, false);
             break;
-        case K::Rebuild: controller_.rebuild(); break;
-        case K::Drift: controller_.measureDrift(); break;
-        case K::Policy: controller_.setProposer(text); break;
+        case K::Rebuild: controller_.postCommand(command::Rebuild{}); break;
+        case K::Drift: controller_.postCommand(command::Drift{}); break;
+        case K::Policy: controller_.postCommand(command::SetProposer{text.toStdString()}); break;
         case K::Budget: controller_.setBudget(c.policy.budget, c.policy.seed); break;
         case K::Gate: controller_.setGate(text); break;
         case K::Ab:
@@ -136,20 +136,22 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             else
                 controller_.stopAb();
             break;
-        case K::Rope: controller_.setRopePolicy(c.rope); break;
-        case K::KvTypes: controller_.setKvTypes(c.k_type, c.v_type); break;
-        case K::Layout: controller_.setLayout(c.layout, c.ring, c.count); break;
-        case K::Guard: controller_.setGuard(c.flag); break;
-        case K::Wlod: controller_.setWlod(c.wlod_k, c.count); break;
-        case K::GistNet: controller_.setGistNet(text); break;
+        case K::Rope: controller_.postCommand(command::SetRopePolicy{c.rope}); break;
+        case K::KvTypes: controller_.postCommand(command::SetKvTypes{c.k_type, c.v_type}); break;
+        case K::Layout:
+            controller_.postCommand(command::SetLayout{c.layout, c.ring, c.count});
+            break;
+        case K::Guard: controller_.postCommand(command::SetGuard{c.flag}); break;
+        case K::Wlod: controller_.postCommand(command::SetWlod{c.wlod_k, c.count}); break;
+        case K::GistNet: controller_.postCommand(command::SetGistNet{c.text}); break;
         case K::WlodMax: {
             const int k = frame(c)->wlod_k;
             if (k == 0)
                 fail(c, ScriptErrorKind::CommandFailed, "wLOD is off: `wlod K W_MAX` turns it on");
-            controller_.setWlod(k, c.count);
+            controller_.postCommand(command::SetWlod{k, c.count});
             break;
         }
-        case K::Desync: controller_.desync(c.layer, c.row); break;
+        case K::Desync: controller_.postCommand(command::Desync{c.layer, c.row}); break;
         case K::Undo: controller_.undo(int(c.count)); break;
         case K::Redo: controller_.redo(int(c.count)); break;
         case K::Snapshot: controller_.snapshot(text); break;

@@ -36,6 +36,34 @@ void apply_now(Session& session, const ActionList& actions) {
     spdlog::info("applied {} action(s) now at tick {}", actions.size(), session.tick());
 }
 
+// What the busy indicator says while a command runs: its event name in words ("set kv types").
+QString command_label(const SessionCommand& command) {
+    QString label =
+        QString::fromUtf8(event_name(command).data(), qsizetype(event_name(command).size()));
+    return label.replace('_', ' ');
+}
+
+// Runs a posted command; the log confirms the settings whose effect is not in the views.
+void run_posted(const SessionCommand& command, Session& s) {
+    if (const auto* now = std::get_if<command::ApplyNow>(&command)) {
+        apply_now(s, now->actions);  // Step 4 reports a refusal in its result: an error here
+        return;
+    }
+    apply_command(command, s);
+    if (const auto* c = std::get_if<command::SetProposer>(&command)) {
+        spdlog::info("policy: {}", c->name);
+    } else if (std::holds_alternative<command::SetLayout>(command)) {
+        spdlog::info("cache layout: {}, {} rows per layer (rows copied)",
+                     cache_layout_name(s.options().layout), s.state().cache().capacity());
+    } else if (const auto* r = std::get_if<command::SetRopePolicy>(&command)) {
+        spdlog::info("RoPE policy: {} (phases re-derived, cache rebuilt)",
+                     rope_policy_name(r->policy));
+    } else if (const auto* g = std::get_if<command::SetGuard>(&command)) {
+        spdlog::info("guard {}: invariants {} after every primitive", g->on ? "on" : "off",
+                     g->on ? "re-checked" : "not re-checked");
+    }
+}
+
 }  // namespace
 
 SessionController::SessionController(QObject* parent)
@@ -84,6 +112,13 @@ void SessionController::post(const QString& what, std::function<void(SessionWork
     QMetaObject::invokeMethod(
         worker_, [worker = worker_, job = std::move(job)] { worker->execute(job); },
         Qt::QueuedConnection);
+}
+
+void SessionController::postCommand(SessionCommand command, OutcomeHandler done) {
+    post(
+        command_label(command),
+        [command = std::move(command)](SessionWorker& w) { run_posted(command, w.session()); },
+        std::move(done));
 }
 
 void SessionController::jobFinished() {
@@ -197,14 +232,6 @@ void SessionController::step(int ticks) {
     });
 }
 
-void SessionController::inject(const ActionList& actions) {
-    post("inject", [actions](SessionWorker& w) { w.session().inject(actions); });
-}
-
-void SessionController::applyNow(const ActionList& actions) {
-    post("apply now", [actions](SessionWorker& w) { apply_now(w.session(), actions); });
-}
-
 void SessionController::textAction(TextActionKind kind, int layer, int row1, int row2,
                                    const QString& text, bool applyNow) {
     post(QString(text_action_kind_name(kind)) + " text",
@@ -216,21 +243,6 @@ void SessionController::textAction(TextActionKind kind, int layer, int row1, int
              else
                  s.inject(actions);
          });
-}
-
-void SessionController::rebuild() {
-    post("rebuild", [](SessionWorker& w) { w.session().rebuild(); });
-}
-
-void SessionController::measureDrift() {
-    post("drift", [](SessionWorker& w) { w.session().measure_drift(); });
-}
-
-void SessionController::setProposer(const QString& name) {
-    post("policy " + name, [name = name.toStdString()](SessionWorker& w) {
-        w.session().set_proposer(name);
-        spdlog::info("policy: {}", name);
-    });
 }
 
 void SessionController::setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done) {
@@ -274,48 +286,6 @@ void SessionController::stopAb() {
     });
 }
 
-void SessionController::setKvTypes(KvType k, KvType v) {
-    post("kv types", [k, v](SessionWorker& w) { w.session().set_kv_types(k, v); });
-}
-
-void SessionController::setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity,
-                                  OutcomeHandler done) {
-    post(
-        QString("layout ") + cache_layout_name(layout),
-        [layout, ring, capacity](SessionWorker& w) {
-            w.session().set_layout(layout, ring, capacity);
-            spdlog::info("cache layout: {}, {} rows per layer (rows copied)",
-                         cache_layout_name(layout), w.session().state().cache().capacity());
-        },
-        std::move(done));
-}
-
-void SessionController::setRopePolicy(RopePolicy policy) {
-    post(QString("rope ") + rope_policy_name(policy), [policy](SessionWorker& w) {
-        w.session().set_rope_policy(policy);
-        spdlog::info("RoPE policy: {} (phases re-derived, cache rebuilt)",
-                     rope_policy_name(policy));
-    });
-}
-
-void SessionController::setGuard(bool on) {
-    post(on ? "guard on" : "guard off", [on](SessionWorker& w) {
-        w.session().set_guard(on);
-        spdlog::info("guard {}: invariants {} after every primitive", on ? "on" : "off",
-                     on ? "re-checked" : "not re-checked");
-    });
-}
-
-void SessionController::setWlod(int k, qint64 w_max) {
-    post(k == 0 ? QString("wlod off") : QString("wlod %1 %2").arg(k).arg(w_max),
-         [k, w_max](SessionWorker& w) { w.session().set_wlod(k, w_max); });
-}
-
-void SessionController::setGistNet(const QString& path) {
-    post(path.isEmpty() ? QString("gist net mean-pool") : "gist net " + path,
-         [path = path.toStdString()](SessionWorker& w) { w.session().set_gist_net(path); });
-}
-
 void SessionController::saveTrace(const QString& path, const QString& done,
                                   const QString& problem) {
     post("save trace", [path = path.toStdString(), done = done.toStdString(),
@@ -332,11 +302,6 @@ void SessionController::autosaveTrace(const QString& path) {
         w.autosaveTrace(path);
         w.note("trace kept up to date in " + path);
     });
-}
-
-void SessionController::desync(int layer, int row) {
-    post(QString("desync %1 %2").arg(layer).arg(row),
-         [layer, row](SessionWorker& w) { w.session().debug_desync_row(layer, row); });
 }
 
 namespace {

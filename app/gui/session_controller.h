@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include "app/gui/command_outcome.h"
+#include "core/session/command/session_command.h"
 #include "core/session/log_channel.h"
 #include "core/session/session.h"
 #include "core/session/text_action.h"
@@ -44,9 +45,10 @@ public:
     // A selective policy's budgets (and the random policy's seed): Session::set_policy_options,
     // the proposer made again with the gate it had.
     void setBudget(const PolicyBudget& budget, quint64 seed, OutcomeHandler done = {});
-    // Session::set_layout; capacity: rows per layer (a ring's T), 0 keeps the session's.
-    void setLayout(CacheLayout layout, const RingOptions& ring, int64_t capacity = 0,
-                   OutcomeHandler done = {});
+    // One session command (ARCHITECTURE §7 "Commands": an edit, a rebuild, a policy, layout,
+    // K/V type, RoPE, guard, wLOD or gist-net change, ...), run on the worker as replay runs it;
+    // it records its own trace event. `done` as for setBudget (a layout dialog waits on it).
+    void postCommand(kvw::SessionCommand command, OutcomeHandler done = {});
     // True when the session's trace changed since it was last written (saveTrace, a bundle)
     // or, never written, since the session was made (a model loaded with its prompt, a trace
     // opened, a fork adopted): what closing the window would lose. As of the last command
@@ -81,16 +83,10 @@ public slots:
     void step(int ticks);
     // Skips the commands not started yet and stops a running step(N) after its current tick.
     void cancel();
-    void inject(const kvw::ActionList& actions);
-    // Step 4 now, at the current tick (no sampling, no proposer).
-    void applyNow(const kvw::ActionList& actions);
     // A view's text action (core/session/text_action.h has the rules): the text is tokenized
     // on the worker, then injected or applied.
     void textAction(kvw::TextActionKind kind, int layer, int row1, int row2, const QString& text,
                     bool applyNow);
-    void rebuild();
-    void measureDrift();
-    void setProposer(const QString& name);
     // The smartkv gate sidecar: read and checked at once (a bad file is an error naming it, and
     // the session keeps its gate); the proposer is made again with it.
     void setGate(const QString& path);
@@ -98,15 +94,6 @@ public slots:
     // on the session's tokens; every Frame then carries both. stopAb() ends it.
     void startAb(const QString& policy, const kvw::PolicyOptions& options);
     void stopAb();
-    void setRopePolicy(kvw::RopePolicy policy);
-    void setKvTypes(kvw::KvType k, kvw::KvType v);
-    void setGuard(bool on);
-    // wLOD on with K and W_max, changed, or off (k 0): Session::set_wlod.
-    void setWlod(int k, qint64 w_max);
-    // wLOD gists from a learned net's sidecar, or mean pooling (empty): Session::set_gist_net.
-    void setGistNet(const QString& path);
-    // Test hook: breaks the mirror of one row so the invariants go red.
-    void desync(int layer, int row);
     // Writes the session's trace (NDJSON, `kvw replay` reads it) to `path` when the worker
     // reaches this command, then logs and shows `done` (by default "trace written: PATH"), or
     // `problem` as an error when one is given (a session bundle's files that could not be

@@ -1,20 +1,31 @@
 #pragma once
+// The .kvs language's one table (ARCHITECTURE §10): per command its word(s), the kind it parses
+// to, its usage, help line and example, and the reader of its arguments. The parser, `help`,
+// the window's Help ▸ Script language, script_command_name() and README's script table (tested)
+// all come from it, so adding a command is one row here and its case in the runner.
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "core/script/script.h"
+#include "core/script/script_line_reader.h"
+
 namespace kvw {
 
-// One command of the .kvs language as `help` prints it and README's script table lists it.
-struct ScriptCommandDoc {
-    const char* usage;    // "step N", "guard on|off": the command word(s) and their arguments
-    const char* summary;  // one line
-    const char* example;  // a line that parses to this command (the reference test parses it)
+struct ScriptCommandForm {
+    std::string_view word;   // what a line starts with: "step", "expect rows", "ab"
+    ScriptCommandKind kind;  // what it parses to (collapse and expand are sugar for apply)
+    const char* usage;       // "step N", "guard on|off": the word(s) and their arguments
+    const char* summary;     // one line
+    const char* example;     // a line that parses to this command (the reference test parses it)
+    // Reads the arguments after `word` into the command (whose kind is set); the parser then
+    // refuses words left over.
+    void (*parse)(LineReader& in, ScriptCommand& c);
 };
 
-// Every command of the language, in README's order: the one list `help` prints, from which
-// the test checks that each command kind has a line, each example parses and README lists each.
-std::span<const ScriptCommandDoc> script_reference();
+// Every command of the language, in README's order. A word may have two rows (`ab` and
+// `ab off`): the first one's reader takes both forms.
+std::span<const ScriptCommandForm> script_reference();
 
 // `help` (topic empty): every usage and summary, one per line; `help WORD`: the lines whose
 // usage starts with WORD, or an empty string when none does.

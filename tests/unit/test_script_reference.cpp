@@ -1,4 +1,5 @@
-// The .kvs reference that `help` prints is complete and true: every command kind the parser
+// The .kvs table (core/script/script_reference.h) that the parser and `help` read is complete and
+// true: every command kind the parser
 // knows has a line whose example parses to it, each example starts with its usage's command
 // word, `help WORD` picks that command's lines (and an unknown one is a typed error), and
 // README's script table lists every usage.
@@ -34,7 +35,7 @@ class TestScriptReference : public QObject {
 private slots:
     void every_command_kind_has_a_line_whose_example_parses_to_it() {
         std::set<int> documented;
-        for (const ScriptCommandDoc& doc : script_reference()) {
+        for (const ScriptCommandForm& doc : script_reference()) {
             Script s;
             try {
                 s = parse_script(doc.example);
@@ -44,6 +45,10 @@ private slots:
             }
             QCOMPARE(s.commands.size(), size_t(1));
             QCOMPARE(first_word(doc.example), first_word(doc.usage));
+            // The row's word and kind are what its example parses to (the parser reads the same
+            // table, so this checks the rows against their own examples).
+            QVERIFY(std::string_view(doc.usage).starts_with(doc.word));
+            QCOMPARE(int(s.commands[0].kind), int(doc.kind));
             documented.insert(int(s.commands[0].kind));
         }
         // The kinds run from 0 until the name function no longer knows one.
@@ -95,7 +100,7 @@ private slots:
     void readme_lists_every_usage() {
         const std::string readme = read_file(KVW_README);
         QVERIFY(!readme.empty());
-        for (const ScriptCommandDoc& doc : script_reference()) {
+        for (const ScriptCommandForm& doc : script_reference()) {
             // A table cell writes '|' as '\|'.
             std::string cell = "`";
             for (char c : std::string_view(doc.usage)) cell += c == '|' ? "\\|" : std::string(1, c);

@@ -114,8 +114,8 @@ private slots:
     }
 
     // Every event a session records is its command's to_json() with outcomes beside it; the
-    // session here is driven through apply_command(), as replay drives it. Its sampled ticks are of one
-    // token (the contiguous layout's frame): a sampled frame of more is told apart only by the
+    // session here is driven through apply_command(), as replay drives it. Its sampled ticks are of
+    // one token (the contiguous layout's frame): a sampled frame of more is told apart only by the
     // "tokens" it sampled (command::Tick), which the committed ring trace covers.
     void the_recorded_event_is_the_command_and_its_outcomes() {
         SessionOptions o;
@@ -156,7 +156,8 @@ private slots:
             const std::optional<SessionCommand> recorded = decode_command(events[i], i + 1, {});
             QVERIFY(recorded);
             QVERIFY2(*recorded == commands[i - 1], events[i].dump().c_str());
-            for (const auto& [key, value] : to_json(*recorded).items())
+            const nlohmann::json command_part = to_json(*recorded);  // outlives the loop
+            for (const auto& [key, value] : command_part.items())
                 QVERIFY2(events[i].contains(key) && events[i][key] == value,
                          (key + " in " + events[i].dump()).c_str());
             QVERIFY(events[i].contains("tick"));

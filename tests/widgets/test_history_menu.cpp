@@ -57,7 +57,7 @@ class TestHistoryMenu : public QObject {
             test::wait_idle(c);
             hashes.push_back(c.lastFrame()->state_hash);
         }
-        c.applyNow({Action{DeleteAction{2}, {}}});
+        c.postCommand(command::ApplyNow{{Action{DeleteAction{2}, {}}}});
         test::wait_idle(c);
         hashes.push_back(c.lastFrame()->state_hash);
         return hashes;

@@ -64,7 +64,7 @@ class TestMainWindow : public QObject {
         w.openModel("synthetic:tiny");
         QVERIFY(test::wait_idle(c));
         c.step(3);
-        c.applyNow({Action{DeleteAction{2}, {}}});
+        c.postCommand(command::ApplyNow{{Action{DeleteAction{2}, {}}}});
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, int64_t(3));
     }
@@ -185,7 +185,8 @@ private slots:
         w.select(0, 6);
         QCOMPARE(w.selectedRecord(), chosen);
 
-        c.applyNow({Action{DeleteAction{3}, {}}});  // a row before it: it moves up one
+        c.postCommand(
+            command::ApplyNow{{Action{DeleteAction{3}, {}}}});  // a row before it: it moves up one
         QVERIFY(test::wait_idle(c));
         QTRY_COMPARE(w.row(), 5);
         QCOMPARE(c.lastFrame()->layers[0].pos2ledger[5], chosen);
@@ -198,7 +199,8 @@ private slots:
         QCOMPARE(c.lastFrame()->layers[1].pos2ledger[size_t(w.row())], chosen);
         QCOMPARE(record->recordId(), chosen);
 
-        c.applyNow({Action{DeleteAction{5}, {}}});  // the record itself: no row holds it
+        c.postCommand(command::ApplyNow{
+            {Action{DeleteAction{5}, {}}}});  // the record itself: no row holds it
         QVERIFY(test::wait_idle(c));
         QTRY_COMPARE(w.row(), -1);
         QCOMPARE(strip->firstRow(), -1);
@@ -241,7 +243,7 @@ private slots:
         w.show();
         edited(c, w);
         const int rows = c.lastFrame()->layers[0].rows();
-        c.inject({Action{DeleteAction{rows + 40}, {}}});
+        c.postCommand(command::Inject{{Action{DeleteAction{rows + 40}, {}}}});
         QVERIFY(test::wait_idle(c));
         const QString fault = QString("pos = %1 is outside layer 0").arg(rows + 40);
         QTRY_VERIFY(test::log_text(w).contains(fault));
@@ -254,7 +256,7 @@ private slots:
         QCOMPARE(test::status_message(w), QString());  // the error is old news
         QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
 
-        c.applyNow({Action{DeleteAction{3}, {}}});
+        c.postCommand(command::ApplyNow{{Action{DeleteAction{3}, {}}}});
         QVERIFY(test::wait_idle(c));
         const StepTimings& t = c.lastFrame()->timings;
         QCOMPARE(t.sample_ms, 0.0);  // no sampling, no proposer ran
@@ -262,11 +264,11 @@ private slots:
         QCOMPARE(t.total_ms, t.apply_ms);
         QTRY_VERIFY(test::log_text(w).contains("applied 1 action(s) now at tick 4"));
 
-        c.rebuild();
-        c.measureDrift();
-        c.setProposer("pair-merge");
-        c.setRopePolicy(RopePolicy::Reindex);
-        c.setGuard(false);
+        c.postCommand(command::Rebuild{});
+        c.postCommand(command::Drift{});
+        c.postCommand(command::SetProposer{"pair-merge"});
+        c.postCommand(command::SetRopePolicy{RopePolicy::Reindex});
+        c.postCommand(command::SetGuard{false});
         QVERIFY(test::wait_idle(c));
         QTRY_VERIFY(test::log_text(w).contains("guard off"));
         const QString log = test::log_text(w);
@@ -380,7 +382,7 @@ private slots:
         const int rows = c.lastFrame()->layers[0].rows();
         ActionList refused;
         for (int i = 0; i < 8; ++i) refused.push_back(Action{DeleteAction{rows + 100 + i}, {}});
-        c.applyNow(refused);
+        c.postCommand(command::ApplyNow{refused});
         QVERIFY(test::wait_idle(c));
         const QString last = QString("pos = %1 is outside layer 0").arg(rows + 107);
         QVERIFY2(test::status_message(w).startsWith("Error: apply now") &&

@@ -69,7 +69,7 @@ class TestPastTicks : public QObject {
         w.openModel("synthetic:tiny");
         QVERIFY(test::wait_idle(c));
         c.step(2);
-        c.applyNow(kDelete);
+        c.postCommand(command::ApplyNow{kDelete});
         c.step(3);
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->tick, int64_t(5));

@@ -78,7 +78,7 @@ private slots:
         const int rows = f0->layers[0].rows();
         QSignalSpy errors(&c, &SessionController::errorOccurred);
 
-        c.inject({delete_at(rows + 5)});
+        c.postCommand(command::Inject{{delete_at(rows + 5)}});
         QVERIFY(wait_idle(c));
         QCOMPARE(errors.count(), 1);
         QVERIFY2(errors.last().at(0).toString().contains(QString::number(rows + 5)),
@@ -88,7 +88,7 @@ private slots:
         QVERIFY(c.lastFrame()->injected.empty());
 
         Action out_of_vocabulary{AddAction{f0->model.vocab_size + 7}, {}};
-        c.applyNow({out_of_vocabulary});
+        c.postCommand(command::ApplyNow{{out_of_vocabulary}});
         QVERIFY(wait_idle(c));
         QCOMPARE(errors.count(), 2);
         QCOMPARE(c.lastFrame()->state_hash, f0->state_hash);
@@ -124,7 +124,8 @@ private slots:
         QVERIFY(wait_idle(c));
         QCOMPARE(errors.count(), 1);
         QCOMPARE(QString::fromStdString(c.lastFrame()->policy.gate), other);
-        c.setProposer("smartkv");  // 2 layers of input 8: not synthetic:tiny's shape
+        c.postCommand(
+            command::SetProposer{"smartkv"});  // 2 layers of input 8: not synthetic:tiny's shape
         QVERIFY(wait_idle(c));
         QCOMPARE(errors.count(), 2);
         QVERIFY2(errors.last().at(0).toString().contains("ref.gate.gguf"),
@@ -140,7 +141,7 @@ private slots:
     void ab_mode_follows_the_session_until_turned_off() {
         SessionController c;
         c.loadModel("synthetic:tiny", "cpu");
-        c.setProposer("streaming-llm");
+        c.postCommand(command::SetProposer{"streaming-llm"});
         c.startPrompt(kPrompt);
         c.step(2);
         QVERIFY(wait_idle(c));
@@ -179,8 +180,8 @@ private slots:
         SessionController c;
         started(c);
         c.step(3);
-        c.applyNow({Action{ReplacePairAction{3, 4, {100, 200, 300}}, {}}});
-        c.measureDrift();
+        c.postCommand(command::ApplyNow{{Action{ReplacePairAction{3, 4, {100, 200, 300}}, {}}}});
+        c.postCommand(command::Drift{});
         QVERIFY(wait_idle(c));
         const FramePtr edited = c.lastFrame();
         QVERIFY(edited->drift_measured);
@@ -188,8 +189,8 @@ private slots:
         QVERIFY2(edited->max_drift > 1e-3f, qPrintable(QString::number(edited->max_drift)));
         QVERIFY(edited->first_diverging_layer >= 0);
 
-        c.rebuild();
-        c.measureDrift();
+        c.postCommand(command::Rebuild{});
+        c.postCommand(command::Drift{});
         QVERIFY(wait_idle(c));
         const FramePtr rebuilt = c.lastFrame();
         QVERIFY(rebuilt->drift_measured);
@@ -295,9 +296,9 @@ private slots:
     void an_opened_trace_is_the_session_that_saved_it() {
         SessionController a;
         started(a);
-        a.inject({delete_at(3)});
+        a.postCommand(command::Inject{{delete_at(3)}});
         a.step(4);
-        a.applyNow({delete_at(1)});
+        a.postCommand(command::ApplyNow{{delete_at(1)}});
         a.step(2);
         const QString dir = QDir::tempPath() + "/kvw_open_trace_test";
         QDir(dir).removeRecursively();

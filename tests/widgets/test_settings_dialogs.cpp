@@ -67,7 +67,7 @@ class TestSettingsDialogs : public QObject {
         w.setPrompt(kPrompt);
         w.openModel("synthetic:tiny");
         QVERIFY(test::wait_idle(c));
-        c.setProposer("h2o");
+        c.postCommand(command::SetProposer{"h2o"});
         QVERIFY(test::wait_idle(c));
         QCOMPARE(c.lastFrame()->proposer, std::string("h2o"));
     }
@@ -207,7 +207,7 @@ private slots:
         QVERIFY2(dialog->errorText("capacity").contains("budget"),
                  qPrintable(dialog->errorText("capacity")));
         // The rest are the ring's own refusals, without a policy budget in the way.
-        c.setProposer("manual");
+        c.postCommand(command::SetProposer{"manual"});
         QVERIFY(test::wait_idle(c));
         // A ring smaller than the rows a layer holds.
         dialog->setCacheLayout(CacheLayout::Ring);

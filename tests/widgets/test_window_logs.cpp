@@ -36,12 +36,13 @@ private slots:
         MainWindow w(c, {true, QSize(1600, 1000)});
         w.show();
         start(c, w);
-        c.setProposer("streaming-llm");
+        c.postCommand(command::SetProposer{"streaming-llm"});
         PolicyOptions b;
         b.budget = {1, 3, 2};
         c.startAb("h2o", b);
         c.step(2);
-        c.setProposer("h2o");  // A is the session's policy: the run is made again
+        c.postCommand(
+            command::SetProposer{"h2o"});  // A is the session's policy: the run is made again
         c.step(1);
         QVERIFY(test::wait_idle(c));
         QVERIFY(c.lastFrame()->ab);
@@ -67,8 +68,9 @@ private slots:
         QTRY_VERIFY(f->lastFrame() != nullptr);
         QVERIFY(test::wait_idle(*f));
 
-        c.measureDrift();  // "drift at tick 3: ..." in the main window only
-        f->rebuild();      // "rebuilt the cache from the mirror at tick 2" in the fork's only
+        c.postCommand(command::Drift{});     // "drift at tick 3: ..." in the main window only
+        f->postCommand(command::Rebuild{});  // "rebuilt the cache from the mirror at tick 2" in the
+                                             // fork's only
         QVERIFY(test::wait_idle(c));
         QVERIFY(test::wait_idle(*f));
         const QString main_log = test::log_text(w);
