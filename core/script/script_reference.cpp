@@ -143,10 +143,13 @@ void parse_kv_types(LineReader& in, ScriptCommand& c) {
 void parse_layout(LineReader& in, ScriptCommand& c) {
     const std::string name = in.word("a cache layout");
     const std::optional<CacheLayout> layout = parse_cache_layout(name);
-    if (!layout)
-        in.fail(ScriptErrorKind::BadValue, "unknown cache layout '" + name +
-                                               "' (known: contiguous, batch_splice, "
-                                               "indirection, ring)");
+    if (!layout) {
+        std::string known;
+        for (const CacheLayout l : kCacheLayouts)
+            known += (known.empty() ? "" : ", ") + std::string(cache_layout_name(l));
+        in.fail(ScriptErrorKind::BadValue,
+                "unknown cache layout '" + name + "' (known: " + known + ")");
+    }
     c.layout = *layout;
     if (c.layout != CacheLayout::Ring || in.at_end()) return;
     const std::string mode = in.word("a ring mode");
