@@ -38,9 +38,8 @@ void apply_now(Session& session, const ActionList& actions) {
 
 // What the busy indicator says while a command runs: its event name in words ("set kv types").
 QString command_label(const SessionCommand& command) {
-    QString label =
-        QString::fromUtf8(event_name(command).data(), qsizetype(event_name(command).size()));
-    return label.replace('_', ' ');
+    const std::string_view name = event_name(command);
+    return QString::fromUtf8(name.data(), qsizetype(name.size())).replace('_', ' ');
 }
 
 // Runs a posted command; the log confirms the settings whose effect is not in the views.

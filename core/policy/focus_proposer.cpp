@@ -7,29 +7,18 @@ namespace kvw {
 
 namespace {
 
-// Per layer, the timeline leaf each row starts at (a token 1, a level-1 gist K, a level-2 K*K).
-std::vector<std::vector<int64_t>> first_leaves(const std::vector<std::vector<uint8_t>>& levels,
-                                               int64_t k) {
-    std::vector<std::vector<int64_t>> first(levels.size());
-    for (size_t l = 0; l < levels.size(); ++l) {
-        first[l].reserve(levels[l].size() + 1);
-        first[l].push_back(0);
-        for (const uint8_t level : levels[l])
-            first[l].push_back(first[l].back() + (level == 0 ? 1 : level == 1 ? k : k * k));
-    }
-    return first;
-}
+// Timeline leaves a row stands for: a token 1, a level-1 gist K, a level-2 gist K*K.
+int64_t leaves_of(uint8_t level, int64_t k) { return level == 0 ? 1 : level == 1 ? k : k * k; }
 
 // Whether rows [r, r + k) of every layer are k rows of level - 1 that start a block of the level
-// on the timeline and end before the layer's last k rows. Layers differ after an edit on some of
-// them; a block whole in layer 0 only would be refused by pre-flight (and dropped by the
-// session), leaving the budget unkept.
+// on the timeline (first_leaf[l]: the leaf row r starts at in layer l) and end before the layer's
+// last k rows. Layers differ after an edit on some of them; a block whole in layer 0 only would
+// be refused by pre-flight (and dropped by the session), leaving the budget unkept.
 bool whole_in_every_layer(const std::vector<std::vector<uint8_t>>& levels,
-                          const std::vector<std::vector<int64_t>>& first, int r, int level,
-                          int64_t k) {
+                          const std::vector<int64_t>& first_leaf, int r, int level, int64_t k) {
     const int64_t span = level == 1 ? k : k * k;
     for (size_t l = 0; l < levels.size(); ++l) {
-        if (int64_t(r) + 2 * k > int64_t(levels[l].size()) || first[l][size_t(r)] % span != 0)
+        if (int64_t(r) + 2 * k > int64_t(levels[l].size()) || first_leaf[l] % span != 0)
             return false;
         for (int i = 0; i < k; ++i)
             if (levels[l][size_t(r + i)] != level - 1) return false;
@@ -53,16 +42,21 @@ ActionList FocusProposer::propose(const ProposerInput& input) {
     if (int64_t(longest) + 1 > input.wlod_max) {
         // Blocks by their first row: level 1 (K token rows) or level 2 (K level-1 gist rows),
         // aligned on the timeline in every layer and ending before the last K rows.
-        const std::vector<std::vector<int64_t>> first = first_leaves(all_levels, k);
         std::optional<std::pair<float, int>> darkest;  // (mean brightness, first row)
         int level_of_darkest = 1;
         for (int level = 1; level <= 2 && !darkest; ++level) {
-            for (int r = std::max(0, input.pinned_rows); r + k <= rows - k; ++r) {
-                if (!whole_in_every_layer(all_levels, first, r, level, k)) continue;
-                float sum = 0.0f;
-                for (int i = 0; i < k; ++i) sum += bright[size_t(r + i)];
-                const std::pair<float, int> score{sum / float(k), r};
-                if (!darkest || score < *darkest) darkest = score;
+            std::vector<int64_t> first_leaf(all_levels.size(), 0);  // of row r, per layer
+            for (int r = 0; r + k <= rows - k; ++r) {
+                if (r >= input.pinned_rows &&
+                    whole_in_every_layer(all_levels, first_leaf, r, level, k)) {
+                    float sum = 0.0f;
+                    for (int i = 0; i < k; ++i) sum += bright[size_t(r + i)];
+                    const std::pair<float, int> score{sum / float(k), r};
+                    if (!darkest || score < *darkest) darkest = score;
+                }
+                for (size_t l = 0; l < all_levels.size(); ++l)
+                    if (size_t(r) < all_levels[l].size())
+                        first_leaf[l] += leaves_of(all_levels[l][size_t(r)], k);
             }
             level_of_darkest = level;
         }
