@@ -103,6 +103,12 @@ void ScriptRunner::execute(const ScriptCommand& c) {
     using K = ScriptCommandKind;
     const QString text = QString::fromStdString(c.text);
     switch (c.kind) {
+        case K::Session:
+            // The prompt box shows the text the sequence started from, as if typed there.
+            if (const auto* start = std::get_if<command::Start>(&*c.session))
+                window_.setPrompt(QString::fromStdString(std::get<std::string>(start->prompt)));
+            controller_.postCommand(*c.session);
+            break;
         case K::Load: window_.openModel(text); break;
         case K::Backend: {
             std::string why;
@@ -111,13 +117,7 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             window_.setBackend(text);
             break;
         }
-        case K::Prompt:
-            window_.setPrompt(text);
-            controller_.startPrompt(text);
-            break;
         case K::Step: controller_.step(int(c.count)); break;
-        case K::Inject: controller_.postCommand(command::Inject{c.actions}); break;
-        case K::Apply: controller_.postCommand(command::ApplyNow{c.actions}); break;
         case K::ReplaceText:
             controller_.textAction(TextActionKind::ReplacePair, window_.layer(), c.row, c.row2,
                                    text, false);
@@ -125,9 +125,6 @@ void ScriptRunner::execute(const ScriptCommand& c) {
         case K::InsertText:
             controller_.textAction(TextActionKind::Insert, window_.layer(), c.row, -1, text, false);
             break;
-        case K::Rebuild: controller_.postCommand(command::Rebuild{}); break;
-        case K::Drift: controller_.postCommand(command::Drift{}); break;
-        case K::Policy: controller_.postCommand(command::SetProposer{text.toStdString()}); break;
         case K::Budget: controller_.setBudget(c.policy.budget, c.policy.seed); break;
         case K::Gate: controller_.setGate(text); break;
         case K::Ab:
@@ -136,14 +133,6 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             else
                 controller_.stopAb();
             break;
-        case K::Rope: controller_.postCommand(command::SetRopePolicy{c.rope}); break;
-        case K::KvTypes: controller_.postCommand(command::SetKvTypes{c.k_type, c.v_type}); break;
-        case K::Layout:
-            controller_.postCommand(command::SetLayout{c.layout, c.ring, c.count});
-            break;
-        case K::Guard: controller_.postCommand(command::SetGuard{c.flag}); break;
-        case K::Wlod: controller_.postCommand(command::SetWlod{c.wlod_k, c.count}); break;
-        case K::GistNet: controller_.postCommand(command::SetGistNet{c.text}); break;
         case K::WlodMax: {
             const int k = frame(c)->wlod_k;
             if (k == 0)
@@ -151,7 +140,6 @@ void ScriptRunner::execute(const ScriptCommand& c) {
             controller_.postCommand(command::SetWlod{k, c.count});
             break;
         }
-        case K::Desync: controller_.postCommand(command::Desync{c.layer, c.row}); break;
         case K::Undo: controller_.undo(int(c.count)); break;
         case K::Redo: controller_.redo(int(c.count)); break;
         case K::Snapshot: controller_.snapshot(text); break;

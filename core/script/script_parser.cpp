@@ -31,12 +31,6 @@ const ScriptCommandForm& form_of(LineReader& in) {
 
 }  // namespace
 
-const char* script_command_name(ScriptCommandKind kind) {
-    for (const ScriptCommandForm& form : script_reference())
-        if (form.kind == kind) return form.word.data();
-    return "?";
-}
-
 Script parse_script(std::string_view text, const std::string& file) {
     Script script;
     script.file = file;

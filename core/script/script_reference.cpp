@@ -72,29 +72,46 @@ void parse_load(LineReader& in, ScriptCommand& c) {
 
 void parse_backend(LineReader& in, ScriptCommand& c) { c.text = in.word("a backend name"); }
 
-void parse_prompt(LineReader& in, ScriptCommand& c) { c.text = in.rest("the prompt text"); }
+void parse_prompt(LineReader& in, ScriptCommand& c) {
+    c.session = command::Start{in.rest("the prompt text")};
+}
 
 void parse_step(LineReader& in, ScriptCommand& c) { c.count = in.number("the tick count", 1); }
 
-void parse_actions(LineReader& in, ScriptCommand& c) {
+ActionList json_actions(LineReader& in) {
     const std::string json = in.rest("a JSON action or action list");
     try {
-        c.actions = parse_action_list(json);
+        return parse_action_list(json);
     } catch (const ActionParseError& e) {
         in.fail(ScriptErrorKind::BadJson, e.what());
     }
+}
+
+void parse_inject(LineReader& in, ScriptCommand& c) {
+    c.session = command::Inject{json_actions(in)};
+}
+
+void parse_apply(LineReader& in, ScriptCommand& c) {
+    c.session = command::ApplyNow{json_actions(in)};
 }
 
 // `collapse` and `expand`: sugar for `apply` with one wLOD action on every layer (ARCHITECTURE
 // §14).
 void parse_collapse(LineReader& in, ScriptCommand& c) {
     const int row = int(in.number("the row", 0));
-    c.actions = {Action{CollapseAction{row, int(in.number("the level", 1))}, {}}};
+    const int level = int(in.number("the level", 1));
+    c.session = command::ApplyNow{{Action{CollapseAction{row, level}, {}}}};
 }
 
 void parse_expand(LineReader& in, ScriptCommand& c) {
-    c.actions = {Action{ExpandAction{int(in.number("the row", 0))}, {}}};
+    c.session = command::ApplyNow{{Action{ExpandAction{int(in.number("the row", 0))}, {}}}};
 }
+
+void parse_clear_injected(LineReader&, ScriptCommand& c) { c.session = command::ClearInjected{}; }
+
+void parse_rebuild(LineReader&, ScriptCommand& c) { c.session = command::Rebuild{}; }
+
+void parse_drift(LineReader&, ScriptCommand& c) { c.session = command::Drift{}; }
 
 void parse_replace_text(LineReader& in, ScriptCommand& c) {
     c.row = int(in.number("the first row", 0));
@@ -108,7 +125,7 @@ void parse_insert_text(LineReader& in, ScriptCommand& c) {
 }
 
 void parse_policy(LineReader& in, ScriptCommand& c) {
-    c.text = known_proposer(in, in.word("a proposer name"));
+    c.session = command::SetProposer{known_proposer(in, in.word("a proposer name"))};
 }
 
 void parse_budget(LineReader& in, ScriptCommand& c) { c.policy = budget_arguments(in); }
@@ -132,12 +149,12 @@ void parse_rope(LineReader& in, ScriptCommand& c) {
     if (!policy)
         in.fail(ScriptErrorKind::BadValue,
                 "unknown RoPE policy '" + name + "' (known: final_index, reindex, original)");
-    c.rope = *policy;
+    c.session = command::SetRopePolicy{*policy};
 }
 
 void parse_kv_types(LineReader& in, ScriptCommand& c) {
-    c.k_type = kv_type(in, "the K storage type");
-    c.v_type = kv_type(in, "the V storage type");
+    const KvType k = kv_type(in, "the K storage type");
+    c.session = command::SetKvTypes{k, kv_type(in, "the V storage type")};
 }
 
 void parse_layout(LineReader& in, ScriptCommand& c) {
@@ -150,25 +167,32 @@ void parse_layout(LineReader& in, ScriptCommand& c) {
         in.fail(ScriptErrorKind::BadValue,
                 "unknown cache layout '" + name + "' (known: " + known + ")");
     }
-    c.layout = *layout;
-    if (c.layout != CacheLayout::Ring || in.at_end()) return;
-    const std::string mode = in.word("a ring mode");
-    const std::optional<RingMode> m = parse_ring_mode(mode);
-    if (!m)
-        in.fail(ScriptErrorKind::BadValue, "unknown ring mode '" + mode + "' (known: " +
-                                               std::string(ring_mode_choices()) + ")");
-    c.ring.mode = *m;
-    if (!in.at_end()) c.ring.sinks = int(in.number("the sink rows", 0));
-    if (!in.at_end()) c.ring.tokens_per_frame = int(in.number("tokens per frame", 1));
-    if (!in.at_end()) c.count = in.number("the ring size T", 1);
+    // Without a mode the session keeps its ring options.
+    command::SetLayout set{*layout, std::nullopt, 0};
+    if (set.layout == CacheLayout::Ring && !in.at_end()) {
+        const std::string mode = in.word("a ring mode");
+        const std::optional<RingMode> m = parse_ring_mode(mode);
+        if (!m)
+            in.fail(ScriptErrorKind::BadValue, "unknown ring mode '" + mode + "' (known: " +
+                                                   std::string(ring_mode_choices()) + ")");
+        RingOptions ring;
+        ring.mode = *m;
+        if (!in.at_end()) ring.sinks = int(in.number("the sink rows", 0));
+        if (!in.at_end()) ring.tokens_per_frame = int(in.number("tokens per frame", 1));
+        if (!in.at_end()) set.capacity = in.number("the ring size T", 1);
+        set.ring = ring;
+    }
+    c.session = set;
 }
 
-void parse_guard(LineReader& in, ScriptCommand& c) { c.flag = in.choice("guard", "on", "off"); }
+void parse_guard(LineReader& in, ScriptCommand& c) {
+    c.session = command::SetGuard{in.choice("guard", "on", "off")};
+}
 
 void parse_wlod(LineReader& in, ScriptCommand& c) {
-    c.wlod_k = int(in.number("K (0: off)", 0));
-    if (c.wlod_k == 1) in.fail(ScriptErrorKind::BadNumber, "K is 0 (off) or at least 2");
-    if (!in.at_end()) c.count = in.number("W_max (0: no budget)", 0);
+    const int k = int(in.number("K (0: off)", 0));
+    if (k == 1) in.fail(ScriptErrorKind::BadNumber, "K is 0 (off) or at least 2");
+    c.session = command::SetWlod{k, in.at_end() ? 0 : in.number("W_max (0: no budget)", 0)};
 }
 
 void parse_wlod_max(LineReader& in, ScriptCommand& c) {
@@ -176,8 +200,8 @@ void parse_wlod_max(LineReader& in, ScriptCommand& c) {
 }
 
 void parse_gist_net(LineReader& in, ScriptCommand& c) {
-    c.text = in.rest("a gist net sidecar (*.gist.gguf) or mean-pool");
-    if (c.text == "mean-pool") c.text.clear();
+    const std::string file = in.rest("a gist net sidecar (*.gist.gguf) or mean-pool");
+    c.session = command::SetGistNet{file == "mean-pool" ? std::string() : file};
 }
 
 void parse_layer(LineReader& in, ScriptCommand& c) { c.layer = int(in.number("the layer", 0)); }
@@ -240,8 +264,8 @@ void parse_export_bundle(LineReader& in, ScriptCommand& c) {
 }
 
 void parse_desync(LineReader& in, ScriptCommand& c) {
-    c.layer = int(in.number("the layer", 0));
-    c.row = int(in.number("the row", 0));
+    const int layer = int(in.number("the layer", 0));
+    c.session = command::Desync{layer, int(in.number("the row", 0))};
 }
 
 void parse_undo_redo(LineReader& in, ScriptCommand& c) {
@@ -258,30 +282,32 @@ const ScriptCommandForm kReference[] = {
     {"backend", K::Backend, "backend NAME",
      "backend for the following loads: cpu, cpu:avx2 (a pinned CPU kernel), cuda, auto",
      "backend cpu:avx2", parse_backend},
-    {"prompt", K::Prompt, "prompt TEXT", "forget the sequence and prefill BOS + TEXT (tick 0)",
+    {"prompt", K::Session, "prompt TEXT", "forget the sequence and prefill BOS + TEXT (tick 0)",
      "prompt In the beginning", parse_prompt},
     {"step", K::Step, "step N", "run N ticks", "step 3", parse_step},
-    {"inject", K::Inject, "inject JSON", "queue an action or a list for the next tick",
-     R"(inject {"action":"add","token_id":42})", parse_actions},
-    {"apply", K::Apply, "apply JSON",
+    {"inject", K::Session, "inject JSON", "queue an action or a list for the next tick",
+     R"(inject {"action":"add","token_id":42})", parse_inject},
+    {"apply", K::Session, "apply JSON",
      "apply an action list now (Step 4 alone, at the current tick)",
-     R"(apply {"action":"delete","pos":2})", parse_actions},
-    {"collapse", K::Apply, "collapse ROW LEVEL",
+     R"(apply {"action":"delete","pos":2})", parse_apply},
+    {"collapse", K::Session, "collapse ROW LEVEL",
      "apply one wLOD collapse of the block starting at ROW, on every layer (never BOS or a ring "
      "sink; needs a K: wLOD turned on in this sequence)",
      "collapse 8 1", parse_collapse},
-    {"expand", K::Apply, "expand ROW",
+    {"expand", K::Session, "expand ROW",
      "apply one wLOD expand of the gist row at ROW, on every layer", "expand 8", parse_expand},
     {"replace-text", K::ReplaceText, "replace-text ROW1 ROW2 TEXT",
      "queue replace_pair of two rows by the tokens of TEXT (at ROW1; rows between stay)",
      "replace-text 3 4 heaven", parse_replace_text},
     {"insert-text", K::InsertText, "insert-text ROW TEXT",
      "queue insert of the tokens of TEXT before ROW", "insert-text 2 and", parse_insert_text},
-    {"rebuild", K::Rebuild, "rebuild", "recompute the whole cache from the mirror", "rebuild",
-     no_arguments},
-    {"drift", K::Drift, "drift", "measure drift against a fresh forward pass over the mirror",
-     "drift", no_arguments},
-    {"policy", K::Policy, "policy NAME", "Step 3 proposer (the policy table)", "policy manual",
+    {"clear-injected", K::Session, "clear-injected", "drop the actions queued for the next tick",
+     "clear-injected", parse_clear_injected},
+    {"rebuild", K::Session, "rebuild", "recompute the whole cache from the mirror", "rebuild",
+     parse_rebuild},
+    {"drift", K::Session, "drift", "measure drift against a fresh forward pass over the mirror",
+     "drift", parse_drift},
+    {"policy", K::Session, "policy NAME", "Step 3 proposer (the policy table)", "policy manual",
      parse_policy},
     {"budget", K::Budget, "budget S B W [SEED]",
      "a selective policy's per-layer sinks, high-value rows, window", "budget 4 16 8",
@@ -293,24 +319,24 @@ const ScriptCommandForm kReference[] = {
      "A/B mode: policy B with its budgets beside the session's policy, on the same tokens",
      "ab streaming-llm 2 6 4", parse_ab},
     {"ab", K::Ab, "ab off", "end the A/B mode", "ab off", parse_ab},
-    {"rope", K::Rope, "rope NAME", "RoPE position policy: final_index, reindex, original",
+    {"rope", K::Session, "rope NAME", "RoPE position policy: final_index, reindex, original",
      "rope reindex", parse_rope},
-    {"kv-types", K::KvTypes, "kv-types K V",
+    {"kv-types", K::Session, "kv-types K V",
      "storage types of cached K and V: f32, f16, bf16, int8, fp8", "kv-types bf16 fp8",
      parse_kv_types},
-    {"layout", K::Layout, "layout NAME [MODE S N [T]]",
+    {"layout", K::Session, "layout NAME [MODE S N [T]]",
      "cache layout; ring: mode roll|pointer|lut, S sinks, N tokens a tick decodes, T rows "
      "(default: the capacity)",
      "layout ring pointer 4 2 64", parse_layout},
-    {"guard", K::Guard, "guard on|off", "re-check invariants after every primitive", "guard on",
+    {"guard", K::Session, "guard on|off", "re-check invariants after every primitive", "guard on",
      parse_guard},
-    {"wlod", K::Wlod, "wlod K [W_MAX]",
+    {"wlod", K::Session, "wlod K [W_MAX]",
      "wLOD tree on with K tokens per block and W_MAX rows (0: none); wlod 0: off", "wlod 8 96",
      parse_wlod},
     {"wlod-max", K::WlodMax, "wlod-max W_MAX",
      "the wLOD budget alone (rows the focus policy keeps to; 0: none)", "wlod-max 64",
      parse_wlod_max},
-    {"gist-net", K::GistNet, "gist-net FILE|mean-pool",
+    {"gist-net", K::Session, "gist-net FILE|mean-pool",
      "wLOD gists from a learned net's sidecar, or the mean of the children", "gist-net mean-pool",
      parse_gist_net},
     {"layer", K::Layer, "layer N", "select a layer in every view", "layer 1", parse_layer},
@@ -343,7 +369,7 @@ const ScriptCommandForm kReference[] = {
      "export-bundle session", parse_export_bundle},
     {"wait-idle", K::WaitIdle, "wait-idle", "wait until the session is idle", "wait-idle",
      no_arguments},
-    {"desync", K::Desync, "desync LAYER ROW", "test hook: point one mirror row at another record",
+    {"desync", K::Session, "desync LAYER ROW", "test hook: point one mirror row at another record",
      "desync 1 3", parse_desync},
     {"undo", K::Undo, "undo [N]", "take back the last N commands (default 1)", "undo 2",
      parse_undo_redo},

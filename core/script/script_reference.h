@@ -1,8 +1,10 @@
 #pragma once
 // The .kvs language's one table (ARCHITECTURE §10): per command its word(s), the kind it parses
 // to, its usage, help line and example, and the reader of its arguments. The parser, `help`,
-// the window's Help ▸ Script language, script_command_name() and README's script table (tested)
-// all come from it, so adding a command is one row here and its case in the runner.
+// the window's Help ▸ Script language and README's script table (tested) all come from it. A
+// line that is one session command parses to kind Session and the runner posts it as it is, so
+// adding a session command to the language is one row here (and its line in
+// script_session_line.cpp); another command is one row and its case in the runner.
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,7 +16,7 @@ namespace kvw {
 
 struct ScriptCommandForm {
     std::string_view word;   // what a line starts with: "step", "expect rows", "ab"
-    ScriptCommandKind kind;  // what it parses to (collapse and expand are sugar for apply)
+    ScriptCommandKind kind;  // what it parses to (Session: the reader sets the command)
     const char* usage;       // "step N", "guard on|off": the word(s) and their arguments
     const char* summary;     // one line
     const char* example;     // a line that parses to this command (the reference test parses it)

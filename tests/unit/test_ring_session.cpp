@@ -280,9 +280,10 @@ private slots:
         QCOMPARE(s.state().cache().capacity(), 32);
         // The script command carries T after the frame; without it T stays (0).
         const Script script = parse_script("layout ring lut 2 4 64\nlayout ring roll\n");
-        QCOMPARE(script.commands[0].count, int64_t(64));
-        QCOMPARE(script.commands[0].ring.tokens_per_frame, 4);
-        QCOMPARE(script.commands[1].count, int64_t(0));
+        const auto& set_lut = std::get<command::SetLayout>(*script.commands[0].session);
+        QCOMPARE(set_lut.capacity, int64_t(64));
+        QCOMPARE(set_lut.ring->tokens_per_frame, 4);
+        QCOMPARE(std::get<command::SetLayout>(*script.commands[1].session).capacity, int64_t(0));
     }
 
     // A frame larger than the ring beside the sinks is refused when the session is made.

@@ -25,6 +25,17 @@ ScriptError expect_error(const std::string& text) {
     qFatal("no ScriptError for: %s", text.c_str());
 }
 
+// The session command a line stands for (kind Session), as T.
+template <typename T>
+T session_command(const std::string& line) {
+    const Script s = parse_script(line);
+    if (s.commands.size() != 1 || s.commands[0].kind != ScriptCommandKind::Session)
+        qFatal("expected one session command from: %s", line.c_str());
+    const T* command = std::get_if<T>(&*s.commands[0].session);
+    if (!command) qFatal("another session command from: %s", line.c_str());
+    return *command;
+}
+
 ScriptCommand only(const std::string& line) {
     const Script s = parse_script(line);
     if (s.commands.size() != 1) qFatal("expected one command from: %s", line.c_str());
@@ -42,8 +53,8 @@ private slots:
         QCOMPARE(load.kind, K::Load);
         QCOMPARE(load.text, std::string("/models/my model.gguf"));
         const ScriptCommand prompt = only("prompt The cache # remembers");
-        QCOMPARE(prompt.kind, K::Prompt);
-        QCOMPARE(prompt.text, std::string("The cache # remembers"));
+        QCOMPARE(prompt.kind, K::Session);
+        QVERIFY(*prompt.session == SessionCommand(command::Start{"The cache # remembers"}));
         QCOMPARE(prompt.source, std::string("prompt The cache # remembers"));
         const ScriptCommand backend = only("backend cpu");
         QCOMPARE(backend.kind, K::Backend);
@@ -54,12 +65,27 @@ private slots:
         QCOMPARE(only("step 7").count, int64_t(7));
         QCOMPARE(only("layer 3").layer, 3);
         QCOMPARE(only("select 0").row, 0);
-        QCOMPARE(only("guard on").flag, true);
-        QCOMPARE(only("guard off").flag, false);
-        QCOMPARE(only("rope reindex").rope, RopePolicy::Reindex);
-        QCOMPARE(only("rope original").rope, RopePolicy::Original);
-        QCOMPARE(only("policy pair-merge").text, std::string("pair-merge"));
-        QCOMPARE(only("policy h2o").text, std::string("h2o"));  // from the policy table
+        QCOMPARE(session_command<command::SetGuard>("guard on").on, true);
+        QCOMPARE(session_command<command::SetGuard>("guard off").on, false);
+        QCOMPARE(session_command<command::SetRopePolicy>("rope reindex").policy,
+                 RopePolicy::Reindex);
+        QCOMPARE(session_command<command::SetRopePolicy>("rope original").policy,
+                 RopePolicy::Original);
+        QCOMPARE(session_command<command::SetProposer>("policy pair-merge").name,
+                 std::string("pair-merge"));
+        // From the policy table.
+        QCOMPARE(session_command<command::SetProposer>("policy h2o").name, std::string("h2o"));
+        QCOMPARE(session_command<command::SetKvTypes>("kv-types bf16 fp8"),
+                 (command::SetKvTypes{KvType::BF16, KvType::Fp8E4M3}));
+        QCOMPARE(session_command<command::SetWlod>("wlod 8"), (command::SetWlod{8, 0}));
+        QCOMPARE(session_command<command::SetWlod>("wlod 4 96"), (command::SetWlod{4, 96}));
+        QCOMPARE(session_command<command::SetGistNet>("gist-net mean-pool").path, std::string());
+        QCOMPARE(session_command<command::SetGistNet>("gist-net a b.gist.gguf").path,
+                 std::string("a b.gist.gguf"));
+        // A layout without the ring's mode keeps the session's ring options.
+        QVERIFY(!session_command<command::SetLayout>("layout ring").ring);
+        QCOMPARE(session_command<command::SetLayout>("layout indirection").layout,
+                 CacheLayout::Indirection);
         const ScriptCommand budget = only("budget 4 20 8");
         QCOMPARE(budget.kind, K::Budget);
         QCOMPARE(budget.policy.budget, (PolicyBudget{4, 20, 8}));
@@ -79,10 +105,7 @@ private slots:
         QCOMPARE(inv.flag, false);
         QCOMPARE(only("expect invariant rows_aligned pass").flag, true);
 
-        const ScriptCommand desync = only("desync 1 3");
-        QCOMPARE(desync.kind, K::Desync);
-        QCOMPARE(desync.layer, 1);
-        QCOMPARE(desync.row, 3);
+        QCOMPARE(session_command<command::Desync>("desync 1 3"), (command::Desync{1, 3}));
         const ScriptCommand replace = only("replace-text 4 5 a new  phrase");
         QCOMPARE(replace.kind, K::ReplaceText);
         QCOMPARE(replace.row, 4);
@@ -122,22 +145,21 @@ private slots:
         QCOMPARE(click.view, std::string("actions"));
         QCOMPARE(click.text, std::string("apply"));
         QCOMPARE(only("wait-idle").kind, K::WaitIdle);
-        QCOMPARE(only("rebuild").kind, K::Rebuild);
-        QCOMPARE(only("drift").kind, K::Drift);
+        QVERIFY(*only("rebuild").session == SessionCommand(command::Rebuild{}));
+        QVERIFY(*only("drift").session == SessionCommand(command::Drift{}));
+        QVERIFY(*only("clear-injected").session == SessionCommand(command::ClearInjected{}));
     }
 
     void json_actions() {
-        const ScriptCommand one = only(
+        const command::Inject one = session_command<command::Inject>(
             R"(inject {"action":"replace_pair","original_pos1":2,"original_pos2":3,"new_token_ids":[7, 9]})");
-        QCOMPARE(one.kind, K::Inject);
         Action expected;
         expected.op = ReplacePairAction{2, 3, {7, 9}};
         QCOMPARE(one.actions.size(), size_t(1));
         QVERIFY(one.actions[0] == expected);
 
-        const ScriptCommand list = only(
+        const command::ApplyNow list = session_command<command::ApplyNow>(
             R"(apply [{"action":"delete","pos":4,"layers":[1]},{"action":"add","token_id":5}])");
-        QCOMPARE(list.kind, K::Apply);
         QCOMPARE(list.actions.size(), size_t(2));
         Action del;
         del.op = DeleteAction{4};
