@@ -11,6 +11,7 @@
 
 #include "app/gui/session_worker.h"
 #include "core/policy/gate/gate_file.h"
+#include "core/script/script_session_line.h"
 #include "core/session/replay.h"
 
 namespace kvw {
@@ -36,8 +37,11 @@ void apply_now(Session& session, const ActionList& actions) {
     spdlog::info("applied {} action(s) now at tick {}", actions.size(), session.tick());
 }
 
-// What the busy indicator says while a command runs: its event name in words ("set kv types").
+// What the busy indicator and an error say the command is: the word a script writes it with
+// ("kv-types", "prompt"), or its event name in words where no script line says it.
 QString command_label(const SessionCommand& command) {
+    if (const std::optional<std::string> line = script_line(command))
+        return QString::fromStdString(line->substr(0, line->find(' ')));
     const std::string_view name = event_name(command);
     return QString::fromUtf8(name.data(), qsizetype(name.size())).replace('_', ' ');
 }
@@ -114,8 +118,10 @@ void SessionController::post(const QString& what, std::function<void(SessionWork
 }
 
 void SessionController::postCommand(SessionCommand command, OutcomeHandler done) {
+    // Named before the job takes the command: arguments are evaluated in no fixed order.
+    const QString label = command_label(command);
     post(
-        command_label(command),
+        label,
         [command = std::move(command)](SessionWorker& w) { run_posted(command, w.session()); },
         std::move(done));
 }

@@ -33,7 +33,7 @@ expect_failure(parse "${START}stepp 2\n" "3: stepp 2: unknown command")
 expect_failure(expectation "${START}step 2\nexpect tick 5\n" "4: expect tick 5: the tick is 2")
 expect_failure(rejected "${START}inject {\"action\":\"delete\",\"pos\":999}\n"
                "3: inject {\"action\":\"delete\",\"pos\":999}: inject: ")
-expect_failure(no_model "prompt hello\n" "1: prompt hello: start: no model loaded")
+expect_failure(no_model "prompt hello\n" "1: prompt hello: prompt: no model loaded")
 # The session, the worker and the runner all name the command: once is enough.
 expect_failure(no_prompt "load synthetic:tiny\nrebuild\n"
                "2: rebuild: the session has no prompt yet")

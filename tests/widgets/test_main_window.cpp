@@ -385,7 +385,7 @@ private slots:
         c.postCommand(command::ApplyNow{refused});
         QVERIFY(test::wait_idle(c));
         const QString last = QString("pos = %1 is outside layer 0").arg(rows + 107);
-        QVERIFY2(test::status_message(w).startsWith("Error: apply now") &&
+        QVERIFY2(test::status_message(w).startsWith("Error: apply: rejected") &&
                      test::status_message(w).contains(last),
                  qPrintable(test::status_message(w)));
         auto* message = w.findChild<QLabel*>("statusMessage");
