@@ -74,7 +74,8 @@ int run_bench_ring(const CliArgs& args) {
     const int updates = int(args.get_count("updates", 1 << 24));
     const auto k = parse_kv_type(args.get("k-type"));
     const auto v = parse_kv_type(args.get("v-type"));
-    if (!k || !v) throw UsageError(std::string("--k-type / --v-type take ") + kv_type_choices());
+    if (!k || !v)
+        throw UsageError(std::string("--k-type / --v-type take ") + names_in(kKvTypeNames, "|"));
     const int groups = int(args.get_count("groups", 1 << 16));
     if (T < 2 || kv_dim < 1 || updates < 1 || groups < 1 || kv_dim % groups != 0)
         throw UsageError("--size >= 2, --kv-dim >= 1, --updates >= 1, --groups dividing --kv-dim");
@@ -120,7 +121,7 @@ CommandSpec bench_ring_command() {
              {"frames", "N,N", "1,16,64", "tokens per frame (rows per update) to measure"},
              {"kv-dim", "D", "256", "values per K (and V) row"},
              {"groups", "G", "4", "scales per row for int8 / fp8 (KV heads)"},
-             {"k-type", "TYPE", "f32", std::string("K storage: ") + kv_type_choices()},
+             {"k-type", "TYPE", "f32", std::string("K storage: ") + names_in(kKvTypeNames, "|")},
              {"v-type", "TYPE", "f32", "V storage, as --k-type"},
              {"updates", "N", "2000", "updates (and reads) timed per mode and frame size"}},
             run_bench_ring};

@@ -16,9 +16,10 @@
 namespace kvw::cli {
 
 OptionSpec pricing_rope_option() {
-    return {"rope", "NAME", rope_policy_name(kPricingRopePolicy),
-            "RoPE position policy a cache policy is priced under: final_index, reindex or "
-            "original; the default is the same for every command that prices one and for the "
+    return {
+        "rope", "NAME", rope_policy_name(kPricingRopePolicy),
+        "RoPE position policy a cache policy is priced under: " + names_in(kRopePolicyNames, ", ") +
+            "; the default is the same for every command that prices one and for the "
             "window's A/B (original keeps every row at its position in the text)"};
 }
 
@@ -56,7 +57,7 @@ EvalText eval_text_from_args(const CliArgs& args) {
     t.model = load_model(args.get("model"));
     t.backend = args.get("backend");
     const auto rope = parse_rope_policy(args.get("rope"));
-    if (!rope) throw UsageError("--rope takes final_index, reindex or original");
+    if (!rope) throw UsageError("--rope takes " + names_in(kRopePolicyNames, ", "));
     t.rope = *rope;
     t.chunks.ctx = int(args.get_count("ctx", t.model->config.max_context));
     t.chunks.stride = t.chunks.ctx;

@@ -7,21 +7,9 @@ namespace kvw::cli {
 
 namespace {
 
-template <class Enum, size_t N>
-std::string names_of(const Enum (&values)[N], const char* (*name)(Enum)) {
-    std::string text;
-    for (const Enum v : values) text += (text.empty() ? "" : ", ") + std::string(name(v));
-    return text;
-}
-
-constexpr RopePolicy kRopePolicies[] = {RopePolicy::FinalIndex, RopePolicy::Reindex,
-                                        RopePolicy::Original};
-constexpr KvType kKvTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
-                               KvType::Fp8E4M3};
-
 KvType kv_type_option(const CliArgs& args, const std::string& name) {
     const auto t = parse_kv_type(args.get(name));
-    if (!t) throw UsageError("--" + name + " takes " + names_of(kKvTypes, kv_type_name));
+    if (!t) throw UsageError("--" + name + " takes " + names_in(kKvTypeNames, ", "));
     return *t;
 }
 
@@ -33,7 +21,7 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
             throw UsageError(std::string("--") + name + " needs --layout ring");
     if (!ring) return;
     const auto mode = parse_ring_mode(args.get("ring-mode"));
-    if (!mode) throw UsageError(std::string("--ring-mode takes ") + ring_mode_choices());
+    if (!mode) throw UsageError("--ring-mode takes " + names_in(kRingModeNames, "|"));
     options.ring.mode = *mode;
     options.ring.sinks = int(args.get_count("ring-sinks", INT32_MAX));
     options.ring.tokens_per_frame = int(args.get_count("tokens-per-frame", INT32_MAX));
@@ -90,11 +78,10 @@ OptionTable session_options() {
         {"gate", "FILE", "",
          "smartkv: the gate sidecar (*.gate.gguf); default: the one beside the model"},
         {"rope", "NAME", "final_index",
-         "RoPE position policy: " + names_of(kRopePolicies, rope_policy_name)},
-        {"layout", "NAME", "contiguous",
-         "cache layout: " + names_of(kCacheLayouts, cache_layout_name)},
+         "RoPE position policy: " + names_in(kRopePolicyNames, ", ")},
+        {"layout", "NAME", "contiguous", "cache layout: " + names_in(kCacheLayoutNames, ", ")},
         {"ring-mode", "MODE", "roll",
-         std::string("ring layout: ") + ring_mode_choices() +
+         std::string("ring layout: ") + names_in(kRingModeNames, "|") +
              " (shift the window / write pointer, two-copy read / pointer by whole frames, "
              "index tables)"},
         {"ring-size", "T", "", "ring layout: rows per layer (sets --capacity)"},
@@ -104,7 +91,7 @@ OptionTable session_options() {
         {"ring-checksum", "", "",
          "ring layout: keep a shadow roll copy, compare every assembled window (guard)"},
         {"k-type", "TYPE", "f32",
-         "storage type of cached K rows: " + names_of(kKvTypes, kv_type_name) +
+         "storage type of cached K rows: " + names_in(kKvTypeNames, ", ") +
              " (int8, fp8: E4M3 with a scale per row and KV head)"},
         {"v-type", "TYPE", "f32", "storage type of cached V rows, as --k-type"},
         {"wlod-k", "K", "0", "tokens per wLOD block (gists of K and K*K tokens); 0: wLOD off"},
@@ -143,10 +130,10 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
         }());
     options.policy = policy_options_from_args(args);
     const auto rope = parse_rope_policy(args.get("rope"));
-    if (!rope) throw UsageError("--rope takes " + names_of(kRopePolicies, rope_policy_name));
+    if (!rope) throw UsageError("--rope takes " + names_in(kRopePolicyNames, ", "));
     options.rope_policy = *rope;
     const auto layout = parse_cache_layout(args.get("layout"));
-    if (!layout) throw UsageError("--layout takes " + names_of(kCacheLayouts, cache_layout_name));
+    if (!layout) throw UsageError("--layout takes " + names_in(kCacheLayoutNames, ", "));
     options.layout = *layout;
     read_ring_options(args, options);
     options.k_type = kv_type_option(args, "k-type");

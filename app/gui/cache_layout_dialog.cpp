@@ -39,8 +39,8 @@ CacheLayoutDialog::CacheLayoutDialog(CacheLayout layout, const RingOptions& ring
       checksum_(ring.checksum) {
     layout_->setObjectName("layout");
     mode_->setObjectName("ringMode");
-    for (CacheLayout l : kCacheLayouts) layout_->addItem(cache_layout_name(l), int(l));
-    for (RingMode m : kRingModes) mode_->addItem(ring_mode_name(m), int(m));
+    for (const auto& [layout, name] : kCacheLayoutNames) layout_->addItem(name, int(layout));
+    for (const auto& [mode, name] : kRingModeNames) mode_->addItem(name, int(mode));
     addField("Layout", layout_, "layout");
     addField("Ring mode", mode_, "ring-mode");
     addField("S (pinned sink rows)", sinks_, "ring-sinks");

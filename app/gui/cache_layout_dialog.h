@@ -10,8 +10,8 @@ namespace kvw {
 
 // The Session menu's "Cache layout…" (ARCHITECTURE §4, §17): where the cache rows live, and for
 // a ring its mode, S pinned sink rows, tokens per frame and size T (rows per layer), starting at
-// what the session runs. The choices come from the layout and ring-mode tables (kCacheLayouts,
-// kRingModes). OK sends them as the `.kvs` `layout` command does (layoutChosen, which the
+// what the session runs. The choices come from the layout and ring-mode tables (kCacheLayoutNames,
+// kRingModeNames). OK sends them as the `.kvs` `layout` command does (layoutChosen, which the
 // window hands to Session::set_layout); a refusal shows beside its field.
 class CacheLayoutDialog : public SettingsDialog {
     Q_OBJECT

@@ -103,11 +103,11 @@ void add_edit_menu(MainWindow& window, QMenuBar* bar, QList<QAction*>& keyed) {
 void add_kv_type_menu(MainWindow& window, QMenu* parent, const QString& title, bool is_k) {
     QMenu* menu = parent->addMenu(title);
     auto* group = new QActionGroup(menu);
-    for (KvType type : all_kv_types()) {
-        QAction* a = menu->addAction(kv_type_name(type));
+    for (const auto& [type, name] : kKvTypeNames) {
+        QAction* a = menu->addAction(name);
         a->setCheckable(true);
         a->setData(int(type));
-        a->setObjectName(QString(is_k ? "k-type-" : "v-type-") + kv_type_name(type));
+        a->setObjectName(QString(is_k ? "k-type-" : "v-type-") + name);
         group->addAction(a);
         QObject::connect(a, &QAction::triggered, &window, [&window, type, is_k] {
             const FramePtr f = window.controller().lastFrame();

@@ -3,6 +3,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/names/enum_names.h"
+
 namespace kvw {
 
 // Where a layer's logical rows live physically (ARCHITECTURE §4, layouts), chosen per
@@ -18,10 +20,18 @@ namespace kvw {
 enum class CacheLayout : uint8_t { Contiguous, BatchSplice, Indirection, Ring };
 
 // Every layout, in the order lists and help texts name them.
-inline constexpr CacheLayout kCacheLayouts[] = {CacheLayout::Contiguous, CacheLayout::BatchSplice,
-                                                CacheLayout::Indirection, CacheLayout::Ring};
+inline constexpr EnumName<CacheLayout> kCacheLayoutNames[] = {
+    {CacheLayout::Contiguous, "contiguous"},
+    {CacheLayout::BatchSplice, "batch_splice"},
+    {CacheLayout::Indirection, "indirection"},
+    {CacheLayout::Ring, "ring"},
+};
 
-const char* cache_layout_name(CacheLayout layout);  // "contiguous", ..., "ring"
-std::optional<CacheLayout> parse_cache_layout(std::string_view name);
+constexpr const char* cache_layout_name(CacheLayout layout) {
+    return name_in(kCacheLayoutNames, layout);
+}
+constexpr std::optional<CacheLayout> parse_cache_layout(std::string_view name) {
+    return value_in(kCacheLayoutNames, name);
+}
 
 }  // namespace kvw

@@ -6,8 +6,6 @@ namespace kvw {
 
 namespace {
 
-constexpr KvType kAll[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3};
-
 uint64_t stored_bytes(KvType t, int kv_dim, int groups) {
     return uint64_t(kv_dim) * uint64_t(kv_type_bytes(t)) +
            (kv_type_scaled(t) ? uint64_t(groups) * sizeof(float) : 0);
@@ -17,34 +15,6 @@ uint64_t stored_bytes(KvType t, int kv_dim, int groups) {
 
 uint64_t KvStorage::row_bytes(int kv_dim) const {
     return stored_bytes(k, kv_dim, groups) + stored_bytes(v, kv_dim, groups);
-}
-
-const char* kv_type_name(KvType t) {
-    switch (t) {
-        case KvType::F32: return "f32";
-        case KvType::F16: return "f16";
-        case KvType::BF16: return "bf16";
-        case KvType::Int8: return "int8";
-        case KvType::Fp8E4M3: return "fp8";
-    }
-    return "?";
-}
-
-std::optional<KvType> parse_kv_type(std::string_view name) {
-    for (KvType t : kAll)
-        if (name == kv_type_name(t)) return t;
-    return std::nullopt;
-}
-
-std::span<const KvType> all_kv_types() { return kAll; }
-
-const char* kv_type_choices() {
-    static const std::string choices = [] {
-        std::string s;
-        for (KvType t : kAll) s += (s.empty() ? "" : "|") + std::string(kv_type_name(t));
-        return s;
-    }();
-    return choices.c_str();
 }
 
 // One step of each format relative to the row's norm: f16 and bf16 steps are 2^-10 and 2^-7 of

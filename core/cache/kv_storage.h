@@ -1,10 +1,10 @@
 #pragma once
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string_view>
 
 #include "core/math/kv_quant.h"
+#include "core/names/enum_names.h"
 
 namespace kvw {
 
@@ -19,12 +19,16 @@ struct KvStorage {
     uint64_t row_bytes(int kv_dim) const;
 };
 
-const char* kv_type_name(KvType t);  // "f32", "f16", "bf16", "int8", "fp8"
-std::optional<KvType> parse_kv_type(std::string_view name);
 // Every storage type, in the order menus and help texts list them.
-std::span<const KvType> all_kv_types();
-// The names accepted, for help texts: "f32|f16|bf16|int8|fp8".
-const char* kv_type_choices();
+inline constexpr EnumName<KvType> kKvTypeNames[] = {
+    {KvType::F32, "f32"},   {KvType::F16, "f16"},     {KvType::BF16, "bf16"},
+    {KvType::Int8, "int8"}, {KvType::Fp8E4M3, "fp8"},
+};
+
+constexpr const char* kv_type_name(KvType t) { return name_in(kKvTypeNames, t); }
+constexpr std::optional<KvType> parse_kv_type(std::string_view name) {
+    return value_in(kKvTypeNames, name);
+}
 
 // The largest relative row error (max |cached - reference| / ||reference row||) storing a row
 // in `t` may add: one step of the format (docs/ARCHITECTURE.md §13), plus the float32 slack.

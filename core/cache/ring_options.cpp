@@ -2,31 +2,6 @@
 
 namespace kvw {
 
-const char* ring_mode_name(RingMode mode) {
-    switch (mode) {
-        case RingMode::Roll: return "roll";
-        case RingMode::Pointer: return "pointer";
-        case RingMode::Lut: return "lut";
-    }
-    return "?";
-}
-
-std::optional<RingMode> parse_ring_mode(std::string_view name) {
-    for (RingMode m : kRingModes)
-        if (name == ring_mode_name(m)) return m;
-    return std::nullopt;
-}
-
-const char* ring_mode_choices() {
-    static const std::string choices = [] {
-        std::string text;
-        for (RingMode m : kRingModes)
-            text += (text.empty() ? "" : "|") + std::string(ring_mode_name(m));
-        return text;
-    }();
-    return choices.c_str();
-}
-
 void check_ring_options(const RingOptions& o, int capacity) {
     if (o.sinks < 0 || o.sinks >= capacity)
         throw RingError(RingField::Sinks, "sinks " + std::to_string(o.sinks) + " outside [0, " +

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/names/enum_names.h"
+
 namespace kvw {
 
 // How the ring layout (docs/ARCHITECTURE.md §17) keeps its window of T = capacity rows:
@@ -17,11 +19,16 @@ namespace kvw {
 enum class RingMode : uint8_t { Roll, Pointer, Lut };
 
 // Every mode, in the order lists and help texts name them.
-inline constexpr RingMode kRingModes[] = {RingMode::Roll, RingMode::Pointer, RingMode::Lut};
+inline constexpr EnumName<RingMode> kRingModeNames[] = {
+    {RingMode::Roll, "roll"},
+    {RingMode::Pointer, "pointer"},
+    {RingMode::Lut, "lut"},
+};
 
-const char* ring_mode_name(RingMode mode);  // "roll", "pointer", "lut"
-std::optional<RingMode> parse_ring_mode(std::string_view name);
-const char* ring_mode_choices();  // "roll|pointer|lut"
+constexpr const char* ring_mode_name(RingMode mode) { return name_in(kRingModeNames, mode); }
+constexpr std::optional<RingMode> parse_ring_mode(std::string_view name) {
+    return value_in(kRingModeNames, name);
+}
 
 struct RingOptions {
     RingMode mode = RingMode::Roll;

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "core/math/hd.h"
-#include "core/model/model_config.h"
+#include "core/math/rope_layout.h"
 
 namespace kvw {
 

@@ -2,11 +2,9 @@
 #include <cstdint>
 #include <string>
 
-namespace kvw {
+#include "core/math/rope_layout.h"
 
-// How RoPE pairs the dimensions of a head. GGUF llama checkpoints (converted with Q/K permuted)
-// rotate adjacent pairs (2i, 2i+1); Hugging Face checkpoints rotate (i, i + head_dim/2).
-enum class RopeLayout : uint8_t { Interleaved, HalfSplit };
+namespace kvw {
 
 struct ModelConfig {
     std::string architecture = "llama";

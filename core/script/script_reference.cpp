@@ -41,8 +41,8 @@ KvType kv_type(LineReader& in, const char* what) {
     const std::string name = in.word(what);
     const std::optional<KvType> t = parse_kv_type(name);
     if (!t)
-        in.fail(ScriptErrorKind::BadValue, "unknown storage type '" + name +
-                                               "' (known: " + std::string(kv_type_choices()) + ")");
+        in.fail(ScriptErrorKind::BadValue, "unknown storage type '" + name + "' (known: " +
+                                               std::string(names_in(kKvTypeNames, "|")) + ")");
     return *t;
 }
 
@@ -147,8 +147,8 @@ void parse_rope(LineReader& in, ScriptCommand& c) {
     const std::string name = in.word("a RoPE policy");
     const std::optional<RopePolicy> policy = parse_rope_policy(name);
     if (!policy)
-        in.fail(ScriptErrorKind::BadValue,
-                "unknown RoPE policy '" + name + "' (known: final_index, reindex, original)");
+        in.fail(ScriptErrorKind::BadValue, "unknown RoPE policy '" + name + "' (known: " +
+                                               names_in(kRopePolicyNames, ", ") + ")");
     c.session = command::SetRopePolicy{*policy};
 }
 
@@ -161,11 +161,8 @@ void parse_layout(LineReader& in, ScriptCommand& c) {
     const std::string name = in.word("a cache layout");
     const std::optional<CacheLayout> layout = parse_cache_layout(name);
     if (!layout) {
-        std::string known;
-        for (const CacheLayout l : kCacheLayouts)
-            known += (known.empty() ? "" : ", ") + std::string(cache_layout_name(l));
-        in.fail(ScriptErrorKind::BadValue,
-                "unknown cache layout '" + name + "' (known: " + known + ")");
+        in.fail(ScriptErrorKind::BadValue, "unknown cache layout '" + name + "' (known: " +
+                                               names_in(kCacheLayoutNames, ", ") + ")");
     }
     // Without a mode the session keeps its ring options.
     command::SetLayout set{*layout, std::nullopt, 0};
@@ -173,8 +170,9 @@ void parse_layout(LineReader& in, ScriptCommand& c) {
         const std::string mode = in.word("a ring mode");
         const std::optional<RingMode> m = parse_ring_mode(mode);
         if (!m)
-            in.fail(ScriptErrorKind::BadValue, "unknown ring mode '" + mode + "' (known: " +
-                                                   std::string(ring_mode_choices()) + ")");
+            in.fail(ScriptErrorKind::BadValue,
+                    "unknown ring mode '" + mode +
+                        "' (known: " + std::string(names_in(kRingModeNames, "|")) + ")");
         RingOptions ring;
         ring.mode = *m;
         if (!in.at_end()) ring.sinks = int(in.number("the sink rows", 0));

@@ -7,6 +7,7 @@
 
 #include "core/cache/cache_layout.h"
 #include "core/cache/ring_options.h"
+#include "core/cache/ring_ranges.h"
 #include "core/math/kv_quant.h"
 #include "core/mirror/ledger.h"
 #include "core/model/tokenizer.h"
@@ -16,12 +17,13 @@
 #include "core/state/action.h"
 #include "core/state/invariant_result.h"
 #include "core/state/rope_policy.h"
-#include "core/state/tick.h"
-#include "core/wlod/wlod_context.h"
+#include "core/state/tick_result.h"
+#include "core/wlod/wlod_node.h"
 
 namespace kvw {
 
-struct AbFrame;  // core/eval/ab_compare.h
+struct AbFrame;    // core/eval/ab_compare.h
+class RingLayout;  // core/cache/ring_layout.h
 // A ring layer's slab (docs/ARCHITECTURE.md §17), for the trace and the views.
 struct RingFrame {
     int size = 0;           // T, the layer's slab rows

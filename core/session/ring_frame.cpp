@@ -2,6 +2,9 @@
 
 #include "core/session/frame.h"
 
+#include "core/cache/ring_layout.h"
+#include "core/math/half.h"
+
 namespace kvw {
 
 RingFrame ring_frame(const RingLayout& ring, int layer) {

@@ -21,10 +21,6 @@ namespace {
 constexpr const char* kPrompts[] = {"The cache remembers what the model was told",
                                     "In the beginning God created the heaven and the earth",
                                     "a b c d e f g h i j k l m n o p"};
-constexpr KvType kKvTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
-                               KvType::Fp8E4M3};
-constexpr RopePolicy kRopePolicies[] = {RopePolicy::FinalIndex, RopePolicy::Reindex,
-                                        RopePolicy::Original};
 // The rows a layer keeps free below the capacity before the soak starts a new prompt: a tick
 // and an edit list of the largest size valid_actions() makes fit.
 constexpr int kHeadroom = 12;
@@ -35,9 +31,10 @@ int uniform(std::mt19937_64& rng, int lo, int hi) {
 
 bool coin(std::mt19937_64& rng, double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
 
+// A value of an enum's name table (core/names/enum_names.h).
 template <typename T, size_t N>
-T pick(std::mt19937_64& rng, const T (&values)[N]) {
-    return values[size_t(uniform(rng, 0, int(N) - 1))];
+T pick(std::mt19937_64& rng, const EnumName<T> (&table)[N]) {
+    return table[size_t(uniform(rng, 0, int(N) - 1))].value;
 }
 
 PolicyBudget random_budget(std::mt19937_64& rng) {
@@ -46,7 +43,7 @@ PolicyBudget random_budget(std::mt19937_64& rng) {
 
 RingOptions random_ring(std::mt19937_64& rng) {
     RingOptions ring;
-    ring.mode = pick(rng, kRingModes);
+    ring.mode = pick(rng, kRingModeNames);
     ring.sinks = uniform(rng, 0, 4);
     ring.tokens_per_frame = coin(rng, 0.2) ? 2 : 1;
     ring.checksum = coin(rng);
@@ -110,11 +107,11 @@ SystemsSoak::SystemsSoak(const SoakOptions& options, std::shared_ptr<const Model
         o.policy.budget = random_budget(rng_);
         o.policy.seed = rng_();
         if (o.proposer == "smartkv") o.policy.gate = options_.gate;
-        o.layout = coin(rng_) ? CacheLayout::Ring : pick(rng_, kCacheLayouts);
+        o.layout = coin(rng_) ? CacheLayout::Ring : pick(rng_, kCacheLayoutNames);
         if (o.layout == CacheLayout::Ring) o.ring = random_ring(rng_);
-        o.k_type = pick(rng_, kKvTypes);
-        o.v_type = pick(rng_, kKvTypes);
-        o.rope_policy = pick(rng_, kRopePolicies);
+        o.k_type = pick(rng_, kKvTypeNames);
+        o.v_type = pick(rng_, kKvTypeNames);
+        o.rope_policy = pick(rng_, kRopePolicyNames);
         if (coin(rng_, 0.4) || o.proposer == "focus") {
             const bool learned = !options_.gist_net.empty() && coin(rng_);
             o.wlod_k = learned ? 4 : uniform(rng_, 2, 4);  // the test gist net is made for K 4
@@ -285,13 +282,13 @@ bool SystemsSoak::collapse_or_expand() {
 }
 
 bool SystemsSoak::change_kv_types() {
-    const KvType k = pick(rng_, kKvTypes), v = pick(rng_, kKvTypes);
+    const KvType k = pick(rng_, kKvTypeNames), v = pick(rng_, kKvTypeNames);
     return attempt(
         "a K/V type change", [&] { session_->set_kv_types(k, v); }, counts_.kv_type_changes);
 }
 
 bool SystemsSoak::change_layout() {
-    const CacheLayout layout = pick(rng_, kCacheLayouts);
+    const CacheLayout layout = pick(rng_, kCacheLayoutNames);
     const RingOptions ring = random_ring(rng_);
     return attempt(
         "a layout change", [&] { session_->set_layout(layout, ring); }, counts_.layout_switches);

@@ -10,9 +10,9 @@ namespace {
 KvType kv_type_of(const std::string& name, const char* key, const std::string& file) {
     const std::optional<KvType> t = parse_kv_type(name);
     if (!t)
-        throw TraceError(
-            std::string("header: ") + key + " \"" + name + "\" is not one of " + kv_type_choices(),
-            1, file);
+        throw TraceError(std::string("header: ") + key + " \"" + name + "\" is not one of " +
+                             names_in(kKvTypeNames, "|"),
+                         1, file);
     return *t;
 }
 
@@ -153,7 +153,7 @@ RingOptions ring_options_from_json(const JsonFields& r) {
     const std::optional<RingMode> m = parse_ring_mode(mode);
     if (!m)
         throw JsonError(JsonFaultKind::WrongType, "ring.mode",
-                        "is \"" + mode + "\", expected one of " + ring_mode_choices());
+                        "is \"" + mode + "\", expected one of " + names_in(kRingModeNames, "|"));
     o.mode = *m;
     o.sinks = r.get<int>("sinks");
     o.tokens_per_frame = r.get<int>("tokens_per_frame");

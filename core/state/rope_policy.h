@@ -3,6 +3,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/names/enum_names.h"
+
 namespace kvw {
 
 // Which RoPE phase a cache row's K carries (ARCHITECTURE §4), chosen per session.
@@ -12,7 +14,17 @@ namespace kvw {
 //  Original:   the phase is the row's ledger id, i.e. positions follow ledger chronology.
 enum class RopePolicy : uint8_t { FinalIndex, Reindex, Original };
 
-const char* rope_policy_name(RopePolicy policy);  // "final_index", "reindex", "original"
-std::optional<RopePolicy> parse_rope_policy(std::string_view name);
+inline constexpr EnumName<RopePolicy> kRopePolicyNames[] = {
+    {RopePolicy::FinalIndex, "final_index"},
+    {RopePolicy::Reindex, "reindex"},
+    {RopePolicy::Original, "original"},
+};
+
+constexpr const char* rope_policy_name(RopePolicy policy) {
+    return name_in(kRopePolicyNames, policy);
+}
+constexpr std::optional<RopePolicy> parse_rope_policy(std::string_view name) {
+    return value_in(kRopePolicyNames, name);
+}
 
 }  // namespace kvw

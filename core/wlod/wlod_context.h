@@ -11,9 +11,6 @@
 
 namespace kvw {
 
-// A node by (level, index).
-using NodeKey = std::pair<int, int64_t>;
-
 struct WlodOptions {
     int64_t w_max = 0;  // rows the working context may hold (budget invariant); 0: no budget
     // Regeneration recomputes everything when the earliest dirty row lies before this fraction
@@ -26,12 +23,6 @@ struct WlodOptions {
     // Relative row drift the invariant allows; int8 / FP8 / bf16 rows are allowed their
     // storage's rounding if that is more.
     float tolerance = 1e-5f;
-};
-
-// What the last edit invalidated in one layer (shown by the wLOD view).
-struct Invalidation {
-    std::set<NodeKey> hierarchical;  // leaves changed there, and their ancestors
-    int64_t temporal_from = -1;      // every node ending after this leaf; -1: none
 };
 
 // The wLOD bookkeeping of a session (ARCHITECTURE §14): per layer, the timeline it saw last,

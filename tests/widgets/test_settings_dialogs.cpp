@@ -156,9 +156,10 @@ private slots:
         QVERIFY(dialog);
         // Its choices are the layout and ring-mode tables', the ring's fields off until a ring.
         auto* layouts = dialog->findChild<QComboBox*>("layout");
-        QCOMPARE(layouts->count(), int(std::size(kCacheLayouts)));
+        QCOMPARE(layouts->count(), int(std::size(kCacheLayoutNames)));
         QCOMPARE(layouts->currentText(), QString("contiguous"));
-        QCOMPARE(dialog->findChild<QComboBox*>("ringMode")->count(), int(std::size(kRingModes)));
+        QCOMPARE(dialog->findChild<QComboBox*>("ringMode")->count(),
+                 int(std::size(kRingModeNames)));
         QVERIFY(!dialog->findChild<QSpinBox*>("ringSize")->isEnabled());
         QCOMPARE(dialog->findChild<QSpinBox*>("ringSize")->value(), before->capacity);
 

@@ -41,7 +41,7 @@ nlohmann::json SetKvTypes::to_json() const {
 }
 
 SetKvTypes SetKvTypes::from_json(const JsonFields& event, size_t, const std::string&) {
-    const std::string types = std::string("one of ") + kv_type_choices();
+    const std::string types = std::string("one of ") + names_in(kKvTypeNames, "|");
     return {named_field(event, "k_type", &parse_kv_type, types),
             named_field(event, "v_type", &parse_kv_type, types)};
 }
