@@ -5,10 +5,10 @@
 #include "core/io/regular_file.h"
 #include "core/json/bounded_parse.h"
 #include "core/json/json_error.h"
+#include "core/json/json_fields.h"
 #include "core/json/json_scan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -72,18 +72,32 @@ std::string describe(const json& v) {
     return v.type_name();
 }
 
-int32_t read_non_negative_int(const json& v, const ActionSite& site, const std::string& field) {
-    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-    if (!v.is_number_integer())
+// A field read by json_as<T>, which checks its JSON type and T's range. Its JsonError becomes
+// this format's own: NumberOutOfRange for an integer beyond T, WrongType for anything else (a
+// number beyond a float is as unusable as a string). `expected` completes "must be ...".
+template <typename T>
+T read_field(const json& v, const ActionSite& site, const std::string& field,
+             const char* expected) {
+    try {
+        return json_as<T>(v, field);
+    } catch (const JsonError& e) {
+        if constexpr (std::is_integral_v<T>)
+            if (e.kind() == JsonFaultKind::BadNumber)
+                fail(ActionParseErrorKind::NumberOutOfRange, site, field,
+                     "field '" + field + "' is " + v.dump() + ", beyond " +
+                         std::to_string(std::numeric_limits<T>::max()));
         fail(ActionParseErrorKind::WrongType, site, field,
-             "field '" + field + "' must be an integer, got " + describe(v));
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(kMax) : v.get<int64_t>() > kMax)
-        fail(ActionParseErrorKind::NumberOutOfRange, site, field,
-             "field '" + field + "' is " + v.dump() + ", beyond " + std::to_string(kMax));
-    if (!v.is_number_unsigned() && v.get<int64_t>() < 0)
+             "field '" + field + "' must be " + expected + ", got " + describe(v));
+    }
+}
+
+// Positions, token ids, levels and layers. A negative one is refused as such however far below
+// int32 it lies, so the check comes before json_as's range check.
+int32_t read_non_negative_int(const json& v, const ActionSite& site, const std::string& field) {
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)
         fail(ActionParseErrorKind::NegativeNumber, site, field,
              "field '" + field + "' must not be negative, got " + v.dump());
-    return int32_t(v.get<int64_t>());
+    return read_field<int32_t>(v, site, field, "an integer");
 }
 
 std::vector<int32_t> read_int_array(const json& v, const ActionSite& site,
@@ -102,22 +116,17 @@ std::vector<int32_t> read_int_array(const json& v, const ActionSite& site,
 RemovalCause read_removal_cause(const json& obj, const ActionSite& site) {
     RemovalCause cause;
     if (const auto reason = obj.find("reason"); reason != obj.end()) {
-        if (!reason->is_string())
-            fail(ActionParseErrorKind::WrongType, site, "reason",
-                 "field 'reason' must be a string, got " + describe(*reason));
-        const auto parsed = parse_removal_reason(reason->get<std::string>());
+        const std::string name = read_field<std::string>(*reason, site, "reason", "a string");
+        const auto parsed = parse_removal_reason(name);
         if (!parsed)
             fail(ActionParseErrorKind::WrongType, site, "reason",
-                 "field 'reason' names no removal reason: '" + reason->get<std::string>() + "'");
+                 "field 'reason' names no removal reason: '" + name + "'");
         cause.reason = *parsed;
     }
-    if (const auto score = obj.find("score"); score != obj.end()) {
-        if (!score->is_number() || !std::isfinite(score->get<double>()) ||
-            std::abs(score->get<double>()) > double(std::numeric_limits<float>::max()))
-            fail(ActionParseErrorKind::WrongType, site, "score",
-                 "field 'score' must be a finite number, got " + describe(*score));
-        cause.score = score->get<float>();
-    }
+    // JSON numbers are finite (parse_json_bounded refuses 1e999), so json_as's range check is
+    // all a float needs.
+    if (const auto score = obj.find("score"); score != obj.end())
+        cause.score = read_field<float>(*score, site, "score", "a finite number");
     return cause;
 }
 
@@ -146,10 +155,7 @@ Action parse_action(const json& obj, const ActionSite& site) {
     const auto name_it = obj.find("action");
     if (name_it == obj.end())
         fail(ActionParseErrorKind::MissingField, site, "action", "missing field 'action'");
-    if (!name_it->is_string())
-        fail(ActionParseErrorKind::WrongType, site, "action",
-             "field 'action' must be a string, got " + describe(*name_it));
-    const std::string name = name_it->get<std::string>();
+    const std::string name = read_field<std::string>(*name_it, site, "action", "a string");
     const auto schema = std::find_if(schemas().begin(), schemas().end(),
                                      [&](const ActionSchema& s) { return name == s.name; });
     if (schema == schemas().end())
