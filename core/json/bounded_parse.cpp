@@ -6,35 +6,10 @@
 #include <vector>
 
 #include "core/json/json_error.h"
+#include "core/json/json_scan.h"
 
 namespace kvw {
 namespace {
-
-// Brackets inside strings do not nest; an escaped quote does not end a string. Malformed text
-// gets whatever depth its brackets give; nlohmann reports its syntax error afterwards.
-void check_depth(std::string_view text, int max_depth) {
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max_depth)
-                throw JsonError(
-                    JsonFaultKind::TooDeep, {},
-                    "arrays and objects nest deeper than " + std::to_string(max_depth) + " levels",
-                    uint64_t(i));
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-}
 
 // nlohmann's message without its "[json.exception.parse_error.101] parse error at line L,
 // column C: " prefix: the position is reported as a byte offset by JsonError, and callers
@@ -76,7 +51,11 @@ std::string path_of_overflow(std::string_view text) {
 }  // namespace
 
 nlohmann::json parse_json_bounded(std::string_view text, int max_depth) {
-    check_depth(text, max_depth);
+    if (const auto too_deep = scan_json(text, max_depth).too_deep_at)
+        throw JsonError(
+            JsonFaultKind::TooDeep, {},
+            "arrays and objects nest deeper than " + std::to_string(max_depth) + " levels",
+            uint64_t(*too_deep));
     try {
         return nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {

@@ -11,11 +11,11 @@ namespace kvw {
 // overflow an 8 MiB stack while 128 cost a few kilobytes. See docs/ARCHITECTURE.md.
 inline constexpr int kMaxJsonDepth = 128;
 
-// Parses `text` as one JSON value after checking, in one pass over the bytes, that no array or
-// object nests deeper than `max_depth`. Throws JsonError: TooDeep (offset of the bracket that
-// goes too deep), Syntax (offset of the last byte read, nlohmann's explanation as detail),
-// BadNumber (a number literal beyond a double, such as 1e999; the key path that holds it).
-// Every JSON entry point of the core parses through here.
+// Parses `text` as one JSON value after checking with scan_json() (one pass over the bytes, no
+// recursion) that no array or object nests deeper than `max_depth`. Throws JsonError: TooDeep
+// (offset of the bracket that goes too deep), Syntax (offset of the last byte read, nlohmann's
+// explanation as detail), BadNumber (a number literal beyond a double, such as 1e999; the key path
+// that holds it). Every JSON entry point of the core parses through here.
 nlohmann::json parse_json_bounded(std::string_view text, int max_depth = kMaxJsonDepth);
 
 }  // namespace kvw

@@ -5,9 +5,10 @@
 #include "core/io/regular_file.h"
 #include "core/json/bounded_parse.h"
 #include "core/json/json_error.h"
+#include "core/json/json_fields.h"
+#include "core/json/json_scan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -18,44 +19,6 @@ namespace kvw {
 namespace {
 
 using nlohmann::json;
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-size_t skip_space(std::string_view text, size_t pos) {
-    while (pos < text.size() && is_space(text[pos])) ++pos;
-    return pos;
-}
-
-// End (one past) of the JSON value that starts at `begin`, found by bracket depth outside
-// strings, so that concatenated values (NDJSON) can be told apart and every value and array
-// element located in the text. Unbalanced or malformed input yields some end; nlohmann then
-// reports the precise syntax error.
-size_t end_of_value(std::string_view text, size_t begin) {
-    size_t pos = begin;
-    int depth = 0;
-    bool in_string = false;
-    for (; pos < text.size(); ++pos) {
-        const char c = text[pos];
-        if (in_string) {
-            if (c == '\\')
-                ++pos;
-            else if (c == '"')
-                in_string = false;
-            if (!in_string && depth == 0) return pos + 1;
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            ++depth;
-        } else if (c == '}' || c == ']') {
-            if (--depth <= 0) return pos + 1;
-        } else if (depth == 0 && (is_space(c) || c == ',')) {
-            return pos;  // end of a scalar
-        }
-    }
-    return pos;
-}
 
 struct TextPosition {
     int line = 0;
@@ -73,11 +36,11 @@ TextPosition position_of(std::string_view text, size_t offset) {
 // One value of the text, parsed with the shared depth bound; the fault's offset within the
 // piece becomes a line and column of the whole text (a number beyond a double has no offset:
 // the value's start, and its field, stand for it).
-json parse_value(std::string_view text, size_t begin, size_t end) {
+json parse_value(std::string_view text, JsonSpan value) {
     try {
-        return parse_json_bounded(text.substr(begin, end - begin));
+        return parse_json_bounded(text.substr(value.begin, value.end - value.begin));
     } catch (const JsonError& e) {
-        const TextPosition at = position_of(text, begin + e.offset().value_or(0));
+        const TextPosition at = position_of(text, value.begin + e.offset().value_or(0));
         if (e.kind() == JsonFaultKind::BadNumber)
             throw ActionParseError(ActionParseErrorKind::NumberOutOfRange,
                                    "field '" + e.key() + "' " + e.detail(), at.line, at.column, -1,
@@ -109,18 +72,32 @@ std::string describe(const json& v) {
     return v.type_name();
 }
 
-int32_t read_non_negative_int(const json& v, const ActionSite& site, const std::string& field) {
-    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-    if (!v.is_number_integer())
+// A field read by json_as<T>, which checks its JSON type and T's range. Its JsonError becomes
+// this format's own: NumberOutOfRange for an integer beyond T, WrongType for anything else (a
+// number beyond a float is as unusable as a string). `expected` completes "must be ...".
+template <typename T>
+T read_field(const json& v, const ActionSite& site, const std::string& field,
+             const char* expected) {
+    try {
+        return json_as<T>(v, field);
+    } catch (const JsonError& e) {
+        if constexpr (std::is_integral_v<T>)
+            if (e.kind() == JsonFaultKind::BadNumber)
+                fail(ActionParseErrorKind::NumberOutOfRange, site, field,
+                     "field '" + field + "' is " + v.dump() + ", beyond " +
+                         std::to_string(std::numeric_limits<T>::max()));
         fail(ActionParseErrorKind::WrongType, site, field,
-             "field '" + field + "' must be an integer, got " + describe(v));
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(kMax) : v.get<int64_t>() > kMax)
-        fail(ActionParseErrorKind::NumberOutOfRange, site, field,
-             "field '" + field + "' is " + v.dump() + ", beyond " + std::to_string(kMax));
-    if (!v.is_number_unsigned() && v.get<int64_t>() < 0)
+             "field '" + field + "' must be " + expected + ", got " + describe(v));
+    }
+}
+
+// Positions, token ids, levels and layers. A negative one is refused as such however far below
+// int32 it lies, so the check comes before json_as's range check.
+int32_t read_non_negative_int(const json& v, const ActionSite& site, const std::string& field) {
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)
         fail(ActionParseErrorKind::NegativeNumber, site, field,
              "field '" + field + "' must not be negative, got " + v.dump());
-    return int32_t(v.get<int64_t>());
+    return read_field<int32_t>(v, site, field, "an integer");
 }
 
 std::vector<int32_t> read_int_array(const json& v, const ActionSite& site,
@@ -139,22 +116,17 @@ std::vector<int32_t> read_int_array(const json& v, const ActionSite& site,
 RemovalCause read_removal_cause(const json& obj, const ActionSite& site) {
     RemovalCause cause;
     if (const auto reason = obj.find("reason"); reason != obj.end()) {
-        if (!reason->is_string())
-            fail(ActionParseErrorKind::WrongType, site, "reason",
-                 "field 'reason' must be a string, got " + describe(*reason));
-        const auto parsed = parse_removal_reason(reason->get<std::string>());
+        const std::string name = read_field<std::string>(*reason, site, "reason", "a string");
+        const auto parsed = parse_removal_reason(name);
         if (!parsed)
             fail(ActionParseErrorKind::WrongType, site, "reason",
-                 "field 'reason' names no removal reason: '" + reason->get<std::string>() + "'");
+                 "field 'reason' names no removal reason: '" + name + "'");
         cause.reason = *parsed;
     }
-    if (const auto score = obj.find("score"); score != obj.end()) {
-        if (!score->is_number() || !std::isfinite(score->get<double>()) ||
-            std::abs(score->get<double>()) > double(std::numeric_limits<float>::max()))
-            fail(ActionParseErrorKind::WrongType, site, "score",
-                 "field 'score' must be a finite number, got " + describe(*score));
-        cause.score = score->get<float>();
-    }
+    // JSON numbers are finite (parse_json_bounded refuses 1e999), so json_as's range check is
+    // all a float needs.
+    if (const auto score = obj.find("score"); score != obj.end())
+        cause.score = read_field<float>(*score, site, "score", "a finite number");
     return cause;
 }
 
@@ -183,10 +155,7 @@ Action parse_action(const json& obj, const ActionSite& site) {
     const auto name_it = obj.find("action");
     if (name_it == obj.end())
         fail(ActionParseErrorKind::MissingField, site, "action", "missing field 'action'");
-    if (!name_it->is_string())
-        fail(ActionParseErrorKind::WrongType, site, "action",
-             "field 'action' must be a string, got " + describe(*name_it));
-    const std::string name = name_it->get<std::string>();
+    const std::string name = read_field<std::string>(*name_it, site, "action", "a string");
     const auto schema = std::find_if(schemas().begin(), schemas().end(),
                                      [&](const ActionSchema& s) { return name == s.name; });
     if (schema == schemas().end())
@@ -238,18 +207,6 @@ Action parse_action(const json& obj, const ActionSite& site) {
     return action;
 }
 
-// Offsets of the elements of the (syntactically valid) array that starts at `begin`.
-std::vector<size_t> array_element_starts(std::string_view text, size_t begin) {
-    std::vector<size_t> starts;
-    size_t pos = skip_space(text, begin + 1);
-    while (pos < text.size() && text[pos] != ']') {
-        starts.push_back(pos);
-        pos = skip_space(text, end_of_value(text, pos));
-        if (pos < text.size() && text[pos] == ',') pos = skip_space(text, pos + 1);
-    }
-    return starts;
-}
-
 }  // namespace
 
 const char* action_parse_error_kind_name(ActionParseErrorKind kind) {
@@ -299,32 +256,27 @@ ActionParseError::ActionParseError(ActionParseErrorKind kind, std::string detail
       file_(std::move(file)) {}
 
 ActionList parse_action_list(std::string_view text) {
-    struct Span {
-        size_t begin, end;
-    };
-    std::vector<Span> values;
-    for (size_t pos = skip_space(text, 0); pos < text.size(); pos = skip_space(text, pos)) {
-        const size_t end = end_of_value(text, pos);
-        values.push_back({pos, std::max(end, pos + 1)});
-        pos = values.back().end;
-    }
+    // The scan's depth goes unused: parse_value() bounds each value's depth as it parses it, so a
+    // syntax error in one value is still reported before a later value's depth.
+    const JsonScan scan = scan_json(text, kMaxJsonDepth);
+    const std::vector<JsonSpan>& values = scan.values;
 
     ActionList list;
     auto site_at = [&](int index, size_t offset) { return ActionSite{index, text, offset}; };
     if (!values.empty() && text[values[0].begin] == '[') {
-        const json array = parse_value(text, values[0].begin, values[0].end);
+        const json array = parse_value(text, values[0]);
         if (values.size() > 1) {
             const TextPosition at = position_of(text, values[1].begin);
             throw ActionParseError(ActionParseErrorKind::Syntax,
                                    "unexpected text after the action array", at.line, at.column);
         }
-        const std::vector<size_t> starts = array_element_starts(text, values[0].begin);
+        // The array parsed, so the scan found its elements exactly.
         for (size_t i = 0; i < array.size(); ++i)
-            list.push_back(parse_action(array[i], site_at(int(i), starts.at(i))));
+            list.push_back(parse_action(array[i], site_at(int(i), scan.array_elements.at(i))));
         return list;
     }
     for (size_t i = 0; i < values.size(); ++i) {
-        const json value = parse_value(text, values[i].begin, values[i].end);
+        const json value = parse_value(text, values[i]);
         list.push_back(parse_action(value, site_at(int(i), values[i].begin)));
     }
     return list;
