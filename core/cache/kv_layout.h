@@ -43,9 +43,7 @@ public:
     int capacity() const { return slab_.capacity(); }
     const KvStorage& storage() const { return slab_.storage(); }
     int rows(int layer) const;
-    int position(int layer) const { return rows(layer); }
     int remaining(int layer) const { return capacity() - rows(layer); }
-    bool is_full(int layer) const { return remaining(layer) == 0; }
     // Slab rows the layer occupies now, live or not: rows() plus the dead rows indirection has
     // not compacted yet, or the rows batch-splice holds before its pending edits are applied.
     virtual int physical_rows(int layer) const;

@@ -266,6 +266,10 @@ void parse_desync(LineReader& in, ScriptCommand& c) {
     c.session = command::Desync{layer, int(in.number("the row", 0))};
 }
 
+void parse_fault(LineReader& in, ScriptCommand& c) {
+    c.session = command::InjectFault{int(in.number("the primitive (0: none)", 0))};
+}
+
 void parse_undo_redo(LineReader& in, ScriptCommand& c) {
     c.count = in.at_end() ? 1 : in.number("the number of commands", 1);
 }
@@ -369,6 +373,10 @@ const ScriptCommandForm kReference[] = {
      no_arguments},
     {"desync", K::Session, "desync LAYER ROW", "test hook: point one mirror row at another record",
      "desync 1 3", parse_desync},
+    {"fault", K::Session, "fault K",
+     "test hook: the K-th cache primitive of the next list applied fails between cache and "
+     "mirror, so the list aborts and rolls back (0: disarm)",
+     "fault 2", parse_fault},
     {"undo", K::Undo, "undo [N]", "take back the last N commands (default 1)", "undo 2",
      parse_undo_redo},
     {"redo", K::Redo, "redo [N]", "do the last N undone commands again", "redo", parse_undo_redo},

@@ -65,6 +65,9 @@ struct LineOf {
     Line operator()(const command::Desync& c) const {
         return "desync " + std::to_string(c.layer) + " " + std::to_string(c.row);
     }
+    Line operator()(const command::InjectFault& c) const {
+        return "fault " + std::to_string(c.primitive);
+    }
 };
 
 }  // namespace

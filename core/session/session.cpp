@@ -12,6 +12,7 @@
 #include "core/model/model_loader.h"
 #include "core/policy/policy_table.h"
 #include "core/session/command/session_command.h"
+#include "core/session/fault_scope.h"
 #include "core/session/option_conflicts.h"
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
@@ -83,6 +84,7 @@ void Session::adopt(Sequence sequence) {
     wlod_ = std::move(sequence.wlod);
     invariants_.clear();
     injected_.clear();
+    armed_fault_ = 0;
     last_actions_.clear();
     last_given_index_.clear();
     last_result_ = {};
@@ -182,7 +184,10 @@ TickResult Session::apply_now(const ActionList& actions) {
     try {
         const int64_t first_new = state_->ledger().size();
         const auto start = std::chrono::steady_clock::now();
-        TickResult result = apply_action_list(*state_, actions, tick_);
+        TickResult result = [&] {
+            const FaultScope fault(*state_, armed_fault_);
+            return apply_action_list(*state_, actions, tick_);
+        }();
         proposer_->observe(*state_, false);
         // Step 4 alone ran: the timings are its own, not the previous step's.
         timings_ = {};
@@ -355,6 +360,19 @@ void Session::set_gist_net(const std::string& path) {
     refresh_invariants();
     record_hashed(trace_, command::SetGistNet{path}.to_json(), tick_, state_hash());
     spdlog::info("gist net: {}", gist_net_->name());
+}
+
+void Session::inject_fault(int primitive) {
+    if (primitive < 0)
+        throw std::invalid_argument("fault: the primitive is counted from 1 (0 disarms), not " +
+                                    std::to_string(primitive));
+    armed_fault_ = primitive;
+    record(trace_, command::InjectFault{primitive}.to_json(), tick_);
+    if (primitive > 0)
+        spdlog::info(
+            "fault armed: primitive {} of the next action list fails between the cache "
+            "and the mirror",
+            primitive);
 }
 
 void Session::debug_desync_row(int layer, int row) {

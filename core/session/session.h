@@ -215,6 +215,10 @@ public:
 
     // Test hook (see StateManager::debug_desync_row): breaks the mirror of one row.
     void debug_desync_row(int layer, int row);
+    // Arms a fault at the `primitive`-th cache primitive (1-based; 0 disarms) of the next action
+    // list applied, so that the abort and rollback of a tick can be watched (command::InjectFault).
+    // SessionError BadArgument for a negative count.
+    void inject_fault(int primitive);
 
 private:
     friend class SessionCheckpoint;
@@ -287,6 +291,7 @@ private:
     std::string prompt_;
     int64_t tick_ = 0;
     ActionList injected_;
+    int armed_fault_ = 0;  // inject_fault's primitive, handed to the next list applied
     ActionList last_actions_;
     std::vector<int> last_given_index_;
     TickResult last_result_;

@@ -28,6 +28,7 @@ Session::Session(const Session& other, bool with_engine)
       prompt_(other.prompt_),
       tick_(other.tick_),
       injected_(other.injected_),
+      armed_fault_(other.armed_fault_),
       last_actions_(other.last_actions_),
       last_given_index_(other.last_given_index_),
       last_result_(other.last_result_),

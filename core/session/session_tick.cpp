@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "core/policy/conflict_resolution.h"
+#include "core/session/command/sequence_commands.h"
+#include "core/session/fault_scope.h"
 #include "core/session/session.h"
 #include "core/session/trace_events.h"
 #include "core/state/state_error.h"
@@ -72,6 +74,7 @@ ActionList Session::propose_and_merge() {
 
 TickResult Session::apply_tick_list(ActionList& list, int first_proposed, int end_proposed,
                                     const DecodeBlock& block) {
+    const FaultScope fault(*state_, armed_fault_);
     TickResult result = apply_action_list(*state_, list, tick_ + 1, block);
     // A proposer sees one view of the rows (focus reads layer 0's for every layer): one proposal
     // that does not fit would otherwise refuse the sampled token too, on every tick after it.
@@ -170,22 +173,19 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         summed_timings_.total_ms += t.total_ms;
         ++timed_ticks_;
         note_result(result, list);
-        nlohmann::json event = {{"event", "tick"},
-                                {"tick", tick_},
-                                {"token", token},
-                                {"actions", actions_json(last_actions_)},
-                                {"result", tick_result_json(result)},
-                                {"invariants_pass", invariants_.all_passed()},
-                                {"state_hash", hash_hex(state_hash())}};
-        if (block.more > 0) {  // the whole frame, whether or not it went in
+        // The command part (a forced tick's tokens), then the outcomes beside it.
+        nlohmann::json event = command::Tick{{forced.begin(), forced.end()}}.to_json();
+        event["tick"] = tick_;
+        event["token"] = token;
+        event["actions"] = actions_json(last_actions_);
+        event["result"] = tick_result_json(result);
+        event["invariants_pass"] = invariants_.all_passed();
+        event["state_hash"] = hash_hex(state_hash());
+        if (!is_forced && block.more > 0) {  // the sampled frame, whether or not it went in
             std::vector<int32_t> frame{token};
-            if (is_forced)
-                frame.assign(forced.begin(), forced.end());
-            else
-                frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
+            frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
             event["tokens"] = frame;
         }
-        if (is_forced) event["forced"] = true;
         if (const RingLayout* ring = state_->ring()) {
             nlohmann::json layers = nlohmann::json::array();
             for (int l = 0; l < ring->n_layers(); ++l)

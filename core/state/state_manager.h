@@ -232,12 +232,13 @@ public:
         ledger_.set_brightness(layer, ids, values);
     }
 
-    // ---- test hooks -------------------------------------------------------------------------
+    // ---- faults on purpose (the `desync` and `fault` commands) -------------------------------
     // Points a row of one layer's pos2ledger at another record without touching the cache, so
     // that the invariants (and the views that show them) go red.
     void debug_desync_row(int layer, int row);
     // The k-th primitive started from now (1-based; 0 disables) throws
-    // StateError(InjectedFault) after it changed the cache and before it changed the mirror.
+    // StateError(InjectedFault) after it changed the cache and before it changed the mirror
+    // (armed by the Session for one action list: core/session/fault_scope.h).
     void inject_fault_at(int k);
 
 private:

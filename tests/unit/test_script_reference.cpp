@@ -74,6 +74,8 @@ std::vector<SessionCommand> commands_with_a_line() {
         command::SetGistNet{""},
         command::SetGistNet{"models/a net.gist.gguf"},
         command::Desync{3, 11},
+        command::InjectFault{2},
+        command::InjectFault{0},
     };
 }
 

@@ -62,7 +62,8 @@ std::vector<SessionCommand> sample_commands() {
             command::SetGuard{false},
             command::SetWlod{4, 64},
             command::SetGistNet{"net.gist.gguf"},
-            command::Desync{1, 2}};
+            command::Desync{1, 2},
+            command::InjectFault{3}};
 }
 
 // The TraceError decoding `event` as line 7 of "t.ndjson" throws.
@@ -146,6 +147,8 @@ private slots:
             command::SetGistNet{""},
             command::SetWlod{0, 0},
             command::Tick{{7}, false},
+            command::InjectFault{1},
+            command::Tick{{}, true},
             command::Desync{0, 1},
             command::Start{std::vector<int32_t>{1, 5, 6}},
             command::Tick{{}, true}};

@@ -26,4 +26,14 @@ Desync Desync::from_json(const JsonFields& event, size_t, const std::string&) {
 
 void Desync::apply(Session& session) const { session.debug_desync_row(layer, row); }
 
+nlohmann::json InjectFault::to_json() const {
+    return {{"event", kEvent}, {"primitive", primitive}};
+}
+
+InjectFault InjectFault::from_json(const JsonFields& event, size_t, const std::string&) {
+    return {event.get<int>("primitive")};
+}
+
+void InjectFault::apply(Session& session) const { session.inject_fault(primitive); }
+
 }  // namespace kvw::command

@@ -46,5 +46,20 @@ struct Desync {
     bool operator==(const Desync&) const = default;
 };
 
+// Session::inject_fault: the hook that shows the rollback path. The `primitive`-th cache
+// primitive (1-based) of the next action list applied (a tick's or apply_now's) fails after the
+// cache changed and before the mirror did: the list aborts, the mirror goes back, the cache is
+// rebuilt from it and the result names the primitive. 0 disarms; a list with fewer primitives
+// leaves nothing armed.
+struct InjectFault {
+    static constexpr std::string_view kEvent = "inject_fault";
+    int primitive = 0;
+
+    nlohmann::json to_json() const;
+    static InjectFault from_json(const JsonFields& event, size_t line, const std::string& file);
+    void apply(Session& session) const;
+    bool operator==(const InjectFault&) const = default;
+};
+
 }  // namespace command
 }  // namespace kvw

@@ -23,7 +23,7 @@ using SessionCommand =
                  command::ClearInjected, command::Rebuild, command::Drift, command::SetProposer,
                  command::SetPolicyOptions, command::SetRopePolicy, command::SetLayout,
                  command::SetKvTypes, command::SetGuard, command::SetWlod, command::SetGistNet,
-                 command::Desync>;
+                 command::Desync, command::InjectFault>;
 
 // The trace event's name ("tick", "set_layout", ...).
 std::string_view event_name(const SessionCommand& command);
