@@ -321,14 +321,15 @@ const ScriptCommandForm kReference[] = {
      "A/B mode: policy B with its budgets beside the session's policy, on the same tokens",
      "ab streaming-llm 2 6 4", parse_ab},
     {"ab", K::Ab, "ab off", "end the A/B mode", "ab off", parse_ab},
-    {"rope", K::Session, "rope NAME", "RoPE position policy: final_index, reindex, original",
+    {"rope", K::Session, "rope NAME", "RoPE position policy: " + names_in(kRopePolicyNames, ", "),
      "rope reindex", parse_rope},
     {"kv-types", K::Session, "kv-types K V",
-     "storage types of cached K and V: f32, f16, bf16, int8, fp8", "kv-types bf16 fp8",
+     "storage types of cached K and V: " + names_in(kKvTypeNames, ", "), "kv-types bf16 fp8",
      parse_kv_types},
     {"layout", K::Session, "layout NAME [MODE S N [T]]",
-     "cache layout; ring: mode roll|pointer|lut, S sinks, N tokens a tick decodes, T rows "
-     "(default: the capacity)",
+     "cache layout: " + names_in(kCacheLayoutNames, ", ") + "; ring: mode " +
+         names_in(kRingModeNames, "|") +
+         ", S sinks, N tokens a tick decodes, T rows (default: the capacity)",
      "layout ring pointer 4 2 64", parse_layout},
     {"guard", K::Session, "guard on|off", "re-check invariants after every primitive", "guard on",
      parse_guard},

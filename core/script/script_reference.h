@@ -18,7 +18,7 @@ struct ScriptCommandForm {
     std::string_view word;   // what a line starts with: "step", "expect rows", "ab"
     ScriptCommandKind kind;  // what it parses to (Session: the reader sets the command)
     const char* usage;       // "step N", "guard on|off": the word(s) and their arguments
-    const char* summary;     // one line
+    std::string summary;     // one line (names of layouts, types, policies from their tables)
     const char* example;     // a line that parses to this command (the reference test parses it)
     // Reads the arguments after `word` into the command (whose kind is set); the parser then
     // refuses words left over.
