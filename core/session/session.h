@@ -61,7 +61,7 @@ struct SessionOptions {
     int wlod_k = 0;
     int64_t wlod_max = 0;                    // W_max, rows the focus policy keeps to; 0: no budget
     double wlod_full_recompute_below = 0.1;  // WlodOptions::full_recompute_below
-    // A learned GistNet's sidecar (*.gist.gguf, core/wlod/gist_file.h); empty: mean pooling.
+    // A learned GistNet's sidecar (*.gist.gguf, core/gist/gist_file.h); empty: mean pooling.
     // Its embedding width must be the model's n_embd, its K the session's (ModelError
     // ShapeMismatch naming the file otherwise).
     std::string gist_net;

@@ -12,6 +12,8 @@
 #include "core/cache/kv_layout.h"
 #include "core/cache/ring_layout.h"
 #include "core/engine/transformer.h"
+#include "core/gist/gist_net.h"
+#include "core/gist/gist_record.h"
 #include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
 #include "core/state/drift_report.h"
@@ -19,8 +21,6 @@
 #include "core/state/invariant_summary.h"
 #include "core/state/rope_policy.h"
 #include "core/state/state_digest.h"
-#include "core/wlod/gist_net.h"
-#include "core/wlod/gist_record.h"
 
 namespace kvw {
 
