@@ -96,7 +96,7 @@ TickResult Session::apply_tick_list(ActionList& list, int first_proposed, int en
     return result;
 }
 
-TickResult Session::step() { return tick({}, frame_tokens()); }
+TickResult Session::step() { return tick({}, block_tokens()); }
 
 TickResult Session::step_one_token() { return tick({}, 1); }
 
@@ -107,8 +107,8 @@ TickResult Session::step_forced(std::span<const int32_t> tokens) {
     return tick(tokens);
 }
 
-int Session::frame_tokens() const {
-    return options_.layout == CacheLayout::Ring ? options_.ring.tokens_per_frame : 1;
+int Session::block_tokens() const {
+    return options_.layout == CacheLayout::Ring ? options_.ring.tokens_per_block : 1;
 }
 
 TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
@@ -121,7 +121,7 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         const bool is_forced = !forced.empty();
         const int32_t token = is_forced ? forced[0] : sampler_.sample(state_->last_logits());
         t.sample_ms = ms_since(start);
-        // Block decoding: the frame's other tokens are decoded in Step 4, each from the logits of
+        // Block decoding: the block's other tokens are decoded in Step 4, each from the logits of
         // the row appended before it (sampling them counts as Step 4's time).
         DecodeBlock block;
         block.more = is_forced ? int(forced.size()) - 1 : sampled - 1;
@@ -177,13 +177,13 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
                                 {"result", tick_result_json(result)},
                                 {"invariants_pass", invariants_.all_passed()},
                                 {"state_hash", hash_hex(state_hash())}};
-        if (block.more > 0) {  // the whole frame, whether or not it went in
-            std::vector<int32_t> frame{token};
+        if (block.more > 0) {  // the whole decode block, whether or not it went in
+            std::vector<int32_t> tokens{token};
             if (is_forced)
-                frame.assign(forced.begin(), forced.end());
+                tokens.assign(forced.begin(), forced.end());
             else
-                frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
-            event["tokens"] = frame;
+                tokens.insert(tokens.end(), result.decoded.begin(), result.decoded.end());
+            event["tokens"] = tokens;
         }
         if (is_forced) event["forced"] = true;
         if (const RingLayout* ring = state_->ring()) {
