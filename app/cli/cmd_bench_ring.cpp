@@ -1,7 +1,7 @@
 // kvw bench ring: what each ring mode (docs/ARCHITECTURE.md §17) costs per update and per read
 // at a fixed window, against the memmove / memcpy of the whole window measured in the same run.
 // The layout is driven as the StateManager drives it: a full ring first drops its oldest rows
-// (remove_range at the first ring row), then appends the frame. Storage-type costs (encode,
+// (remove_range at the first ring row), then appends the decode block. Storage-type costs (encode,
 // decode, perplexity) are `kvw bench kv-types`.
 #include <cstdio>
 #include <cstring>
@@ -21,8 +21,8 @@ struct Measure {
     double update_bytes = 0, read_bytes = 0;  // moved or assembled per call
 };
 
-Measure bench_mode(RingMode mode, int T, int tpf, int kv_dim, KvStorage storage, int updates) {
-    RingLayout ring(1, kv_dim, T, storage, RingOptions{mode, 0, tpf, false});
+Measure bench_mode(RingMode mode, int T, int block, int kv_dim, KvStorage storage, int updates) {
+    RingLayout ring(1, kv_dim, T, storage, RingOptions{mode, 0, block, false});
     std::mt19937 rng(1);
     std::normal_distribution<float> value(0.0f, 1.0f);
     std::vector<float> rows(size_t(T) * size_t(kv_dim));
@@ -33,10 +33,10 @@ Measure bench_mode(RingMode mode, int T, int tpf, int kv_dim, KvStorage storage,
     double update_ms = 0, read_ms = 0;
     volatile float sink = 0;
     for (int u = 0; u < updates; ++u) {
-        const float* frame = rows.data() + size_t(u * tpf % (T - tpf + 1)) * size_t(kv_dim);
+        const float* written = rows.data() + size_t(u * block % (T - block + 1)) * size_t(kv_dim);
         BenchClock::time_point start = BenchClock::now();
-        ring.remove_range(0, 0, tpf);
-        ring.append(0, frame, frame, tpf);
+        ring.remove_range(0, 0, block);
+        ring.append(0, written, written, block);
         update_ms += ms_since(start);
         start = BenchClock::now();
         const LayerContext ctx = ring.view(0);
@@ -79,12 +79,13 @@ int run_bench_ring(const CliArgs& args) {
     const int groups = int(args.get_count("groups", 1 << 16));
     if (T < 2 || kv_dim < 1 || updates < 1 || groups < 1 || kv_dim % groups != 0)
         throw UsageError("--size >= 2, --kv-dim >= 1, --updates >= 1, --groups dividing --kv-dim");
-    std::vector<int> frames;
+    // --frames: decode block sizes (tokens per block), under the option's historic name.
+    std::vector<int> blocks;
     for (const std::string& f : split_list(args.get("frames"))) {
         const int n = std::atoi(f.c_str());
         if (n < 1 || n >= T || T % n != 0)
             throw UsageError("--frames: " + f + " must divide --size and be below it");
-        frames.push_back(n);
+        blocks.push_back(n);
     }
     const KvStorage storage{*k, *v, groups};
     // A row pair as it moves: K, V, scales and the clip counters (RowBuffer::slot_bytes).
@@ -101,11 +102,11 @@ int run_bench_ring(const CliArgs& args) {
                 memcpy_us);
     std::printf("%-8s %5s %12s %14s %10s %14s %10s\n", "mode", "tpf", "update us", "update bytes",
                 "read us", "read bytes", "x memmove");
-    for (int tpf : frames)
+    for (int block : blocks)
         for (RingMode mode : {RingMode::Roll, RingMode::Pointer, RingMode::Lut}) {
-            const Measure m = bench_mode(mode, T, tpf, kv_dim, storage, updates);
-            std::printf("%-8s %5d %12.2f %14.0f %10.2f %14.0f %10.2f\n", ring_mode_name(mode), tpf,
-                        m.update_us, m.update_bytes, m.read_us, m.read_bytes,
+            const Measure m = bench_mode(mode, T, block, kv_dim, storage, updates);
+            std::printf("%-8s %5d %12.2f %14.0f %10.2f %14.0f %10.2f\n", ring_mode_name(mode),
+                        block, m.update_us, m.update_bytes, m.read_us, m.read_bytes,
                         (m.update_us + m.read_us) / memmove_us);
         }
     return 0;

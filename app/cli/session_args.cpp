@@ -24,8 +24,9 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
     if (!mode) throw UsageError("--ring-mode takes " + names_in(kRingModeNames, "|"));
     options.ring.mode = *mode;
     options.ring.sinks = int(args.get_count("ring-sinks", INT32_MAX));
-    options.ring.tokens_per_frame = int(args.get_count("tokens-per-frame", INT32_MAX));
-    if (options.ring.tokens_per_frame < 1)
+    // --tokens-per-frame: the decode block's size under its historic name.
+    options.ring.tokens_per_block = int(args.get_count("tokens-per-frame", INT32_MAX));
+    if (options.ring.tokens_per_block < 1)
         throw UsageError("--tokens-per-frame must be at least 1");
     options.ring.checksum = args.has("ring-checksum");
     if (args.has("ring-size")) options.capacity = args.get_count("ring-size", INT64_MAX);

@@ -34,7 +34,7 @@ CacheLayoutDialog::CacheLayoutDialog(CacheLayout layout, const RingOptions& ring
       layout_(new QComboBox(this)),
       mode_(new QComboBox(this)),
       sinks_(count_box("ringSinks", 0, this)),
-      tokens_per_frame_(count_box("tokensPerFrame", 0, this)),
+      tokens_per_block_(count_box("tokensPerBlock", 0, this)),
       size_(count_box("ringSize", 1, this)),
       checksum_(ring.checksum) {
     layout_->setObjectName("layout");
@@ -44,7 +44,7 @@ CacheLayoutDialog::CacheLayoutDialog(CacheLayout layout, const RingOptions& ring
     addField("Layout", layout_, "layout");
     addField("Ring mode", mode_, "ring-mode");
     addField("S (pinned sink rows)", sinks_, "ring-sinks");
-    addField("N (tokens per frame)", tokens_per_frame_, "tokens-per-frame");
+    addField("N (tokens per frame)", tokens_per_block_, "tokens-per-frame");
     addField("T (rows per layer)", size_, "capacity");
     connect(layout_, &QComboBox::currentIndexChanged, this, &CacheLayoutDialog::enableRingFields);
     setCacheLayout(layout);
@@ -61,21 +61,21 @@ void CacheLayoutDialog::setCacheLayout(CacheLayout layout) { select_data(layout_
 void CacheLayoutDialog::setRing(const RingOptions& ring, int size) {
     select_data(mode_, int(ring.mode));
     sinks_->setValue(ring.sinks);
-    tokens_per_frame_->setValue(ring.tokens_per_frame);
+    tokens_per_block_->setValue(ring.tokens_per_block);
     size_->setValue(size);
 }
 
 void CacheLayoutDialog::enableRingFields() {
     const bool ring = cacheLayout() == CacheLayout::Ring;
     for (QWidget* w : {static_cast<QWidget*>(mode_), static_cast<QWidget*>(sinks_),
-                       static_cast<QWidget*>(tokens_per_frame_), static_cast<QWidget*>(size_)})
+                       static_cast<QWidget*>(tokens_per_block_), static_cast<QWidget*>(size_)})
         w->setEnabled(ring);
 }
 
 bool CacheLayoutDialog::send() {
     const bool ring = cacheLayout() == CacheLayout::Ring;
     const RingOptions options{RingMode(mode_->currentData().toInt()), sinks_->value(),
-                              tokens_per_frame_->value(), checksum_};
+                              tokens_per_block_->value(), checksum_};
     emit layoutChosen(cacheLayout(), options, ring ? size_->value() : 0);
     return true;
 }

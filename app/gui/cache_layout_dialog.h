@@ -9,10 +9,11 @@ class QSpinBox;
 namespace kvw {
 
 // The Session menu's "Cache layout…" (ARCHITECTURE §4, §17): where the cache rows live, and for
-// a ring its mode, S pinned sink rows, tokens per frame and size T (rows per layer), starting at
-// what the session runs. The choices come from the layout and ring-mode tables (kCacheLayoutNames,
-// kRingModeNames). OK sends them as the `.kvs` `layout` command does (layoutChosen, which the
-// window hands to Session::set_layout); a refusal shows beside its field.
+// a ring its mode, S pinned sink rows, N tokens per decode block (labelled "tokens per frame")
+// and size T (rows per layer), starting at what the session runs. The choices come from the layout
+// and ring-mode tables (kCacheLayoutNames, kRingModeNames). OK sends them as the `.kvs` `layout`
+// command does (layoutChosen, which the window hands to Session::set_layout); a refusal shows
+// beside its field.
 class CacheLayoutDialog : public SettingsDialog {
     Q_OBJECT
 public:
@@ -36,7 +37,7 @@ private:
     QComboBox* layout_;
     QComboBox* mode_;
     QSpinBox* sinks_;
-    QSpinBox* tokens_per_frame_;
+    QSpinBox* tokens_per_block_;
     QSpinBox* size_;
     bool checksum_;  // kept as the session has it: the dialog does not offer it
 };

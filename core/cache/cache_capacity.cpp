@@ -50,9 +50,9 @@ LayoutMemory layout_memory(CacheLayout layout, const RingOptions& ring, int64_t 
     if (ring.mode != RingMode::Roll) ++m.slabs;  // the scratch (RingLayout)
     if (ring.checksum) ++m.slabs;                // the shadow roll copy
     const int64_t slots = std::max<int64_t>(capacity - ring.sinks, 0);
-    if (ring.mode == RingMode::Lut && ring.tokens_per_frame > 0)
+    if (ring.mode == RingMode::Lut && ring.tokens_per_block > 0)
         m.fixed_bytes =
-            uint64_t(slots / ring.tokens_per_frame) * uint64_t(capacity) * sizeof(int32_t);
+            uint64_t(slots / ring.tokens_per_block) * uint64_t(capacity) * sizeof(int32_t);
     return m;
 }
 

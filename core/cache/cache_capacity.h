@@ -52,7 +52,7 @@ uint64_t layout_bytes(int64_t capacity, int n_layers, int kv_dim, const KvStorag
                       CacheLayout layout, const RingOptions& ring);
 
 // What a new cache may take: half of the memory the system reports available now
-// (MemAvailable), leaving the rest to the forward pass, the frames and everything else;
+// (MemAvailable), leaving the rest to the forward pass, the Frames and everything else;
 // 0 where the system does not say.
 uint64_t default_cache_memory_budget();
 

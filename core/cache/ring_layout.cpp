@@ -38,7 +38,7 @@ RingLayout::RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage
       scratch_(n_layers, kv_dim, rows_if(options.mode != RingMode::Roll, capacity), storage),
       shadow_(n_layers, kv_dim, rows_if(options.checksum, capacity), storage) {
     if (options_.mode != RingMode::Lut) return;
-    const int S = options_.sinks, R = ring_slots(), block = options_.tokens_per_frame;
+    const int S = options_.sinks, R = ring_slots(), block = options_.tokens_per_block;
     for (int b = 0; b < R / block; ++b) {
         std::vector<int32_t> table(static_cast<size_t>(capacity));
         for (int j = 0; j < capacity; ++j)
@@ -132,7 +132,7 @@ void RingLayout::drop_front(int layer, int n) {
         L.rotated += L.head;
         L.head = 0;
     }
-    if (options_.mode == RingMode::Lut && L.head % options_.tokens_per_frame != 0) {
+    if (options_.mode == RingMode::Lut && L.head % options_.tokens_per_block != 0) {
         normalise(layer);
         ++L.realigns;
     }
@@ -190,7 +190,7 @@ LayerContext RingLayout::window(int layer, int rows) const {
         case RingMode::Lut:
             return LayerContext{
                 rows, slab_.k_rows(layer), slab_.v_rows(layer),
-                tables_[size_t(layers_[size_t(layer)].head / options_.tokens_per_frame)].data()};
+                tables_[size_t(layers_[size_t(layer)].head / options_.tokens_per_block)].data()};
         case RingMode::Roll: break;
     }
     return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
@@ -222,9 +222,9 @@ std::string RingLayout::check_pointer(int layer) const {
                std::to_string(mod(L.dropped - L.rotated, R)) + " mod " + std::to_string(R);
     if (options_.mode == RingMode::Roll && L.head != 0)
         return "roll: head " + std::to_string(L.head) + " is not slot 0";
-    if (options_.mode == RingMode::Lut && L.head % options_.tokens_per_frame != 0)
+    if (options_.mode == RingMode::Lut && L.head % options_.tokens_per_block != 0)
         return "lut: head " + std::to_string(L.head) + " is not on a block of " +
-               std::to_string(options_.tokens_per_frame);
+               std::to_string(options_.tokens_per_block);
     if (L.offset - L.dropped - L.removed != L.rows)
         return "offset " + std::to_string(L.offset) + " - dropped " + std::to_string(L.dropped) +
                " - removed " + std::to_string(L.removed) + " is not the " + std::to_string(L.rows) +

@@ -50,7 +50,7 @@ public:
     // The ranges a read of the layer's first `rows` rows (all when < 0) assembles.
     RingRanges read_ranges(int layer, int rows = -1) const;
     // The slab as stored (rows by slab row, scales beside them) and where a logical row sits,
-    // for the ring's frame.
+    // for the UI Frame's view of the ring (RingFrame, core/session/ring_frame.cpp).
     KvRows slab_k(int layer) const { return slab_.k_rows(layer); }
     KvRows slab_v(int layer) const { return slab_.v_rows(layer); }
     int slab_row(int layer, int row) const { return physical_row(layer, row); }
@@ -100,7 +100,7 @@ private:
     mutable RowBuffer scratch_;
     // Checksum: the logical rows in roll order, kept by the same edits.
     RowBuffer shadow_;
-    // Lut: table b maps logical row j to its slab row when the head is slot b * tokens_per_frame.
+    // Lut: table b maps logical row j to its slab row when the head is slot b * tokens_per_block.
     std::vector<std::vector<int32_t>> tables_;
     mutable uint64_t bytes_assembled_ = 0;
 };

@@ -14,8 +14,8 @@ namespace kvw {
 //  Pointer: rows stay where they were written; a write pointer goes round the T - S ring slots
 //           and a read assembles the window oldest -> newest into a scratch with always two
 //           copies (the tail part from the oldest slot to the slab end, then the head part).
-//  Lut:     as Pointer, but the oldest slot sits on a block of tokens_per_frame rows, so a read
-//           is one of (T - S) / tokens_per_frame precomputed index tables: no copy.
+//  Lut:     as Pointer, but the oldest slot sits on a block of tokens_per_block rows, so a read
+//           is one of (T - S) / tokens_per_block precomputed index tables: no copy.
 enum class RingMode : uint8_t { Roll, Pointer, Lut };
 
 // Every mode, in the order lists and help texts name them.
@@ -33,15 +33,16 @@ constexpr std::optional<RingMode> parse_ring_mode(std::string_view name) {
 struct RingOptions {
     RingMode mode = RingMode::Roll;
     int sinks = 0;  // S: the first S logical rows are never overwritten (StreamingLLM)
-    // Rows a frame of block decoding writes (a Session tick decodes this many tokens); Lut's
-    // block size.
-    int tokens_per_frame = 1;
+    // Rows a decode block writes (a Session tick decodes this many tokens); Lut's block size.
+    // Traces, the command line and scripts call it by its historic name, tokens per frame
+    // (the "tokens_per_frame" key, --tokens-per-frame): not the UI's Frame.
+    int tokens_per_block = 1;
     bool checksum = false;  // keep a shadow roll copy and compare every assembled window
     bool operator==(const RingOptions&) const = default;
 };
 
 // Which ring option a RingError is about.
-enum class RingField : uint8_t { Sinks, TokensPerFrame };
+enum class RingField : uint8_t { Sinks, TokensPerBlock };
 
 // Ring options that do not fit a ring of `capacity` rows. what() names the option and why;
 // field() says which one, for a form that shows the error beside it.
@@ -55,12 +56,12 @@ private:
     RingField field_;
 };
 
-// Throws RingError unless 0 <= sinks < capacity, 1 <= tokens_per_frame <= capacity - sinks, and
-// for Lut
-// tokens_per_frame divides capacity - sinks and the index tables fit kMaxLutBytes.
+// Throws RingError unless 0 <= sinks < capacity, 1 <= tokens_per_block <= capacity - sinks, and
+// for Lut tokens_per_block divides capacity - sinks and the index tables fit kMaxLutBytes.
+// The messages name the block size as users see it, tokens_per_frame (the trace key).
 void check_ring_options(const RingOptions& options, int capacity);
 
-// Lut keeps (T - S) / tokens_per_frame tables of T int32 entries; beyond this it is refused.
+// Lut keeps (T - S) / tokens_per_block tables of T int32 entries; beyond this it is refused.
 inline constexpr size_t kMaxLutBytes = size_t(64) << 20;
 
 }  // namespace kvw

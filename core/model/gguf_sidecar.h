@@ -8,7 +8,7 @@
 namespace kvw {
 
 // Reading the small GGUF sidecars of float weights that sit beside a model: the SmartKV gate
-// (core/policy/gate/gate_file.h) and a learned GistNet (core/wlod/gist_file.h). Every fault is
+// (core/policy/gate/gate_file.h) and a learned GistNet (core/gist/gist_file.h). Every fault is
 // a ModelError naming the file and the key or the tensor.
 
 // The metadata `key` as a count in [1, max]: BadMetadata outside, MissingMetadata when absent.

@@ -176,7 +176,7 @@ void parse_layout(LineReader& in, ScriptCommand& c) {
         RingOptions ring;
         ring.mode = *m;
         if (!in.at_end()) ring.sinks = int(in.number("the sink rows", 0));
-        if (!in.at_end()) ring.tokens_per_frame = int(in.number("tokens per frame", 1));
+        if (!in.at_end()) ring.tokens_per_block = int(in.number("tokens per frame", 1));
         if (!in.at_end()) set.capacity = in.number("the ring size T", 1);
         set.ring = ring;
     }

@@ -43,7 +43,7 @@ struct LineOf {
         if (!c.ring) return c.capacity == 0 ? Line(line) : std::nullopt;
         if (c.layout != CacheLayout::Ring || c.ring->checksum) return std::nullopt;
         line += std::string(" ") + ring_mode_name(c.ring->mode) + " " +
-                std::to_string(c.ring->sinks) + " " + std::to_string(c.ring->tokens_per_frame);
+                std::to_string(c.ring->sinks) + " " + std::to_string(c.ring->tokens_per_block);
         if (c.capacity != 0) line += " " + std::to_string(c.capacity);
         return line;
     }

@@ -35,11 +35,11 @@ void check_option_conflicts(const SessionOptions& o, ChangedSetting changed) {
                      " + window " + std::to_string(b.window) +
                      "): the ring would overwrite rows the policy keeps; use a ring of at least " +
                      std::to_string(kept) + " rows or a smaller sink + budget + window");
-    if (ring && (selective || focus) && o.ring.tokens_per_frame > 1)
+    if (ring && (selective || focus) && o.ring.tokens_per_block > 1)
         conflict(changed, ChangedSetting::Policy, "tokens-per-frame", "policy",
-                 "tokens-per-frame " + std::to_string(o.ring.tokens_per_frame) + " with policy " +
+                 "tokens-per-frame " + std::to_string(o.ring.tokens_per_block) + " with policy " +
                      o.proposer + ": the policy makes room for one token a tick, a frame appends " +
-                     std::to_string(o.ring.tokens_per_frame) +
+                     std::to_string(o.ring.tokens_per_block) +
                      " and overruns its budget; use tokens-per-frame 1");
     if (o.wlod_k >= 2 && o.rope_policy != RopePolicy::FinalIndex)
         conflict(changed, ChangedSetting::Wlod, "rope", "wlod-k",

@@ -29,8 +29,8 @@ enum class ChangedSetting { None, Layout, Policy, Wlod, Rope };
 // Throws OptionConflict when `o` (capacity already resolved, as a Session holds it) combines:
 //  - a selective policy with a ring smaller than its sink + budget + window rows (the ring
 //    would overwrite rows the policy keeps),
-//  - a selective or the focus policy with ring frames of more than one token (the policy makes
-//    room for one token a tick, a frame appends N),
+//  - a selective or the focus policy with ring decode blocks of more than one token (the policy
+//    makes room for one token a tick, a block appends N),
 //  - focus with a W_max it cannot fold down to (below the first foldable block + 2K),
 //  - wLOD under a policy other than manual and focus (no row at or before a gist may be
 //    deleted or merged: the policy's edits were rejected once a block was collapsed),

@@ -61,7 +61,7 @@ private:
         for (const auto& [key, value] : recorded.items()) {
             if (key == "event") continue;  // the command repeated: equal by construction
             // The ring's pointers are a record to grep (ARCHITECTURE §17) that follows the
-            // header's frame size, which traces from before block decoding give as N while
+            // header's decode block size, which traces from before block decoding give as N while
             // every tick decoded one token; the rows they point at are in the state hash.
             if (key == "ring") continue;
             if (key == "state_hash" && !report_.state_hashes_compared) continue;

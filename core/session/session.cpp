@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/backend/backend_registry.h"
+#include "core/gist/gist_file.h"
 #include "core/model/model_error.h"
 #include "core/model/model_loader.h"
 #include "core/policy/policy_table.h"
@@ -17,7 +18,6 @@
 #include "core/session/session_error.h"
 #include "core/session/trace_events.h"
 #include "core/state/state_error.h"
-#include "core/wlod/gist_file.h"
 
 namespace kvw {
 

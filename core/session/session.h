@@ -48,7 +48,7 @@ struct SessionOptions {
     int64_t capacity = 0;
     RopePolicy rope_policy = RopePolicy::FinalIndex;
     CacheLayout layout = CacheLayout::Contiguous;
-    RingOptions ring;  // the ring layout's mode, sinks, tokens_per_frame (ARCHITECTURE §17)
+    RingOptions ring;  // the ring layout's mode, sinks, tokens_per_block (ARCHITECTURE §17)
     KvType k_type = KvType::F32;  // storage types of the cached K and V rows
     KvType v_type = KvType::F32;
     std::string proposer = "manual";  // a name of policy_table()
@@ -61,7 +61,7 @@ struct SessionOptions {
     int wlod_k = 0;
     int64_t wlod_max = 0;                    // W_max, rows the focus policy keeps to; 0: no budget
     double wlod_full_recompute_below = 0.1;  // WlodOptions::full_recompute_below
-    // A learned GistNet's sidecar (*.gist.gguf, core/wlod/gist_file.h); empty: mean pooling.
+    // A learned GistNet's sidecar (*.gist.gguf, core/gist/gist_file.h); empty: mean pooling.
     // Its embedding width must be the model's n_embd, its K the session's (ModelError
     // ShapeMismatch naming the file otherwise).
     std::string gist_net;
@@ -99,8 +99,8 @@ public:
     // teacher-forced evaluation (core/eval) feeds the tokens of a text it has cut into chunks.
     void start_tokens(std::span<const int32_t> ids);
     // One tick. Needs start(). Returns what Step 4 did; a rejected or aborted list is reported
-    // there (and in the frame), never thrown. Under the ring layout a tick decodes a frame of
-    // ring.tokens_per_frame tokens (block decoding, ARCHITECTURE §17); elsewhere one token.
+    // there (and in the frame), never thrown. Under the ring layout a tick decodes a block of
+    // ring.tokens_per_block tokens (block decoding, ARCHITECTURE §17); elsewhere one token.
     TickResult step();
     // A sampled tick of exactly one token whatever the ring's frame: how a tick event without
     // "tokens" replays (recorded before block decoding, or with frames of 1; ARCHITECTURE §17).
@@ -256,8 +256,8 @@ private:
     // adds refuse the tick as a whole.
     TickResult apply_tick_list(ActionList& list, int first_proposed, int end_proposed,
                                const DecodeBlock& block);
-    // Tokens a sampled tick decodes: the ring's frame, 1 under other layouts.
-    int frame_tokens() const;
+    // Tokens a sampled tick decodes: the ring's decode block, 1 under other layouts.
+    int block_tokens() const;
     void new_state();
     std::unique_ptr<WlodContext> make_wlod_context(StateManager& state) const;
     // The net `path` names (mean pooling when empty), checked against the model's width.

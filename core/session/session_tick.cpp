@@ -99,7 +99,7 @@ TickResult Session::apply_tick_list(ActionList& list, int first_proposed, int en
     return result;
 }
 
-TickResult Session::step() { return tick({}, frame_tokens()); }
+TickResult Session::step() { return tick({}, block_tokens()); }
 
 TickResult Session::step_one_token() { return tick({}, 1); }
 
@@ -110,8 +110,8 @@ TickResult Session::step_forced(std::span<const int32_t> tokens) {
     return tick(tokens);
 }
 
-int Session::frame_tokens() const {
-    return options_.layout == CacheLayout::Ring ? options_.ring.tokens_per_frame : 1;
+int Session::block_tokens() const {
+    return options_.layout == CacheLayout::Ring ? options_.ring.tokens_per_block : 1;
 }
 
 TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
@@ -124,7 +124,7 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         const bool is_forced = !forced.empty();
         const int32_t token = is_forced ? forced[0] : sampler_.sample(state_->last_logits());
         t.sample_ms = ms_since(start);
-        // Block decoding: the frame's other tokens are decoded in Step 4, each from the logits of
+        // Block decoding: the block's other tokens are decoded in Step 4, each from the logits of
         // the row appended before it (sampling them counts as Step 4's time).
         DecodeBlock block;
         block.more = is_forced ? int(forced.size()) - 1 : sampled - 1;
@@ -173,6 +173,7 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         summed_timings_.total_ms += t.total_ms;
         ++timed_ticks_;
         note_result(result, list);
+<<<<<<< HEAD
         // The command part (a forced tick's tokens), then the outcomes beside it.
         nlohmann::json event = command::Tick{{forced.begin(), forced.end()}}.to_json();
         event["tick"] = tick_;
@@ -185,6 +186,22 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
             std::vector<int32_t> frame{token};
             frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
             event["tokens"] = frame;
+=======
+        nlohmann::json event = {{"event", "tick"},
+                                {"tick", tick_},
+                                {"token", token},
+                                {"actions", actions_json(last_actions_)},
+                                {"result", tick_result_json(result)},
+                                {"invariants_pass", invariants_.all_passed()},
+                                {"state_hash", hash_hex(state_hash())}};
+        if (block.more > 0) {  // the whole decode block, whether or not it went in
+            std::vector<int32_t> tokens{token};
+            if (is_forced)
+                tokens.assign(forced.begin(), forced.end());
+            else
+                tokens.insert(tokens.end(), result.decoded.begin(), result.decoded.end());
+            event["tokens"] = tokens;
+>>>>>>> i27-layers
         }
         if (const RingLayout* ring = state_->ring()) {
             nlohmann::json layers = nlohmann::json::array();

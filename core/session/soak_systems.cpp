@@ -45,7 +45,7 @@ RingOptions random_ring(std::mt19937_64& rng) {
     RingOptions ring;
     ring.mode = pick(rng, kRingModeNames);
     ring.sinks = uniform(rng, 0, 4);
-    ring.tokens_per_frame = coin(rng, 0.2) ? 2 : 1;
+    ring.tokens_per_block = coin(rng, 0.2) ? 2 : 1;
     ring.checksum = coin(rng);
     return ring;
 }
@@ -55,7 +55,7 @@ std::string layout_text(CacheLayout layout, const RingOptions& ring) {
     std::string text = cache_layout_name(layout);
     if (layout != CacheLayout::Ring) return text;
     return text + " " + ring_mode_name(ring.mode) + " (" + std::to_string(ring.sinks) + " sinks, " +
-           std::to_string(ring.tokens_per_frame) + " a frame" +
+           std::to_string(ring.tokens_per_block) + " a frame" +
            (ring.checksum ? ", checksum)" : ")");
 }
 

@@ -13,7 +13,7 @@ namespace kvw {
 
 // The soak of everything beside plain edits (ARCHITECTURE §7, the soak): a session drawn
 // at random — a selective policy with its budgets (smartkv with the gate given), a ring layout
-// (mode, sinks, tokens per frame, checksum) or another, K and V storage types, wLOD with or
+// (mode, sinks, tokens per decode block, checksum) or another, K and V storage types, wLOD with or
 // without a W_max and the gist net given, greedy or temperature sampling — then random
 // commands: ticks, edit lists, wLOD collapse / expand, K/V type, layout, policy, budget, wLOD
 // and gist-net switches, rebuilds, drift, undo / redo, snapshot / restore, forks at past

@@ -25,7 +25,7 @@ private:
     std::string file_;
 };
 
-// The bounds of what Trace::read takes. A trace is about 0.3-2 KB a tick (a ring adds a frame
+// The bounds of what Trace::read takes. A trace is about 0.3-2 KB a tick (a ring adds a RingFrame
 // per layer), so 1 GiB is several hundred thousand ticks; a line is one command, the longest an
 // action list of some 100,000 actions (about 10 MB).
 inline constexpr uint64_t kMaxTraceBytes = uint64_t(1) << 30;

@@ -143,7 +143,7 @@ PolicyOptions policy_options_from_json(const JsonFields& p) {
 nlohmann::json ring_options_json(const RingOptions& o) {
     return {{"mode", ring_mode_name(o.mode)},
             {"sinks", o.sinks},
-            {"tokens_per_frame", o.tokens_per_frame},
+            {"tokens_per_frame", o.tokens_per_block},
             {"checksum", o.checksum}};
 }
 
@@ -156,7 +156,8 @@ RingOptions ring_options_from_json(const JsonFields& r) {
                         "is \"" + mode + "\", expected one of " + names_in(kRingModeNames, "|"));
     o.mode = *m;
     o.sinks = r.get<int>("sinks");
-    o.tokens_per_frame = r.get<int>("tokens_per_frame");
+    // The decode block's size under its historic key name (the trace format keeps it).
+    o.tokens_per_block = r.get<int>("tokens_per_frame");
     o.checksum = r.get<bool>("checksum");
     return o;
 }

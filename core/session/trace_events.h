@@ -27,7 +27,8 @@ nlohmann::json tick_result_json(const TickResult& result);
 nlohmann::json policy_options_json(const PolicyOptions& options);
 // Throws JsonError naming the key.
 PolicyOptions policy_options_from_json(const JsonFields& fields);
-// The ring layout's options ({"mode", "sinks", "tokens_per_frame", "checksum"}); the reader
+// The ring layout's options ({"mode", "sinks", "tokens_per_frame", "checksum"}: the last but one
+// is RingOptions::tokens_per_block, the decode block's size, under its historic name); the reader
 // throws JsonError naming the key, RingError is left to the layout.
 nlohmann::json ring_options_json(const RingOptions& options);
 RingOptions ring_options_from_json(const JsonFields& fields);

@@ -211,7 +211,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     changed();
     validate_tokens(tokens, "append");
     const int n = int(tokens.size());
-    make_frame_room(n, tick);
+    make_block_room(n, tick);
 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(rows(0), ids);

@@ -12,6 +12,8 @@
 #include "core/cache/kv_layout.h"
 #include "core/cache/ring_layout.h"
 #include "core/engine/transformer.h"
+#include "core/gist/gist_net.h"
+#include "core/gist/gist_record.h"
 #include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
 #include "core/state/drift_report.h"
@@ -19,8 +21,6 @@
 #include "core/state/invariant_summary.h"
 #include "core/state/rope_policy.h"
 #include "core/state/state_digest.h"
-#include "core/wlod/gist_net.h"
-#include "core/wlod/gist_record.h"
 
 namespace kvw {
 
@@ -101,12 +101,12 @@ public:
     // The ring layout, or null under any other layout.
     const RingLayout* ring() const;
     const RingOptions& ring_options() const { return ring_options_; }
-    // Room for a frame of n rows appended next (one append, or a block decoded row by row):
+    // Room for n rows appended next (one append, or a decode block appended row by row):
     // on a ring without n free rows the oldest ring rows of every layer leave as one range
-    // (cache, pos2ledger, ledger reason RingOverwrite), so the ring advances once per frame.
+    // (cache, pos2ledger, ledger reason RingOverwrite), so the ring advances once per block.
     // CapacityExceeded, nothing changed, when n rows do not fit: beside a ring's sinks, or in
     // the free rows of another layout (which never overwrites). append() calls it itself.
-    void make_frame_room(int n, int64_t tick);
+    void make_block_room(int n, int64_t tick);
 
     // ---- wLOD primitives (ARCHITECTURE §14; core/state/state_wlod.cpp) ----------------------
     // Replaces the K rows of the aligned whole block starting at `row` (level 1: K token rows;

@@ -11,7 +11,7 @@ const RingLayout* StateManager::ring() const {
 
 // The rows leave through the same two blades as a remove: the cache first (one range per layer:
 // Roll shifts once, Pointer and Lut move the head), then pos2ledger and the ledger.
-void StateManager::make_frame_room(int n, int64_t tick) {
+void StateManager::make_block_room(int n, int64_t tick) {
     changed();
     const RingLayout* r = ring();
     if (!r) {

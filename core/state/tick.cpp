@@ -85,7 +85,7 @@ TickResult apply_action_list(StateManager& state, const ActionList& actions, int
         }
         current = -1;
         if (!appended.empty()) {
-            state.make_frame_room(int(appended.size()) + block.more, tick);
+            state.make_block_room(int(appended.size()) + block.more, tick);
             state.append(appended, EntryKind::Generated, tick);
             result.actions_applied += int(appended.size());
             for (int i = 0; i < block.more; ++i) {

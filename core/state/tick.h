@@ -13,8 +13,8 @@ namespace kvw {
 
 // Block decoding (ARCHITECTURE §17): after the list's adds, `more` further tokens in the same
 // tick, each one next_token(the logits of the row before it) and appended as a decode step of
-// its own. Room for the whole frame (the adds and the `more`) is made once, first
-// (StateManager::make_frame_room), so a ring drops its oldest rows in one update per tick.
+// its own. Room for the whole block (the adds and the `more`) is made once, first
+// (StateManager::make_block_room), so a ring drops its oldest rows in one update per tick.
 struct DecodeBlock {
     int more = 0;
     std::function<int32_t(const std::vector<float>& logits)> next_token;
@@ -31,7 +31,7 @@ SequenceShape sequence_shape(const StateManager& state);
 // and ledger liveness go back to how they were before the tick (the ledger keeps every record, the
 // ones born in the tick die at `tick`) and the cache is rebuilt from the mirror. No snapshot of
 // the cache is taken. With `block.more` > 0 the adds are followed by the block's decode steps,
-// inside the same transaction (an abort takes the whole frame back).
+// inside the same transaction (an abort takes the whole block back).
 TickResult apply_action_list(StateManager& state, const ActionList& actions, int64_t tick,
                              const DecodeBlock& block = {});
 

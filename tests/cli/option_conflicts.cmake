@@ -28,9 +28,9 @@ endfunction()
 
 set(H2O --policy h2o --sink 2 --budget 4 --window 4 --layout ring)
 refused("ring below S+B+W" 1 ring-size budget ${H2O} --ring-size 9 --ticks 3)
-refused("frames of 2 under h2o" 1 tokens-per-frame policy ${H2O} --ring-size 32
+refused("blocks of 2 under h2o" 1 tokens-per-frame policy ${H2O} --ring-size 32
         --tokens-per-frame 2 --ticks 3)
-refused("frames of 2 under focus" 1 tokens-per-frame policy --policy focus --wlod-k 4
+refused("blocks of 2 under focus" 1 tokens-per-frame policy --policy focus --wlod-k 4
         --wlod-max 40 --layout ring --ring-size 64 --tokens-per-frame 2 --ticks 3)
 refused("focus under W_max 1" 1 policy wlod-max --policy focus --wlod-k 4 --wlod-max 1 --ticks 3)
 

@@ -1,6 +1,7 @@
 # `kvw run --layout ring` past its size (overwrites every tick, sinks kept, guard and checksum
-# on, an injected delete, frames of 2 tokens a tick) records a trace whose tick events carry the
-# ring's pointer and each frame; `kvw replay` must reproduce every state hash and frame. `kvw bench ring` runs its table on a small ring.
+# on, an injected delete, decode blocks of 2 tokens a tick) records a trace whose tick events
+# carry the ring's pointer and each block's tokens; `kvw replay` must reproduce every state hash
+# and block. `kvw bench ring` runs its table on a small ring.
 # Usage: cmake -DKVW=path/to/kvw -DWORK=dir -P ring_run_and_replay.cmake
 file(MAKE_DIRECTORY ${WORK})
 file(WRITE ${WORK}/actions.json "[{\"action\":\"delete\",\"pos\":5}]\n")
@@ -18,9 +19,9 @@ foreach(mode roll pointer lut)
   if(NOT trace MATCHES "\"ring\":\\[{" OR NOT trace MATCHES "\"mode\":\"${mode}\"")
     message(FATAL_ERROR "${mode}: the trace has no ring header or ring tick fields")
   endif()
-  # --tokens-per-frame 2: every tick decodes a frame of two tokens (block decoding).
+  # --tokens-per-frame 2: every tick decodes a block of two tokens (block decoding).
   if(NOT trace MATCHES "\"tokens\":\\[[0-9]+,[0-9]+\\]")
-    message(FATAL_ERROR "${mode}: the ticks did not decode frames of 2 tokens")
+    message(FATAL_ERROR "${mode}: the ticks did not decode blocks of 2 tokens")
   endif()
   execute_process(COMMAND ${KVW} replay ${WORK}/${mode}.ndjson
                   OUTPUT_VARIABLE replay_out RESULT_VARIABLE rc ERROR_QUIET)

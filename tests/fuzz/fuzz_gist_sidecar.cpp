@@ -4,9 +4,9 @@
 #include <span>
 #include <vector>
 
+#include "core/gist/gist_file.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
-#include "core/wlod/gist_file.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -11,13 +11,13 @@
 
 #include <unistd.h>
 
-#include "core/model/model_error.h"
+#include "core/gist/gist_file.h"
 #include "core/model/gguf_writer.h"
+#include "core/model/model_error.h"
 #include "core/model/model_loader.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/state/state_error.h"
-#include "core/wlod/gist_file.h"
 #include "tests/testdata.h"
 #include "tests/unit/bad_sidecars.h"
 

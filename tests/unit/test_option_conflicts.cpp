@@ -21,14 +21,14 @@ std::shared_ptr<const Model> tiny_model() {
 }
 
 // h2o keeping S 2 + B 4 + W 4 = 10 rows, on a ring of `size` rows.
-SessionOptions h2o_on_a_ring(int64_t size, int ring_sinks = 2, int tpf = 1) {
+SessionOptions h2o_on_a_ring(int64_t size, int ring_sinks = 2, int block_size = 1) {
     SessionOptions o;
     o.model = "synthetic:tiny";
     o.proposer = "h2o";
     o.policy.budget = {2, 4, 4};
     o.layout = CacheLayout::Ring;
     o.capacity = size;
-    o.ring = {RingMode::Pointer, ring_sinks, tpf, false};
+    o.ring = {RingMode::Pointer, ring_sinks, block_size, false};
     return o;
 }
 
@@ -117,9 +117,9 @@ private slots:
         QCOMPARE(m.options().proposer, std::string("manual"));
     }
 
-    // A tick on a ring decodes a frame of N tokens; selective policies and focus make room for
+    // A tick on a ring decodes a block of N tokens; selective policies and focus make room for
     // one, so every tick overran their budget.
-    void frames_of_several_tokens_with_a_budget_policy_are_refused() {
+    void blocks_of_several_tokens_with_a_budget_policy_are_refused() {
         names_both(conflict_of([] { Session s(h2o_on_a_ring(32, 2, 2), tiny_model()); }),
                    "tokens-per-frame", "policy");
         SessionOptions f = focus(4, 40);
@@ -127,14 +127,14 @@ private slots:
         f.ring = {RingMode::Roll, 0, 2, false};
         names_both(conflict_of([&] { Session s(f, tiny_model()); }), "tokens-per-frame", "policy");
         Session s(h2o_on_a_ring(32), tiny_model());
-        const RingOptions frames{RingMode::Pointer, 2, 2, false};
-        names_both(conflict_of([&] { s.set_layout(CacheLayout::Ring, frames, 32); }),
+        const RingOptions blocks{RingMode::Pointer, 2, 2, false};
+        names_both(conflict_of([&] { s.set_layout(CacheLayout::Ring, blocks, 32); }),
                    "tokens-per-frame", "policy");
-        QCOMPARE(s.options().ring.tokens_per_frame, 1);
-        // manual keeps no budget: frames of 2 stay allowed.
+        QCOMPARE(s.options().ring.tokens_per_block, 1);
+        // manual keeps no budget: blocks of 2 stay allowed.
         s.set_proposer("manual");
-        s.set_layout(CacheLayout::Ring, frames, 32);
-        QCOMPARE(s.options().ring.tokens_per_frame, 2);
+        s.set_layout(CacheLayout::Ring, blocks, 32);
+        QCOMPARE(s.options().ring.tokens_per_block, 2);
     }
 
     // Focus never folds the first block (BOS) nor the last K rows: W_max 1 failed wlod_budget
@@ -152,8 +152,7 @@ private slots:
         s.start("The cache remembers what the model was told");
         const uint64_t hash = s.state_hash();
         const size_t events = s.trace().events().size();
-        names_both(conflict_of([&] { s.set_rope_policy(RopePolicy::Reindex); }), "rope",
-                   "wlod-k");
+        names_both(conflict_of([&] { s.set_rope_policy(RopePolicy::Reindex); }), "rope", "wlod-k");
         SessionOptions plain;
         plain.model = "synthetic:tiny";
         plain.rope_policy = RopePolicy::Original;

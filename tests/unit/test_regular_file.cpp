@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/gist/gist_file.h"
 #include "core/io/regular_file.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
@@ -24,7 +25,6 @@
 #include "core/script/script_parser.h"
 #include "core/session/trace.h"
 #include "core/state/action_json.h"
-#include "core/wlod/gist_file.h"
 
 using namespace kvw;
 

@@ -87,24 +87,24 @@ class TestRingLayout : public QObject {
 
 private slots:
     // Roll after every update holds the sinks then the newest T - S tokens, the window a plain
-    // list of every token written gives; the same for tokens_per_frame 1 and 4, across wraps.
+    // list of every token written gives; the same for tokens_per_block 1 and 4, across wraps.
     void roll_matches_the_window_of_everything_written_data() {
-        QTest::addColumn<int>("tpf");
+        QTest::addColumn<int>("block_size");
         QTest::addColumn<int>("sinks");
-        QTest::newRow("tpf 1") << 1 << 0;
-        QTest::newRow("tpf 4") << 4 << 0;
-        QTest::newRow("tpf 4, 2 sinks") << 4 << 2;
-        QTest::newRow("tpf 3, 1 sink") << 3 << 1;
+        QTest::newRow("block 1") << 1 << 0;
+        QTest::newRow("block 4") << 4 << 0;
+        QTest::newRow("block 4, 2 sinks") << 4 << 2;
+        QTest::newRow("block 3, 1 sink") << 3 << 1;
     }
     void roll_matches_the_window_of_everything_written() {
-        QFETCH(int, tpf);
+        QFETCH(int, block_size);
         QFETCH(int, sinks);
         const int T = 14;
-        auto ring = make_ring(1, T, {}, {RingMode::Roll, sinks, tpf});
+        auto ring = make_ring(1, T, {}, {RingMode::Roll, sinks, block_size});
         std::vector<int64_t> written;  // every token, in order
         int64_t next = 0;
         for (int update = 0; update < 40; ++update) {
-            const int n = update == 0 ? 5 : tpf;  // a prompt, then frames
+            const int n = update == 0 ? 5 : block_size;  // a prompt, then decode blocks
             ring_append(*ring, 0, sinks, next, n);
             for (int i = 0; i < n; ++i) written.push_back(next + i);
             next += n;
@@ -133,9 +133,9 @@ private slots:
         QVERIFY(ring->wraps(0) > 0);
     }
 
-    // Random streams of frames, prompts, edits and resets on roll, pointer and lut: the views
-    // agree bit for bit (scales included) after every update, the guard checks pass, the offset
-    // grows by exactly the rows written, and every scale is its own row's.
+    // Random streams of decode blocks, prompts, edits and resets on roll, pointer and lut: the
+    // views agree bit for bit (scales included) after every update, the guard checks pass, the
+    // offset grows by exactly the rows written, and every scale is its own row's.
     void pointer_and_lut_equal_roll_over_random_streams() {
         std::mt19937 rng(11);
         const KvStorage storages[] = {{KvType::F32, KvType::F32, kGroups},
@@ -143,13 +143,13 @@ private slots:
                                       {KvType::Int8, KvType::Fp8E4M3, kGroups}};
         int64_t wraps = 0, edits = 0;
         for (int stream = 0; stream < 1500; ++stream) {
-            const int tpf = 1 + int(rng() % 4);
+            const int block_size = 1 + int(rng() % 4);
             const int sinks = int(rng() % 3);
-            const int T = sinks + tpf * (1 + int(rng() % 6));
+            const int T = sinks + block_size * (1 + int(rng() % 6));
             const KvStorage storage = storages[rng() % 3];
             std::unique_ptr<RingLayout> rings[3];
             for (RingMode m : {RingMode::Roll, RingMode::Pointer, RingMode::Lut})
-                rings[int(m)] = make_ring(2, T, storage, {m, sinks, tpf});
+                rings[int(m)] = make_ring(2, T, storage, {m, sinks, block_size});
             int64_t next = 0;
             for (int update = 0; update < 24; ++update) {
                 const int layer = int(rng() % 2);
@@ -158,10 +158,10 @@ private slots:
                 for (auto& ring : rings) {
                     const int64_t offset = ring->state(layer).offset;
                     std::mt19937 same(uint32_t(stream * 100 + update));  // one edit for all
-                    if (op < 6) {                                        // a frame
-                        ring_append(*ring, layer, sinks, next, std::min(tpf, T - sinks));
+                    if (op < 6) {                                        // a decode block
+                        ring_append(*ring, layer, sinks, next, std::min(block_size, T - sinks));
                         QCOMPARE(ring->state(layer).offset - offset,
-                                 int64_t(std::min(tpf, T - sinks)));
+                                 int64_t(std::min(block_size, T - sinks)));
                     } else if (op == 6) {  // a prompt-like update of any length that fits
                         ring_append(*ring, layer, sinks, next,
                                     1 + int(same() % unsigned(T - sinks)));
@@ -318,7 +318,7 @@ private slots:
         for (RingMode mode : {RingMode::Roll, RingMode::Pointer, RingMode::Lut}) {
             StateOptions o{8, RopePolicy::FinalIndex, true, CacheLayout::Ring};
             o.ring = {mode, 2, 3, true};
-            o.capacity = 11;  // 2 sinks + 9 ring rows, 3 frames of 3
+            o.capacity = 11;  // 2 sinks + 9 ring rows, 3 blocks of 3
             StateManager s(tiny().engine, o);
             std::mt19937 rng(3);
             const std::vector<int32_t> prompt = random_tokens(rng, 7);

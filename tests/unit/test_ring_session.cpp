@@ -1,6 +1,6 @@
 // A ring in a Session (docs/ARCHITECTURE.md §17). Block decoding: a tick on a ring decodes a
-// frame of tokens_per_frame tokens. Until the ring overwrites, a frame is exactly its tokens
-// decoded one per tick; across wraps the ring advances by the frame, checked against a plain
+// block of tokens_per_block tokens. Until the ring overwrites, a block is exactly its tokens
+// decoded one per tick; across wraps the ring advances by the block, checked against a plain
 // list of every token written; the three modes agree bit for bit; replay repeats block ticks.
 // The ring's size T set on a live session (set_layout with a capacity, `.kvs layout ring .. T`).
 #include <QtTest>
@@ -26,12 +26,12 @@ std::shared_ptr<const Model> tiny_model() {
     return model;
 }
 
-SessionOptions ring_session(RingMode mode, int size, int sinks, int tpf) {
+SessionOptions ring_session(RingMode mode, int size, int sinks, int block_size) {
     SessionOptions o;
     o.model = "synthetic:tiny";  // what replay_trace() loads again
     o.capacity = size;
     o.layout = CacheLayout::Ring;
-    o.ring = {mode, sinks, tpf, true};
+    o.ring = {mode, sinks, block_size, true};
     o.k_type = KvType::BF16;
     o.v_type = KvType::Fp8E4M3;
     o.sampling.temperature = 0.9f;
@@ -39,8 +39,8 @@ SessionOptions ring_session(RingMode mode, int size, int sinks, int tpf) {
     return o;
 }
 
-// The frame a tick decoded, from its trace event ("tokens" for a block, else "token").
-std::vector<int32_t> frame_of(const Session& s) {
+// The tokens a tick decoded, from its trace event ("tokens" for a block, else "token").
+std::vector<int32_t> block_of(const Session& s) {
     const nlohmann::json& e = s.trace().events().back();
     if (e.contains("tokens")) return e.at("tokens").get<std::vector<int32_t>>();
     return {e.at("token").get<int32_t>()};
@@ -87,21 +87,21 @@ private slots:
             const std::vector<int32_t> prompt = random_tokens(rng, 6);
             block.append(prompt, EntryKind::Prompt, 0);
             steps.append(prompt, EntryKind::Prompt, 0);
-            const std::vector<int32_t> frame = random_tokens(rng, 4);
-            steps.append(std::span(frame.data(), 1), EntryKind::Generated, 1);
+            const std::vector<int32_t> tokens = random_tokens(rng, 4);
+            steps.append(std::span(tokens.data(), 1), EntryKind::Generated, 1);
             DecodeBlock b;
             b.more = 3;
             size_t next = 1;
             bool same_logits = true;
             b.next_token = [&](const std::vector<float>& logits) {
                 same_logits = same_logits && logits == steps.last_logits();
-                steps.append(std::span(frame.data() + next, 1), EntryKind::Generated, 1);
-                return frame[next++];
+                steps.append(std::span(tokens.data() + next, 1), EntryKind::Generated, 1);
+                return tokens[next++];
             };
-            const TickResult r = apply_action_list(block, {Action{AddAction{frame[0]}, {}}}, 1, b);
+            const TickResult r = apply_action_list(block, {Action{AddAction{tokens[0]}, {}}}, 1, b);
             QVERIFY(!r.rejected && !r.aborted);
             QVERIFY(same_logits);
-            QCOMPARE(r.decoded, std::vector<int32_t>(frame.begin() + 1, frame.end()));
+            QCOMPARE(r.decoded, std::vector<int32_t>(tokens.begin() + 1, tokens.end()));
             QCOMPARE(block.state_hash(), steps.state_hash());
             QCOMPARE(block.last_logits(), steps.last_logits());
         }
@@ -134,17 +134,17 @@ private slots:
         }
     }
 
-    // Across wraps (2 sinks, 16 ring slots, frames of 4 after a 7-token prompt): after every
+    // Across wraps (2 sinks, 16 ring slots, blocks of 4 after a 7-token prompt): after every
     // tick each layer holds the sinks and the newest 16 of a plain list of every token written,
-    // the offset grew by exactly the frame, the write pointer is (offset - S - rotated) mod
+    // the offset grew by exactly the block, the write pointer is (offset - S - rotated) mod
     // (T - S), every overwritten row is in the ledger as ring_overwrite for that layer, the
     // guard checks pass, and roll, pointer and lut have the same state hash after every tick.
-    void ring_advances_by_the_frame_across_wraps() {
-        const int T = 18, S = 2, tpf = 4;
+    void ring_advances_by_the_block_across_wraps() {
+        const int T = 18, S = 2, block_size = 4;
         std::vector<std::unique_ptr<Session>> sessions;
         for (RingMode mode : kModes)
             sessions.push_back(
-                std::make_unique<Session>(ring_session(mode, T, S, tpf), tiny_model()));
+                std::make_unique<Session>(ring_session(mode, T, S, block_size), tiny_model()));
         for (auto& s : sessions) s->start("the ring keeps the newest");
         std::vector<int32_t> written = sessions[0]->state().tokens(0);  // BOS + prompt
         QVERIFY(written.size() > size_t(S) && written.size() < size_t(T));
@@ -153,14 +153,14 @@ private slots:
                 const TickResult r = s->step();
                 QVERIFY(!r.rejected && !r.aborted);
             }
-            const std::vector<int32_t> frame = frame_of(*sessions[0]);
-            QCOMPARE(frame.size(), size_t(tpf));
-            written.insert(written.end(), frame.begin(), frame.end());
+            const std::vector<int32_t> block = block_of(*sessions[0]);
+            QCOMPARE(block.size(), size_t(block_size));
+            written.insert(written.end(), block.begin(), block.end());
             std::vector<int32_t> window(written.begin(), written.begin() + S);
             const size_t keep = std::min(written.size() - S, size_t(T - S));
             window.insert(window.end(), written.end() - std::ptrdiff_t(keep), written.end());
             for (auto& s : sessions) {
-                QCOMPARE(frame_of(*s), frame);
+                QCOMPARE(block_of(*s), block);
                 QCOMPARE(s->state_hash(), sessions[0]->state_hash());
                 QVERIFY(all_passed(s->state().check_invariants()));
                 const RingLayout& ring = *s->state().ring();
@@ -180,13 +180,13 @@ private slots:
             }
         }
         QVERIFY(sessions[0]->state().ring()->wraps(0) >= 3);
-        // Lut's head stayed on a frame boundary: after the first overwrite turned it back once,
-        // every frame dropped exactly one block.
+        // Lut's head stayed on a block boundary: after the first overwrite turned it back once,
+        // every decode block dropped exactly one Lut block.
         QVERIFY(sessions[2]->state().ring()->state(0).realigns <= 1);
     }
 
     // A trace of block ticks (sampled, forced, with an injected delete on a wrapped ring)
-    // replays with no mismatch; the frames are in the trace.
+    // replays with no mismatch; the blocks' tokens are in the trace.
     void block_ticks_replay_identical() {
         for (RingMode mode : kModes) {
             Session s(ring_session(mode, 18, 2, 4), tiny_model());
@@ -196,7 +196,7 @@ private slots:
             s.step();
             const std::vector<int32_t> forced{40, 41, 42, 43};
             s.step_forced(forced);
-            QCOMPARE(frame_of(s), forced);
+            QCOMPARE(block_of(s), forced);
             s.step();
             const ReplayReport report = replay_trace(s.trace());
             QVERIFY2(report.mismatches.empty(),
@@ -205,11 +205,11 @@ private slots:
         }
     }
 
-    // A trace recorded before block decoding: the header says frames of 4, but every tick
+    // A trace recorded before block decoding: the header says blocks of 4, but every tick
     // decoded one token and its event has no "tokens". Made here as such a trace was: ticks of
-    // one token (a ring of frames of 1, sampled and forced, an injected delete, wrapping), the
-    // header's frame then written as 4. It replays with no mismatch, one token per tick; a
-    // replay that decoded whole frames would record "tokens" and other hashes.
+    // one token (a ring of blocks of 1, sampled and forced, an injected delete, wrapping), the
+    // header's block size then written as 4. It replays with no mismatch, one token per tick; a
+    // replay that decoded whole blocks would record "tokens" and other hashes.
     void a_trace_from_before_block_decoding_replays_one_token_per_tick() {
         for (RingMode mode : kModes) {
             Session s(ring_session(mode, 18, 2, 1), tiny_model());
@@ -236,15 +236,15 @@ private slots:
             QVERIFY2(report.mismatches.empty(),
                      report.mismatches.empty() ? "" : report.mismatches.front().field.c_str());
             QCOMPARE(report.events, s.trace().events().size() - 1);
-            QCOMPARE(replayed->options().ring.tokens_per_frame, 4);
+            QCOMPARE(replayed->options().ring.tokens_per_block, 4);
             QCOMPARE(replayed->state_hash(), s.state_hash());
             QCOMPARE(replayed->state().ring()->state(0).offset, s.state().ring()->state(0).offset);
             QVERIFY(all_passed(replayed->state().check_invariants()));
             // Its own trace, recorded as it replayed, has single-token ticks too, and a new
-            // tick of the replayed session decodes a frame of 4.
+            // tick of the replayed session decodes a block of 4.
             QVERIFY(!replayed->trace().events().back().contains("tokens"));
             replayed->step();
-            QCOMPARE(frame_of(*replayed).size(), size_t(4));
+            QCOMPARE(block_of(*replayed).size(), size_t(4));
         }
     }
 
@@ -270,7 +270,7 @@ private slots:
         QCOMPARE(s.state().cache().capacity(), 32);
         QCOMPARE(s.options().capacity, int64_t(32));
         QCOMPARE(s.state_hash(), hash);
-        for (int i = 0; i < 30; ++i) s.step();  // frames of 2, past the 30 ring rows
+        for (int i = 0; i < 30; ++i) s.step();  // blocks of 2, past the 30 ring rows
         QCOMPARE(s.state().rows(0), 32);
         QVERIFY(s.state().ring()->wraps(0) >= 1);
         QVERIFY(all_passed(s.state().check_invariants()));
@@ -278,20 +278,20 @@ private slots:
         QVERIFY(report.mismatches.empty());
         s.start("a new sequence");
         QCOMPARE(s.state().cache().capacity(), 32);
-        // The script command carries T after the frame; without it T stays (0).
+        // The script command carries T after the block size; without it T stays (0).
         const Script script = parse_script("layout ring lut 2 4 64\nlayout ring roll\n");
         const auto& set_lut = std::get<command::SetLayout>(*script.commands[0].session);
         QCOMPARE(set_lut.capacity, int64_t(64));
-        QCOMPARE(set_lut.ring->tokens_per_frame, 4);
+        QCOMPARE(set_lut.ring->tokens_per_block, 4);
         QCOMPARE(std::get<command::SetLayout>(*script.commands[1].session).capacity, int64_t(0));
     }
 
-    // A frame larger than the ring beside the sinks is refused when the session is made.
-    void a_frame_must_fit_beside_the_sinks() {
+    // A block larger than the ring beside the sinks is refused when the session is made.
+    void a_block_must_fit_beside_the_sinks() {
         QVERIFY_THROWS_EXCEPTION(RingError,
                                  Session(ring_session(RingMode::Roll, 10, 2, 9), tiny_model()));
         Session ok(ring_session(RingMode::Roll, 10, 2, 8), tiny_model());
-        QCOMPARE(ok.state().ring()->options().tokens_per_frame, 8);
+        QCOMPARE(ok.state().ring()->options().tokens_per_block, 8);
     }
 };
 

@@ -46,7 +46,7 @@ std::vector<SessionCommand> commands_with_a_line() {
     RingOptions lut;
     lut.mode = RingMode::Lut;
     lut.sinks = 2;
-    lut.tokens_per_frame = 4;
+    lut.tokens_per_block = 4;
     Action del;
     del.op = DeleteAction{7, {RemovalReason::BulkPrune, 0.25f}};
     del.layers = {0, 2};

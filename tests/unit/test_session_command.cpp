@@ -36,7 +36,7 @@ std::vector<SessionCommand> sample_commands() {
     RingOptions ring;
     ring.mode = RingMode::Lut;
     ring.sinks = 4;
-    ring.tokens_per_frame = 2;
+    ring.tokens_per_block = 2;
     PolicyOptions policy;
     policy.budget = {2, 16, 8};
     policy.seed = 9;

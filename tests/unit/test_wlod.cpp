@@ -11,11 +11,11 @@
 #include <set>
 #include <vector>
 
+#include "core/gist/gist_net.h"
 #include "core/math/mean_pool.h"
 #include "core/state/action_json.h"
 #include "core/state/state_error.h"
 #include "core/state/tick.h"
-#include "core/wlod/gist_net.h"
 #include "core/wlod/wlod_context.h"
 #include "state_fixture.h"
 

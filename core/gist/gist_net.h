@@ -9,7 +9,7 @@ namespace kvw {
 // Makes the embedding of a gist (ARCHITECTURE §14) from the embeddings of its children: the
 // token embeddings of a block for a level-1 gist, the child gists for a level-2 gist. The
 // result lives in the token-embedding space, so the unchanged model takes it as an item.
-// A learned net loaded from a sidecar implements the same interface (core/wlod/gist_file.h).
+// A learned net loaded from a sidecar implements the same interface (core/gist/gist_file.h).
 class GistNet {
 public:
     virtual ~GistNet() = default;

@@ -1,4 +1,4 @@
-#include "core/wlod/gist_file.h"
+#include "core/gist/gist_file.h"
 
 #include <filesystem>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "core/wlod/gist_net.h"
+#include "core/gist/gist_net.h"
 
 #include <stdexcept>
 

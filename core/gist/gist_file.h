@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "core/gist/gist_net.h"
 #include "core/model/mapped_file.h"
-#include "core/wlod/gist_net.h"
 
 namespace kvw {
 
