@@ -102,13 +102,14 @@ public:
     // there (and in the frame), never thrown. Under the ring layout a tick decodes a block of
     // ring.tokens_per_block tokens (block decoding, ARCHITECTURE §17); elsewhere one token.
     TickResult step();
-    // A sampled tick of exactly one token whatever the ring's frame: how a tick event without
-    // "tokens" replays (recorded before block decoding, or with frames of 1; ARCHITECTURE §17).
+    // A sampled tick of exactly one token whatever the ring's decode block: how a tick event
+    // without "tokens" replays (recorded before block decoding, or with blocks of 1;
+    // ARCHITECTURE §17).
     TickResult step_one_token();
     // A tick whose Step 1 takes `token` instead of sampling (teacher forcing); Steps 2-4 as in
     // step(), so the proposer edits the cache as it would while generating.
     TickResult step_forced(int32_t token);
-    // A tick that decodes exactly these tokens as one frame instead of sampling (a recorded
+    // A tick that decodes exactly these tokens as one block instead of sampling (a recorded
     // block tick replayed); one token is step_forced(token).
     TickResult step_forced(std::span<const int32_t> tokens);
     // Queues actions for the next tick after a pre-flight check against the current state;

@@ -173,7 +173,6 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         summed_timings_.total_ms += t.total_ms;
         ++timed_ticks_;
         note_result(result, list);
-<<<<<<< HEAD
         // The command part (a forced tick's tokens), then the outcomes beside it.
         nlohmann::json event = command::Tick{{forced.begin(), forced.end()}}.to_json();
         event["tick"] = tick_;
@@ -182,26 +181,10 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         event["result"] = tick_result_json(result);
         event["invariants_pass"] = invariants_.all_passed();
         event["state_hash"] = hash_hex(state_hash());
-        if (!is_forced && block.more > 0) {  // the sampled frame, whether or not it went in
-            std::vector<int32_t> frame{token};
-            frame.insert(frame.end(), result.decoded.begin(), result.decoded.end());
-            event["tokens"] = frame;
-=======
-        nlohmann::json event = {{"event", "tick"},
-                                {"tick", tick_},
-                                {"token", token},
-                                {"actions", actions_json(last_actions_)},
-                                {"result", tick_result_json(result)},
-                                {"invariants_pass", invariants_.all_passed()},
-                                {"state_hash", hash_hex(state_hash())}};
-        if (block.more > 0) {  // the whole decode block, whether or not it went in
-            std::vector<int32_t> tokens{token};
-            if (is_forced)
-                tokens.assign(forced.begin(), forced.end());
-            else
-                tokens.insert(tokens.end(), result.decoded.begin(), result.decoded.end());
-            event["tokens"] = tokens;
->>>>>>> i27-layers
+        if (!is_forced && block.more > 0) {  // the sampled block, whether or not it went in
+            std::vector<int32_t> sampled{token};
+            sampled.insert(sampled.end(), result.decoded.begin(), result.decoded.end());
+            event["tokens"] = sampled;
         }
         if (const RingLayout* ring = state_->ring()) {
             nlohmann::json layers = nlohmann::json::array();

@@ -116,7 +116,7 @@ private slots:
 
     // Every event a session records is its command's to_json() with outcomes beside it; the
     // session here is driven through apply_command(), as replay drives it. Its sampled ticks are of
-    // one token (the contiguous layout's frame): a sampled frame of more is told apart only by the
+    // one token (the contiguous layout's block): a sampled block of more is told apart only by the
     // "tokens" it sampled (command::Tick), which the committed ring trace covers.
     void the_recorded_event_is_the_command_and_its_outcomes() {
         SessionOptions o;

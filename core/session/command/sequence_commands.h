@@ -29,16 +29,16 @@ struct Start {
     bool operator==(const Start&) const = default;
 };
 
-// One tick: sampled, or teacher-forced with the tokens of one frame.
+// One tick: sampled, or teacher-forced with the tokens of one decode block.
 struct Tick {
     static constexpr std::string_view kEvent = "tick";
-    // Empty: Step 1 samples. Else the frame's tokens, taken instead of sampling
+    // Empty: Step 1 samples. Else the block's tokens, taken instead of sampling
     // (Session::step_forced).
     std::vector<int32_t> forced;
-    // A sampled tick of exactly one token whatever the ring's frame (Session::step_one_token):
-    // what a sampled tick event without "tokens" was, recorded before block decoding or with
-    // frames of one token (ARCHITECTURE §17). A sampled frame's mark in its event is the
-    // outcome "tokens", so to_json() alone reads back as one token.
+    // A sampled tick of exactly one token whatever the ring's decode block
+    // (Session::step_one_token): what a sampled tick event without "tokens" was, recorded before
+    // block decoding or with blocks of one token (ARCHITECTURE §17). A sampled block's mark in
+    // its event is the outcome "tokens", so to_json() alone reads back as one token.
     bool one_token = false;
 
     nlohmann::json to_json() const;
