@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/names/enum_names.h"
+
 namespace kvw::cli {
 
 // One option a command accepts. The same table parses the command line and writes the usage
@@ -56,6 +58,14 @@ class UsageError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// get(name) read as a value of an enum by its name table (core/names/enum_names.h); an unknown
+// name is a UsageError listing the table's names.
+template <typename Enum, size_t N>
+Enum named_option(const CliArgs& args, const std::string& name, const EnumName<Enum> (&table)[N]) {
+    if (const std::optional<Enum> value = value_in(table, args.get(name))) return *value;
+    throw UsageError("--" + name + " takes " + names_in(table, ", "));
+}
 
 // The value of `option` ("--ticks", "-n": as the usage writes it) as a count: decimal digits
 // only (no sign, no spaces, nothing after them) and at most `max`. UsageError naming the

@@ -72,10 +72,8 @@ int run_bench_ring(const CliArgs& args) {
     const int T = int(args.get_count("size", 1 << 20));
     const int kv_dim = int(args.get_count("kv-dim", 1 << 16));
     const int updates = int(args.get_count("updates", 1 << 24));
-    const auto k = parse_kv_type(args.get("k-type"));
-    const auto v = parse_kv_type(args.get("v-type"));
-    if (!k || !v)
-        throw UsageError(std::string("--k-type / --v-type take ") + names_in(kKvTypeNames, "|"));
+    const KvType k = named_option(args, "k-type", kKvTypeNames);
+    const KvType v = named_option(args, "v-type", kKvTypeNames);
     const int groups = int(args.get_count("groups", 1 << 16));
     if (T < 2 || kv_dim < 1 || updates < 1 || groups < 1 || kv_dim % groups != 0)
         throw UsageError("--size >= 2, --kv-dim >= 1, --updates >= 1, --groups dividing --kv-dim");
@@ -87,7 +85,7 @@ int run_bench_ring(const CliArgs& args) {
             throw UsageError("--frames: " + f + " must divide --size and be below it");
         blocks.push_back(n);
     }
-    const KvStorage storage{*k, *v, groups};
+    const KvStorage storage{k, v, groups};
     // A row pair as it moves: K, V, scales and the clip counters (RowBuffer::slot_bytes).
     const size_t slot = storage.row_bytes(kv_dim) + RowBuffer::counter_bytes(storage);
     const size_t window = size_t(T) * slot;
@@ -96,7 +94,7 @@ int run_bench_ring(const CliArgs& args) {
     std::printf(
         "kvw bench ring: T %d rows, kv_dim %d, K %s / V %s, %.1f KiB a row pair, "
         "window %.2f MiB, %d updates each\n",
-        T, kv_dim, kv_type_name(*k), kv_type_name(*v), double(slot) / 1024.0,
+        T, kv_dim, kv_type_name(k), kv_type_name(v), double(slot) / 1024.0,
         double(window) / (1 << 20), updates);
     std::printf("bound: memmove of the window %.1f us, memcpy %.1f us (best of 20)\n", memmove_us,
                 memcpy_us);

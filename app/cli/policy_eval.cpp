@@ -56,9 +56,7 @@ EvalText eval_text_from_args(const CliArgs& args) {
     const std::string text = read_text_file(t.file);
     t.model = load_model(args.get("model"));
     t.backend = args.get("backend");
-    const auto rope = parse_rope_policy(args.get("rope"));
-    if (!rope) throw UsageError("--rope takes " + names_in(kRopePolicyNames, ", "));
-    t.rope = *rope;
+    t.rope = named_option(args, "rope", kRopePolicyNames);
     t.chunks.ctx = int(args.get_count("ctx", t.model->config.max_context));
     t.chunks.stride = t.chunks.ctx;
     if (t.chunks.ctx < 4) throw UsageError("--ctx must be at least 4");

@@ -7,12 +7,6 @@ namespace kvw::cli {
 
 namespace {
 
-KvType kv_type_option(const CliArgs& args, const std::string& name) {
-    const auto t = parse_kv_type(args.get(name));
-    if (!t) throw UsageError("--" + name + " takes " + names_in(kKvTypeNames, ", "));
-    return *t;
-}
-
 void read_ring_options(const CliArgs& args, SessionOptions& options) {
     const bool ring = options.layout == CacheLayout::Ring;
     for (const char* name :
@@ -20,9 +14,7 @@ void read_ring_options(const CliArgs& args, SessionOptions& options) {
         if (args.has(name) && !ring)
             throw UsageError(std::string("--") + name + " needs --layout ring");
     if (!ring) return;
-    const auto mode = parse_ring_mode(args.get("ring-mode"));
-    if (!mode) throw UsageError("--ring-mode takes " + names_in(kRingModeNames, "|"));
-    options.ring.mode = *mode;
+    options.ring.mode = named_option(args, "ring-mode", kRingModeNames);
     options.ring.sinks = int(args.get_count("ring-sinks", INT32_MAX));
     // --tokens-per-frame: the decode block's size under its historic name.
     options.ring.tokens_per_block = int(args.get_count("tokens-per-frame", INT32_MAX));
@@ -130,15 +122,11 @@ void read_session_options(const CliArgs& args, SessionOptions& options) {
             return names;
         }());
     options.policy = policy_options_from_args(args);
-    const auto rope = parse_rope_policy(args.get("rope"));
-    if (!rope) throw UsageError("--rope takes " + names_in(kRopePolicyNames, ", "));
-    options.rope_policy = *rope;
-    const auto layout = parse_cache_layout(args.get("layout"));
-    if (!layout) throw UsageError("--layout takes " + names_in(kCacheLayoutNames, ", "));
-    options.layout = *layout;
+    options.rope_policy = named_option(args, "rope", kRopePolicyNames);
+    options.layout = named_option(args, "layout", kCacheLayoutNames);
     read_ring_options(args, options);
-    options.k_type = kv_type_option(args, "k-type");
-    options.v_type = kv_type_option(args, "v-type");
+    options.k_type = named_option(args, "k-type", kKvTypeNames);
+    options.v_type = named_option(args, "v-type", kKvTypeNames);
     options.wlod_k = int(args.get_count("wlod-k", 1 << 20));
     if (options.wlod_k == 1) throw UsageError("--wlod-k takes 0 (off) or a block size >= 2");
     options.wlod_max = args.get_count("wlod-max", INT32_MAX);

@@ -37,13 +37,17 @@ PolicyOptions budget_arguments(LineReader& in) {
     return o;
 }
 
-KvType kv_type(LineReader& in, const char* what) {
+// A word naming a value of an enum's table (core/names/enum_names.h): "unknown NOUN 'x'
+// (known: ...)" otherwise.
+template <typename Enum, size_t N>
+Enum named_value(LineReader& in, const EnumName<Enum> (&table)[N], const char* what,
+                 const char* noun) {
     const std::string name = in.word(what);
-    const std::optional<KvType> t = parse_kv_type(name);
-    if (!t)
-        in.fail(ScriptErrorKind::BadValue, "unknown storage type '" + name + "' (known: " +
-                                               std::string(names_in(kKvTypeNames, "|")) + ")");
-    return *t;
+    const std::optional<Enum> value = value_in(table, name);
+    if (!value)
+        in.fail(ScriptErrorKind::BadValue, std::string("unknown ") + noun + " '" + name +
+                                               "' (known: " + names_in(table, ", ") + ")");
+    return *value;
 }
 
 // A name that becomes a file in the output folder: letters, digits, '-' and '_', so that a
@@ -144,37 +148,23 @@ void parse_ab(LineReader& in, ScriptCommand& c) {
 }
 
 void parse_rope(LineReader& in, ScriptCommand& c) {
-    const std::string name = in.word("a RoPE policy");
-    const std::optional<RopePolicy> policy = parse_rope_policy(name);
-    if (!policy)
-        in.fail(ScriptErrorKind::BadValue, "unknown RoPE policy '" + name + "' (known: " +
-                                               names_in(kRopePolicyNames, ", ") + ")");
-    c.session = command::SetRopePolicy{*policy};
+    c.session =
+        command::SetRopePolicy{named_value(in, kRopePolicyNames, "a RoPE policy", "RoPE policy")};
 }
 
 void parse_kv_types(LineReader& in, ScriptCommand& c) {
-    const KvType k = kv_type(in, "the K storage type");
-    c.session = command::SetKvTypes{k, kv_type(in, "the V storage type")};
+    const KvType k = named_value(in, kKvTypeNames, "the K storage type", "storage type");
+    c.session =
+        command::SetKvTypes{k, named_value(in, kKvTypeNames, "the V storage type", "storage type")};
 }
 
 void parse_layout(LineReader& in, ScriptCommand& c) {
-    const std::string name = in.word("a cache layout");
-    const std::optional<CacheLayout> layout = parse_cache_layout(name);
-    if (!layout) {
-        in.fail(ScriptErrorKind::BadValue, "unknown cache layout '" + name + "' (known: " +
-                                               names_in(kCacheLayoutNames, ", ") + ")");
-    }
     // Without a mode the session keeps its ring options.
-    command::SetLayout set{*layout, std::nullopt, 0};
+    command::SetLayout set{named_value(in, kCacheLayoutNames, "a cache layout", "cache layout"),
+                           std::nullopt, 0};
     if (set.layout == CacheLayout::Ring && !in.at_end()) {
-        const std::string mode = in.word("a ring mode");
-        const std::optional<RingMode> m = parse_ring_mode(mode);
-        if (!m)
-            in.fail(ScriptErrorKind::BadValue,
-                    "unknown ring mode '" + mode +
-                        "' (known: " + std::string(names_in(kRingModeNames, "|")) + ")");
         RingOptions ring;
-        ring.mode = *m;
+        ring.mode = named_value(in, kRingModeNames, "a ring mode", "ring mode");
         if (!in.at_end()) ring.sinks = int(in.number("the sink rows", 0));
         if (!in.at_end()) ring.tokens_per_block = int(in.number("tokens per frame", 1));
         if (!in.at_end()) set.capacity = in.number("the ring size T", 1);
