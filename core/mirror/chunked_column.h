@@ -43,6 +43,12 @@ public:
     // The value at i, to change in place: its chunk is copied first while another owner holds
     // it. Precondition: i < size().
     T& mutable_at(size_t i) { return writable(i >> shift_)[i & (chunk_size_ - 1)]; }
+    // Chunk `c` to change in place, copied first while another owner holds it: one check for
+    // a run of writes to the same chunk. Precondition: c < chunks().size().
+    Chunk& writable_chunk(size_t c) { return writable(c); }
+    // The chunk that holds index i, and i's place in it.
+    size_t chunk_of(size_t i) const { return i >> shift_; }
+    size_t offset_of(size_t i) const { return i & (chunk_size_ - 1); }
 
     // Every chunk full but the last; what a Frame holds of the column.
     const std::vector<ChunkPtr>& chunks() const { return chunks_; }

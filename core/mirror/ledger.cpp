@@ -1,6 +1,7 @@
 #include "core/mirror/ledger.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "core/mirror/revision.h"
@@ -24,7 +25,8 @@ bool LedgerEntry::live_anywhere() const {
 
 Ledger::Ledger(int n_layers)
     : n_layers_(n_layers),
-      brightness_(size_t(std::max(n_layers, 0)), ChunkedColumn<float>(size_t(kChunkRecords))) {}
+      brightness_(size_t(std::max(n_layers, 0)), ChunkedColumn<float>(size_t(kChunkRecords))),
+      brightness_sums_(size_t(std::max(n_layers, 0)), 0) {}
 
 int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t tick) {
     LedgerEntry e;
@@ -39,6 +41,7 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     entries_.push_back(std::move(e));
     if (id % kChunkRecords == 0) chunk_revisions_.push_back(0);
     chunk_revisions_.back() = next_revision();
+    // A new record's brightness is 0.0f, whose bits are 0: the sums stay as they are.
     for (ChunkedColumn<float>& column : brightness_) column.push_back(0.0f);
     return id;
 }
@@ -86,9 +89,15 @@ void Ledger::set_brightness(int layer, std::span<const int64_t> ids,
         throw std::invalid_argument("ledger: " + std::to_string(values.size()) +
                                     " brightness values for " + std::to_string(ids.size()) +
                                     " records");
-    ChunkedColumn<float>& column = brightness_.at(size_t(layer));
-    check_ids(ids);  // before anything is written
-    for (size_t i = 0; i < ids.size(); ++i) column.set(size_t(ids[i]), values[i]);
+    (void)update_brightness(layer, ids, [&](size_t i, float) { return values[i]; });
+}
+
+uint64_t Ledger::brightness_sum_from_scratch(int layer) const {
+    const ChunkedColumn<float>& column = brightness_.at(size_t(layer));
+    uint64_t sum = 0;
+    for (size_t id = 0; id < column.size(); ++id)
+        sum += brightness_weight(id) * std::bit_cast<uint32_t>(column[id]);
+    return sum;
 }
 
 float Ledger::brightness(int64_t id, int layer) const {

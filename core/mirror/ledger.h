@@ -1,4 +1,5 @@
 #pragma once
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -112,10 +113,24 @@ public:
     // The brightness in `layer` of records ids[i] := values[i] (ids.size() == values.size());
     // nothing is written when an id is unknown (std::out_of_range).
     void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values);
+    // The brightness in `layer` of records ids[i] := next(i, its value), in one pass, for a
+    // tick's update of every row; returns the values before. Nothing is written when an id is
+    // unknown (std::out_of_range).
+    template <typename Next>
+    std::vector<float> update_brightness(int layer, std::span<const int64_t> ids, Next next);
     // Every record's brightness in `layer`, index == id, in kChunkRecords chunks that a Frame
     // shares: a chunk is copied by the next write to it, never changed under a Frame.
     using BrightnessChunks = std::vector<ChunkedColumn<float>::ChunkPtr>;
     const BrightnessChunks& brightness_chunks(int layer) const;
+    // A checksum of `layer`'s brightness column: the sum over records of (2·id + 1) times the
+    // value's bits, mod 2^64, kept up to date by every write, so that the state digest reads
+    // one number per layer where a tick changed every row's brightness (ARCHITECTURE §6.1).
+    // A change of any one value changes it (the weight is odd, a bit pattern's difference
+    // is below 2^32), and so does an exchange of two records' values while ids are below
+    // 2^31 (the weights then differ by less than 2^32: the product cannot wrap to 0).
+    uint64_t brightness_sum(int layer) const { return brightness_sums_.at(size_t(layer)); }
+    // The same sum read from every value: the reference brightness_sum is checked against.
+    uint64_t brightness_sum_from_scratch(int layer) const;
 
     // Records per revision chunk (ARCHITECTURE §7.1).
     static constexpr int64_t kChunkRecords = 1024;
@@ -142,6 +157,8 @@ public:
     void restore_liveness(const Liveness& saved, int64_t tick);
 
 private:
+    // Record id's weight in brightness_sum: odd, and distinct per id.
+    static uint64_t brightness_weight(size_t id) { return 2 * uint64_t(id) + 1; }
     LedgerEntry& entry(int64_t id);
     void check_ids(std::span<const int64_t> ids) const;  // std::out_of_range for an unknown one
     // The entry, its chunk given a new revision: every change of standing goes through here.
@@ -151,6 +168,34 @@ private:
     ChunkedColumn<LedgerEntry> entries_{size_t(kChunkRecords)};  // [id]
     std::vector<uint64_t> chunk_revisions_;                      // [chunk]
     std::vector<ChunkedColumn<float>> brightness_;               // [layer][id]
+    std::vector<uint64_t> brightness_sums_;                      // [layer]: brightness_sum
 };
+
+template <typename Next>
+std::vector<float> Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next next) {
+    ChunkedColumn<float>& column = brightness_.at(size_t(layer));
+    check_ids(ids);  // before anything is written
+    std::vector<float> before(ids.size());
+    // A layer's rows hold ids in nearly increasing order, so the chunk to write changes about
+    // once per kChunkRecords values: its copy-on-write check is made once per run.
+    uint64_t sum = brightness_sums_[size_t(layer)];
+    size_t chunk = SIZE_MAX;
+    float* data = nullptr;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        const size_t id = size_t(ids[i]);
+        if (column.chunk_of(id) != chunk) {
+            chunk = column.chunk_of(id);
+            data = column.writable_chunk(chunk).data();
+        }
+        float& slot = data[column.offset_of(id)];
+        before[i] = slot;
+        const float value = next(i, slot);
+        sum += brightness_weight(id) *
+               (uint64_t(std::bit_cast<uint32_t>(value)) - std::bit_cast<uint32_t>(slot));
+        slot = value;
+    }
+    brightness_sums_[size_t(layer)] = sum;
+    return before;
+}
 
 }  // namespace kvw

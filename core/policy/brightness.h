@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -16,20 +17,14 @@ struct BrightnessParams {
     float max = 255.0f;      // ceiling
 };
 
+// One row's brightness after a tick, given the attention share it received.
+inline float next_brightness(float brightness, float share, const BrightnessParams& params) {
+    return std::min(params.max, brightness * params.decay + params.boost * share);
+}
+
 // The attention mass of a layer's rows (ForwardOutput::attention_mass: summed over heads and
 // queries) relative to a uniform share: mass * rows / total, so that 1 means "as much as an
 // average row". All zeros stay zeros.
 std::vector<float> attention_share(std::span<const float> mass);
-
-// One layer. Throws PolicyInputError when the sizes differ.
-std::vector<float> updated_brightness(std::span<const float> brightness,
-                                      std::span<const float> attention_mass,
-                                      const BrightnessParams& params);
-
-// Every layer: [layer][row]. Throws PolicyInputError (naming the layer) when the layer counts
-// or a layer's row counts differ.
-std::vector<std::vector<float>> updated_brightness(
-    const std::vector<std::vector<float>>& brightness,
-    const std::vector<std::vector<float>>& attention_mass, const BrightnessParams& params);
 
 }  // namespace kvw

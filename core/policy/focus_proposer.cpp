@@ -31,7 +31,10 @@ bool whole_in_every_layer(const std::vector<std::vector<uint8_t>>& levels,
 ActionList FocusProposer::propose(const ProposerInput& input) {
     if (!input.row_levels || input.row_levels->empty() || input.wlod_k < 2 || input.wlod_max <= 0)
         return {};
-    const std::vector<std::vector<uint8_t>>& all_levels = *input.row_levels;
+    // A layer without gists comes without levels (SequenceShape::row_levels): every row a token.
+    std::vector<std::vector<uint8_t>> all_levels = *input.row_levels;
+    for (size_t l = 0; l < all_levels.size() && l < input.row_tokens.size(); ++l)
+        if (all_levels[l].empty()) all_levels[l].assign(input.row_tokens[l].size(), 0);
     const std::vector<uint8_t>& levels = all_levels.front();
     const std::vector<float>& bright = input.brightness.front();
     const int64_t k = input.wlod_k;

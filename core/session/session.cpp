@@ -78,6 +78,16 @@ Session::Sequence Session::fresh_sequence() const {
 
 void Session::new_state() { adopt(fresh_sequence()); }
 
+uint64_t Session::state_hash() const {
+    switch (options_.state_hash) {
+        case StateHashKind::ChunkDigest: return state_->state_hash(BrightnessInDigest::Sum);
+        case StateHashKind::ChunkDigestBrightnessBytes:
+            return state_->state_hash(BrightnessInDigest::Bytes);
+        case StateHashKind::Stream: return state_->stream_state_hash();
+    }
+    return 0;
+}
+
 void Session::adopt(Sequence sequence) {
     proposer_ = std::move(sequence.proposer);
     state_ = std::move(sequence.state);

@@ -30,10 +30,13 @@ namespace kvw {
 struct ReplayReport;
 class StateError;
 
-// How a session's trace hashes its states: the digest of chunk digests (StateManager::
-// state_hash, trace header "xxh64-chunks"), or the stream hash of the traces written before it
-// (header "xxh64"), so that a session replaying one of those hashes as it did.
-enum class StateHashKind { ChunkDigest, Stream };
+// How a session's trace hashes its states (ARCHITECTURE §6.1): the digest of chunk digests
+// with the ledger's brightness sums (StateManager::state_hash, trace header
+// "xxh64-chunks-bsum"); the same with every brightness value's bytes, as traces written
+// before the sums were hashed (header "xxh64-chunks"); or the stream hash of the traces
+// written before the digest of digests (header "xxh64"). A session replaying a trace hashes
+// as it did.
+enum class StateHashKind { ChunkDigest, ChunkDigestBrightnessBytes, Stream };
 
 // What a tick does with a proposed action that pre-flight refuses (ARCHITECTURE §2.1): drop it
 // and apply the rest of the list, or refuse the whole tick as sessions did before (trace header
@@ -197,10 +200,7 @@ public:
     int64_t tick() const { return tick_; }
     bool started() const { return started_; }
     // The state's hash of the kind options().state_hash names, as the trace records it.
-    uint64_t state_hash() const {
-        return options_.state_hash == StateHashKind::Stream ? state_->stream_state_hash()
-                                                            : state_->state_hash();
-    }
+    uint64_t state_hash() const;
     const StateManager& state() const { return *state_; }
     const Model& model() const { return *model_; }
     // The model, for another session on it (the window's A/B sides).

@@ -28,16 +28,16 @@ double ms_since(Clock::time_point start) {
 std::vector<std::vector<float>> Session::update_brightness() {
     const auto& mass = state_->last_attention_mass();
     std::vector<std::vector<float>> before(size_t(state_->n_layers()));
+    const BrightnessParams& params = options_.brightness;
     for (int l = 0; l < state_->n_layers(); ++l) {
-        const std::vector<int64_t>& ids = state_->layer_map(l).pos2ledger;
-        before[size_t(l)] = state_->ledger().brightness(l, ids);
         // The mass is gone when an edit moved rows since the last append: decay only.
-        const bool measured = size_t(l) < mass.size() && mass[size_t(l)].size() == ids.size();
+        const bool measured =
+            size_t(l) < mass.size() && int(mass[size_t(l)].size()) == state_->rows(l);
         const std::vector<float> received =
-            measured ? attention_share(mass[size_t(l)]) : std::vector<float>(ids.size(), 0.0f);
-        const std::vector<float> after =
-            updated_brightness(before[size_t(l)], received, options_.brightness);
-        state_->set_brightness(l, ids, after);
+            measured ? attention_share(mass[size_t(l)]) : std::vector<float>();
+        before[size_t(l)] = state_->update_brightness(l, [&](size_t row, float b) {
+            return next_brightness(b, measured ? received[row] : 0.0f, params);
+        });
     }
     return before;
 }

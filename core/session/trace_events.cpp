@@ -1,6 +1,9 @@
 #include "core/session/trace_events.h"
 
+#include <optional>
+
 #include "core/json/json_fields.h"
+#include "core/names/enum_names.h"
 #include "core/state/action_json.h"
 
 namespace kvw {
@@ -54,14 +57,27 @@ nlohmann::json trace_header(const SessionOptions& o) {
     return h;
 }
 
-const char* state_hash_name(StateHashKind kind) {
-    return kind == StateHashKind::Stream ? "xxh64" : "xxh64-chunks";
+namespace {
+
+constexpr EnumName<StateHashKind> kStateHashNames[] = {
+    {StateHashKind::ChunkDigest, "xxh64-chunks-bsum"},
+    {StateHashKind::ChunkDigestBrightnessBytes, "xxh64-chunks"},
+    {StateHashKind::Stream, "xxh64"},
+};
+
+// The kind the header names; none for a trace written before the state hash became XXH64.
+std::optional<StateHashKind> header_state_hash(const nlohmann::json& header) {
+    const auto hash = header.find("state_hash");
+    if (hash == header.end() || !hash->is_string()) return std::nullopt;
+    return value_in(kStateHashNames, hash->get<std::string>());
 }
 
+}  // namespace
+
+const char* state_hash_name(StateHashKind kind) { return name_in(kStateHashNames, kind); }
+
 bool header_has_current_state_hashes(const nlohmann::json& header) {
-    const auto hash = header.find("state_hash");
-    return hash != header.end() && (*hash == state_hash_name(StateHashKind::ChunkDigest) ||
-                                    *hash == state_hash_name(StateHashKind::Stream));
+    return header_state_hash(header).has_value();
 }
 
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {
@@ -114,8 +130,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
                 file);
         o.invalid_proposals =
             invalid == "drop" ? InvalidProposals::Drop : InvalidProposals::RejectTick;
-        if (h.get_or<std::string>("state_hash", "") == state_hash_name(StateHashKind::Stream))
-            o.state_hash = StateHashKind::Stream;
+        o.state_hash = header_state_hash(header).value_or(StateHashKind::ChunkDigest);
     } catch (const JsonError& e) {
         throw TraceError(std::string("header: ") + e.what(), 1, file);
     }

@@ -137,12 +137,13 @@ struct WlodRows {
         if (k < 2 || std::none_of(list.begin(), list.end(),
                                   [](const Action& a) { return row_span(a).has_value(); }))
             return;
-        for (const std::vector<uint8_t>& levels : shape.row_levels) {
+        for (int l = 0; l < int(shape.row_levels.size()); ++l) {
             std::vector<int64_t> first{0};
             int last = -1;
-            for (size_t r = 0; r < levels.size(); ++r) {
-                first.push_back(first.back() + span(levels[r]));
-                if (levels[r] > 0) last = int(r);
+            for (int r = 0; r < shape.rows_per_layer[size_t(l)]; ++r) {
+                const uint8_t level = shape.row_level(l, r);
+                first.push_back(first.back() + span(level));
+                if (level > 0) last = r;
             }
             first_leaf.push_back(std::move(first));
             last_gist.push_back(last);
@@ -155,7 +156,7 @@ struct WlodRows {
 // Why the block of `level` at `pos` cannot be collapsed in `layer`; empty when it can.
 std::string block_fault(const WlodRows& w, const SequenceShape& shape, int layer, int pos,
                         int level) {
-    const std::vector<uint8_t>& levels = shape.row_levels[size_t(layer)];
+    const int rows = shape.rows_per_layer[size_t(layer)];
     const std::vector<int64_t>& first = w.first_leaf[size_t(layer)];
     const int64_t span = w.span(level);
     const std::string where = " in layer " + std::to_string(layer);
@@ -163,15 +164,15 @@ std::string block_fault(const WlodRows& w, const SequenceShape& shape, int layer
         return "row " + std::to_string(pos) + where + " starts at token " +
                std::to_string(first[size_t(pos)]) + ", not at a multiple of " +
                std::to_string(span);
-    size_t r = size_t(pos);
-    for (; r < levels.size() && first[r] - first[size_t(pos)] < span; ++r)
-        if (levels[r] >= level)
+    int r = pos;
+    for (; r < rows && first[size_t(r)] - first[size_t(pos)] < span; ++r)
+        if (shape.row_level(layer, r) >= level)
             return "row " + std::to_string(r) + where + " is already a level-" +
-                   std::to_string(levels[r]) + " gist";
-    if (first[r] - first[size_t(pos)] != span)
+                   std::to_string(shape.row_level(layer, r)) + " gist";
+    if (first[size_t(r)] - first[size_t(pos)] != span)
         return "the block at row " + std::to_string(pos) + where + " has " +
-               std::to_string(first[r] - first[size_t(pos)]) + " of its " + std::to_string(span) +
-               " tokens";
+               std::to_string(first[size_t(r)] - first[size_t(pos)]) + " of its " +
+               std::to_string(span) + " tokens";
     return {};
 }
 
@@ -182,7 +183,7 @@ void check_wlod(const Action& action, int index, const std::vector<int>& layers,
     const int pos = int(span->first);
     for (int l : layers) {
         if (!w.known(l) || pos < 0) continue;
-        const int rows = int(shape.row_levels[size_t(l)].size());
+        const int rows = shape.rows_per_layer[size_t(l)];
         if (const auto* c = std::get_if<CollapseAction>(&action.op)) {
             if (pos >= rows || (c->level != 1 && c->level != 2)) return;
             const std::string fault = block_fault(w, shape, l, pos, c->level);
@@ -191,7 +192,7 @@ void check_wlod(const Action& action, int index, const std::vector<int>& layers,
             return;
         }
         if (std::holds_alternative<ExpandAction>(action.op)) {
-            if (pos >= rows || shape.row_levels[size_t(l)][size_t(pos)] > 0) continue;
+            if (pos >= rows || shape.row_level(l, pos) > 0) continue;
             report.add(ValidationRule::NotAGist, index, "pos",
                        "row " + std::to_string(pos) + " in layer " + std::to_string(l) +
                            " holds a token, not a gist");

@@ -17,7 +17,9 @@ struct SequenceShape {
     bool adds_overwrite = false;
     int vocab_size = 0;
     // wLOD (ARCHITECTURE §14): [layer][row] 0 for a token row, else the gist's level; empty
-    // when unknown (then collapse / expand are checked by the StateManager alone).
+    // when unknown (then collapse / expand are checked by the StateManager alone). A layer
+    // without a gist row has no levels (every row is a token; see row_level): every tick
+    // asks, and 22 x 100,000 zeros twice a tick were a tenth of its bookkeeping.
     std::vector<std::vector<uint8_t>> row_levels = {};
     int wlod_k = 0;
     // Per layer: whether row 0 holds the model's BOS token. Nothing may be inserted before it
@@ -27,6 +29,13 @@ struct SequenceShape {
     // Per layer: rows [0, n) that no collapse may fold into a gist (StateManager::pinned_rows:
     // BOS, a ring's sinks). Empty: none.
     std::vector<int> pinned_rows = {};
+
+    // The level of `row` in `layer` (0: a token). Precondition: row_levels is known and
+    // row < rows_per_layer[layer].
+    uint8_t row_level(int layer, int row) const {
+        const std::vector<uint8_t>& levels = row_levels[size_t(layer)];
+        return levels.empty() ? 0 : levels[size_t(row)];
+    }
 };
 
 enum class ValidationRule {

@@ -75,9 +75,32 @@ size_t row_blocks(const StateParts& s, int layer) {
     return size_t((rows + kRevisionBlockRows - 1) / kRevisionBlockRows);
 }
 
+// The brightness columns as `how` reads them; the sums from every value when `from_scratch`.
+void hash_brightness(StreamHash& f, const Ledger& ledger, BrightnessInDigest how,
+                     bool from_scratch) {
+    for (int l = 0; l < ledger.n_layers(); ++l) {
+        if (how == BrightnessInDigest::Sum) {
+            f.value(from_scratch ? ledger.brightness_sum_from_scratch(l)
+                                 : ledger.brightness_sum(l));
+            continue;
+        }
+        for (const auto& chunk : ledger.brightness_chunks(l))
+            f.bytes(chunk->data(), chunk->size() * sizeof(float));
+    }
+}
+
 }  // namespace
 
-uint64_t StateDigest::update(const StateParts& s) {
+uint64_t StateDigest::update(const StateParts& s, BrightnessInDigest brightness) {
+    return combine(s, brightness, false);
+}
+
+uint64_t StateDigest::from_scratch(const StateParts& state, BrightnessInDigest brightness) {
+    return StateDigest().combine(state, brightness, true);
+}
+
+uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness,
+                              bool from_scratch) {
     StreamHash f;
     f.value(s.policy);
     f.value(s.ledger.size());
@@ -90,10 +113,8 @@ uint64_t StateDigest::update(const StateParts& s) {
         }
         f.value(m.digest);
     }
+    hash_brightness(f, s.ledger, brightness, from_scratch);
     const int n_layers = s.cache.n_layers();
-    for (int l = 0; l < n_layers; ++l)
-        for (const auto& chunk : s.ledger.brightness_chunks(l))
-            f.bytes(chunk->data(), chunk->size() * sizeof(float));
     rows_.resize(size_t(n_layers));
     for (int l = 0; l < n_layers; ++l) {
         f.value(s.maps[size_t(l)].rows());
@@ -112,8 +133,6 @@ uint64_t StateDigest::update(const StateParts& s) {
     }
     return f.digest();
 }
-
-uint64_t StateDigest::from_scratch(const StateParts& state) { return StateDigest().update(state); }
 
 uint64_t stream_state_hash(const StateParts& s) {
     StreamHash f;

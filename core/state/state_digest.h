@@ -17,21 +17,29 @@ struct StateParts {
     const KvLayout& cache;
 };
 
+// How the state digest reads the brightness columns, which a tick changes in every row.
+// Sum: one number per layer, the ledger's checksum of the column (Ledger::brightness_sum),
+// which every write keeps up to date. Bytes: every value's bytes, as traces with the header
+// "xxh64-chunks" were hashed; kept so that they replay with their hashes compared.
+enum class BrightnessInDigest { Sum, Bytes };
+
 // The state hash as a digest of digests (ARCHITECTURE §6.1): XXH64 of the policy, one digest
-// per chunk of ledger records, every brightness column, and one digest per block of each
-// layer's rows (its pos2ledger, rope_pos and stored K/V; kRevisionBlockRows rows), in that
-// fixed order. A chunk's or block's digest is remembered with the revisions of what it read
-// (Ledger::chunk_revision, LayerMaps::block_revision, KvLayout::block_revision) and computed
-// again only when one moved, so a tick that appends a row rehashes one block per layer, not
-// the whole cache. Brightness is read whole: a tick decays every row's.
+// per chunk of ledger records, the brightness columns (see BrightnessInDigest), and one digest
+// per block of each layer's rows (its pos2ledger, rope_pos and stored K/V; kRevisionBlockRows
+// rows), in that fixed order. A chunk's or block's digest is remembered with the revisions of
+// what it read (Ledger::chunk_revision, LayerMaps::block_revision, KvLayout::block_revision)
+// and computed again only when one moved, so a tick that appends a row rehashes one block per
+// layer, not the whole cache.
 class StateDigest {
 public:
-    uint64_t update(const StateParts& state);
-    // Every chunk and block digested anew, nothing remembered: the reference update() is checked
-    // against (tests, the soak).
-    static uint64_t from_scratch(const StateParts& state);
+    uint64_t update(const StateParts& state, BrightnessInDigest brightness);
+    // Every chunk and block digested anew and the brightness sums read from every value,
+    // nothing remembered: the reference update() is checked against (tests, the soak).
+    static uint64_t from_scratch(const StateParts& state, BrightnessInDigest brightness);
 
 private:
+    uint64_t combine(const StateParts& state, BrightnessInDigest brightness, bool from_scratch);
+
     struct Memo {
         uint64_t revision = 0;        // 0: none yet (next_revision never returns it)
         uint64_t cache_revision = 0;  // row blocks: the cache's revision of the same rows

@@ -209,15 +209,16 @@ std::string StateManager::incremental_difference() const {
     return {};
 }
 
-uint64_t StateManager::state_hash() const {
-    if (hashed_revision_ == revision_) return hash_;
-    hash_ = digest_.update({policy_, ledger_, maps_, *cache_});
+uint64_t StateManager::state_hash(BrightnessInDigest brightness) const {
+    if (hashed_revision_ == revision_ && hashed_brightness_ == brightness) return hash_;
+    hash_ = digest_.update({policy_, ledger_, maps_, *cache_}, brightness);
     hashed_revision_ = revision_;
+    hashed_brightness_ = brightness;
     return hash_;
 }
 
-uint64_t StateManager::state_hash_from_scratch() const {
-    return StateDigest::from_scratch({policy_, ledger_, maps_, *cache_});
+uint64_t StateManager::state_hash_from_scratch(BrightnessInDigest brightness) const {
+    return StateDigest::from_scratch({policy_, ledger_, maps_, *cache_}, brightness);
 }
 
 uint64_t StateManager::stream_state_hash() const {

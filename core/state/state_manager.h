@@ -172,10 +172,11 @@ public:
     // whatever the layout. Computed once per state: every mutating member starts with
     // changed(), and a second call before the next change returns the same value at no cost;
     // and then only the chunks of rows and records whose revisions moved are read again
-    // (StateDigest, ARCHITECTURE §6.1).
-    uint64_t state_hash() const;
+    // (StateDigest, ARCHITECTURE §6.1). `brightness` says how it reads the brightness
+    // columns: Bytes only for traces written before the brightness sums.
+    uint64_t state_hash(BrightnessInDigest brightness = BrightnessInDigest::Sum) const;
     // The same digest with every chunk read anew: the reference state_hash() is checked against.
-    uint64_t state_hash_from_scratch() const;
+    uint64_t state_hash_from_scratch(BrightnessInDigest brightness = BrightnessInDigest::Sum) const;
     // The hash traces written before the digest of digests recorded (stream_state_hash).
     uint64_t stream_state_hash() const;
 
@@ -230,6 +231,13 @@ public:
     void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values) {
         changed();
         ledger_.set_brightness(layer, ids, values);
+    }
+    // Every row of `layer`: its record's brightness := next(row, brightness), in one pass;
+    // returns the values before (Ledger::update_brightness).
+    template <typename Next>
+    std::vector<float> update_brightness(int layer, Next next) {
+        changed();
+        return ledger_.update_brightness(layer, layer_map(layer).pos2ledger, next);
     }
 
     // ---- faults on purpose (the `desync` and `fault` commands) -------------------------------
@@ -299,7 +307,8 @@ private:
     std::unordered_map<int64_t, GistRecord> gists_;  // by ledger id
     uint64_t revision_ = 0;                          // mutations so far
     mutable uint64_t hashed_revision_ = ~uint64_t(0);
-    mutable uint64_t hash_ = 0;                   // state_hash() at hashed_revision_
+    mutable uint64_t hash_ = 0;  // state_hash() at hashed_revision_
+    mutable BrightnessInDigest hashed_brightness_ = BrightnessInDigest::Sum;  // ... read so
     mutable StateDigest digest_;                  // the chunk digests hash_ was combined from
     mutable InvariantSummary invariant_summary_;  // check_invariants' chunk summaries
 };

@@ -31,12 +31,14 @@ SequenceShape sequence_shape(const StateManager& state) {
     shape.vocab_size = state.engine().model().config.vocab_size;
     shape.wlod_k = state.wlod_k();
     for (int l = 0; l < state.n_layers(); ++l) {
-        const std::vector<int64_t>& ids = state.layer_map(l).pos2ledger;
-        // Every tick asks: without gists, no lookup per row (22 x 100,000 of them a tick).
-        std::vector<uint8_t> levels(ids.size(), 0);
-        if (state.has_gists())
+        // Every tick asks: without gists, no level per row (22 x 100,000 of them a tick).
+        std::vector<uint8_t> levels;
+        if (state.has_gists()) {
+            const std::vector<int64_t>& ids = state.layer_map(l).pos2ledger;
+            levels.assign(ids.size(), 0);
             for (size_t r = 0; r < ids.size(); ++r)
                 if (const GistRecord* g = state.gist(ids[r])) levels[r] = uint8_t(g->level);
+        }
         shape.row_levels.push_back(std::move(levels));
         shape.starts_with_bos.push_back(state.starts_with_bos(l));
         shape.pinned_rows.push_back(state.pinned_rows(l));

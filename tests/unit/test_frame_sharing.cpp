@@ -3,6 +3,7 @@
 // chunk and row for row, and the memoised hash equals one computed from scratch.
 #include <QtTest>
 
+#include <cstring>
 #include <functional>
 
 #include "core/mirror/chunked_column.h"
@@ -142,10 +143,10 @@ uint64_t reference_state_hash(const StateManager& state) {
 }
 
 // The digest of digests (docs/ARCHITECTURE.md §6.1) written out plainly: XXH64 of the policy,
-// the ledger's size, the XXH64 of each 1,024 records' bytes, every brightness value layer by
-// layer, then per layer its row counts and the XXH64 of each 256 rows' ids, phases and stored
-// bytes. Every piece is read from the state anew: the reference the memoised hash,
-// which rereads only chunks whose revisions moved, must equal.
+// the ledger's size, the XXH64 of each 1,024 records' bytes, per layer the sum over records of
+// (2·id + 1) times the bits of its brightness (mod 2^64), then per layer its row counts and the
+// XXH64 of each 256 rows' ids, phases and stored bytes. Every piece is read from the state anew:
+// the reference the memoised hash, which rereads only chunks whose revisions moved, must equal.
 uint64_t reference_chunk_digest(const StateManager& state) {
     constexpr int64_t kRecords = 1024;
     constexpr int kRows = 256;
@@ -161,8 +162,16 @@ uint64_t reference_chunk_digest(const StateManager& state) {
         }
         f.value(chunk.digest());
     }
-    for (int l = 0; l < state.n_layers(); ++l)
-        for (int64_t id = 0; id < ledger.size(); ++id) f.value(ledger.brightness(id, l));
+    for (int l = 0; l < state.n_layers(); ++l) {
+        uint64_t sum = 0;
+        for (int64_t id = 0; id < ledger.size(); ++id) {
+            const float b = ledger.brightness(id, l);
+            uint32_t bits;
+            std::memcpy(&bits, &b, 4);
+            sum += (2 * uint64_t(id) + 1) * uint64_t(bits);
+        }
+        f.value(sum);
+    }
     for (int l = 0; l < state.n_layers(); ++l) {
         const LayerMap& map = state.layer_map(l);
         const int cache_rows = state.cache().rows(l);

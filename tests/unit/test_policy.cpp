@@ -77,21 +77,22 @@ private slots:
 
     void brightness_by_hand() {
         const BrightnessParams p{0.5f, 10.0f, 255.0f, 100.0f};
+        const auto tick = [&](const std::vector<float>& b, const std::vector<float>& mass) {
+            std::vector<float> out;
+            for (size_t r = 0; r < b.size(); ++r) out.push_back(next_brightness(b[r], mass[r], p));
+            return out;
+        };
         // b' = min(100, 0.5 b + 10 mass)
         const std::vector<float> b = {100.0f, 20.0f, 0.0f, 90.0f, 30.0f};
         const std::vector<float> mass = {0.0f, 0.25f, 1.0f, 6.0f, 0.5f};
-        QCOMPARE(updated_brightness(b, mass, p),
-                 (std::vector<float>{50.0f, 12.5f, 10.0f, 100.0f, 20.0f}));
+        QCOMPARE(tick(b, mass), (std::vector<float>{50.0f, 12.5f, 10.0f, 100.0f, 20.0f}));
         // Two ticks without attention: a quarter left.
-        QCOMPARE(updated_brightness(updated_brightness(b, std::vector<float>(5, 0.0f), p),
-                                    std::vector<float>(5, 0.0f), p),
-                 (std::vector<float>{25.0f, 5.0f, 0.0f, 22.5f, 7.5f}));
+        const std::vector<float> none(5, 0.0f);
+        QCOMPARE(tick(tick(b, none), none), (std::vector<float>{25.0f, 5.0f, 0.0f, 22.5f, 7.5f}));
         // Defaults: 0.9 decay, 25.5 per unit of share: a uniformly attended row stays at 255.
         const BrightnessParams d;
-        const std::vector<float> one = updated_brightness(std::vector<float>{200.0f, 255.0f},
-                                                          std::vector<float>{0.5f, 1.0f}, d);
-        QVERIFY(std::fabs(one[0] - (200.0 * 0.9 + 0.5 * 25.5)) < 1e-4);
-        QVERIFY(std::fabs(one[1] - 255.0) < 1e-4);
+        QVERIFY(std::fabs(next_brightness(200.0f, 0.5f, d) - (200.0 * 0.9 + 0.5 * 25.5)) < 1e-4);
+        QVERIFY(std::fabs(next_brightness(255.0f, 1.0f, d) - 255.0) < 1e-4);
         QCOMPARE(d.initial, 255.0f);
     }
 
@@ -100,23 +101,6 @@ private slots:
         QCOMPARE(attention_share(std::vector<float>{1.0f, 0.5f, 0.25f, 0.25f}),
                  (std::vector<float>{2.0f, 1.0f, 0.5f, 0.5f}));
         QCOMPARE(attention_share(std::vector<float>{0.0f, 0.0f}), (std::vector<float>{0.0f, 0.0f}));
-    }
-
-    void brightness_per_layer() {
-        const BrightnessParams p{0.5f, 2.0f, 255.0f, 255.0f};
-        const std::vector<std::vector<float>> b = {{4.0f, 8.0f}, {16.0f}};
-        const std::vector<std::vector<float>> mass = {{1.0f, 0.0f}, {0.5f}};
-        QCOMPARE(updated_brightness(b, mass, p),
-                 (std::vector<std::vector<float>>{{4.0f, 4.0f}, {9.0f}}));
-        QVERIFY_THROWS_EXCEPTION(PolicyInputError,
-                                 updated_brightness(b, {{1.0f, 0.0f}, {0.5f, 0.5f}}, p));
-        QVERIFY_THROWS_EXCEPTION(PolicyInputError, updated_brightness(b, {{1.0f, 0.0f}}, p));
-        try {
-            updated_brightness(b, {{1.0f, 0.0f}, {}}, p);
-            QFAIL("no error");
-        } catch (const PolicyInputError& e) {
-            QVERIFY2(std::string(e.what()).starts_with("layer 1: brightness has 1 rows"), e.what());
-        }
     }
 
     void conflict_resolution_keeps_injected() {

@@ -13,6 +13,8 @@
 
 using namespace kvw;
 
+Q_DECLARE_METATYPE(kvw::StateHashKind)
+
 namespace {
 
 std::shared_ptr<const Model> tiny_model() {
@@ -250,7 +252,7 @@ private slots:
         s.start(kPrompt);
         for (int i = 0; i < 3; ++i) s.step();
         nlohmann::json header = s.trace().events().front();
-        QCOMPARE(header.value("state_hash", ""), std::string("xxh64-chunks"));
+        QCOMPARE(header.value("state_hash", ""), std::string("xxh64-chunks-bsum"));
         std::vector<nlohmann::json> events = s.trace().events();
         events.back()["state_hash"] = "0123456789abcdef";
         const auto ndjson = [&] {
@@ -272,16 +274,27 @@ private slots:
         QVERIFY(!replay_trace(ndjson()).ok());
     }
 
-    // A trace of the stream hash (header "xxh64", written before the digest of digests)
-    // replays with its hashes compared: the replaying session hashes as the trace did.
-    void a_trace_of_the_stream_hash_replays_with_its_hashes_compared() {
+    // A trace of an earlier kind of hash (header "xxh64": the stream hash written before the
+    // digest of digests; "xxh64-chunks": every brightness value's bytes, written before the
+    // brightness sums) replays with its hashes compared: the replaying session hashes as the
+    // trace did.
+    void a_trace_of_an_earlier_hash_replays_with_its_hashes_compared_data() {
+        QTest::addColumn<StateHashKind>("kind");
+        QTest::addColumn<QString>("name");
+        QTest::newRow("stream") << StateHashKind::Stream << "xxh64";
+        QTest::newRow("brightness bytes")
+            << StateHashKind::ChunkDigestBrightnessBytes << "xxh64-chunks";
+    }
+    void a_trace_of_an_earlier_hash_replays_with_its_hashes_compared() {
+        QFETCH(StateHashKind, kind);
+        QFETCH(QString, name);
         SessionOptions o = options("manual");
-        o.state_hash = StateHashKind::Stream;
+        o.state_hash = kind;
         Session s(o, tiny_model());
         s.start(kPrompt);
         for (int i = 0; i < 3; ++i) s.step();
         s.apply_now({Action{DeleteAction{2}, {}}});
-        QCOMPARE(s.trace().events().front().value("state_hash", ""), std::string("xxh64"));
+        QCOMPARE(s.trace().events().front().value("state_hash", ""), name.toStdString());
         QVERIFY(s.state_hash() != s.state().state_hash());  // the two kinds differ
         const ReplayReport again = replay_trace(s.trace());
         QVERIFY(again.state_hashes_compared);

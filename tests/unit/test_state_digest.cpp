@@ -18,12 +18,15 @@
 
 using namespace kvw;
 
+Q_DECLARE_METATYPE(kvw::BrightnessInDigest)
+
 namespace {
 
 constexpr int kLayers = 3;
 constexpr int kKvDim = 4;
 constexpr int kChunk = LayerMaps::kChunkRows;
 constexpr int kRows = 2 * kChunk + 700;  // three Frame chunks of rows, nine of records
+constexpr BrightnessInDigest kSum = BrightnessInDigest::Sum;
 
 // A ledger, maps and a cache of kRows rows per layer, filled directly (no engine): row r holds
 // record r with phase r, and K / V values that differ per row and layer.
@@ -73,8 +76,8 @@ private slots:
     void a_changed_byte_of_any_row_changes_the_digest() {
         Parts p;
         StateDigest digest;
-        const uint64_t original = digest.update(p.state());
-        QCOMPARE(original, StateDigest::from_scratch(p.state()));
+        const uint64_t original = digest.update(p.state(), kSum);
+        QCOMPARE(original, StateDigest::from_scratch(p.state(), kSum));
         std::mt19937 rng(7);
         std::vector<int> rows = {
             0,        kRevisionBlockRows - 1, kRevisionBlockRows, kChunk - 1, kChunk, 2 * kChunk,
@@ -91,24 +94,31 @@ private slots:
                 bits ^= 1u;  // the lowest bit: one byte of the stored row differs
                 std::memcpy(&changed[1], &bits, 4);
                 p.cache->overwrite(l, row, changed.data(), v.data(), 1);
-                const uint64_t after = digest.update(p.state());
+                const uint64_t after = digest.update(p.state(), kSum);
                 QVERIFY2(after != original, qPrintable(QString("layer %1 row %2").arg(l).arg(row)));
-                QCOMPARE(after, StateDigest::from_scratch(p.state()));
+                QCOMPARE(after, StateDigest::from_scratch(p.state(), kSum));
                 p.cache->overwrite(l, row, k.data(), v.data(), 1);
-                QCOMPARE(digest.update(p.state()), original);
+                QCOMPARE(digest.update(p.state(), kSum), original);
             }
     }
 
-    // The maps and the ledger count as much as the rows: a changed phase, a record's standing
-    // and a removed row each change the digest, which stays equal to the from-scratch one.
+    // The maps and the ledger count as much as the rows: a changed phase, a record's standing,
+    // a removed row and a brightness each change the digest, which stays equal to the
+    // from-scratch one, with the brightness read as sums and as bytes.
+    void maps_and_ledger_changes_change_the_digest_data() {
+        QTest::addColumn<BrightnessInDigest>("how");
+        QTest::newRow("brightness sums") << BrightnessInDigest::Sum;
+        QTest::newRow("brightness bytes") << BrightnessInDigest::Bytes;
+    }
     void maps_and_ledger_changes_change_the_digest() {
+        QFETCH(BrightnessInDigest, how);
         Parts p;
         StateDigest digest;
-        uint64_t last = digest.update(p.state());
+        uint64_t last = digest.update(p.state(), how);
         const auto expect_new = [&](const char* what) {
-            const uint64_t now = digest.update(p.state());
+            const uint64_t now = digest.update(p.state(), how);
             QVERIFY2(now != last, what);
-            QCOMPARE(now, StateDigest::from_scratch(p.state()));
+            QCOMPARE(now, StateDigest::from_scratch(p.state(), how));
             last = now;
         };
         p.maps.edit(1, kChunk + 3).rope_pos[size_t(kChunk + 3)] += 1;
@@ -120,6 +130,57 @@ private slots:
         expect_new("a removed row");
         p.ledger.set_brightness(0, std::vector<int64_t>{7000}, std::vector<float>{0.5f});
         expect_new("a brightness");
+        p.ledger.set_brightness(2, std::vector<int64_t>{kRows - 1}, std::vector<float>{1e-30f});
+        expect_new("a brightness in the last chunk of another layer");
+    }
+
+    // The ledger's brightness sum, kept by every write, against the sum over every value
+    // written plainly here: after random writes in every layer, after one bit of one value
+    // changed, and after two records exchanged their values (each changes the sum).
+    void the_brightness_sum_follows_every_write() {
+        Parts p;
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> value(0.0f, 100.0f);
+        const auto plain_sum = [&](int layer) {
+            uint64_t sum = 0;
+            for (int64_t id = 0; id < p.ledger.size(); ++id) {
+                uint32_t bits;
+                const float b = p.ledger.brightness(id, layer);
+                std::memcpy(&bits, &b, 4);
+                sum += (2 * uint64_t(id) + 1) * uint64_t(bits);
+            }
+            return sum;
+        };
+        for (int round = 0; round < 20; ++round)
+            for (int l = 0; l < kLayers; ++l) {
+                std::vector<int64_t> ids;
+                std::vector<float> values;
+                for (int i = 0; i < 300; ++i) {
+                    ids.push_back(int64_t(rng() % uint32_t(kRows)));
+                    values.push_back(value(rng));
+                }
+                p.ledger.set_brightness(l, ids, values);
+                QCOMPARE(p.ledger.brightness_sum(l), plain_sum(l));
+                QCOMPARE(p.ledger.brightness_sum_from_scratch(l), plain_sum(l));
+            }
+        const std::vector<int64_t> pair = {17, kRows - 3};
+        p.ledger.set_brightness(2, pair, std::vector<float>{1.5f, 2.5f});
+        const Ledger before = p.ledger;
+        const float b = p.ledger.brightness(4321, 1);
+        uint32_t bits;
+        std::memcpy(&bits, &b, 4);
+        bits ^= 1u << 31;
+        float flipped;
+        std::memcpy(&flipped, &bits, 4);
+        p.ledger.set_brightness(1, std::vector<int64_t>{4321}, std::vector<float>{flipped});
+        QVERIFY(p.ledger.brightness_sum(1) != before.brightness_sum(1));
+        QCOMPARE(p.ledger.brightness_sum(0), before.brightness_sum(0));
+        p.ledger = before;
+        const std::vector<float> exchanged = {p.ledger.brightness(pair[1], 2),
+                                              p.ledger.brightness(pair[0], 2)};
+        p.ledger.set_brightness(2, pair, exchanged);
+        QVERIFY(p.ledger.brightness_sum(2) != before.brightness_sum(2));
+        QCOMPARE(p.ledger.brightness_sum(2), plain_sum(2));
     }
 
     // A desync (a map row pointing at another record) at rows of every chunk and layer: the
