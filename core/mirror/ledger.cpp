@@ -89,7 +89,8 @@ void Ledger::set_brightness(int layer, std::span<const int64_t> ids,
         throw std::invalid_argument("ledger: " + std::to_string(values.size()) +
                                     " brightness values for " + std::to_string(ids.size()) +
                                     " records");
-    (void)update_brightness(layer, ids, [&](size_t i, float) { return values[i]; });
+    update_brightness(
+        layer, ids, [&](size_t i, float) { return values[i]; }, nullptr);
 }
 
 uint64_t Ledger::brightness_sum_from_scratch(int layer) const {
@@ -114,8 +115,10 @@ std::vector<float> Ledger::brightness(int layer, std::span<const int64_t> ids) c
 }
 
 void Ledger::check_ids(std::span<const int64_t> ids) const {
+    // One unsigned compare per id (a negative id wraps above any size): a tick checks every row.
+    const uint64_t size = uint64_t(entries_.size());
     for (int64_t id : ids)
-        if (!contains(id)) (void)at(id);  // throws, naming the id
+        if (uint64_t(id) >= size) (void)at(id);  // throws, naming the id
 }
 
 const Ledger::BrightnessChunks& Ledger::brightness_chunks(int layer) const {

@@ -114,10 +114,11 @@ public:
     // nothing is written when an id is unknown (std::out_of_range).
     void set_brightness(int layer, std::span<const int64_t> ids, std::span<const float> values);
     // The brightness in `layer` of records ids[i] := next(i, its value), in one pass, for a
-    // tick's update of every row; returns the values before. Nothing is written when an id is
-    // unknown (std::out_of_range).
+    // tick's update of every row; the values before go to `before` (resized to ids.size())
+    // unless it is null. Nothing is written when an id is unknown (std::out_of_range).
     template <typename Next>
-    std::vector<float> update_brightness(int layer, std::span<const int64_t> ids, Next next);
+    void update_brightness(int layer, std::span<const int64_t> ids, Next next,
+                           std::vector<float>* before);
     // Every record's brightness in `layer`, index == id, in kChunkRecords chunks that a Frame
     // shares: a chunk is copied by the next write to it, never changed under a Frame.
     using BrightnessChunks = std::vector<ChunkedColumn<float>::ChunkPtr>;
@@ -172,10 +173,12 @@ private:
 };
 
 template <typename Next>
-std::vector<float> Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next next) {
+void Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next next,
+                               std::vector<float>* before) {
     ChunkedColumn<float>& column = brightness_.at(size_t(layer));
     check_ids(ids);  // before anything is written
-    std::vector<float> before(ids.size());
+    if (before) before->resize(ids.size());
+    float* const old_values = before ? before->data() : nullptr;
     // A layer's rows hold ids in nearly increasing order, so the chunk to write changes about
     // once per kChunkRecords values: its copy-on-write check is made once per run.
     uint64_t sum = brightness_sums_[size_t(layer)];
@@ -187,15 +190,15 @@ std::vector<float> Ledger::update_brightness(int layer, std::span<const int64_t>
             chunk = column.chunk_of(id);
             data = column.writable_chunk(chunk).data();
         }
-        float& slot = data[column.offset_of(id)];
-        before[i] = slot;
-        const float value = next(i, slot);
+        float* const slot = data + column.offset_of(id);
+        const float old = *slot;
+        if (old_values) old_values[i] = old;
+        const float value = next(i, old);
         sum += brightness_weight(id) *
-               (uint64_t(std::bit_cast<uint32_t>(value)) - std::bit_cast<uint32_t>(slot));
-        slot = value;
+               (uint64_t(std::bit_cast<uint32_t>(value)) - std::bit_cast<uint32_t>(old));
+        *slot = value;
     }
     brightness_sums_[size_t(layer)] = sum;
-    return before;
 }
 
 }  // namespace kvw

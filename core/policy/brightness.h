@@ -1,5 +1,7 @@
 #pragma once
 #include <algorithm>
+#include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -26,5 +28,17 @@ inline float next_brightness(float brightness, float share, const BrightnessPara
 // queries) relative to a uniform share: mass * rows / total, so that 1 means "as much as an
 // average row". All zeros stay zeros.
 std::vector<float> attention_share(std::span<const float> mass);
+
+// What attention_share multiplies a layer's mass by, given the layer's total (mass_totals) and
+// its row count: a row's share is float(mass * factor). None when the total is not positive:
+// then every share is 0.
+inline std::optional<double> share_factor(double total, size_t rows) {
+    if (total <= 0) return std::nullopt;
+    return double(rows) / total;
+}
+
+// Each layer's total mass, summed in row order in double, as attention_share sums it: the
+// shares, and so the brightness that traces hash, stay the same to the bit.
+std::vector<double> mass_totals(const std::vector<std::vector<float>>& mass);
 
 }  // namespace kvw

@@ -71,17 +71,9 @@ struct LayerFrame {
     }
 };
 
-// A ledger record without its per-layer vectors (each layer carries its brightness column).
-struct LedgerRecord {
-    int64_t id = 0;
-    EntryKind kind = EntryKind::Prompt;
-    int32_t token_id = -1;
-    std::string piece;
-    int64_t born_tick = 0;
-    int64_t died_tick = -1;         // -1 while live in some layer
-    std::vector<RowStatus> status;  // [layer]: never held, live, removed or under a gist
-    std::vector<Removal> removal;   // [layer]: when and why it left the layer (tick -1: not)
-};
+// A ledger record as the ledger keeps it: a Frame holds the ledger's own record chunks
+// (Ledger::record_chunks), which the ledger copies before its next write to one of them.
+using LedgerRecord = LedgerEntry;
 
 // Every ledger record, index == id, in chunks that Frames share while unchanged.
 using LedgerRecords = ChunkedRecords<LedgerRecord>;

@@ -7,19 +7,6 @@ namespace kvw {
 
 namespace {
 
-LedgerRecords::ChunkPtr copy_chunk(const Ledger& ledger, int64_t chunk) {
-    const int64_t first = chunk * Ledger::kChunkRecords;
-    const int64_t last = std::min(ledger.size(), first + Ledger::kChunkRecords);
-    auto records = std::make_shared<std::vector<LedgerRecord>>();
-    records->reserve(size_t(last - first));
-    for (int64_t id = first; id < last; ++id) {
-        const LedgerEntry& e = ledger.at(id);
-        records->push_back(
-            {e.id, e.kind, e.token_id, e.piece, e.born_tick, e.died_tick, e.status, e.removal});
-    }
-    return records;
-}
-
 template <class Kept, class T>
 SharedRows<T> share(std::vector<Kept>& last, const LayerMaps& maps, int layer,
                     const std::vector<T>& rows) {
@@ -47,16 +34,7 @@ SharedRows<T> share(std::vector<Kept>& last, const LayerMaps& maps, int layer,
 
 LedgerRecords FrameSharing::ledger(const Ledger& ledger) {
     LedgerRecords records(size_t(Ledger::kChunkRecords));
-    std::vector<uint64_t> revisions;
-    for (int64_t c = 0; c < ledger.chunk_count(); ++c) {
-        const uint64_t revision = ledger.chunk_revision(c);
-        const bool unchanged =
-            size_t(c) < chunk_revisions_.size() && chunk_revisions_[size_t(c)] == revision;
-        records.append_chunk(unchanged ? ledger_.chunk(size_t(c)) : copy_chunk(ledger, c));
-        revisions.push_back(revision);
-    }
-    chunk_revisions_ = std::move(revisions);
-    ledger_ = records;
+    for (const auto& chunk : ledger.record_chunks()) records.append_chunk(chunk);
     return records;
 }
 

@@ -14,8 +14,10 @@ namespace kvw {
 // changes a few rows, a Frame copies those chunks and layers, not the whole context.
 class FrameSharing {
 public:
-    // The ledger's records: chunks whose Ledger::chunk_revision is unchanged are shared.
-    LedgerRecords ledger(const Ledger& ledger);
+    // The ledger's records: its own chunks, shared (the ledger copies a chunk before writing
+    // to it while a Frame holds it). A Frame used to copy every chunk whose revision moved:
+    // after each tick the last one, up to 1,024 records with their per-layer vectors.
+    static LedgerRecords ledger(const Ledger& ledger);
     // A layer's rows, chunk by chunk: the last Frame's chunk while it kept its revision
     // (LayerMaps::chunk_revision: a write renews the chunks from its first row on), else a
     // copy. Tracked, not compared: comparing 22 layers x 100,000 rows costs more than the Frame.
@@ -24,8 +26,6 @@ public:
     SharedRows<int32_t> rope_pos(const LayerMaps& maps, int layer);
 
 private:
-    std::vector<uint64_t> chunk_revisions_;  // [chunk] of ledger_
-    LedgerRecords ledger_;
     template <class T>
     struct Kept {
         SharedRows<T> rows;

@@ -2,6 +2,7 @@
 // and conflict resolution, Step 4 pre-flight + application.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -24,27 +25,32 @@ double ms_since(Clock::time_point start) {
 
 }  // namespace
 
-// Brightness lives in the ledger (per record, per layer); this walks the live rows.
-std::vector<std::vector<float>> Session::update_brightness() {
+// Brightness lives in the ledger (per record, per layer); this walks the live rows, once.
+void Session::update_brightness() {
     const auto& mass = state_->last_attention_mass();
-    std::vector<std::vector<float>> before(size_t(state_->n_layers()));
-    const BrightnessParams& params = options_.brightness;
+    const std::vector<double> totals = mass_totals(mass);
+    const BrightnessParams params = options_.brightness;  // a copy: the writes cannot alias it
+    brightness_before_.resize(size_t(state_->n_layers()));
     for (int l = 0; l < state_->n_layers(); ++l) {
+        const int rows = state_->rows(l);
         // The mass is gone when an edit moved rows since the last append: decay only.
-        const bool measured =
-            size_t(l) < mass.size() && int(mass[size_t(l)].size()) == state_->rows(l);
-        const std::vector<float> received =
-            measured ? attention_share(mass[size_t(l)]) : std::vector<float>();
-        before[size_t(l)] = state_->update_brightness(l, [&](size_t row, float b) {
-            return next_brightness(b, measured ? received[row] : 0.0f, params);
-        });
+        const bool measured = size_t(l) < mass.size() && int(mass[size_t(l)].size()) == rows;
+        const std::optional<double> factor =
+            measured ? share_factor(totals[size_t(l)], size_t(rows)) : std::nullopt;
+        const float* const row_mass = factor ? mass[size_t(l)].data() : nullptr;
+        const double scale = factor.value_or(0.0);
+        state_->update_brightness(
+            l,
+            [row_mass, scale, params](size_t row, float b) {
+                return next_brightness(b, row_mass ? float(row_mass[row] * scale) : 0.0f, params);
+            },
+            brightness_before_[size_t(l)]);
     }
-    return before;
 }
 
-void Session::restore_brightness(const std::vector<std::vector<float>>& saved) {
+void Session::restore_brightness() {
     for (int l = 0; l < state_->n_layers(); ++l) {
-        state_->set_brightness(l, state_->layer_map(l).pos2ledger, saved[size_t(l)]);
+        state_->set_brightness(l, state_->layer_map(l).pos2ledger, brightness_before_[size_t(l)]);
     }
 }
 
@@ -134,7 +140,7 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         };
 
         Clock::time_point mark = Clock::now();
-        const std::vector<std::vector<float>> before = update_brightness();
+        update_brightness();
         t.brightness_ms = ms_since(mark);
 
         mark = Clock::now();
@@ -155,7 +161,7 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         // A rejected list changes nothing, brightness included; the injected actions that made it
         // fail are dropped so that the next step can go on.
         if (result.rejected) {
-            restore_brightness(before);
+            restore_brightness();
             // The caller reports the refusal (the window's log, the CLI's output): once is enough.
             spdlog::debug("tick {} rejected: {} fault(s); injected actions dropped", tick_ + 1,
                           result.rejections.size());

@@ -233,11 +233,11 @@ public:
         ledger_.set_brightness(layer, ids, values);
     }
     // Every row of `layer`: its record's brightness := next(row, brightness), in one pass;
-    // returns the values before (Ledger::update_brightness).
+    // the values before go to `before` (Ledger::update_brightness).
     template <typename Next>
-    std::vector<float> update_brightness(int layer, Next next) {
+    void update_brightness(int layer, Next next, std::vector<float>& before) {
         changed();
-        return ledger_.update_brightness(layer, layer_map(layer).pos2ledger, next);
+        ledger_.update_brightness(layer, layer_map(layer).pos2ledger, next, &before);
     }
 
     // ---- faults on purpose (the `desync` and `fault` commands) -------------------------------
