@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is not there yet: Debian packages (Qt 6,
-# QCustomPlot, spdlog, nlohmann-json, Ninja, ccache, Xvfb, DejaVu fonts) and, for the tests, a
+# QCustomPlot, spdlog, nlohmann-json, PCRE2, Ninja, ccache, Xvfb, DejaVu fonts) and, for the tests, a
 # Python virtual environment with the pinned independent writers/tokenizers and the default
 # model's corpus (bible-kjv).
 #   scripts/install-deps.sh            build + run dependencies
@@ -12,8 +12,11 @@ cd "$(dirname "$0")/.."
 
 # ccache: scripts/test.sh builds two configurations (ci and dev-asan) and reruns rebuild
 # little; the CMake files use it when it is there.
+# libpcre2-dev: the byte-level BPE pre-tokenizers' regular expressions (Unicode properties,
+# lookahead, JIT).
 packages=(cmake ninja-build g++ pkg-config ccache qt6-base-dev libqcustomplot-dev
-          libqcustomplot2.1-qt6 libspdlog-dev nlohmann-json3-dev xvfb xauth fonts-dejavu-core)
+          libqcustomplot2.1-qt6 libspdlog-dev nlohmann-json3-dev libpcre2-dev xvfb xauth
+          fonts-dejavu-core)
 # The tests check the default model's words against its corpus, the King James Bible.
 if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv); fi
 if [[ " $* " == *" --fuzz "* ]]; then
@@ -37,8 +40,10 @@ fi
 
 if [[ " $* " == *" --tests "* ]]; then
   venv=build/pyenv
-  pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3 ml_dtypes==0.5.4 xxhash==3.6.0)
-  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes, xxhash' 2>/dev/null; then
+  # tokenizers: the reference for the byte-level BPE tokenizers (tests/data/make_bpe.py).
+  pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3 ml_dtypes==0.5.4
+        xxhash==3.6.0 tokenizers==0.23.3)
+  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes, xxhash, tokenizers' 2>/dev/null; then
     echo "[install-deps] creating $venv with ${pins[*]}"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"

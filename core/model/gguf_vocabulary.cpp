@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/byte_level_vocabulary.h"
 #include "core/model/model_error.h"
+#include "core/model/pre_tokenizer_names.h"
 
 namespace kvw {
 namespace {
@@ -12,6 +14,9 @@ constexpr const char* kModel = "tokenizer.ggml.model";
 constexpr const char* kTokens = "tokenizer.ggml.tokens";
 constexpr const char* kScores = "tokenizer.ggml.scores";
 constexpr const char* kTypes = "tokenizer.ggml.token_type";
+constexpr const char* kMerges = "tokenizer.ggml.merges";
+constexpr const char* kPre = "tokenizer.ggml.pre";
+constexpr const char* kAddBos = "tokenizer.ggml.add_bos_token";
 
 [[noreturn]] void bad_tokenizer(const GgufFile& file, const std::string& why) {
     throw ModelError(ModelErrorKind::BadTokenizer, file.file_name(), why);
@@ -43,23 +48,38 @@ int32_t special_id(const GgufFile& file, const char* key, int32_t fallback, int 
     return int32_t(id);
 }
 
-}  // namespace
-
-Vocabulary read_gguf_vocabulary(const GgufFile& file) {
-    const std::string& model = file.get_string(kModel);
-    if (model != "llama")
-        bad_tokenizer(file, std::string(kModel) + " is \"" + model +
-                                "\"; only the SentencePiece \"llama\" tokenizer is supported");
-
-    Vocabulary vocab;
-    if (!file.has(kTokens))  // get_array would say the same, but this is the common omission
+// The key must be present; absent, the message says what it is for.
+void require(const GgufFile& file, const char* key, const std::string& what) {
+    if (!file.has(key))
         throw ModelError(ModelErrorKind::MissingMetadata, file.file_name(),
-                         std::string("metadata key '") + kTokens + "' (the vocabulary) is absent");
+                         std::string("metadata key '") + key + "' (" + what + ") is absent");
+}
+
+// tokens and token_type, which both kinds store alike.
+Vocabulary read_pieces(const GgufFile& file) {
+    Vocabulary vocab;
+    require(file, kTokens, "the vocabulary");  // get_array would say it less plainly
     vocab.pieces = typed_elements<std::string>(file, kTokens);
     const size_t n = vocab.pieces.size();
     if (n == 0) bad_tokenizer(file, std::string(kTokens) + " is empty");
     if (n > size_t(INT32_MAX)) bad_tokenizer(file, "vocabulary too large");
 
+    const std::vector<int32_t> types = typed_elements<int32_t>(file, kTypes);
+    if (!types.empty() && types.size() != n)
+        bad_tokenizer(file, std::string(kTypes) + " has " + std::to_string(types.size()) +
+                                " entries for " + std::to_string(n) + " tokens");
+    vocab.types.assign(n, TokenType::Normal);
+    for (size_t i = 0; i < types.size(); ++i) {
+        if (types[i] < int32_t(TokenType::Normal) || types[i] > int32_t(TokenType::Byte))
+            bad_tokenizer(file, "token " + std::to_string(i) + " has type " +
+                                    std::to_string(types[i]) + " (expected 1..6)");
+        vocab.types[i] = TokenType(types[i]);
+    }
+    return vocab;
+}
+
+void read_sentencepiece(const GgufFile& file, Vocabulary& vocab) {
+    const size_t n = vocab.pieces.size();
     vocab.scores = typed_elements<float>(file, kScores);
     if (vocab.scores.empty()) vocab.scores.assign(n, 0.0f);
     if (vocab.scores.size() != n)
@@ -73,26 +93,68 @@ Vocabulary read_gguf_vocabulary(const GgufFile& file) {
         bad_tokenizer(file, std::string(kScores) + "[" +
                                 std::to_string(non_finite - vocab.scores.begin()) + "] is " +
                                 std::to_string(*non_finite) + ", not a finite number");
-
-    const std::vector<int32_t> types = typed_elements<int32_t>(file, kTypes);
-    if (!types.empty() && types.size() != n)
-        bad_tokenizer(file, std::string(kTypes) + " has " + std::to_string(types.size()) +
-                                " entries for " + std::to_string(n) + " tokens");
-    vocab.types.assign(n, TokenType::Normal);
-    for (size_t i = 0; i < types.size(); ++i) {
-        if (types[i] < int32_t(TokenType::Normal) || types[i] > int32_t(TokenType::Byte))
-            bad_tokenizer(file, "token " + std::to_string(i) + " has type " +
-                                    std::to_string(types[i]) + " (expected 1..6)");
-        vocab.types[i] = TokenType(types[i]);
-    }
-
-    const int size = int(n);
-    vocab.bos_id = special_id(file, "tokenizer.ggml.bos_token_id", vocab.bos_id, size);
-    vocab.eos_id = special_id(file, "tokenizer.ggml.eos_token_id", vocab.eos_id, size);
-    vocab.unk_id = special_id(file, "tokenizer.ggml.unknown_token_id", vocab.unk_id, size);
-    vocab.add_bos = file.get_bool("tokenizer.ggml.add_bos_token", vocab.add_bos);
+    vocab.add_bos = file.get_bool(kAddBos, vocab.add_bos);
     vocab.add_space_prefix =
         file.get_bool("tokenizer.ggml.add_space_prefix", vocab.add_space_prefix);
+}
+
+// The pre-tokenizer comes by name; a name this build does not know is refused, never
+// guessed: another split gives other ids, and the model would read text it was not trained on.
+void read_byte_level(const GgufFile& file, Vocabulary& vocab) {
+    require(file, kPre, "the pre-tokenizer's name; known: " + named_pre_tokenizer_list());
+    const std::string& pre = file.get_string(kPre);
+    const NamedPreTokenizer* named = find_named_pre_tokenizer(pre);
+    if (!named)
+        bad_tokenizer(file, std::string(kPre) + " is \"" + pre +
+                                "\", which is not a known pre-tokenizer; known: " +
+                                named_pre_tokenizer_list());
+
+    require(file, kMerges, "the byte-level BPE merges");
+    const std::vector<std::string> lines = typed_elements<std::string>(file, kMerges);
+    std::vector<MergePieces> merges;
+    merges.reserve(lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+        auto pieces = split_merge_text(lines[i]);
+        if (!pieces)
+            bad_tokenizer(file, std::string(kMerges) + "[" + std::to_string(i) + "] \"" + lines[i] +
+                                    "\" is not two pieces separated by one space");
+        merges.push_back(std::move(*pieces));
+    }
+    std::vector<PreTokenizer::Pattern> patterns;
+    for (const std::string_view p : named->patterns) patterns.push_back({std::string(p)});
+    make_byte_level(vocab, merges, std::move(patterns), {file.file_name(), kMerges, kPre});
+    vocab.ignore_merges = named->ignore_merges;
+    vocab.add_bos = file.get_bool(kAddBos, named->add_bos);
+    if (vocab.add_bos && vocab.bos_id < 0)
+        bad_tokenizer(file, std::string(kAddBos) +
+                                " asks for a BOS, and tokenizer.ggml.bos_token_id is absent");
+}
+
+}  // namespace
+
+Vocabulary read_gguf_vocabulary(const GgufFile& file) {
+    const std::string& model = file.get_string(kModel);
+    const bool byte_level = model == "gpt2";
+    if (model != "llama" && !byte_level)
+        bad_tokenizer(file, std::string(kModel) + " is \"" + model +
+                                "\"; supported: \"llama\" (SentencePiece), \"gpt2\" (byte-level "
+                                "BPE)");
+
+    Vocabulary vocab = read_pieces(file);
+    // SentencePiece files may leave the specials to Llama's defaults; a byte-level vocabulary
+    // has none unless the file names them.
+    const int size = vocab.size();
+    const int32_t none = -1;
+    vocab.bos_id =
+        special_id(file, "tokenizer.ggml.bos_token_id", byte_level ? none : vocab.bos_id, size);
+    vocab.eos_id =
+        special_id(file, "tokenizer.ggml.eos_token_id", byte_level ? none : vocab.eos_id, size);
+    vocab.unk_id =
+        special_id(file, "tokenizer.ggml.unknown_token_id", byte_level ? none : vocab.unk_id, size);
+    if (byte_level)
+        read_byte_level(file, vocab);
+    else
+        read_sentencepiece(file, vocab);
     return vocab;
 }
 

@@ -1,5 +1,6 @@
 #include "core/model/hf_tokenizer_json.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json/json_fields.h"
+#include "core/model/hf_byte_level.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/model_json.h"
@@ -45,21 +47,6 @@ void place(std::map<int64_t, std::string>& by_id, int64_t id, const std::string&
         bad(file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece + "'");
 }
 
-std::pair<std::string, std::string> merge_pair(const json& merge, const std::string& file) {
-    // tokenizers < 0.20 writes "left right"; newer versions write ["left", "right"]. Llama
-    // pieces never contain a plain space (it is "▁"), so the string form is unambiguous.
-    if (merge.is_string()) {
-        const std::string text = merge.get<std::string>();
-        const size_t space = text.find(' ');
-        if (space == std::string::npos || text.find(' ', space + 1) != std::string::npos)
-            bad(file, "merge \"" + text + "\" is not two pieces separated by one space");
-        return {text.substr(0, space), text.substr(space + 1)};
-    }
-    if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string())
-        return {merge[0].get<std::string>(), merge[1].get<std::string>()};
-    bad(file, "merge " + merge.dump() + " is neither \"a b\" nor [\"a\", \"b\"]");
-}
-
 // Whether a normalizer or pre-tokenizer (`path` names it in errors) puts "▁" before the text.
 // The recursion into Sequences is bounded by the JSON depth bound.
 bool prepends_space_marker(const json& value, const std::string& path) {
@@ -92,20 +79,42 @@ std::optional<std::string> config_token(const JsonFields& config, const char* ke
     return json_as<std::string>(*v, key);
 }
 
-// Whether the post-processor's single-sequence template starts with the BOS piece.
-std::optional<bool> template_adds(const JsonFields& tok, const std::string& bos_piece) {
+// The post-processor's single-sequence template ("single"), directly or inside a Sequence of
+// processors (Llama 3: ByteLevel then TemplateProcessing); nothing when there is none.
+std::optional<JsonFields> single_template(const JsonFields& tok) {
     if (!tok.has("post_processor")) return std::nullopt;
     const JsonFields post = tok.object("post_processor");
-    if (post.get_or<std::string>("type", "") != "TemplateProcessing" || !post.has("single"))
-        return std::nullopt;
-    const json& single = post.array("single");
-    for (size_t i = 0; i < single.size(); ++i) {
-        const JsonFields part(single[i], element_path(post.path_of("single"), i));
-        if (part.has("SpecialToken") &&
-            part.object("SpecialToken").get_or<std::string>("id", "") == bos_piece)
-            return true;
+    std::vector<JsonFields> processors{post};
+    if (post.get_or<std::string>("type", "") == "Sequence") {
+        processors.clear();
+        const json& list = post.array("processors");
+        for (size_t i = 0; i < list.size(); ++i)
+            processors.emplace_back(list[i], element_path(post.path_of("processors"), i));
     }
-    return false;
+    for (const JsonFields& p : processors)
+        if (p.get_or<std::string>("type", "") == "TemplateProcessing" && p.has("single")) return p;
+    return std::nullopt;
+}
+
+// The special tokens of the single-sequence template, in order.
+std::vector<std::string> template_specials(const JsonFields& tok) {
+    std::vector<std::string> specials;
+    const std::optional<JsonFields> processor = single_template(tok);
+    if (!processor) return specials;
+    const json& single = processor->array("single");
+    for (size_t i = 0; i < single.size(); ++i) {
+        const JsonFields part(single[i], element_path(processor->path_of("single"), i));
+        if (part.has("SpecialToken"))
+            specials.push_back(part.object("SpecialToken").get_or<std::string>("id", ""));
+    }
+    return specials;
+}
+
+// Whether the single-sequence template holds the BOS piece; nothing without a template.
+std::optional<bool> template_adds(const JsonFields& tok, const std::string& bos_piece) {
+    if (!single_template(tok)) return std::nullopt;
+    const std::vector<std::string> specials = template_specials(tok);
+    return std::find(specials.begin(), specials.end(), bos_piece) != specials.end();
 }
 
 // What tokenizer_config.json says; each field absent when it does not say it.
@@ -119,65 +128,29 @@ SpecialTokens read_special_tokens(const JsonFields& config) {
             config.get_optional<bool>("add_bos_token")};
 }
 
-// The vocabulary tokenizer.json (`tok`, from `file`) describes, with the special tokens of
-// tokenizer_config.json (`config_file`) where it names them.
-Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
-                          const SpecialTokens& special, const std::string& config_file) {
-    const JsonFields model = tok.object("model");
-    const std::string type = model.get_or<std::string>("type", "BPE");
-    if (type != "BPE") bad(file, "model type " + type + " is not supported (only BPE)");
-    const JsonFields pieces = model.object("vocab");
+struct AddedToken {
+    int32_t id;
+    bool special;
+};
+using AddedTokens = std::unordered_map<std::string, AddedToken>;
+using PieceIds = std::unordered_map<std::string, int32_t>;
 
-    std::map<int64_t, std::string> by_id;
-    std::unordered_map<std::string, int32_t> id_of;
-    for (const auto& [piece, id] : model.at("vocab").items()) {
-        const int64_t value = json_as<int64_t>(id, pieces.path_of(piece));
-        place(by_id, value, piece, file);
-        id_of[piece] = int32_t(value);
-    }
-
-    struct Added {
-        int32_t id;
-        bool special;
-    };
-    std::unordered_map<std::string, Added> added;
-    if (tok.has("added_tokens")) {
-        const json& list = tok.array("added_tokens");
-        for (size_t i = 0; i < list.size(); ++i) {
-            const JsonFields a(list[i], element_path("added_tokens", i));
-            const std::string content = a.get<std::string>("content");
-            const int64_t id = a.get<int64_t>("id");
-            place(by_id, id, content, file);
-            id_of[content] = int32_t(id);
-            added[content] = Added{int32_t(id), a.get_or<bool>("special", false)};
-        }
-    }
-
-    Vocabulary vocab;
-    const int n = int(by_id.size());
-    if (n == 0) bad(file, "empty vocabulary");
-    vocab.pieces.reserve(n);
-    for (const auto& [id, piece] : by_id) {  // in id order: the first gap is the first missing id
-        if (id != int64_t(vocab.pieces.size()))
-            bad(file, "no piece has id " + std::to_string(vocab.pieces.size()));
-        vocab.pieces.push_back(piece);
-    }
-
+// Scores from merge ranks, types, unk and the "▁" prefix of a SentencePiece-style file.
+void read_sentencepiece(const JsonFields& tok, const JsonFields& model, const PieceIds& id_of,
+                        const AddedTokens& added, Vocabulary& vocab, const std::string& file) {
+    const int n = vocab.size();
     // The lowest merge rank that produces each piece.
     std::vector<int64_t> rank(n, -1);
     int64_t n_merges = 0;
-    if (model.has("merges")) {
-        for (const json& m : model.array("merges")) {
-            const auto [left, right] = merge_pair(m, file);
-            if (!id_of.count(left) || !id_of.count(right))
-                bad(file, "merge of '" + left + "' and '" + right + "' uses a piece not in vocab");
-            const auto joined = id_of.find(left + right);
-            if (joined == id_of.end())
-                bad(file, "merge of '" + left + "' and '" + right + "' makes '" + left + right +
-                              "', which is not in vocab");
-            if (rank[joined->second] < 0) rank[joined->second] = n_merges;
-            ++n_merges;
-        }
+    for (const auto& [left, right] : read_hf_merges(model, file)) {
+        if (!id_of.count(left) || !id_of.count(right))
+            bad(file, "merge of '" + left + "' and '" + right + "' uses a piece not in vocab");
+        const auto joined = id_of.find(left + right);
+        if (joined == id_of.end())
+            bad(file, "merge of '" + left + "' and '" + right + "' makes '" + left + right +
+                          "', which is not in vocab");
+        if (rank[joined->second] < 0) rank[joined->second] = n_merges;
+        ++n_merges;
     }
 
     const bool byte_fallback = model.get_or<bool>("byte_fallback", false);
@@ -201,24 +174,108 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
     }
     if (!unk_piece.empty()) {
         if (!id_of.count(unk_piece)) bad(file, "unk_token '" + unk_piece + "' is not in vocab");
-        vocab.unk_id = id_of[unk_piece];
+        vocab.unk_id = id_of.at(unk_piece);
     }
 
     vocab.add_space_prefix =
         (tok.has("normalizer") && prepends_space_marker(tok.at("normalizer"), "normalizer")) ||
         (tok.has("pre_tokenizer") &&
          prepends_space_marker(tok.at("pre_tokenizer"), "pre_tokenizer"));
+}
 
-    const std::string bos = special.bos.value_or("<s>");
-    const std::string eos = special.eos.value_or("</s>");
-    if (!id_of.count(bos))
-        bad(special.bos ? config_file : file, "BOS token '" + bos + "' is not in the vocabulary");
-    if (!id_of.count(eos))
-        bad(special.eos ? config_file : file, "EOS token '" + eos + "' is not in the vocabulary");
-    vocab.bos_id = id_of[bos];
-    vocab.eos_id = id_of[eos];
+// Types (added tokens are never split: Control when special, UserDefined otherwise), unk and
+// the byte-level parts of a GPT-2-style file.
+void read_byte_level(const JsonFields& tok, const JsonFields& model, const PieceIds& id_of,
+                     const AddedTokens& added, Vocabulary& vocab, const std::string& file) {
+    vocab.types.assign(vocab.pieces.size(), TokenType::Normal);
+    for (const auto& [content, a] : added)
+        vocab.types[size_t(a.id)] = a.special ? TokenType::Control : TokenType::UserDefined;
+    vocab.unk_id = -1;
+    if (const auto unk = model.get_optional<std::string>("unk_token")) {
+        if (!id_of.count(*unk)) bad(file, "unk_token '" + *unk + "' is not in vocab");
+        vocab.unk_id = id_of.at(*unk);
+    }
+    read_hf_byte_level(tok, vocab, file);
+}
+
+// The vocabulary tokenizer.json (`tok`, from `file`) describes, with the special tokens of
+// tokenizer_config.json (`config_file`) where it names them.
+Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
+                          const SpecialTokens& special, const std::string& config_file) {
+    const JsonFields model = tok.object("model");
+    const std::string type = model.get_or<std::string>("type", "BPE");
+    if (type != "BPE") bad(file, "model type " + type + " is not supported (only BPE)");
+    const JsonFields pieces = model.object("vocab");
+    const bool byte_level = is_byte_level_tokenizer(tok);
+
+    std::map<int64_t, std::string> by_id;
+    PieceIds id_of;
+    for (const auto& [piece, id] : model.at("vocab").items()) {
+        const int64_t value = json_as<int64_t>(id, pieces.path_of(piece));
+        place(by_id, value, piece, file);
+        id_of[piece] = int32_t(value);
+    }
+
+    AddedTokens added;
+    if (tok.has("added_tokens")) {
+        const json& list = tok.array("added_tokens");
+        for (size_t i = 0; i < list.size(); ++i) {
+            const JsonFields a(list[i], element_path("added_tokens", i));
+            const std::string content = a.get<std::string>("content");
+            const int64_t id = a.get<int64_t>("id");
+            place(by_id, id, content, file);
+            id_of[content] = int32_t(id);
+            added[content] = AddedToken{int32_t(id), a.get_or<bool>("special", false)};
+            // Byte-level added tokens are matched exactly as written; the flags that would
+            // widen the match are not implemented, so a file that sets one is refused.
+            for (const char* flag : {"lstrip", "rstrip", "single_word"})
+                if (byte_level && a.get_or<bool>(flag, false))
+                    bad(file, a.path_of(flag) + " is true; only false is supported");
+        }
+    }
+
+    Vocabulary vocab;
+    const int n = int(by_id.size());
+    if (n == 0) bad(file, "empty vocabulary");
+    vocab.pieces.reserve(n);
+    for (const auto& [id, piece] : by_id) {  // in id order: the first gap is the first missing id
+        if (id != int64_t(vocab.pieces.size()))
+            bad(file, "no piece has id " + std::to_string(vocab.pieces.size()));
+        vocab.pieces.push_back(piece);
+    }
+    if (byte_level)
+        read_byte_level(tok, model, id_of, added, vocab, file);
+    else
+        read_sentencepiece(tok, model, id_of, added, vocab, file);
+
+    // SentencePiece files fall back on Llama's "<s>" and "</s>"; a byte-level one has only the
+    // specials it names, its template's first special token being its BOS.
+    std::optional<std::string> bos = special.bos;
+    std::optional<std::string> eos = special.eos;
+    if (!byte_level) {
+        bos = bos.value_or("<s>");
+        eos = eos.value_or("</s>");
+    } else if (!bos) {
+        const std::vector<std::string> specials = template_specials(tok);
+        if (!specials.empty()) bos = specials.front();
+    }
+    auto id_of_special = [&](const std::optional<std::string>& piece, bool from_config,
+                             const char* what) {
+        if (!piece) return int32_t(-1);
+        if (!id_of.count(*piece))
+            bad(from_config ? config_file : file,
+                std::string(what) + " token '" + *piece + "' is not in the vocabulary");
+        return id_of.at(*piece);
+    };
+    vocab.bos_id = id_of_special(bos, special.bos.has_value(), "BOS");
+    vocab.eos_id = id_of_special(eos, special.eos.has_value(), "EOS");
+    // Without a word from tokenizer_config.json, the template decides; without a template,
+    // Llama's SentencePiece files start with BOS and GPT-2-style ones do not.
     vocab.add_bos = special.add_bos ? *special.add_bos
-                                    : template_adds(tok, bos).value_or(true);  // Llama's default
+                    : bos           ? template_adds(tok, *bos).value_or(!byte_level)
+                                    : false;
+    if (vocab.add_bos && vocab.bos_id < 0)
+        bad(special.add_bos ? config_file : file, "BOS is asked for, and no BOS token is named");
     return vocab;
 }
 

@@ -90,6 +90,23 @@ def metaspace_form(doc: dict) -> dict:
     return doc
 
 
+def byte_level_tokenizer() -> str:
+    """A small byte-level BPE (a Split pattern, then ByteLevel) as the tokenizers package writes
+    it, so that fuzzing reaches the byte-level reader and the PCRE2 pre-tokenizer."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(r"\p{N}{1,3}| ?\p{L}+|\s+(?!\S)|\s+|[^\s\p{L}\p{N}]+"),
+                             behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|begin_of_text|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(["hello world 123 héllo wörld"] * 10, trainer=trainer)
+    return tok.to_str()
+
+
 def tiny_config(vocab: int, **override) -> dict:
     return make_hf.config_json(vocab, hidden_size=HIDDEN, num_hidden_layers=1,
                                num_attention_heads=N_HEADS, num_key_value_heads=N_KV_HEADS,
@@ -172,7 +189,8 @@ def hf_seeds(out: pathlib.Path) -> None:
             {k: v for k, v in config.items() if k != "architectures"}),
     })
     write_seeds(out / "tokenizer_json", {"legacy.json": tok_text,
-                                         "metaspace.json": json.dumps(metaspace_form(tok))})
+                                         "metaspace.json": json.dumps(metaspace_form(tok)),
+                                         "byte_level.json": byte_level_tokenizer()})
 
 
 # ---------------------------------------------------------------- actions, scripts, traces
