@@ -46,6 +46,6 @@ if [[ " $* " == *" --tests "* ]]; then
   if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes, xxhash, tokenizers' 2>/dev/null; then
     echo "[install-deps] creating $venv with ${pins[*]}"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${pins[@]}"
   fi
 fi
