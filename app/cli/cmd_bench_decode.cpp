@@ -30,9 +30,7 @@ namespace {
 size_t weight_bytes_per_token(const ModelWeights& w) {
     size_t bytes = w.output_norm.bytes() + w.output.bytes() + w.token_embd.row_bytes();
     for (const LayerWeights& l : w.layers)
-        for (const WeightTensor* t :
-             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
-            bytes += t->bytes();
+        for (const WeightTensor* t : l.tensors()) bytes += t->bytes();
     return bytes;
 }
 

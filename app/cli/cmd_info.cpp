@@ -20,13 +20,20 @@ const char* rope_layout_name(RopeLayout layout) {
 std::vector<const WeightTensor*> tensors_of(const ModelWeights& w, bool& tied) {
     std::vector<const WeightTensor*> out{&w.token_embd};
     for (const LayerWeights& l : w.layers)
-        for (const WeightTensor* t :
-             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
-            out.push_back(t);
+        for (const WeightTensor* t : l.tensors()) out.push_back(t);
     out.push_back(&w.output_norm);
     tied = w.output.data == w.token_embd.data;
     if (!tied) out.push_back(&w.output);
     return out;
+}
+
+const char* rope_scaling_name(RopeScaling s) {
+    switch (s) {
+        case RopeScaling::None: return "none";
+        case RopeScaling::Linear: return "linear";
+        case RopeScaling::Llama3: return "llama3";
+    }
+    return "none";
 }
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -71,6 +78,10 @@ nlohmann::json info_json(const Model& model) {
               {"context", c.max_context},
               {"rope_theta", c.rope_theta},
               {"rope_layout", rope_layout_name(c.rope_layout)},
+              {"rope_scaling", rope_scaling_name(c.rope_scaling)},
+              {"rope_scale_factor", c.rope_scale_factor},
+              {"qkv_bias", c.qkv_bias},
+              {"qk_norm", c.qk_norm},
               {"rms_eps", c.rms_eps}}},
             {"tokenizer",
              {{"pieces", v.size()},
@@ -94,6 +105,12 @@ void print_info(const Model& model) {
     std::printf("vocab %d  context %d  rope theta %g (%s)  rms eps %g\n", c.vocab_size,
                 c.max_context, double(c.rope_theta), rope_layout_name(c.rope_layout),
                 double(c.rms_eps));
+    if (c.rope_scaling != RopeScaling::None)
+        std::printf("rope scaling %s, factor %g\n", rope_scaling_name(c.rope_scaling),
+                    double(c.rope_scale_factor));
+    if (c.qkv_bias || c.qk_norm)
+        std::printf("family       %s%s\n", c.qkv_bias ? "Q/K/V biases " : "",
+                    c.qk_norm ? "Q/K RMSNorm" : "");
     const Vocabulary& v = model.tokenizer.vocabulary();
     std::printf("tokenizer    %d pieces, bos %d eos %d unk %d, add bos %s\n", v.size(), v.bos_id,
                 v.eos_id, v.unk_id, v.add_bos ? "yes" : "no");

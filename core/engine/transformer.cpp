@@ -20,6 +20,15 @@ std::vector<float> norm_to_float(const WeightTensor& w) {
     return out;
 }
 
+// An optional vector weight widened to float; empty when the tensor is absent.
+std::vector<float> optional_to_float(const WeightTensor& w) {
+    return w.data ? norm_to_float(w) : std::vector<float>{};
+}
+
+void add_bias(float* x, const std::vector<float>& bias) {
+    for (size_t j = 0; j < bias.size(); ++j) x[j] += bias[j];
+}
+
 // The context's rows decoded to float32 in logical order, in k and v; ctx itself when it is
 // stored as float32 already (no copy on the default path).
 LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups, std::vector<float>& k,
@@ -61,6 +70,18 @@ Transformer::Transformer(std::shared_ptr<const Model> model, Backend& backend, i
     for (const LayerWeights& l : w.layers) {
         attn_norm_.push_back(norm_to_float(l.attn_norm));
         ffn_norm_.push_back(norm_to_float(l.ffn_norm));
+        extras_.push_back({optional_to_float(l.bq), optional_to_float(l.bk),
+                           optional_to_float(l.bv), optional_to_float(l.q_norm),
+                           optional_to_float(l.k_norm)});
+        const ModelConfig& c = model_->config;
+        const LayerExtras& ex = extras_.back();
+        const bool biases = ex.bq.size() == size_t(c.q_dim()) &&
+                            ex.bk.size() == size_t(c.kv_dim()) && ex.bv.size() == ex.bk.size();
+        const bool norms =
+            ex.q_norm.size() == size_t(c.head_dim) && ex.k_norm.size() == ex.q_norm.size();
+        if ((c.qkv_bias && !biases) || (c.qk_norm && !norms))
+            throw std::invalid_argument("Transformer: layer " + std::to_string(extras_.size() - 1) +
+                                        " lacks the biases or Q/K norms its config asks for");
     }
     output_norm_ = norm_to_float(w.output_norm);
 }
@@ -204,8 +225,9 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
     // RoPE rotations for each item's position, shared by every head of every layer.
     std::vector<float> rope_cos(N * half), rope_sin(N * half);
+    const RopeParams rope = cfg.rope();
     for (int i = 0; i < n; ++i)
-        rope_cos_sin(positions[i], hd, cfg.rope_theta, &rope_cos[i * half], &rope_sin[i * half]);
+        rope_cos_sin(positions[i], hd, rope, &rope_cos[i * half], &rope_sin[i * half]);
 
     std::vector<float> x(N * D), xn(N * D), q(N * q_dim), att(N * q_dim), proj(N * D);
     std::vector<float> gate(N * n_ff), up(N * n_ff);
@@ -234,6 +256,27 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         backend_.matmul(lw.wq, xn.data(), n, q.data());
         backend_.matmul(lw.wk, xn.data(), n, k.data());
         backend_.matmul(lw.wv, xn.data(), n, v.data());
+        // The family switches (docs/ARCHITECTURE.md §2.1); a Llama model skips both.
+        const LayerExtras& ex = extras_[size_t(l)];
+        if (cfg.qkv_bias) {
+            for_items([&](size_t i) {
+                add_bias(&q[i * q_dim], ex.bq);
+                add_bias(&k[i * kv_dim], ex.bk);
+                add_bias(&v[i * kv_dim], ex.bv);
+            });
+        }
+        if (cfg.qk_norm) {
+            for_items([&](size_t i) {
+                for (int h = 0; h < cfg.n_heads; ++h) {
+                    float* head = &q[i * q_dim + h * hd];
+                    rmsnorm(head, ex.q_norm.data(), hd, cfg.rms_eps, head);
+                }
+                for (int h = 0; h < cfg.n_kv_heads; ++h) {
+                    float* head = &k[i * kv_dim + h * hd];
+                    rmsnorm(head, ex.k_norm.data(), hd, cfg.rms_eps, head);
+                }
+            });
+        }
         for_items([&](size_t i) {
             const float* c = &rope_cos[i * half];
             const float* s = &rope_sin[i * half];

@@ -53,6 +53,11 @@ private:
     // Norm weights widened to float once, whatever their storage dtype.
     std::vector<std::vector<float>> attn_norm_;
     std::vector<std::vector<float>> ffn_norm_;
+    // The optional per-layer vectors, widened likewise (empty where the config's switch is off).
+    struct LayerExtras {
+        std::vector<float> bq, bk, bv, q_norm, k_norm;
+    };
+    std::vector<LayerExtras> extras_;
     std::vector<float> output_norm_;
 };
 

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/model/architecture.h"
 #include "core/model/extra_layers.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_vocabulary.h"
@@ -35,58 +36,106 @@ float positive_finite(const GgufFile& file, const char* key, std::optional<float
 }
 
 // Checked before anything else, so that another model family is reported as such.
-void require_llama(const GgufFile& file) {
+const Architecture& require_architecture(const GgufFile& file) {
     const std::string& arch = file.get_string("general.architecture");
-    if (arch != "llama")
-        file.bad_metadata("general.architecture",
-                          "is \"" + arch + "\"; only the \"llama\" architecture is supported");
+    const Architecture* a = find_gguf_architecture(arch);
+    if (!a)
+        file.bad_metadata("general.architecture", "is \"" + arch +
+                                                      "\"; the supported architectures are " +
+                                                      supported_gguf_architectures());
+    return *a;
 }
 
-// `vocab_size` is the tokenizer's: GGUF llama files need not say it among the llama.* keys.
-ModelConfig read_config(const GgufFile& file, int vocab_size) {
+// ARCH.rope.scaling.type: none, linear (ARCH.rope.scaling.factor, or the older
+// ARCH.rope.scale_linear); llama3 scaling has no key but the rope_freqs.weight tensor (read with
+// the weights). YaRN, LongRoPE and anything else are refused by name.
+void read_rope_scaling(const GgufFile& file, const std::string& arch, ModelConfig& c) {
+    const std::string type_key = arch + ".rope.scaling.type";
+    const std::string factor_key = arch + ".rope.scaling.factor";
+    const std::string old_key = arch + ".rope.scale_linear";
+    const std::string type = file.has(type_key)  ? file.get_string(type_key)
+                             : file.has(old_key) ? std::string("linear")
+                                                 : std::string("none");
+    if (type == "none") return;
+    if (type != "linear")
+        file.bad_metadata(type_key, "is \"" + type +
+                                        "\"; the supported RoPE scalings are none, linear and "
+                                        "llama3 (rope_freqs.weight)");
+    const std::string& key = file.has(factor_key) || !file.has(old_key) ? factor_key : old_key;
+    c.rope_scaling = RopeScaling::Linear;
+    c.rope_scale_factor = positive_finite(file, key.c_str(), std::nullopt);
+}
+
+// `vocab_size` is the tokenizer's: GGUF files need not say it among the ARCH.* keys. Every key
+// is ARCH.NAME, as llama.cpp's converter writes them.
+ModelConfig read_config(const GgufFile& file, const Architecture& arch, int vocab_size) {
+    const std::string a(arch.name);
+    const auto key = [&](const char* name) { return a + "." + name; };
+    const std::string block_count = key("block_count"), embd = key("embedding_length"),
+                      heads = key("attention.head_count"),
+                      kv_heads = key("attention.head_count_kv"), ffn = key("feed_forward_length"),
+                      context = key("context_length"), key_length = key("attention.key_length"),
+                      value_length = key("attention.value_length"),
+                      rope_dims = key("rope.dimension_count");
     ModelConfig c;
-    c.architecture = "llama";
+    c.architecture = a;
     if (const GgufValue* name = file.find("general.name"))
         if (const std::string* s = std::get_if<std::string>(name)) c.name = *s;
-    c.n_layers = positive_int(file, "llama.block_count");
-    c.n_embd = positive_int(file, "llama.embedding_length");
-    c.n_heads = positive_int(file, "llama.attention.head_count");
-    c.n_kv_heads = file.has("llama.attention.head_count_kv")
-                       ? positive_int(file, "llama.attention.head_count_kv")
-                       : c.n_heads;
-    c.n_ff = positive_int(file, "llama.feed_forward_length");
-    c.max_context = positive_int(file, "llama.context_length");
-    c.rope_theta = positive_finite(file, "llama.rope.freq_base", 10000.0f);
-    c.rms_eps = positive_finite(file, "llama.attention.layer_norm_rms_epsilon", std::nullopt);
-    c.rope_layout = RopeLayout::Interleaved;  // llama.cpp's converter permutes Q and K for it
+    c.n_layers = positive_int(file, block_count.c_str());
+    c.n_embd = positive_int(file, embd.c_str());
+    c.n_heads = positive_int(file, heads.c_str());
+    c.n_kv_heads = file.has(kv_heads) ? positive_int(file, kv_heads.c_str()) : c.n_heads;
+    c.n_ff = positive_int(file, ffn.c_str());
+    c.max_context = positive_int(file, context.c_str());
+    c.rope_theta = positive_finite(file, key("rope.freq_base").c_str(), 10000.0f);
+    c.rms_eps =
+        positive_finite(file, key("attention.layer_norm_rms_epsilon").c_str(), std::nullopt);
+    c.rope_layout = arch.gguf_rope;
+    c.qkv_bias = arch.qkv_bias;
+    c.qk_norm = arch.qk_norm;
     c.vocab_size = vocab_size;
+    // An explicit head dimension (Qwen3) need not be embedding_length / head_count.
+    const bool explicit_head_dim = file.has(key_length);
+    c.head_dim = explicit_head_dim ? positive_int(file, key_length.c_str()) : c.n_embd / c.n_heads;
     // Absurd sizes first: the consistency checks below would otherwise blame another key.
-    static constexpr ModelShapeKeys keys = {
-        "llama.block_count",          "llama.embedding_length",
-        "llama.attention.head_count", "llama.attention.head_count_kv",
-        "llama.embedding_length",     "llama.feed_forward_length",
-        "tokenizer.ggml.tokens",      "llama.context_length"};
-    c.head_dim = c.n_embd / c.n_heads;
+    const ModelShapeKeys keys = {block_count.c_str(),
+                                 embd.c_str(),
+                                 heads.c_str(),
+                                 kv_heads.c_str(),
+                                 explicit_head_dim ? key_length.c_str() : embd.c_str(),
+                                 ffn.c_str(),
+                                 "tokenizer.ggml.tokens",
+                                 context.c_str()};
     if (const auto fault = find_shape_fault(c, keys)) file.bad_metadata(fault->key, fault->why);
 
-    if (c.n_embd % c.n_heads != 0)
-        file.bad_metadata("llama.attention.head_count",
-                          std::to_string(c.n_heads) + " heads do not divide embedding_length " +
-                              std::to_string(c.n_embd));
+    if (!explicit_head_dim && c.n_embd % c.n_heads != 0)
+        file.bad_metadata(heads, std::to_string(c.n_heads) +
+                                     " heads do not divide embedding_length " +
+                                     std::to_string(c.n_embd));
+    if (file.has(value_length) && file.get_u32(value_length) != uint32_t(c.head_dim))
+        file.bad_metadata(value_length, "is " + std::to_string(file.get_u32(value_length)) +
+                                            ", the key length is " + std::to_string(c.head_dim) +
+                                            " (different K and V widths are not supported)");
     if (c.head_dim % 2 != 0)
         file.bad_metadata(
-            "llama.attention.head_count",
+            explicit_head_dim ? key_length : heads,
             "head dimension " + std::to_string(c.head_dim) + " is odd; RoPE rotates pairs");
     if (c.n_heads % c.n_kv_heads != 0)
-        file.bad_metadata("llama.attention.head_count_kv",
-                          std::to_string(c.n_kv_heads) + " KV heads do not divide " +
-                              std::to_string(c.n_heads) + " query heads");
-    if (file.has("llama.rope.dimension_count") &&
-        file.get_u32("llama.rope.dimension_count") != uint32_t(c.head_dim))
-        file.bad_metadata("llama.rope.dimension_count",
-                          "is " + std::to_string(file.get_u32("llama.rope.dimension_count")) +
-                              ", the head dimension is " + std::to_string(c.head_dim) +
-                              " (partial RoPE is not supported)");
+        file.bad_metadata(kv_heads, std::to_string(c.n_kv_heads) + " KV heads do not divide " +
+                                        std::to_string(c.n_heads) + " query heads");
+    if (file.has(rope_dims) && file.get_u32(rope_dims) != uint32_t(c.head_dim))
+        file.bad_metadata(rope_dims, "is " + std::to_string(file.get_u32(rope_dims)) +
+                                         ", the head dimension is " + std::to_string(c.head_dim) +
+                                         " (partial RoPE is not supported)");
+    read_rope_scaling(file, a, c);
+    const std::string window = key("attention.sliding_window");
+    if (file.has(window)) {
+        const uint32_t w = file.get_u32(window);
+        if (w != 0 && w < uint32_t(c.max_context))
+            file.bad_metadata(window, std::to_string(w) + " is shorter than the context (" +
+                                          std::to_string(c.max_context) +
+                                          "); sliding-window attention is not supported");
+    }
     return c;
 }
 
@@ -191,30 +240,54 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
     auto model = std::make_shared<Model>();
     model->files.push_back(file.source());
     ModelConfig& c = model->config;
-    require_llama(file);
+    const Architecture& arch = require_architecture(file);
     Vocabulary vocab = read_gguf_vocabulary(file);
-    c = read_config(file, vocab.size());
+    c = read_config(file, arch, vocab.size());
+    const std::string prefix = c.architecture + ".";
 
-    const uint32_t declared_vocab = file.get_u32("llama.vocab_size", uint32_t(c.vocab_size));
+    const std::string vocab_key = prefix + "vocab_size";
+    const uint32_t declared_vocab = file.get_u32(vocab_key, uint32_t(c.vocab_size));
     if (declared_vocab != uint32_t(c.vocab_size))
         throw ModelError(ModelErrorKind::VocabMismatch, file.file_name(),
-                         "llama.vocab_size is " + std::to_string(declared_vocab) +
+                         vocab_key + " is " + std::to_string(declared_vocab) +
                              ", tokenizer.ggml.tokens has " + std::to_string(c.vocab_size) +
                              " tokens",
-                         file.metadata_offset("llama.vocab_size"));
+                         file.metadata_offset(vocab_key));
 
     std::vector<std::string> tensor_names;
     for (const GgufTensorInfo& t : file.tensors()) tensor_names.push_back(t.name);
     if (const auto extra = find_extra_layer(tensor_names, "blk.", c.n_layers))
         throw ModelError(ModelErrorKind::ShapeMismatch, file.file_name(),
-                         "the file has layer " + std::to_string(extra->layer) +
-                             ", but llama.block_count is " + std::to_string(c.n_layers),
+                         "the file has layer " + std::to_string(extra->layer) + ", but " + prefix +
+                             "block_count is " + std::to_string(c.n_layers),
                          file.find_tensor(extra->name)->info_offset, extra->name);
+    for (const char* longrope : {"rope_factors_long.weight", "rope_factors_short.weight"})
+        if (const GgufTensorInfo* t = file.find_tensor(longrope))
+            throw ModelError(ModelErrorKind::BadMetadata, file.file_name(),
+                             "LongRoPE scaling is not supported", t->info_offset, t->name);
 
     WeightReader reader(file);
+    if (file.find_tensor("rope_freqs.weight")) {
+        // llama3 scaling: what each pair's frequency is divided by, as llama.cpp applies it.
+        if (c.rope_scaling != RopeScaling::None)
+            throw ModelError(ModelErrorKind::BadMetadata, file.file_name(),
+                             "rope_freqs.weight together with " + prefix + "rope.scaling.type",
+                             std::nullopt, "rope_freqs.weight");
+        const WeightTensor freqs = reader.vector("rope_freqs.weight", c.head_dim / 2);
+        c.rope_freq_divisors.resize(size_t(c.head_dim / 2));
+        weight_row_to_float(freqs, 0, c.rope_freq_divisors.data());
+        for (const float d : c.rope_freq_divisors)
+            if (!(d > 0.0f))
+                throw ModelError(
+                    ModelErrorKind::BadMetadata, file.file_name(),
+                    "a frequency divisor is " + std::to_string(d) + ", not a positive number",
+                    std::nullopt, "rope_freqs.weight");
+        c.rope_scaling = RopeScaling::Llama3;
+    }
     ModelWeights& w = model->weights;
     w.token_embd = reader.vocab_matrix("token_embd.weight", c.vocab_size, c.n_embd);
     w.output_norm = reader.vector("output_norm.weight", c.n_embd);
+    // No output.weight means tied embeddings, as llama.cpp reads it.
     w.output = file.find_tensor("output.weight")
                    ? reader.vocab_matrix("output.weight", c.vocab_size, c.n_embd)
                    : w.token_embd;  // tied embeddings: same data, counted once
@@ -223,13 +296,37 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
         const std::string p = "blk." + std::to_string(i) + ".";
         LayerWeights& l = w.layers[size_t(i)];
         l.attn_norm = reader.vector(p + "attn_norm.weight", c.n_embd);
-        l.wq = reader.matrix(p + "attn_q.weight", c.q_dim(), c.n_embd);
-        l.wk = reader.matrix(p + "attn_k.weight", c.kv_dim(), c.n_embd);
-        l.wv = reader.matrix(p + "attn_v.weight", c.kv_dim(), c.n_embd);
+        if (arch.fused_qkv) {
+            const WeightTensor qkv =
+                reader.matrix(p + "attn_qkv.weight", c.q_dim() + 2 * c.kv_dim(), c.n_embd);
+            l.wq = row_view(qkv, 0, c.q_dim());
+            l.wk = row_view(qkv, c.q_dim(), c.kv_dim());
+            l.wv = row_view(qkv, c.q_dim() + c.kv_dim(), c.kv_dim());
+        } else {
+            l.wq = reader.matrix(p + "attn_q.weight", c.q_dim(), c.n_embd);
+            l.wk = reader.matrix(p + "attn_k.weight", c.kv_dim(), c.n_embd);
+            l.wv = reader.matrix(p + "attn_v.weight", c.kv_dim(), c.n_embd);
+        }
+        if (c.qkv_bias) {
+            l.bq = reader.vector(p + "attn_q.bias", c.q_dim());
+            l.bk = reader.vector(p + "attn_k.bias", c.kv_dim());
+            l.bv = reader.vector(p + "attn_v.bias", c.kv_dim());
+        }
+        if (c.qk_norm) {
+            l.q_norm = reader.vector(p + "attn_q_norm.weight", c.head_dim);
+            l.k_norm = reader.vector(p + "attn_k_norm.weight", c.head_dim);
+        }
         l.wo = reader.matrix(p + "attn_output.weight", c.n_embd, c.q_dim());
         l.ffn_norm = reader.vector(p + "ffn_norm.weight", c.n_embd);
-        l.w_gate = reader.matrix(p + "ffn_gate.weight", c.n_ff, c.n_embd);
-        l.w_up = reader.matrix(p + "ffn_up.weight", c.n_ff, c.n_embd);
+        if (arch.fused_gate_up) {
+            // phi3's ffn_up holds gate and up, gate first.
+            const WeightTensor gate_up = reader.matrix(p + "ffn_up.weight", 2 * c.n_ff, c.n_embd);
+            l.w_gate = row_view(gate_up, 0, c.n_ff);
+            l.w_up = row_view(gate_up, c.n_ff, c.n_ff);
+        } else {
+            l.w_gate = reader.matrix(p + "ffn_gate.weight", c.n_ff, c.n_embd);
+            l.w_up = reader.matrix(p + "ffn_up.weight", c.n_ff, c.n_embd);
+        }
         l.w_down = reader.matrix(p + "ffn_down.weight", c.n_embd, c.n_ff);
     }
 

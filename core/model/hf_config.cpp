@@ -1,12 +1,14 @@
 #include "core/model/hf_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json/json_fields.h"
+#include "core/model/architecture.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
 #include "core/model/model_json.h"
@@ -39,28 +41,97 @@ float positive_float(const JsonFields& config, const char* key, float fallback,
     return v;
 }
 
-bool is_llama(const JsonFields& config) {
+// The table's row for this config: the first of "architectures" the table knows, or, without
+// that key, a model_type that is a row's name (or "mistral").
+const Architecture& find_architecture(const JsonFields& config, const std::string& file) {
+    const std::string model_type = config.get_or<std::string>("model_type", "");
     if (config.has("architectures")) {
-        const json& archs = config.array("architectures");
-        if (std::find(archs.begin(), archs.end(), json("LlamaForCausalLM")) != archs.end())
-            return true;
+        for (const json& entry : config.array("architectures"))
+            if (entry.is_string())
+                if (const Architecture* a = find_hf_architecture(entry.get<std::string>()))
+                    return *a;
+    } else if (const Architecture* a =
+                   find_gguf_architecture(model_type == "mistral" ? "llama" : model_type)) {
+        return *a;
     }
-    return config.get_or<std::string>("model_type", "") == "llama";
+    bad(file, "architectures " +
+                  (config.has("architectures") ? config.at("architectures").dump()
+                                               : std::string("absent")) +
+                  ", model_type \"" + model_type + "\" is not supported; the supported " +
+                  "architectures are " + supported_hf_architectures());
+}
+
+// What the one forward pass cannot run is refused by name, never ignored.
+void refuse_unsupported(const JsonFields& config, const Architecture& arch, int max_context,
+                        const std::string& file) {
+    const std::string act = config.get_or<std::string>("hidden_act", "silu");
+    if (act != "silu")
+        bad(file, "\"hidden_act\" is \"" + act + "\"; only \"silu\" (SwiGLU) is supported");
+    if (!arch.qkv_bias && config.get_or<bool>("attention_bias", false))
+        bad(file, "\"attention_bias\" true is not supported for " + std::string(arch.name));
+    if (config.get_or<bool>("mlp_bias", false)) bad(file, "\"mlp_bias\" true is not supported");
+    if (config.has("partial_rotary_factor") && config.get<double>("partial_rotary_factor") != 1.0)
+        bad(file, "\"partial_rotary_factor\" " + config.at("partial_rotary_factor").dump() +
+                      ": partial RoPE is not supported");
+    // Qwen2 / Qwen3 declare a window that applies only with use_sliding_window; Mistral and
+    // Phi-3 apply sliding_window whenever it is set. A window as long as the trained context
+    // changes nothing.
+    const bool qwen_style = config.has("use_sliding_window");
+    const bool windowed =
+        qwen_style ? config.get_or<bool>("use_sliding_window", false)
+                   : config.has("sliding_window") && !config.at("sliding_window").is_null();
+    if (windowed && config.has("sliding_window") && !config.at("sliding_window").is_null() &&
+        config.get<int64_t>("sliding_window") < max_context)
+        bad(file, "\"sliding_window\" " + config.at("sliding_window").dump() +
+                      " is shorter than the context; sliding-window attention is not supported");
+}
+
+double positive_finite(const JsonFields& fields, const char* key, const std::string& file) {
+    const double v = fields.get<double>(key);
+    if (!std::isfinite(v) || !(v > 0.0))
+        bad(file, fields.path_of(key) + " is " + std::to_string(v) + ", not a positive number");
+    return v;
+}
+
+// rope_scaling: null, {"rope_type" (or the older "type"): "default" | "linear" | "llama3", ...}.
+// llama3's per-pair divisors are computed here as transformers computes its frequencies; YaRN,
+// dynamic NTK, LongRoPE and anything else are refused by name.
+void read_rope_scaling(const JsonFields& config, ModelConfig& m, const std::string& file) {
+    if (!config.has("rope_scaling")) return;
+    const JsonFields s = config.object("rope_scaling");
+    const std::string type =
+        s.has("rope_type") ? s.get<std::string>("rope_type") : s.get_or<std::string>("type", "");
+    if (type == "default") return;
+    if (type != "linear" && type != "llama3")
+        bad(file, "rope_scaling " + config.at("rope_scaling").dump() + ": type \"" + type +
+                      "\" is not supported; the supported types are linear and llama3");
+    const double factor = positive_finite(s, "factor", file);
+    m.rope_scale_factor = float(factor);
+    if (type == "linear") {
+        m.rope_scaling = RopeScaling::Linear;
+        return;
+    }
+    const double low = positive_finite(s, "low_freq_factor", file);
+    const double high = positive_finite(s, "high_freq_factor", file);
+    const double original = positive_finite(s, "original_max_position_embeddings", file);
+    if (!(high > low))
+        bad(file, "rope_scaling: high_freq_factor " + std::to_string(high) +
+                      " is not above low_freq_factor " + std::to_string(low));
+    m.rope_scaling = RopeScaling::Llama3;
+    m.rope_freq_divisors.resize(size_t(m.head_dim / 2));
+    for (int i = 0; i < m.head_dim / 2; ++i)
+        m.rope_freq_divisors[size_t(i)] =
+            float(llama3_freq_divisor(i, m.head_dim, m.rope_theta, factor, low, high, original));
 }
 
 HfConfig read_config(const JsonFields& config, const std::string& file) {
-    if (!is_llama(config))
-        bad(file, "not a Llama checkpoint (architectures " +
-                      (config.has("architectures") ? config.at("architectures").dump()
-                                                   : std::string("absent")) +
-                      ", model_type \"" + config.get_or<std::string>("model_type", "") +
-                      "\"); only LlamaForCausalLM is supported");
-    if (config.has("rope_scaling"))
-        bad(file, "rope_scaling " + config.at("rope_scaling").dump() + " is not supported");
+    const Architecture& arch = find_architecture(config, file);
 
     HfConfig out;
     ModelConfig& m = out.model;
-    m.architecture = "llama";
+    m.architecture = std::string(arch.name);
+    m.qkv_bias = arch.qkv_bias;
+    m.qk_norm = arch.qk_norm;
     m.name = config.get_or<std::string>("_name_or_path", "");
     m.n_embd = positive_int(config, "hidden_size", std::nullopt, file);
     m.n_layers = positive_int(config, "num_hidden_layers", std::nullopt, file);
@@ -71,7 +142,8 @@ HfConfig read_config(const JsonFields& config, const std::string& file) {
     m.vocab_size = positive_int(config, "vocab_size", std::nullopt, file);
     m.max_context = positive_int(config, "max_position_embeddings", 2048, file);
     m.rope_theta = positive_float(config, "rope_theta", 10000.0f, file);
-    m.rms_eps = positive_float(config, "rms_norm_eps", 1e-6f, file);
+    // transformers' defaults: 1e-6, Phi3Config's 1e-5.
+    m.rms_eps = positive_float(config, "rms_norm_eps", arch.name == "phi3" ? 1e-5f : 1e-6f, file);
     m.rope_layout = RopeLayout::HalfSplit;
 
     if (m.n_heads % m.n_kv_heads != 0)
@@ -92,6 +164,9 @@ HfConfig read_config(const JsonFields& config, const std::string& file) {
         "head_dim",          "intermediate_size", "vocab_size",          "max_position_embeddings"};
     if (const auto fault = find_shape_fault(m, keys))
         bad(file, "\"" + fault->key + "\": " + fault->why);
+    refuse_unsupported(config, arch, m.max_context, file);
+    read_rope_scaling(config, m, file);
+    out.arch = &arch;
     out.tie_word_embeddings = config.get_or<bool>("tie_word_embeddings", false);
     return out;
 }

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "core/model/architecture.h"
 #include "core/model/extra_layers.h"
 #include "core/model/hf_config.h"
 #include "core/model/hf_tokenizer_json.h"
@@ -223,14 +224,40 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
         LayerWeights& l = w.layers[size_t(i)];
         l.attn_norm = reader.read(p + "input_layernorm.weight", 0, c.n_embd);
-        l.wq = reader.read(p + "self_attn.q_proj.weight", c.q_dim(), c.n_embd);
-        l.wk = reader.read(p + "self_attn.k_proj.weight", c.kv_dim(), c.n_embd);
-        l.wv = reader.read(p + "self_attn.v_proj.weight", c.kv_dim(), c.n_embd);
-        l.wo = reader.read(p + "self_attn.o_proj.weight", c.n_embd, c.q_dim());
+        const std::string a = p + "self_attn.", f = p + "mlp.";
+        if (hf.arch->fused_qkv) {
+            const WeightTensor qkv =
+                reader.read(a + "qkv_proj.weight", c.q_dim() + 2 * c.kv_dim(), c.n_embd);
+            l.wq = row_view(qkv, 0, c.q_dim());
+            l.wk = row_view(qkv, c.q_dim(), c.kv_dim());
+            l.wv = row_view(qkv, c.q_dim() + c.kv_dim(), c.kv_dim());
+        } else {
+            l.wq = reader.read(a + "q_proj.weight", c.q_dim(), c.n_embd);
+            l.wk = reader.read(a + "k_proj.weight", c.kv_dim(), c.n_embd);
+            l.wv = reader.read(a + "v_proj.weight", c.kv_dim(), c.n_embd);
+        }
+        if (c.qkv_bias) {
+            l.bq = reader.read(a + "q_proj.bias", 0, c.q_dim());
+            l.bk = reader.read(a + "k_proj.bias", 0, c.kv_dim());
+            l.bv = reader.read(a + "v_proj.bias", 0, c.kv_dim());
+        }
+        if (c.qk_norm) {
+            l.q_norm = reader.read(a + "q_norm.weight", 0, c.head_dim);
+            l.k_norm = reader.read(a + "k_norm.weight", 0, c.head_dim);
+        }
+        l.wo = reader.read(a + "o_proj.weight", c.n_embd, c.q_dim());
         l.ffn_norm = reader.read(p + "post_attention_layernorm.weight", 0, c.n_embd);
-        l.w_gate = reader.read(p + "mlp.gate_proj.weight", c.n_ff, c.n_embd);
-        l.w_up = reader.read(p + "mlp.up_proj.weight", c.n_ff, c.n_embd);
-        l.w_down = reader.read(p + "mlp.down_proj.weight", c.n_embd, c.n_ff);
+        if (hf.arch->fused_gate_up) {
+            // Phi-3's gate_up_proj: gate rows first, then up.
+            const WeightTensor gate_up =
+                reader.read(f + "gate_up_proj.weight", 2 * c.n_ff, c.n_embd);
+            l.w_gate = row_view(gate_up, 0, c.n_ff);
+            l.w_up = row_view(gate_up, c.n_ff, c.n_ff);
+        } else {
+            l.w_gate = reader.read(f + "gate_proj.weight", c.n_ff, c.n_embd);
+            l.w_up = reader.read(f + "up_proj.weight", c.n_ff, c.n_embd);
+        }
+        l.w_down = reader.read(f + "down_proj.weight", c.n_embd, c.n_ff);
     }
 
     model->file_type = "safetensors ";

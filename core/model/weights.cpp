@@ -1,6 +1,8 @@
 #include "core/model/weights.h"
 
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "core/math/half.h"
 #include "core/model/dequant_block.h"
@@ -25,6 +27,26 @@ void weight_row_to_float(const WeightTensor& w, int64_t row, float* out) {
     }
 }
 
+WeightTensor row_view(const WeightTensor& w, int64_t first, int64_t count) {
+    if (first < 0 || count <= 0 || first + count > w.rows)
+        throw std::invalid_argument("row_view: rows " + std::to_string(first) + "+" +
+                                    std::to_string(count) + " of " + w.name + " with " +
+                                    std::to_string(w.rows));
+    WeightTensor v = w;
+    v.name = w.name + "[" + std::to_string(first) + ":" + std::to_string(first + count) + "]";
+    v.rows = count;
+    v.data = w.row_ptr(first);
+    return v;
+}
+
+std::vector<const WeightTensor*> LayerWeights::tensors() const {
+    std::vector<const WeightTensor*> out = {&attn_norm, &wq,     &wk,   &wv,    &wo,
+                                            &ffn_norm,  &w_gate, &w_up, &w_down};
+    for (const WeightTensor* t : {&bq, &bk, &bv, &q_norm, &k_norm})
+        if (t->data) out.push_back(t);
+    return out;
+}
+
 std::array<size_t, std::size(kAllDTypes)> ModelWeights::bytes_by_dtype() const {
     std::array<size_t, std::size(kAllDTypes)> by{};
     const auto add = [&](const WeightTensor& t) { by[size_t(t.dtype)] += t.bytes(); };
@@ -32,9 +54,7 @@ std::array<size_t, std::size(kAllDTypes)> ModelWeights::bytes_by_dtype() const {
     add(output_norm);
     if (output.data != token_embd.data) add(output);  // tied embeddings count once
     for (const LayerWeights& l : layers) {
-        for (const WeightTensor* t :
-             {&l.attn_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.ffn_norm, &l.w_gate, &l.w_up, &l.w_down})
-            add(*t);
+        for (const WeightTensor* t : l.tensors()) add(*t);
     }
     return by;
 }

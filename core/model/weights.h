@@ -35,6 +35,10 @@ struct WeightTensor {
 // the ggml dequantisation (core/math/dequant.h) for the quantised ones.
 void weight_row_to_float(const WeightTensor& w, int64_t row, float* out);
 
+// Rows [first, first + count) of `w` as a tensor of their own, over the same storage (no copy):
+// how the loaders split fused Q|K|V and gate|up matrices. Named NAME[first:first+count].
+WeightTensor row_view(const WeightTensor& w, int64_t first, int64_t count);
+
 struct LayerWeights {
     WeightTensor attn_norm;  // [1][n_embd]
     WeightTensor wq;         // [q_dim][n_embd]
@@ -45,6 +49,12 @@ struct LayerWeights {
     WeightTensor w_gate;     // [n_ff][n_embd]
     WeightTensor w_up;       // [n_ff][n_embd]
     WeightTensor w_down;     // [n_embd][n_ff]
+    // Present only where the config's switches say (data == nullptr otherwise).
+    WeightTensor bq, bk, bv;      // [1][q_dim], [1][kv_dim], [1][kv_dim]: qkv_bias
+    WeightTensor q_norm, k_norm;  // [1][head_dim] each: qk_norm
+
+    // Every tensor the layer has, the optional ones only when present.
+    std::vector<const WeightTensor*> tensors() const;
 };
 
 struct ModelWeights {

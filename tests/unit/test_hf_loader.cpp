@@ -134,7 +134,7 @@ private slots:
         const QString base = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
             "intermediate_size": 128, "vocab_size": 700 %1})";
-        QTest::newRow("rope_scaling") << base.arg(R"(, "rope_scaling": {"type": "linear",
+        QTest::newRow("rope_scaling") << base.arg(R"(, "rope_scaling": {"type": "yarn",
             "factor": 2.0})") << int(ModelErrorKind::BadMetadata)
                                       << "rope_scaling";
         QTest::newRow("not llama") << QString(R"({"architectures": ["GPT2LMHeadModel"],

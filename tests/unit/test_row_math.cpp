@@ -192,6 +192,45 @@ private slots:
                     }
     }
 
+    // Scaled RoPE keeps the angle linear in the position, so a K-shift still composes.
+    void rerotate_composes_when_scaled() {
+        std::mt19937_64 rng(6);
+        std::normal_distribution<float> normal;
+        const int hd = 64;
+        std::vector<float> divisors(size_t(hd / 2));
+        for (int i = 0; i < hd / 2; ++i)
+            divisors[size_t(i)] =
+                float(llama3_freq_divisor(i, hd, 500000.0f, 8.0, 1.0, 4.0, 8192.0));
+        QCOMPARE(divisors.front(), 1.0f);
+        QCOMPARE(divisors.back(), 8.0f);
+        for (const RopeParams rope :
+             {RopeParams{500000.0f, RopeLayout::HalfSplit, 0.25, nullptr},
+              RopeParams{500000.0f, RopeLayout::HalfSplit, 1.0, divisors.data()}})
+            for (auto [p, delta] : {std::pair{100, -37}, {16000, -9000}, {7, 32000}}) {
+                std::vector<float> x(static_cast<size_t>(hd));
+                for (float& v : x) v = normal(rng);
+                std::vector<float> direct = x, shifted = x, back = x;
+                rope_rotate(direct.data(), hd, p + delta, rope);
+                rope_rotate(shifted.data(), hd, p, rope);
+                rope_rerotate(shifted.data(), hd, delta, rope);
+                rope_rotate(back.data(), hd, p, rope);
+                rope_unrotate(back.data(), hd, p, rope);
+                double diff = 0.0, undo = 0.0, norm = 0.0;
+                for (int i = 0; i < hd; ++i) {
+                    diff += double(shifted[i] - direct[i]) * (shifted[i] - direct[i]);
+                    undo += double(back[i] - x[i]) * (back[i] - x[i]);
+                    norm += double(x[i]) * x[i];
+                }
+                QVERIFY(std::sqrt(diff / norm) < 1e-6);
+                QVERIFY(std::sqrt(undo / norm) < 1e-6);
+            }
+        // Unscaled parameters are the plain rotation, bit for bit.
+        std::vector<float> a(size_t(hd), 0.5f), b = a;
+        rope_rotate(a.data(), hd, 1234.0, 10000.0f, RopeLayout::Interleaved);
+        rope_rotate(b.data(), hd, 1234.0, RopeParams{10000.0f, RopeLayout::Interleaved});
+        QVERIFY(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    }
+
     void matmul_matches_float64_data() {
         QTest::addColumn<DType>("dtype");
         QTest::addColumn<int>("n");

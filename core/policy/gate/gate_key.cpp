@@ -17,7 +17,7 @@ std::vector<float> gate_key(std::span<const float> k, double rope_pos, const Mod
     if (kind == GateKeyKind::PreRope)
         for (int h = 0; h < config.n_kv_heads; ++h)
             rope_unrotate(key.data() + size_t(h) * size_t(config.head_dim), config.head_dim,
-                          rope_pos, config.rope_theta, config.rope_layout);
+                          rope_pos, config.rope());
     return key;
 }
 
