@@ -15,7 +15,9 @@
 
 #include "core/backend/backend.h"
 #include "core/engine/transformer.h"
+#include "core/model/gguf_file.h"
 #include "core/model/gguf_model_loader.h"
+#include "core/model/gguf_requantize.h"
 #include "core/model/hf_model_loader.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
@@ -206,6 +208,23 @@ private slots:
             QCOMPARE(l.wv.data, static_cast<const void*>(l.wk.row_ptr(l.wk.rows)));
             QCOMPARE(l.w_up.data, static_cast<const void*>(l.w_gate.row_ptr(l.w_gate.rows)));
         }
+    }
+
+    // Views over block-quantised rows: the fused Phi-3 matrices as Q8_0 (blocks never straddle
+    // a row, so a row range of the fused tensor is whole blocks) run close to the reference.
+    void fused_views_over_quantised_rows() {
+        const Reference ref = read_reference("phi3");
+        const GgufFile f32(map_file(test::testdata_path("arch/phi3/model.gguf")));
+        const auto model =
+            load_gguf_model(bytes_in_memory(requantize_gguf(f32, GgufType::Q8_0), "phi3 q8_0"));
+        const LayerWeights& l = model->weights.layers[1];
+        QVERIFY(l.wq.dtype == DType::Q8_0 && l.w_up.dtype == DType::Q8_0);
+        QCOMPARE(l.wv.data, static_cast<const void*>(l.wk.row_ptr(l.wk.rows)));
+        auto backend = make_cpu_backend(1);
+        const Transformer t(model, *backend);
+        const double err = relative_error(logits_of(t, ref.ids), ref.logits);
+        qInfo("phi3 Q8_0: relative error %g", err);
+        QVERIFY2(err < 5e-2, qPrintable(QString("relative error %1").arg(err)));
     }
 
     void refuses_by_name_data() {
