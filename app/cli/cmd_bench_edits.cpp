@@ -240,8 +240,7 @@ struct FullRun {
 // The forward pass an insert at p1 makes (one token attending to rows [0, p1) of every layer):
 // identical in every layout, timed apart from the replace that contains it.
 double insert_forward_ms(const StateManager& s, int p1) {
-    std::vector<LayerContext> context;
-    for (int l = 0; l < s.n_layers(); ++l) context.push_back(s.cache().view(l, p1));
+    const std::vector<LayerContext> context = s.context_before(p1);
     const std::vector<Item> items{Item::of_token(s.tokens(0)[0])};
     const std::vector<int32_t> phase{p1};
     const auto start = Clock::now();

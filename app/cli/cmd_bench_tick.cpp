@@ -37,8 +37,7 @@ ActionList fill_actions(int rows_now, int rows, int vocab) {
 // The one-token forward pass a tick's append runs over the rows there are now.
 double forward_ms(const Session& s) {
     const StateManager& state = s.state();
-    std::vector<LayerContext> context;
-    for (int l = 0; l < state.n_layers(); ++l) context.push_back(state.cache().view(l));
+    const std::vector<LayerContext> context = state.whole_context();
     const Item item = Item::of_token(5);
     const int32_t position = state.rows(0);
     const auto start = Clock::now();

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "core/model/layer_windows.h"
 #include "core/model/model_loader.h"
 
 namespace kvw::cli {
@@ -82,6 +83,7 @@ nlohmann::json info_json(const Model& model) {
               {"rope_scale_factor", c.rope_scale_factor},
               {"qkv_bias", c.qkv_bias},
               {"qk_norm", c.qk_norm},
+              {"layer_window", c.layer_window},
               {"rms_eps", c.rms_eps}}},
             {"tokenizer",
              {{"pieces", v.size()},
@@ -111,6 +113,8 @@ void print_info(const Model& model) {
     if (c.qkv_bias || c.qk_norm)
         std::printf("family       %s%s\n", c.qkv_bias ? "Q/K/V biases " : "",
                     c.qk_norm ? "Q/K RMSNorm" : "");
+    if (!c.layer_window.empty())
+        std::printf("sliding window %s\n", layer_windows_text(c.layer_window).c_str());
     const Vocabulary& v = model.tokenizer.vocabulary();
     std::printf("tokenizer    %d pieces, bos %d eos %d unk %d, add bos %s\n", v.size(), v.bos_id,
                 v.eos_id, v.unk_id, v.add_bos ? "yes" : "no");

@@ -43,6 +43,9 @@ struct LayerContext {
     KvRows k;
     KvRows v;
     const int32_t* index = nullptr;  // [rows]: the physical row of each row; null: row j is j
+    // [rows]: each row's rope position, which a layer with a sliding window measures its reach
+    // by (ModelConfig::layer_window); layers without one never read it.
+    const int32_t* positions = nullptr;
     // The types the layer stores new rows in: the forward's items attend to their own K/V as
     // stored (usually k.type and v.type; a context given as decoded floats keeps the types).
     KvType k_store = KvType::F32;

@@ -46,7 +46,9 @@ LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups, st
                       ctx.v.scale ? ctx.v.scale + p * groups : nullptr, kv_dim, groups,
                       &v[size_t(j) * d]);
     }
-    return LayerContext{ctx.rows, {k.data()}, {v.data()}};
+    LayerContext decoded{ctx.rows, {k.data()}, {v.data()}};
+    decoded.positions = ctx.positions;
+    return decoded;
 }
 
 // rows ([n][kv_dim]) as a cache storing them in `t` gives them back: encoded, then decoded.
@@ -60,6 +62,30 @@ std::vector<float> stored_values(KvType t, const std::vector<float>& rows, int k
         kv_decode_row(t, code.data(), scales.data(), kv_dim, groups, &out[at]);
     }
     return out;
+}
+
+// Whether a window of `window` positions hides some row from some query: the newest query
+// against the oldest row (context rows by ctx.positions, the new items by `positions`).
+bool window_cuts(const LayerContext& ctx, std::span<const int32_t> positions, int window) {
+    int64_t oldest = *std::min_element(positions.begin(), positions.end());
+    const int64_t newest = *std::max_element(positions.begin(), positions.end());
+    if (ctx.rows > 0)
+        oldest =
+            std::min<int64_t>(oldest, *std::min_element(ctx.positions, ctx.positions + ctx.rows));
+    return newest - oldest >= window;
+}
+
+// The rows query i sees under the window, in row order: context rows and the new items up to
+// and including itself whose position lies fewer than `window` positions back (llama.cpp's and
+// transformers' rule). The query itself is always among them.
+void rows_in_window(const LayerContext& ctx, std::span<const int32_t> positions, int window, int i,
+                    std::vector<int>& reach) {
+    reach.clear();
+    const int64_t at = positions[size_t(i)];
+    for (int j = 0; j < ctx.rows; ++j)
+        if (at - ctx.positions[j] < window) reach.push_back(j);
+    for (int k = 0; k <= i; ++k)
+        if (at - positions[size_t(k)] < window) reach.push_back(ctx.rows + k);
 }
 
 }  // namespace
@@ -119,26 +145,36 @@ constexpr int kAttentionStreams = 32;
 // The work is one K/V head × a block of queries at a time (core/backend/attention_kernels.h),
 // whose numbers do not depend on the block or the thread; with mass, one thread takes all of
 // a head's blocks, so that each head's mass is summed in query order.
+//
+// A layer with a sliding window (window > 0) where some query would see a row `window` or more
+// positions back gives each query a block of its own over the rows in its reach; a stream's
+// numbers do not depend on the block, so a window that cuts nothing takes the shared path and
+// gives the same bits.
 
-void Transformer::attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
-                            const float* v_new, float* out, float* mass) const {
+void Transformer::attention(const LayerContext& ctx, int n, std::span<const int32_t> positions,
+                            int window, const float* q, const float* k_new, const float* v_new,
+                            float* out, float* mass) const {
     const ModelConfig& cfg = model_->config;
     const int hd = cfg.head_dim;
     const int q_dim = cfg.q_dim();
     const int kv_dim = cfg.kv_dim();
     const int group = cfg.n_heads / cfg.n_kv_heads;
     const int total = ctx.rows + n;
-    const int block = std::max(1, kAttentionStreams / group);  // queries per block
+    const bool windowed = window > 0 && window_cuts(ctx, positions, window);
+    // Queries per block; windowed, each query reads its own rows.
+    const int block = windowed ? 1 : std::max(1, kAttentionStreams / group);
     const int blocks = (n + block - 1) / block;
     const int64_t work = mass ? cfg.n_kv_heads : int64_t(cfg.n_kv_heads) * blocks;
+    const size_t p_stride = size_t(total);
 
     pool_->parallel_for(work, [&](int64_t w_begin, int64_t w_end) {
         // Scratch kept per thread across calls: fresh buffers of this size are mmapped and
         // page-faulted on every layer of every token (perf showed it at 4k rows).
         thread_local std::vector<float> q_t, p;
-        thread_local std::vector<const float*> k_rows, v_rows;
+        thread_local std::vector<const float*> k_rows, v_rows, k_reach, v_reach;
+        thread_local std::vector<int> reach;  // windowed: the rows query i sees, in row order
         q_t.resize(size_t(cpu::attention_lanes(block * group)) * size_t(hd));
-        p.resize(size_t(block) * group * total);
+        p.resize(size_t(block) * group * p_stride);
         k_rows.resize(static_cast<size_t>(total));
         v_rows.resize(static_cast<size_t>(total));
         int64_t rows_of_head = -1;
@@ -169,18 +205,31 @@ void Transformer::attention(const LayerContext& ctx, int n, const float* q, cons
                 b.first_len = ctx.rows + i0 + 1;
                 b.k_rows = k_rows.data();
                 b.v_rows = v_rows.data();
+                if (windowed) {
+                    rows_in_window(ctx, positions, window, i0, reach);
+                    k_reach.resize(reach.size());
+                    v_reach.resize(reach.size());
+                    for (size_t t = 0; t < reach.size(); ++t) {
+                        k_reach[t] = k_rows[size_t(reach[t])];
+                        v_reach[t] = v_rows[size_t(reach[t])];
+                    }
+                    b.first_len = int(reach.size());
+                    b.k_rows = k_reach.data();
+                    b.v_rows = v_reach.data();
+                }
                 b.scale = 1.0f / std::sqrt(float(hd));
                 b.out = out + size_t(i0) * q_dim + first_head * hd;
                 b.out_stride = size_t(q_dim);
                 b.p = p.data();
-                b.p_stride = size_t(total);
+                b.p_stride = p_stride;
                 b.q_t = q_t.data();
                 attention_kernel_.fn(b);
                 if (!mass) continue;
                 for (int s = 0; s < b.streams(); ++s) {
                     float* m = mass + (first_head + size_t(s % group)) * total;
-                    const float* ps = &p[size_t(s) * total];
-                    for (int j = 0; j < b.rows_of(s); ++j) m[j] += ps[j];
+                    const float* ps = &p[size_t(s) * p_stride];
+                    for (int j = 0; j < b.rows_of(s); ++j)
+                        m[windowed ? reach[size_t(j)] : j] += ps[j];
                 }
             }
         }
@@ -217,6 +266,9 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         if (context[l].rows < 0 ||
             (context[l].rows > 0 && (!context[l].k.data || !context[l].v.data)))
             throw std::invalid_argument("forward: bad context view for layer " + std::to_string(l));
+        if (cfg.window_of(l) > 0 && context[l].rows > 0 && !context[l].positions)
+            throw std::invalid_argument("forward: layer " + std::to_string(l) +
+                                        " has a sliding window; its context needs row positions");
     }
 
     const int D = cfg.n_embd, hd = cfg.head_dim, q_dim = cfg.q_dim(), kv_dim = cfg.kv_dim();
@@ -300,9 +352,9 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
             stored.v_store == KvType::F32
                 ? std::vector<float>{}
                 : stored_values(stored.v_store, v, kv_dim, cfg.n_kv_heads);
-        attention(ctx, n, q.data(), k_att.empty() ? k.data() : k_att.data(),
-                  v_att.empty() ? v.data() : v_att.data(), att.data(),
-                  options.attention_mass ? head_mass.data() : nullptr);
+        attention(ctx, n, positions, cfg.window_of(l), q.data(),
+                  k_att.empty() ? k.data() : k_att.data(), v_att.empty() ? v.data() : v_att.data(),
+                  att.data(), options.attention_mass ? head_mass.data() : nullptr);
         if (options.attention_mass) {
             std::vector<float>& mass = result.attention_mass[l];
             mass.assign(size_t(total), 0.0f);

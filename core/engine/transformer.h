@@ -42,8 +42,9 @@ public:
 
 private:
     void embed(std::span<const Item> items, float* x) const;
-    void attention(const LayerContext& ctx, int n, const float* q, const float* k_new,
-                   const float* v_new, float* out, float* mass) const;
+    void attention(const LayerContext& ctx, int n, std::span<const int32_t> positions, int window,
+                   const float* q, const float* k_new, const float* v_new, float* out,
+                   float* mass) const;
 
     std::shared_ptr<const Model> model_;
     Backend& backend_;

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -128,13 +129,14 @@ ModelConfig read_config(const GgufFile& file, const Architecture& arch, int voca
                                          ", the head dimension is " + std::to_string(c.head_dim) +
                                          " (partial RoPE is not supported)");
     read_rope_scaling(file, a, c);
+    // llama.cpp's converter writes one window for the whole model (Phi-3's sliding_window);
+    // llama.cpp applies it to every layer, and so does the workbench.
     const std::string window = key("attention.sliding_window");
     if (file.has(window)) {
         const uint32_t w = file.get_u32(window);
-        if (w != 0 && w < uint32_t(c.max_context))
-            file.bad_metadata(window, std::to_string(w) + " is shorter than the context (" +
-                                          std::to_string(c.max_context) +
-                                          "); sliding-window attention is not supported");
+        if (w > uint32_t(std::numeric_limits<int32_t>::max()))
+            file.bad_metadata(window, std::to_string(w) + " does not fit a 32-bit position");
+        if (w != 0) c.layer_window.assign(size_t(c.n_layers), int32_t(w));
     }
     return c;
 }

@@ -62,7 +62,7 @@ const Architecture& find_architecture(const JsonFields& config, const std::strin
 }
 
 // What the one forward pass cannot run is refused by name, never ignored.
-void refuse_unsupported(const JsonFields& config, const Architecture& arch, int max_context,
+void refuse_unsupported(const JsonFields& config, const Architecture& arch,
                         const std::string& file) {
     const std::string act = config.get_or<std::string>("hidden_act", "silu");
     if (act != "silu")
@@ -73,17 +73,48 @@ void refuse_unsupported(const JsonFields& config, const Architecture& arch, int 
     if (config.has("partial_rotary_factor") && config.get<double>("partial_rotary_factor") != 1.0)
         bad(file, "\"partial_rotary_factor\" " + config.at("partial_rotary_factor").dump() +
                       ": partial RoPE is not supported");
-    // Qwen2 / Qwen3 declare a window that applies only with use_sliding_window; Mistral and
-    // Phi-3 apply sliding_window whenever it is set. A window as long as the trained context
-    // changes nothing.
+}
+
+// Which layers attend through a sliding window, as transformers decides: Qwen2 / Qwen3 declare
+// a window that applies only with use_sliding_window, and then to the layers from
+// max_window_layers on; Mistral and Phi-3 apply sliding_window to every layer whenever it is
+// set; a "layer_types" list ("full_attention" / "sliding_attention") names each layer itself.
+void read_sliding_window(const JsonFields& config, ModelConfig& m, const std::string& file) {
     const bool qwen_style = config.has("use_sliding_window");
-    const bool windowed =
-        qwen_style ? config.get_or<bool>("use_sliding_window", false)
-                   : config.has("sliding_window") && !config.at("sliding_window").is_null();
-    if (windowed && config.has("sliding_window") && !config.at("sliding_window").is_null() &&
-        config.get<int64_t>("sliding_window") < max_context)
-        bad(file, "\"sliding_window\" " + config.at("sliding_window").dump() +
-                      " is shorter than the context; sliding-window attention is not supported");
+    const bool declared = config.has("sliding_window") && !config.at("sliding_window").is_null();
+    const bool windowed = qwen_style ? config.get_or<bool>("use_sliding_window", false) : declared;
+    if (!windowed) {
+        if (config.has("layer_types"))
+            for (const json& t : config.array("layer_types"))
+                if (t == "sliding_attention")
+                    bad(file,
+                        "\"layer_types\" names a sliding_attention layer, but no "
+                        "\"sliding_window\" applies");
+        return;
+    }
+    if (!declared) bad(file, "\"use_sliding_window\" is true but \"sliding_window\" is missing");
+    const int window = positive_int(config, "sliding_window", std::nullopt, file);
+    m.layer_window.assign(size_t(m.n_layers), window);
+    if (config.has("layer_types")) {
+        const json& types = config.array("layer_types");
+        if (types.size() != size_t(m.n_layers))
+            bad(file, "\"layer_types\" has " + std::to_string(types.size()) + " entries for " +
+                          std::to_string(m.n_layers) + " layers");
+        for (size_t l = 0; l < types.size(); ++l) {
+            if (types[l] == "full_attention") {
+                m.layer_window[l] = 0;
+            } else if (types[l] != "sliding_attention") {
+                bad(file, "\"layer_types\"[" + std::to_string(l) + "] is " + types[l].dump() +
+                              "; only \"full_attention\" and \"sliding_attention\" are supported");
+            }
+        }
+    } else if (qwen_style && config.has("max_window_layers")) {
+        const int64_t first = config.get<int64_t>("max_window_layers");
+        for (int64_t l = 0; l < std::min<int64_t>(first, m.n_layers); ++l)
+            m.layer_window[size_t(l)] = 0;
+    }
+    if (std::all_of(m.layer_window.begin(), m.layer_window.end(), [](int32_t w) { return w == 0; }))
+        m.layer_window.clear();
 }
 
 double positive_finite(const JsonFields& fields, const char* key, const std::string& file) {
@@ -164,7 +195,8 @@ HfConfig read_config(const JsonFields& config, const std::string& file) {
         "head_dim",          "intermediate_size", "vocab_size",          "max_position_embeddings"};
     if (const auto fault = find_shape_fault(m, keys))
         bad(file, "\"" + fault->key + "\": " + fault->why);
-    refuse_unsupported(config, arch, m.max_context, file);
+    refuse_unsupported(config, arch, file);
+    read_sliding_window(config, m, file);
     read_rope_scaling(config, m, file);
     out.arch = &arch;
     out.tie_word_embeddings = config.get_or<bool>("tie_word_embeddings", false);

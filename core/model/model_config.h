@@ -36,7 +36,14 @@ struct ModelConfig {
     // Llama3: [head_dim / 2], what each pair's frequency is divided by (GGUF rope_freqs.weight,
     // or computed from config.json's rope_scaling); empty otherwise.
     std::vector<float> rope_freq_divisors;
+    // Sliding-window attention (docs/ARCHITECTURE.md §2.1): [n_layers], how many positions back
+    // a query at position p sees, keys at p - window + 1 .. p (llama.cpp's and transformers'
+    // rule); 0 = the whole context. Empty when no layer has a window.
+    std::vector<int32_t> layer_window;
 
+    int window_of(int layer) const {
+        return layer_window.empty() ? 0 : layer_window[size_t(layer)];
+    }
     int kv_dim() const { return n_kv_heads * head_dim; }
     int q_dim() const { return n_heads * head_dim; }
     // Everything RoPE needs; points into this config (rope_freq_divisors), so keep it no longer.

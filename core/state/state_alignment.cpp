@@ -85,7 +85,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         for (int i = start; i < n; ++i) items.push_back(item_of_key(T[size_t(i)]));
         std::vector<LayerContext> context;
         for (int m = 0; m < L; ++m)
-            context.push_back(cache_->view(m, start));  // even empty: it carries the types
+            context.push_back(context_view(m, start));  // even empty: it carries the types
         const bool has_layer0 = group.front() == 0;
         ForwardOutput out =
             engine_->forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,

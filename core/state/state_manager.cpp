@@ -133,6 +133,11 @@ std::vector<int32_t> StateManager::new_phases(int row, std::span<const int64_t> 
     return phases;
 }
 
+int32_t StateManager::next_position() const {
+    const int64_t next_id = ledger_.size();
+    return new_phases(rows(0), std::span<const int64_t>(&next_id, 1)).front();
+}
+
 // Every primitive passes here exactly once, after the cache blade and before the mirror blade:
 // the one place where a failure leaves the two apart.
 void StateManager::between_blades(const char* primitive) {
@@ -182,15 +187,32 @@ void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t ti
     }
 }
 
+LayerContext StateManager::context_view(int layer, int rows) const {
+    LayerContext ctx = cache_->view(layer, rows);
+    ctx.positions = layer_map(layer).rope_pos.data();
+    return ctx;
+}
+
+std::vector<LayerContext> StateManager::context_before(int row) const {
+    std::vector<LayerContext> context;
+    for (int l = 0; l < n_layers(); ++l) context.push_back(context_view(l, std::min(row, rows(l))));
+    return context;
+}
+
+std::vector<LayerContext> StateManager::whole_context() const {
+    std::vector<LayerContext> context;
+    for (int l = 0; l < n_layers(); ++l) context.push_back(context_view(l, rows(l)));
+    return context;
+}
+
 void StateManager::do_insert(const std::vector<int>& layers, int row,
                              std::span<const int32_t> tokens, EntryKind kind, int64_t tick) {
     last_attention_mass_.clear();
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(row, ids);
-    std::vector<LayerContext> context;
-    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, std::min(row, rows(l))));
     const std::vector<Item> items = items_of(tokens);
-    ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{false, false});
+    ForwardOutput out =
+        engine_->forward(items, phases, context_before(row), ForwardOptions{false, false});
     require_finite(
         out, "insert",
         "the " + std::to_string(tokens.size()) + " inserted row(s) at row " + std::to_string(row));
@@ -215,10 +237,9 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(rows(0), ids);
-    std::vector<LayerContext> context;
-    for (int l = 0; l < n_layers(); ++l) context.push_back(cache_->view(l, rows(l)));
     const std::vector<Item> items = items_of(tokens);
-    ForwardOutput out = engine_->forward(items, phases, context, ForwardOptions{true, true});
+    ForwardOutput out =
+        engine_->forward(items, phases, whole_context(), ForwardOptions{true, true});
     require_finite(out, "append", "the " + std::to_string(n) + " appended row(s)");
     for (int l = 0; l < n_layers(); ++l)
         cache_->append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);

@@ -192,12 +192,23 @@ public:
     const Transformer& engine() const { return *engine_; }
     const Ledger& ledger() const { return ledger_; }
     const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
+    // What the engine attends over in `layer`: its first `rows` cache rows with their rope
+    // positions (a layer with a sliding window measures reach by them).
+    LayerContext context_view(int layer, int rows) const;
+    // Every layer's context_view of its rows [0, min(row, rows(l))): what a record written at
+    // `row` attends over.
+    std::vector<LayerContext> context_before(int row) const;
+    // Every layer's context_view of all its rows: what an append attends over.
+    std::vector<LayerContext> whole_context() const;
     // Every map with its revisions, new whenever a chunk of a layer's rows changes and unique
     // across the process (LayerMaps): a Frame shares the chunks that kept theirs (FrameSharing).
     const LayerMaps& layer_maps() const { return maps_; }
     const KvLayout& cache() const { return *cache_; }
     int n_layers() const { return cache_->n_layers(); }
     int rows(int layer) const { return layer_map(layer).rows(); }
+    // The rope position the next appended token takes (after layer 0's rows, or its record id
+    // under RopePolicy::Original): where a sliding window's reach is measured from.
+    int32_t next_position() const;
     std::vector<int32_t> tokens(int layer) const;  // the mirror's token ids of a layer's rows
     RopePolicy policy() const { return policy_; }
     bool guard() const { return guard_; }

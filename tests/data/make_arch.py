@@ -7,11 +7,11 @@ convert_hf_to_gguf.py writes for that architecture (and llama.cpp's Q/K permutat
 `llama` only: qwen2, qwen3 and phi3 keep Hugging Face's rows and rotate the two halves). The
 reference forward below is transformers' modelling written out plainly in numpy float64, one
 switch per family difference (Q/K/V biases, per-head Q/K RMSNorm, fused Q|K|V and gate|up,
-tied embeddings, llama3 and linear RoPE scaling).
+tied embeddings, llama3 and linear RoPE scaling, sliding windows per layer).
 
 Layout under OUTDIR, per family FAM (see FAMILIES):
   FAM/hf/           config.json, tokenizer.json, model.safetensors
-  FAM/model.gguf    the same model as GGUF
+  FAM/model.gguf    the same model as GGUF (not for a family marked hf_only)
   FAM/reference.txt line 1: prompt ids; line 2: float64 logits of the last prompt token;
                     line 3: the greedy continuation (GREEDY_STEPS ids), each step a full pass
   bad/NAME.gguf, bad/NAME/ (HF folders): one defect each; bad_cases.txt lists
@@ -43,6 +43,11 @@ FAMILIES = {
     "linear": dict(arch="llama", cls="LlamaForCausalLM",
                    scaling={"type": "linear", "factor": 2.5}),
     "phi3": dict(arch="phi3", cls="Phi3ForCausalLM", fused=True),
+    # Sliding windows: Mistral v0.1's on every layer (GGUF: the key Phi-3's converter writes);
+    # Qwen2's from max_window_layers on, which GGUF cannot say (HF folder only).
+    "mistral": dict(arch="llama", cls="MistralForCausalLM", window=7),
+    "qwen2_swa": dict(arch="qwen2", cls="Qwen2ForCausalLM", bias=True, tied=True, window=5,
+                      max_window_layers=1, hf_only=True),
 }
 
 
@@ -52,6 +57,12 @@ def opt(fam: dict, key: str, default=False):
 
 def head_dim(fam: dict) -> int:
     return opt(fam, "head_dim", HIDDEN // N_HEADS)
+
+
+def layer_windows(fam: dict) -> list:
+    """Per layer, how many positions back a query sees (0: all), as transformers decides."""
+    first = opt(fam, "max_window_layers", 0)
+    return [opt(fam, "window", 0) if i >= first else 0 for i in range(N_LAYERS)]
 
 
 # ---------------------------------------------------------------- tokenizer
@@ -111,7 +122,7 @@ def make_weights(fam: dict, vocab: int, rng) -> dict:
          "model.norm.weight": norm(HIDDEN)}
     if not opt(fam, "tied"):
         w["lm_head.weight"] = linear(vocab, HIDDEN)
-    for i in range(N_LAYERS):
+    for i, window in enumerate(layer_windows(fam)):
         p = f"model.layers.{i}."
         a, m = p + "self_attn.", p + "mlp."
         w[p + "input_layernorm.weight"] = norm(HIDDEN)
@@ -146,9 +157,12 @@ def config_json(fam: dict, vocab: int) -> dict:
            "rope_scaling": opt(fam, "scaling", None), "hidden_act": "silu",
            "torch_dtype": "float32"}
     if fam["arch"] in ("qwen2", "qwen3"):
-        # Qwen's files declare a window that applies only with use_sliding_window.
-        doc.update(use_sliding_window=False, sliding_window=4096, max_window_layers=28,
-                   attention_dropout=0.0)
+        # Qwen's files declare a window that applies only with use_sliding_window, and then
+        # from layer max_window_layers on.
+        doc.update(use_sliding_window="window" in fam, sliding_window=opt(fam, "window", 4096),
+                   max_window_layers=opt(fam, "max_window_layers", 28), attention_dropout=0.0)
+    elif "window" in fam:
+        doc.update(model_type="mistral", sliding_window=fam["window"])
     if fam["arch"] == "qwen3":
         doc.update(head_dim=head_dim(fam), attention_bias=False)
     if fam["arch"] == "phi3":
@@ -203,7 +217,7 @@ def reference_logits(fam: dict, w: dict, ids: list) -> np.ndarray:
     emb = np.concatenate([freqs, freqs], axis=-1)
     cos, sin = np.cos(emb)[:, None, :], np.sin(emb)[:, None, :]
     group = N_HEADS // N_KV_HEADS
-    for i in range(N_LAYERS):
+    for i, window in enumerate(layer_windows(fam)):
         p = f"model.layers.{i}."
         a, m = p + "self_attn.", p + "mlp."
         h = rms_norm(x, W[p + "input_layernorm.weight"])
@@ -231,6 +245,8 @@ def reference_logits(fam: dict, w: dict, ids: list) -> np.ndarray:
             kv = head // group
             scores = q[:, head] @ k[:, kv].T / np.sqrt(hd)
             scores[np.triu_indices(T, 1)] = -np.inf
+            if window:  # a query sees keys fewer than `window` positions back
+                scores[np.tril_indices(T, -window)] = -np.inf
             probs = np.exp(scores - scores.max(axis=-1, keepdims=True))
             probs /= probs.sum(axis=-1, keepdims=True)
             out[:, head] = probs @ v[:, kv]
@@ -328,6 +344,8 @@ def write_gguf(path: pathlib.Path, fam: dict, w: dict, tok: Tokenizer, vocab: in
                   lambda: writer.add_rope_scaling_orig_ctx_len(MAX_POS)),
                  ("rope.dimension_count", lambda: writer.add_rope_dimension_count(head_dim(fam))),
                  ("attention.sliding_window", lambda: writer.add_sliding_window(MAX_POS))]
+    if fam["arch"] == "llama" and "window" in fam:
+        keys += [("attention.sliding_window", lambda: writer.add_sliding_window(fam["window"]))]
     skip = {skip_key} if isinstance(skip_key, str) else set(skip_key or ())
     for key, add in keys:
         if key not in skip:
@@ -417,8 +435,8 @@ def write_bad(out: pathlib.Path, tok: Tokenizer, vocab: int, rng):
                                 wr.add_rope_scaling_factor(4.0)))
     gguf_case("linear_no_factor", qwen2, w2, "MissingMetadata", "qwen2.rope.scaling.factor",
               extra=lambda wr: wr.add_rope_scaling_type(gguf.RopeScalingType.LINEAR))
-    gguf_case("window", qwen2, w2, "BadMetadata", "qwen2.attention.sliding_window",
-              extra=lambda wr: wr.add_sliding_window(16))
+    gguf_case("window_too_long", qwen2, w2, "BadMetadata", "qwen2.attention.sliding_window",
+              extra=lambda wr: wr.add_sliding_window(2**31))
     gguf_case("longrope", FAMILIES["phi3"], make_weights(FAMILIES["phi3"], vocab, rng),
               "BadMetadata", "rope_factors_long.weight",
               extra=lambda wr: wr.add_tensor("rope_factors_long.weight",
@@ -445,8 +463,11 @@ def write_bad(out: pathlib.Path, tok: Tokenizer, vocab: int, rng):
             "BadMetadata", "longrope",
             change={"rope_scaling": {"type": "longrope", "long_factor": [1.0] * 8,
                                      "short_factor": [1.0] * 8}})
-    hf_case("hf_window", qwen2, w2, "BadMetadata", "sliding_window",
-            change={"use_sliding_window": True, "sliding_window": 16})
+    hf_case("hf_window_missing", qwen2, w2, "BadMetadata", "\"sliding_window\" is missing",
+            change={"use_sliding_window": True, "sliding_window": None})
+    hf_case("hf_layer_types", qwen2, w2, "BadMetadata", "\"layer_types\"[1]",
+            change={"use_sliding_window": True, "sliding_window": 4,
+                    "layer_types": ["full_attention", "chunked_attention"]})
     hf_case("hf_gelu", qwen2, w2, "BadMetadata", "hidden_act",
             change={"hidden_act": "gelu_pytorch_tanh"})
     with open(out / "bad_cases.txt", "w") as fh:
@@ -467,7 +488,8 @@ def generate(out: pathlib.Path):
         target.mkdir(parents=True, exist_ok=True)
         w = make_weights(fam, vocab, rng)
         write_hf(target / "hf", config_json(fam, vocab), w, tok)
-        write_gguf(target / "model.gguf", fam, w, tok, vocab)
+        if not opt(fam, "hf_only"):
+            write_gguf(target / "model.gguf", fam, w, tok, vocab)
         ids = list(PROMPT)
         logits = reference_logits(fam, w, ids)[-1]
         greedy = []

@@ -21,6 +21,7 @@
 #include "core/model/hf_model_loader.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
+#include "core/state/state_manager.h"
 #include "tests/testdata.h"
 
 using namespace kvw;
@@ -112,10 +113,11 @@ private slots:
     void matches_float64_reference_data() {
         QTest::addColumn<QString>("family");
         QTest::addColumn<bool>("gguf");
-        for (const char* family : {"qwen2", "qwen3", "phi3", "llama3", "linear"})
+        for (const char* family : {"qwen2", "qwen3", "phi3", "llama3", "linear", "mistral"})
             for (const bool gguf : {false, true})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(family, gguf ? "gguf" : "hf")))
                     << QString(family) << gguf;
+        QTest::newRow("qwen2_swa hf") << QString("qwen2_swa") << false;  // GGUF cannot say it
     }
     void matches_float64_reference() {
         QFETCH(QString, family);
@@ -167,6 +169,100 @@ private slots:
                 QVERIFY(relative_error(logits_of(t, ref.ids), ref.logits) > 1e-2);
             }
         }
+    }
+
+    // The windows are read per layer: Mistral's on every layer (both files), Qwen2's from
+    // max_window_layers on; turned off, the windowed families miss the reference.
+    void sliding_windows_per_layer() {
+        for (const bool gguf : {false, true})
+            QCOMPARE(load("mistral", gguf)->config.layer_window, (std::vector<int32_t>{7, 7}));
+        QCOMPARE(load("qwen2_swa", false)->config.layer_window, (std::vector<int32_t>{0, 5}));
+        QVERIFY(load("qwen2", false)->config.layer_window.empty());  // use_sliding_window false
+        auto backend = make_cpu_backend(1);
+        for (const char* family : {"mistral", "qwen2_swa"}) {
+            const Reference ref = read_reference(family);
+            auto model = load(family, false);
+            model->config.layer_window.clear();
+            const Transformer t(model, *backend);
+            QVERIFY(relative_error(logits_of(t, ref.ids), ref.logits) > 1e-2);
+        }
+    }
+
+    // Token by token, each step attending over the rows before it by their positions, gives
+    // the bits of one pass: a windowed query reads the same rows either way. The context
+    // holds positions that are not row numbers (every row shifted by 40), as after edits.
+    void windowed_decode_equals_one_pass() {
+        const Reference ref = read_reference("mistral");
+        auto backend = make_cpu_backend(1);
+        const auto model = load("mistral", true);
+        const Transformer t(model, *backend);
+        const size_t L = size_t(model->config.n_layers);
+        const int kv_dim = model->config.kv_dim();
+        std::vector<Item> items;
+        std::vector<int32_t> positions;
+        for (size_t i = 0; i < ref.ids.size(); ++i) {
+            items.push_back(Item::of_token(ref.ids[i]));
+            positions.push_back(int32_t(i) + 40);
+        }
+        const std::vector<LayerContext> empty(L);
+        const ForwardOutput whole = t.forward(items, positions, empty, {true, true});
+        std::vector<std::vector<float>> k(L), v(L);
+        ForwardOutput step;
+        for (size_t i = 0; i < items.size(); ++i) {
+            std::vector<LayerContext> ctx(L);
+            for (size_t l = 0; l < L; ++l) {
+                ctx[l].rows = int(i);
+                ctx[l].k.data = k[l].data();
+                ctx[l].v.data = v[l].data();
+                ctx[l].positions = positions.data();
+            }
+            step = t.forward(std::span<const Item>(&items[i], 1),
+                             std::span<const int32_t>(&positions[i], 1), ctx, {true, true});
+            for (size_t l = 0; l < L; ++l) {
+                k[l].insert(k[l].end(), step.k[l].begin(), step.k[l].end());
+                v[l].insert(v[l].end(), step.v[l].begin(), step.v[l].end());
+            }
+        }
+        QCOMPARE(k[0].size(), ref.ids.size() * size_t(kv_dim));
+        QCOMPARE(step.logits, whole.logits);
+        // The last query gave no weight to the rows outside its window, all to those inside.
+        const std::vector<float>& mass = step.attention_mass[1];
+        const int n = int(ref.ids.size());
+        double inside = 0.0;
+        for (int j = 0; j < n; ++j) {
+            if (j <= n - 1 - 7)
+                QCOMPARE(mass[size_t(j)], 0.0f);
+            else
+                inside += mass[size_t(j)];
+        }
+        QVERIFY(std::abs(inside - model->config.n_heads) < 1e-4);
+        // A windowed layer's context without positions is refused, not read as row numbers.
+        std::vector<LayerContext> no_positions(L);
+        for (size_t l = 0; l < L; ++l) {
+            no_positions[l].rows = 3;
+            no_positions[l].k.data = k[l].data();
+            no_positions[l].v.data = v[l].data();
+        }
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            t.forward(std::span<const Item>(&items[3], 1),
+                      std::span<const int32_t>(&positions[3], 1), no_positions));
+        QVERIFY(relative_error(whole.logits, ref.logits) < 1e-4);
+    }
+
+    // The StateManager hands the engine each layer's rope positions: a windowed model stepped
+    // token by token holds the cache one reference pass computes (no drift), with its logits.
+    void windowed_session_has_no_drift() {
+        const Reference ref = read_reference("mistral");
+        auto backend = make_cpu_backend(1);
+        const Transformer t(load("mistral", false), *backend);
+        StateManager state(t, StateOptions{64});
+        for (size_t i = 0; i < ref.ids.size(); ++i)
+            state.append(std::span<const int32_t>(&ref.ids[i], 1), EntryKind::Prompt, int64_t(i));
+        const DriftReport drift = state.measure_drift(0.0f);
+        QCOMPARE(drift.first_diverging_layer, -1);
+        const double err = relative_error(state.last_logits(), ref.logits);
+        QVERIFY2(err < 1e-4, qPrintable(QString("relative error %1").arg(err)));
     }
 
     // config.json's llama3 parameters give the divisors the converter writes as rope_freqs.
