@@ -8,10 +8,12 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "core/model/layer_windows.h"
 #include "qcustomplot.h"
 #include "widgets/fitting_ticker.h"
 #include "widgets/point_tool_tip.h"
 #include "widgets/row_text.h"
+#include "widgets/window_reach.h"
 
 namespace kvw {
 
@@ -66,9 +68,18 @@ LayerMapsView::LayerMapsView(QWidget* parent)
         "the storage types leaves up to one step of the coarser type (the tolerance); past it, "
         "the row is stale (an edit moved its context, a ring overwrote it).");
     drift_note_->setVisible(false);
+    window_note_ = new QLabel(this);
+    window_note_->setObjectName("windowNote");
+    window_note_->setWordWrap(true);
+    window_note_->setToolTip(
+        "A layer with a sliding window attends only to the rows whose rope position lies fewer "
+        "than its window before the token's own. The shaded rows are still cached, but the next "
+        "token does not see them.");
+    window_note_->setVisible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(drift_note_);
+    layout->addWidget(window_note_);
     layout->addWidget(plot_, 1);
     layout->addWidget(overview_);
     connect(zoom_in, &QToolButton::clicked, this, [this] {
@@ -267,6 +278,12 @@ void LayerMapsView::refill() {
                                        .arg(c.toString(window.first), c.toString(window.last - 1),
                                             c.toString(map_columns(*frame_)))
                                  : QString());
+    const std::string windows = layer_windows_text(frame_->model.layer_window);
+    window_note_->setVisible(!windows.empty());
+    window_note_->setText(
+        QString("Sliding window: %1. Shaded rows are out of the next token's reach.")
+            .arg(QString::fromStdString(windows)));
+    placeReachShades();
     placeMarker();
     plot_->replot(QCustomPlot::rpQueuedReplot);
     overview_->setVisible(zoomed_);
@@ -339,6 +356,46 @@ void LayerMapsView::placeMarker() {
     marker_->bottomRight->setCoords(last + 0.5, sel_layer_ + 0.5);
     row_line_->point1->setCoords(sel_row_, 0);
     row_line_->point2->setCoords(sel_row_, 1);
+}
+
+void LayerMapsView::placeReachShades() {
+    size_t used = 0;
+    const RowWindow window = visibleRows();
+    // Runs closer than a cell merge: a gap narrower than a pixel cannot be seen, and so the
+    // shades stay as few as the cells even when edits scatter the positions.
+    const int cell_rows =
+        cells_for_width_ > 0 ? std::max(1, (window.last - window.first) / cells_for_width_) : 1;
+    for (int l = 0; l < int(frame_->layers.size()); ++l) {
+        std::vector<RowWindow> runs;
+        for (const RowWindow& run : out_of_reach_runs(*frame_, l, window)) {
+            if (!runs.empty() && run.first - runs.back().last < cell_rows)
+                runs.back().last = run.last;
+            else
+                runs.push_back(run);
+        }
+        for (const RowWindow& run : runs) {
+            if (used == reach_shades_.size()) {
+                auto* shade = new QCPItemRect(plot_);
+                // Darkened, and outlined so that it never reads as a value of the scale.
+                shade->setPen(QPen(Qt::white, 1, Qt::DashLine));
+                shade->setBrush(QColor(0, 0, 0, 150));
+                shade->setSelectable(false);
+                reach_shades_.push_back(shade);
+            }
+            QCPItemRect* shade = reach_shades_[used++];
+            shade->topLeft->setCoords(run.first - 0.5, l - 0.5);
+            shade->bottomRight->setCoords(run.last - 0.5, l + 0.5);
+            shade->setVisible(true);
+        }
+    }
+    for (size_t i = used; i < reach_shades_.size(); ++i) reach_shades_[i]->setVisible(false);
+}
+
+std::vector<const QCPItemRect*> LayerMapsView::reachShades() const {
+    std::vector<const QCPItemRect*> shown;
+    for (const QCPItemRect* shade : reach_shades_)
+        if (shade->visible()) shown.push_back(shade);
+    return shown;
 }
 
 bool LayerMapsView::cellAt(const QPoint& pos, int* layer, int* row) const {

@@ -1,4 +1,5 @@
 #pragma once
+#include <vector>
 #include "widgets/frame_view.h"
 #include "widgets/layer_map_data.h"
 
@@ -59,6 +60,9 @@ public:
     QCPItemLine* toleranceLine() const { return tolerance_line_; }
     // The line above the plot saying what the drift map compares (drift map only).
     QLabel* driftNote() const { return drift_note_; }
+    QLabel* windowNote() const { return window_note_; }
+    // The shades drawn now over rows out of a sliding window's reach.
+    std::vector<const QCPItemRect*> reachShades() const;
     int selectedLayer() const { return sel_layer_; }
     int selectedRow() const { return sel_row_; }
     int selectedCount() const { return sel_count_; }
@@ -74,6 +78,7 @@ private:
     void refill();
     void refillOverview();
     void placeMarker();
+    void placeReachShades();
     void clicked(const QPoint& pos);
     // The x range follows a drag or the wheel: the window becomes that range.
     void followAxisRange(const QCPRange& range);
@@ -104,6 +109,10 @@ private:
     QCPItemRect* marker_;
     QCPItemStraightLine* row_line_;
     QCPItemText* absent_;
+    QLabel* window_note_;
+    // Shades over the rows out of a sliding window's reach (widgets/window_reach.h), reused
+    // from frame to frame; those past the frame's runs are hidden.
+    std::vector<QCPItemRect*> reach_shades_;
 };
 
 }  // namespace kvw

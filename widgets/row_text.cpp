@@ -1,5 +1,7 @@
 #include "widgets/row_text.h"
 
+#include "widgets/window_reach.h"
+
 namespace kvw {
 
 QString row_tooltip_text(const Frame& frame, int layer, int row) {
@@ -22,6 +24,11 @@ QString row_tooltip_text(const Frame& frame, int layer, int row) {
         const int32_t pos = lf.rope_pos[size_t(row)];
         text += QString(" · rope_pos %1 (skew %2)").arg(pos).arg(pos - row);
     }
+    if (out_of_reach(frame, layer, row))
+        text += QString(
+                    "\nout of reach: the next token attends only to the last %1 positions "
+                    "(this layer's sliding window)")
+                    .arg(frame.model.window_of(layer));
     if (frame.drift_measured && size_t(row) < lf.drift.size()) {
         // Against a fresh pass over the layer's tokens; within the tolerance is rounding.
         const float drift = lf.drift[size_t(row)];

@@ -108,6 +108,13 @@ struct ModelSummary {
     int n_heads = 0;
     int n_kv_heads = 0;
     int vocab_size = 0;
+    // [layer]: the sliding window in positions, 0 = none; empty when no layer has one
+    // (ModelConfig::layer_window).
+    std::vector<int32_t> layer_window;
+
+    int window_of(int layer) const {
+        return size_t(layer) < layer_window.size() ? layer_window[size_t(layer)] : 0;
+    }
 };
 
 // One layer's wLOD tree as the tree view draws it (ARCHITECTURE §14): the nodes of levels 0, 1, 2
@@ -139,6 +146,9 @@ struct Frame {
     std::vector<LayerSelection> selection;
     bool guard = true;
     std::string prompt;
+    // The rope position the next appended token takes (StateManager::next_position): a
+    // windowed layer's rows at or before next_position − window are out of its reach.
+    int32_t next_position = 0;
 
     std::vector<LayerFrame> layers;
     LedgerRecords ledger;  // every record ever, index == id

@@ -9,8 +9,8 @@ namespace {
 
 ModelSummary summary_of(const Model& model) {
     const ModelConfig& c = model.config;
-    return {model.source, model.file_type, c.n_layers,  c.n_embd,
-            c.n_heads,    c.n_kv_heads,    c.vocab_size};
+    return {model.source, model.file_type, c.n_layers,   c.n_embd,
+            c.n_heads,    c.n_kv_heads,    c.vocab_size, c.layer_window};
 }
 
 }  // namespace
@@ -33,6 +33,7 @@ std::shared_ptr<Frame> Session::frame() const {
     f->selection = proposer_->selection();
     f->guard = options_.guard;
     f->prompt = prompt_;
+    f->next_position = state_->next_position();
     f->undo_depth = undo_depth();
     f->redo_depth = redo_depth();
     f->snapshots = snapshot_names();

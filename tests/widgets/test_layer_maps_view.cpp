@@ -5,6 +5,8 @@
 #include <QToolButton>
 #include <QtTest>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "frame_builder.h"
 #include "qcustomplot.h"
@@ -231,6 +233,68 @@ private slots:
         QVERIFY2(tip.contains("prompt"), qPrintable(tip));
         QVERIFY(view.cellToolTip(3, 35).isEmpty());
         QVERIFY(view.cellToolTip(kLayers, 0).isEmpty());
+    }
+
+    // Sliding windows: rows whose rope position lies `window` or more before the next token's
+    // are shaded, per layer, and the hover says why; layers without a window are not.
+    void rows_out_of_a_window_are_shaded() {
+        LayerMapsView view;
+        QVERIFY(test::show_exposed(view, 900, 400));
+        auto frame = make_frame(kLayers, kRows);
+        view.setMapKind(MapKind::Brightness);
+        view.setFrame(frame);
+        view.plot()->replot();
+        const QImage plain = view.plot()->grab().toImage();
+        QVERIFY(view.reachShades().empty());
+        QVERIFY(!view.windowNote()->isVisibleTo(&view));
+
+        auto windowed = std::make_shared<Frame>(*frame);
+        windowed->model.layer_window = {0, 10, 0, 25};
+        windowed->next_position = kRows;
+        // Layer 3 with positions out of order, as edits leave them: two rows far back sit
+        // among recent ones, so its out-of-reach rows form more than one run.
+        std::vector<int32_t> scattered;
+        for (int r = 0; r < windowed->layers[3].rows(); ++r)
+            scattered.push_back(r == 20 || r == 21 ? 2 : test::rope_of(3, r));
+        windowed->layers[3].rope_pos = std::move(scattered);
+        view.setFrame(windowed);
+        view.plot()->replot();
+        const QImage shaded = view.plot()->grab().toImage();
+
+        std::map<int, std::set<int>> covered;  // layer -> rows under a shade
+        for (const QCPItemRect* shade : view.reachShades()) {
+            const int layer = int(std::lround(shade->topLeft->coords().y() + 0.5));
+            for (int r = int(std::lround(shade->topLeft->coords().x() + 0.5));
+                 r < int(std::lround(shade->bottomRight->coords().x() + 0.5)); ++r)
+                covered[layer].insert(r);
+        }
+        for (int l = 0; l < kLayers; ++l) {
+            const int window = windowed->model.layer_window[size_t(l)];
+            std::set<int> expected_rows;
+            for (int r = 0; r < windowed->layers[size_t(l)].rows(); ++r)
+                if (window > 0 && kRows - windowed->layers[size_t(l)].rope_pos[size_t(r)] >= window)
+                    expected_rows.insert(r);
+            QCOMPARE(covered[l], expected_rows);
+        }
+        QVERIFY(covered[1].count(0) && covered[1].count(30) && !covered[1].count(31));
+        QVERIFY(covered[3].count(20) && !covered[3].count(19) && covered[3].count(15));
+        QVERIFY(view.windowNote()->isVisibleTo(&view));
+        QVERIFY2(view.windowNote()->text().contains("10 positions on layer 1; 25 positions on "
+                                                    "layer 3"),
+                 qPrintable(view.windowNote()->text()));
+        QVERIFY(view.cellToolTip(1, 5).contains("out of reach"));
+        QVERIFY(!view.cellToolTip(1, 35).contains("out of reach"));
+        QVERIFY(!view.cellToolTip(0, 0).contains("out of reach"));
+        // Painted: a shaded cell darker than it was, a cell in reach as it was.
+        const QColor before = plain.pixelColor(cell_pixel(view, 1, 10));
+        const QColor after = shaded.pixelColor(cell_pixel(view, 1, 10));
+        QVERIFY2(test::luminance(after) < 0.6 * test::luminance(before),
+                 qPrintable(before.name() + " → " + after.name()));
+        QVERIFY(test::near(plain.pixelColor(cell_pixel(view, 1, 35)),
+                           shaded.pixelColor(cell_pixel(view, 1, 35))));
+        // Back to a model without windows: no shade is left.
+        view.setFrame(frame);
+        QVERIFY(view.reachShades().empty());
     }
 
     void painted_cells_go_dark_to_bright() {
