@@ -168,12 +168,26 @@ private:
     std::set<DType> dtypes_;
 };
 
+// A tokenizer with fewer tokens than vocab_size (Qwen's config pads it, and the embedding with
+// it, to a multiple of 128) gets the ids past its end as unused "[PAD<id>]" pieces, as
+// llama.cpp's converter writes them into the GGUF, so a folder and its GGUF agree on every id.
+// Unused pieces are never produced by encoding (the codecs split them back or have no merge
+// making them); the model may still sample one, and it decodes as its piece text.
+void pad_vocabulary(Vocabulary& vocab, int config_vocab) {
+    for (int id = vocab.size(); id < config_vocab; ++id) {
+        vocab.pieces.push_back("[PAD" + std::to_string(id) + "]");
+        vocab.scores.push_back(0.0f);
+        vocab.types.push_back(TokenType::Unused);
+    }
+}
+
 void check_vocab(int config_vocab, int tokenizer_size, const WeightTensor& embd,
                  const fs::path& folder, const std::string& embd_file) {
-    if (tokenizer_size != config_vocab)
+    if (tokenizer_size > config_vocab)
         throw ModelError(ModelErrorKind::VocabMismatch, (folder / "tokenizer.json").string(),
                          "tokenizer has " + std::to_string(tokenizer_size) +
-                             " tokens, config.json vocab_size is " + std::to_string(config_vocab));
+                             " tokens, more than config.json's vocab_size " +
+                             std::to_string(config_vocab));
     if (embd.rows != config_vocab)
         throw ModelError(ModelErrorKind::VocabMismatch, embd_file,
                          "embedding has " + std::to_string(embd.rows) +
@@ -213,6 +227,7 @@ std::shared_ptr<Model> load_hf_model(const std::string& folder_name) {
     w.token_embd = reader.read_rows("model.embed_tokens.weight", c.n_embd);
     check_vocab(c.vocab_size, vocab.size(), w.token_embd, folder,
                 source.get("model.embed_tokens.weight").first->path());
+    pad_vocabulary(vocab, c.vocab_size);
     w.output_norm = reader.read("model.norm.weight", 0, c.n_embd);
     // HF ignores a saved lm_head when the embeddings are tied; untied, it must be there
     // (reading it throws MissingTensor), or the model would silently run another head.

@@ -411,14 +411,21 @@ def write_bad_inputs(out: pathlib.Path, w: dict, tok: dict, vocab: int):
     safetensors.numpy.save_file({k: v for k, v in w.items() if k != victim},
                                 str(f / "model.safetensors"))
 
-    # config and embedding agree on vocab + 8; the tokenizer has only vocab
+    # config and embedding agree on vocab + 8; the tokenizer has only vocab: padded as
+    # llama.cpp's converter pads it (Qwen's files), so it loads
     big = dict(w)
     rng = np.random.default_rng(1)
     for k in ("model.embed_tokens.weight", "lm_head.weight"):
         big[k] = np.concatenate([w[k], rng.standard_normal((8, HIDDEN)).astype(np.float32)])
-    f = bad_folder(out, "bad_vocab_tokenizer", tok, config_json(vocab + 8), "VocabMismatch",
-                   "tokenizer.json")
+    f = write_folder(out, "padded_vocab", tok, config_json(vocab + 8))
     safetensors.numpy.save_file(big, str(f / "model.safetensors"))
+    # config and embedding agree on vocab - 8; the tokenizer has more tokens than that
+    small = dict(w)
+    for k in ("model.embed_tokens.weight", "lm_head.weight"):
+        small[k] = np.ascontiguousarray(w[k][:-8])
+    f = bad_folder(out, "bad_vocab_tokenizer", tok, config_json(vocab - 8), "VocabMismatch",
+                   "tokenizer.json")
+    safetensors.numpy.save_file(small, str(f / "model.safetensors"))
     # tokenizer and config agree; the embedding has 8 rows more
     f = bad_folder(out, "bad_vocab_embedding", tok, cfg, "VocabMismatch", "model.safetensors",
                    "model.embed_tokens.weight")

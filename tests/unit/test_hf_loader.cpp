@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend/backend.h"
+#include "core/engine/transformer.h"
 #include "core/model/hf_config.h"
 #include "core/model/hf_model_loader.h"
 #include "core/model/model_error.h"
@@ -330,8 +332,32 @@ private slots:
         e = error_of([] { load_hf_model(folder("bad_vocab_tokenizer")); });
         QVERIFY(e.has_value());
         QVERIFY2(e->detail().find("700") != std::string::npos &&
-                     e->detail().find("708") != std::string::npos,
+                     e->detail().find("692") != std::string::npos,
                  e->what());
+    }
+
+    // A tokenizer smaller than vocab_size (Qwen's padded embeddings) gets the missing ids as
+    // unused "[PAD<id>]" pieces, as llama.cpp's converter writes them; encoding never makes
+    // one, not even from their own text, and the head scores every embedding row.
+    void padded_vocabulary_loads() {
+        const auto model = load_hf_model(folder("padded_vocab"));
+        const Tokenizer& tok = model->tokenizer;
+        QCOMPARE(tok.size(), 708);
+        QCOMPARE(model->config.vocab_size, 708);
+        for (int id = 700; id < 708; ++id) {
+            QCOMPARE(tok.vocabulary().pieces[size_t(id)], "[PAD" + std::to_string(id) + "]");
+            QVERIFY(tok.vocabulary().types[size_t(id)] == TokenType::Unused);
+        }
+        for (int32_t id : tok.encode("In the beginning [PAD700] and [PAD707]", true))
+            QVERIFY2(id < 700, qPrintable(QString::number(id)));
+        auto backend = make_cpu_backend(1);
+        const Transformer t(model, *backend);
+        const std::vector<LayerContext> empty(size_t(model->config.n_layers));
+        const Item item = Item::of_token(5);
+        const int32_t position = 0;
+        const ForwardOutput out = t.forward(std::span<const Item>(&item, 1),
+                                            std::span<const int32_t>(&position, 1), empty);
+        QCOMPARE(out.logits.size(), size_t(708));
     }
 };
 
