@@ -45,6 +45,7 @@ StatusLine::StatusLine(QStatusBar* bar)
       show_delay_(new QTimer(this)) {
     for (QLabel* label : {tick_, rows_, backend_, tick_time_}) bar->addPermanentWidget(label);
     message_->setObjectName("statusMessage");
+    backend_->setObjectName("statusModel");
     message_->setTextFormat(Qt::PlainText);  // an error may quote "<" and "&"
     message_->setWordWrap(true);
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // to copy an error from
@@ -76,7 +77,8 @@ void StatusLine::setFrame(FramePtr frame) {
     showTick();
     rows_->setText(rows_summary(*frame));
     backend_->setText(QString::fromStdString(frame->backend) + " · " +
-                      QString::fromStdString(frame->model.source));
+                      QString::fromStdString(frame->model.source) + " · " +
+                      QString::fromStdString(frame->model.architecture));
     tick_time_->setText(wall_clock_hidden()
                             ? QString("last tick — ms (hidden in scripts)")
                             : QString("last tick %1 ms").arg(frame->timings.total_ms, 0, 'f', 1));

@@ -101,8 +101,9 @@ struct StepTimings {
 };
 
 struct ModelSummary {
-    std::string source;     // path or "synthetic:tiny"
-    std::string file_type;  // e.g. "gguf F32"
+    std::string source;        // path or "synthetic:tiny"
+    std::string file_type;     // e.g. "gguf F32"
+    std::string architecture;  // the family's row of core/model/architecture.h: "llama", "qwen2"
     int n_layers = 0;
     int n_embd = 0;
     int n_heads = 0;

@@ -9,8 +9,8 @@ namespace {
 
 ModelSummary summary_of(const Model& model) {
     const ModelConfig& c = model.config;
-    return {model.source, model.file_type, c.n_layers,   c.n_embd,
-            c.n_heads,    c.n_kv_heads,    c.vocab_size, c.layer_window};
+    return {model.source, model.file_type, c.architecture, c.n_layers,    c.n_embd,
+            c.n_heads,    c.n_kv_heads,    c.vocab_size,   c.layer_window};
 }
 
 }  // namespace

@@ -428,6 +428,21 @@ private slots:
         }
     }
 
+    // The status bar names the backend, the model and its family (issue 28: a Qwen file says
+    // qwen2, so the user sees which switches of the forward pass it runs).
+    void status_names_the_model_family() {
+        QMainWindow window;
+        StatusLine line(window.statusBar());
+        auto frame = test::make_frame(2, 16);
+        frame->backend = "cpu";
+        frame->model.source = "Qwen2.5-0.5B-Instruct";
+        frame->model.architecture = "qwen2";
+        line.setFrame(frame);
+        auto* model = window.statusBar()->findChild<QLabel*>("statusModel");
+        QVERIFY(model);
+        QCOMPARE(model->text(), QString("cpu · Qwen2.5-0.5B-Instruct · qwen2"));
+    }
+
     // A Run that goes its whole way and an export each say so in the log and the status bar.
     void finished_run_and_export_are_confirmed() {
         SessionController c;
