@@ -62,6 +62,6 @@ Value call_global(const std::string& name, const CallArgs& args,
 
 // Upper bound of the items one range() call may make and of one string or list made by
 // repetition ("x" * n): a template that asks for more is refused rather than exhausting memory.
-inline constexpr int64_t kMaxBuiltItems = 1 << 24;
+inline constexpr int64_t kMaxBuiltItems = 1 << 20;
 
 }  // namespace kvw::jinja

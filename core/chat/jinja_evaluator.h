@@ -10,10 +10,10 @@
 namespace kvw::jinja {
 
 // Bounds of one rendering, so a template cannot run without end or fill memory: the output
-// (a chat prompt is a few kilobytes; the largest context the workbench runs is far below) and
-// the iterations of all loops together.
+// (a chat prompt is a few kilobytes) and the iterations of all loops together (a chat
+// template walks its messages a few times; a million is far beyond any conversation).
 inline constexpr size_t kMaxOutputBytes = size_t(64) << 20;
-inline constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
+inline constexpr int64_t kMaxLoopIterations = int64_t(1) << 20;
 
 // Runs a parsed template with `variables` (messages, add_generation_prompt, ...) on top of the
 // global functions (jinja_builtins.h; strftime_now only with `today`). Scoping is Jinja's: a

@@ -2,8 +2,6 @@
 // namespace, and transformers' raise_exception and strftime_now. strftime_now reads the date
 // the caller gives (RenderOptions::today) instead of the clock, so a rendering is
 // reproducible; its time of day is midnight.
-#include <climits>
-
 #include "core/chat/jinja_builtins.h"
 
 namespace kvw::jinja {
@@ -19,14 +17,21 @@ Value range_function(const CallArgs& args) {
     const int64_t stop = as_integer(p.size() == 1 ? p[0] : p[1], "function 'range'");
     const int64_t step = p.size() == 3 ? as_integer(p[2], "function 'range'") : 1;
     if (step == 0) fault(Kind::Type, "function 'range'", "the step must not be zero");
+    // Python's len(range(...)), refused before anything is built. The distance between two
+    // int64 values fits in uint64, where the arithmetic cannot overflow.
+    const bool ascending = step > 0;
+    const uint64_t magnitude = ascending ? uint64_t(step) : uint64_t(0) - uint64_t(step);
+    const bool empty = ascending ? start >= stop : start <= stop;
+    const uint64_t span =
+        ascending ? uint64_t(stop) - uint64_t(start) : uint64_t(start) - uint64_t(stop);
+    const uint64_t count = empty ? 0 : (span - 1) / magnitude + 1;
+    if (count > uint64_t(kMaxBuiltItems))
+        fault(Kind::Limit, "function 'range'",
+              "more than " + std::to_string(kMaxBuiltItems) + " items");
     std::vector<Value> items;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-        if (int64_t(items.size()) == kMaxBuiltItems)
-            fault(Kind::Limit, "function 'range'",
-                  "more than " + std::to_string(kMaxBuiltItems) + " items");
-        items.emplace_back(i);
-        if ((step > 0 && i > INT64_MAX - step) || (step < 0 && i < INT64_MIN - step)) break;
-    }
+    items.reserve(size_t(count));
+    for (uint64_t i = 0; i < count; ++i)  // start + i * step, wrapping back into int64
+        items.emplace_back(int64_t(uint64_t(start) + i * uint64_t(step)));
     return Value::list(std::move(items));
 }
 

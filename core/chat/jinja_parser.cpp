@@ -609,7 +609,8 @@ private:
         return args;
     }
 
-    // A call is placed where its callee starts: `'x'.zfill(3)` at the quote.
+    // A call is placed where its callee is: `lipsum(2)` at the name, `'x'.zfill(3)` at
+    // `.zfill`.
     ExprPtr parse_call(ExprPtr callee) {
         const SourcePos pos = callee->pos;
         return make(pos, CallExpr{std::move(callee), parse_arguments()});
