@@ -29,17 +29,13 @@ ChatPrompt render_chat_prompt(const Tokenizer& tokenizer, const ChatTurn& turn) 
 
     ChatPrompt prompt;
     prompt.text = render_chat(*vocab.chat_template, messages, options);
-    const std::string& bos = options.bos_token;
-    if (!bos.empty() && prompt.text.starts_with(bos)) {
-        // The template wrote the BOS: that one, as an id (a SentencePiece encoder would spell
-        // "<s>" out as characters), and the rest without another.
-        prompt.ids.push_back(vocab.bos_id);
-        const std::vector<int32_t> rest =
-            tokenizer.encode(std::string_view(prompt.text).substr(bos.size()), false);
-        prompt.ids.insert(prompt.ids.end(), rest.begin(), rest.end());
-    } else {
-        prompt.ids = tokenizer.encode(prompt.text, true);
-    }
+    // The template's special tokens as their ids. A template that writes the BOS has it
+    // first; otherwise it goes first when the vocabulary adds one.
+    prompt.ids = tokenizer.encode_with_controls(prompt.text);
+    const bool template_wrote_bos =
+        !options.bos_token.empty() && prompt.text.starts_with(options.bos_token);
+    if (!template_wrote_bos && vocab.add_bos && vocab.bos_id >= 0)
+        prompt.ids.insert(prompt.ids.begin(), vocab.bos_id);
     return prompt;
 }
 

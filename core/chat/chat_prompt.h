@@ -25,8 +25,9 @@ struct ChatPrompt {
 
 // The turn rendered with the vocabulary's chat template (add_generation_prompt on; bos_token
 // and eos_token the text of the vocabulary's BOS / EOS pieces) and tokenized as the start of
-// a sequence. When the text starts with the BOS piece's text (Llama 3 and Mistral templates
-// write it) that BOS is the first id and no other is added; otherwise BOS comes first when the
+// a sequence, with the template's control pieces as their ids (Tokenizer::encode_with_controls,
+// llama.cpp's parse_special). When the text starts with the BOS piece (Llama 3 and Mistral
+// templates write it) that is the BOS and no other is added; otherwise BOS comes first when the
 // vocabulary adds one (Vocabulary::add_bos), as llama.cpp tokenizes a rendered chat.
 // Throws ChatTemplateError: Missing when the vocabulary has no template, and whatever
 // render_chat throws.

@@ -29,10 +29,17 @@ OUTDIR:
   hf_list/                  tokenizer.json + tokenizer_config.json whose chat_template is a
                             list of {name, template}: "default" is the one to use
   hf_none/                  tokenizer.json + tokenizer_config.json without a template
+  spm/vocab.gguf            a SentencePiece vocabulary (sentencepiece, Llama's settings) with
+                            control pieces [INST] and [/INST] and a Mistral-like template
+  spm/expected.json         a system + user turn: jinja2's text and its ids, the text cut at
+                            each control piece (leftmost, longest; llama.cpp's parse_special)
+                            and every stretch between encoded by sentencepiece
 """
 import datetime
 import json
 import pathlib
+import random
+import re
 
 import jinja2
 import jinja2.ext
@@ -40,6 +47,8 @@ import jinja2.sandbox
 import numpy as np
 
 import make_arch
+import make_tokenizer
+from llama_spm import train_llama_bpe
 
 BOS, EOS = "<|endoftext|>", "<|im_start|>"
 TODAY = datetime.datetime(2024, 7, 26)
@@ -519,6 +528,37 @@ def write_model(out: pathlib.Path, env) -> None:
         (folder / "tokenizer_config.json").write_text(json.dumps(config))
 
 
+def write_spm(out: pathlib.Path, env) -> None:
+    """A SentencePiece vocabulary whose template writes control pieces: they must come out as
+    their ids, not spelled in characters."""
+    template = ("{{ bos_token }}{% for m in messages %}{% if m['role'] == 'user' %}"
+                "{{ '[INST] ' + m['content'] + '[/INST]' }}{% else %}{{ m['content'] + '\\n\\n' }}"
+                "{% endif %}{% endfor %}")
+    sp = train_llama_bpe(make_tokenizer.corpus(random.Random(5), 2000), 600,
+                         character_coverage=0.9995, control_symbols=["[INST]", "[/INST]"])
+    folder = out / "spm"
+    folder.mkdir(parents=True, exist_ok=True)
+    make_tokenizer.write_gguf(sp, folder / "vocab.gguf", chat_template=template)
+    messages = [{"role": "system", "content": "Answer from the text."},
+                {"role": "user", "content": " the cache [INST]-like words stay [/INST]"}]
+    text = env.from_string(template).render(messages=messages, add_generation_prompt=True,
+                                            bos_token=sp.IdToPiece(sp.bos_id()),
+                                            eos_token=sp.IdToPiece(sp.eos_id()), tools=None)
+    controls = sorted((sp.IdToPiece(i) for i in range(sp.GetPieceSize()) if sp.IsControl(i)),
+                      key=len, reverse=True)
+    ids, done = [], 0
+    for m in re.finditer("|".join(map(re.escape, controls)), text):
+        if m.start() > done:
+            ids += sp.encode(text[done:m.start()])
+        ids.append(sp.PieceToId(m.group()))
+        done = m.end()
+    if done < len(text):
+        ids += sp.encode(text[done:])
+    (folder / "expected.json").write_text(json.dumps({
+        "system": messages[0]["content"], "prompt": messages[1]["content"], "text": text,
+        "ids": ids}, indent=2))
+
+
 def generate(out: pathlib.Path) -> None:
     env = environment()
     (out / "templates").mkdir(parents=True, exist_ok=True)
@@ -539,3 +579,4 @@ def generate(out: pathlib.Path) -> None:
     if counts["raised"] == 0 or counts["expected"] == 0:
         raise SystemExit("make_chat_templates: expected both renderings and raised errors")
     write_model(out, env)
+    write_spm(out, env)

@@ -76,9 +76,10 @@ std::vector<int32_t> ids_of(const QJsonValue& value) {
     return ids;
 }
 
-QJsonObject expected_model() {
+// What the generator expects of the model in `folder` ("model", "spm").
+QJsonObject expected(const std::string& folder) {
     return QJsonDocument::fromJson(
-               QByteArray::fromStdString(read_text(path("model/expected.json"))))
+               QByteArray::fromStdString(read_text(path(folder + "/expected.json"))))
         .object();
 }
 
@@ -146,7 +147,7 @@ private slots:
     // GGUF tokenizer.chat_template and tokenizer_config.json chat_template (a string, or the
     // "default" of a list) reach the Vocabulary; without one there is none.
     void loaders_read_the_template() {
-        const std::string want = expected_model()["template"].toString().toStdString();
+        const std::string want = expected("model")["template"].toString().toStdString();
         const GgufFile gguf(map_file(path("model/model.gguf")));
         QCOMPARE(read_gguf_vocabulary(gguf).chat_template.value_or("(none)"), want);
         QCOMPARE(load_hf_tokenizer(path("model/hf")).chat_template.value_or("(none)"), want);
@@ -162,7 +163,7 @@ private slots:
     // `tokenizers` gives it with its added tokens matched — one BOS at the start although the
     // folder's vocabulary adds one (add_bos_token) and the template writes one.
     void a_chat_turn_tokenizes_as_tokenizers_does() {
-        const QJsonObject want = expected_model();
+        const QJsonObject want = expected("model");
         for (const std::string& spec : {path("model/hf"), path("model/model.gguf")}) {
             const auto model = load_model(spec);
             const ChatPrompt prompt = render_chat_prompt(
@@ -174,6 +175,21 @@ private slots:
             QCOMPARE(prompt.ids.at(0), model->tokenizer.bos_id());
             QVERIFY(prompt.ids.at(1) != model->tokenizer.bos_id());
         }
+    }
+
+    // A SentencePiece vocabulary: the control pieces the template writes (<s>, [INST],
+    // [/INST]) are their ids, each stretch between them sentencepiece's ids with its own "▁"
+    // prefix (the generator's reference, llama.cpp's rule); no BOS is added to the template's.
+    void sentencepiece_controls_in_a_turn_are_their_ids() {
+        const QJsonObject want = expected("spm");
+        const Tokenizer tokenizer(read_gguf_vocabulary(GgufFile(map_file(path("spm/vocab.gguf")))));
+        const ChatPrompt prompt =
+            render_chat_prompt(tokenizer, {want["prompt"].toString().toStdString(),
+                                           want["system"].toString().toStdString(), std::nullopt});
+        QCOMPARE(QString::fromStdString(prompt.text), want["text"].toString());
+        QCOMPARE(prompt.ids, ids_of(want["ids"]));
+        // Without the controls matched, "[INST]" would be spelled in pieces.
+        QVERIFY(tokenizer.encode(prompt.text, false) != prompt.ids);
     }
 
     void a_model_without_a_template_says_so() {
