@@ -41,9 +41,10 @@ fi
 if [[ " $* " == *" --tests "* ]]; then
   venv=build/pyenv
   # tokenizers: the reference for the byte-level BPE tokenizers (tests/data/make_bpe.py).
+  # jinja2 (with its markupsafe): the reference for chat templates (make_chat_templates.py).
   pins=(numpy==2.4.6 gguf==0.19.0 safetensors==0.8.0 sentencepiece==0.2.3 ml_dtypes==0.5.4
-        xxhash==3.6.0 tokenizers==0.23.3)
-  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes, xxhash, tokenizers' 2>/dev/null; then
+        xxhash==3.6.0 tokenizers==0.23.3 jinja2==3.1.6 markupsafe==3.0.4)
+  if ! "$venv/bin/python" -c 'import gguf, safetensors, sentencepiece, numpy, ml_dtypes, xxhash, tokenizers, jinja2' 2>/dev/null; then
     echo "[install-deps] creating $venv with ${pins[*]}"
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "${pins[@]}"

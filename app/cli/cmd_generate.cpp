@@ -1,5 +1,6 @@
 // kvw generate: prompt in, sampled tokens out (ids and text), deterministic for a seed; with
-// --logits K also the K largest logits each token was sampled from.
+// --logits K also the K largest logits each token was sampled from; with --chat the prompt is
+// one user turn (after an optional --system turn) in the model's own chat template.
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "core/backend/backend_registry.h"
+#include "core/chat/chat_prompt.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
 #include "core/session/generator.h"
@@ -49,15 +51,47 @@ void print_steps(const std::vector<Step>& steps, const Tokenizer& tokenizer) {
     }
 }
 
+// --chat-date YYYY-MM-DD, else today's date (UTC): what the template's strftime_now reports.
+CalendarDate chat_date(const CliArgs& args) {
+    if (args.has("chat-date")) {
+        const std::string text = args.get("chat-date");
+        CalendarDate d;
+        char tail = 0;
+        if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c", &d.year, &d.month, &d.day, &tail) != 3 ||
+            text.size() != 10 || d.month < 1 || d.month > 12 || d.day < 1 || d.day > 31)
+            throw UsageError("--chat-date takes a date as YYYY-MM-DD, not '" + text + "'");
+        return d;
+    }
+    return utc_date_today();
+}
+
+// The prompt's ids: as text after BOS, or with --chat as a turn in the model's template.
+std::vector<int32_t> prompt_ids(const CliArgs& args, const Model& model) {
+    if (!args.has("chat")) return model.tokenizer.encode(args.get("prompt"), true);
+    ChatTurn turn{args.get("prompt"), std::nullopt, chat_date(args)};
+    if (args.has("system")) turn.system = args.get("system");
+    try {
+        const ChatPrompt prompt = render_chat_prompt(model.tokenizer, turn);
+        spdlog::info("chat prompt ({} tokens): {}", prompt.ids.size(), prompt.text);
+        return prompt.ids;
+    } catch (const ChatTemplateError& e) {
+        throw std::runtime_error(model.source + ": " + e.what());
+    }
+}
+
 int run_generate(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
     const SamplingParams sampling = sampling_from_args(args);
     const long n = long(args.get_count("n", INT32_MAX));
     const long k = long(args.get_count("logits", INT32_MAX));
+    // Refused before the model loads: options --chat would read, given without it.
+    if (!args.has("chat") && (args.has("system") || args.has("chat-date")))
+        throw UsageError(std::string("--") + (args.has("system") ? "system" : "chat-date") +
+                         " is only read with --chat");
     const auto model = load_model(args.get("model"));
 
-    const std::vector<int32_t> prompt = model->tokenizer.encode(args.get("prompt"), true);
+    const std::vector<int32_t> prompt = prompt_ids(args, *model);
     if (prompt.empty()) throw UsageError("the prompt gives no tokens (and the model adds no BOS)");
     const long needed = long(prompt.size()) + n;
     if (needed > model->config.max_context)
@@ -115,6 +149,10 @@ CommandSpec generate_command() {
     OptionTable options = {
         model_option(),
         {"prompt", "TEXT", "", "the prompt, after BOS (none: BOS alone)"},
+        {"chat", "", "", "the prompt as one user turn in the model's chat template"},
+        {"system", "TEXT", "", "with --chat: a system turn before the user's"},
+        {"chat-date", "YYYY-MM-DD", "",
+         "with --chat: the date the template is told; without it today's (UTC)"},
         {"n", "N", "32", "tokens to generate"},
     };
     for (const OptionSpec& o : sampling_options()) options.push_back(o);

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common_options.h"
+#include "core/chat/chat_prompt.h"
 #include "core/model/layer_windows.h"
 #include "core/model/model_loader.h"
 
@@ -54,6 +55,14 @@ nlohmann::json bytes_by_type_json(const ModelWeights& w) {
     return out;
 }
 
+nlohmann::json chat_template_json(const Vocabulary& v) {
+    const ChatTemplateSupport support = chat_template_support(v);
+    nlohmann::json out = {{"present", support.present}, {"usable", support.usable()}};
+    if (support.present) out["bytes"] = support.bytes;
+    if (support.problem) out["problem"] = *support.problem;
+    return out;
+}
+
 nlohmann::json info_json(const Model& model) {
     const ModelConfig& c = model.config;
     const Vocabulary& v = model.tokenizer.vocabulary();
@@ -91,6 +100,7 @@ nlohmann::json info_json(const Model& model) {
               {"eos", v.eos_id},
               {"unk", v.unk_id},
               {"add_bos", v.add_bos}}},
+            {"chat_template", chat_template_json(v)},
             {"tensors", tensors},
             {"output_tied_to_embedding", tied},
             {"weight_bytes", model.weights.total_bytes()},
@@ -118,6 +128,7 @@ void print_info(const Model& model) {
     const Vocabulary& v = model.tokenizer.vocabulary();
     std::printf("tokenizer    %d pieces, bos %d eos %d unk %d, add bos %s\n", v.size(), v.bos_id,
                 v.eos_id, v.unk_id, v.add_bos ? "yes" : "no");
+    std::printf("chat template %s\n", chat_template_support(v).describe().c_str());
     std::printf("tensors (as loaded):\n");
     bool tied = false;
     for (const WeightTensor* t : tensors_of(model.weights, tied))

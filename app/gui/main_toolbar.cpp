@@ -12,6 +12,7 @@
 #include <QToolButton>
 
 #include "core/backend/backend_registry.h"
+#include "core/chat/chat_prompt.h"
 #include "core/model/builtin_models.h"
 #include "core/policy/policy_table.h"
 
@@ -123,10 +124,14 @@ void MainToolBar::addRunControls() {
     prompt_ = new QLineEdit(this);
     prompt_->setPlaceholderText("Prompt, then Enter");
     prompt_->setMinimumWidth(360);
-    connect(prompt_, &QLineEdit::returnPressed, this,
-            [this] { emit promptSubmitted(prompt_->text()); });
+    connect(prompt_, &QLineEdit::returnPressed, this, &MainToolBar::submitPrompt);
     addWidget(prompt_);
-    QAction* start = addAction("Start", this, [this] { emit promptSubmitted(prompt_->text()); });
+    chat_ = addAction("Chat");
+    chat_->setObjectName("chat");
+    chat_->setCheckable(true);
+    chat_->setEnabled(false);
+    chat_->setToolTip("As a chat turn: no model loaded yet");
+    QAction* start = addAction("Start", this, &MainToolBar::submitPrompt);
     start->setObjectName("start");
     start->setToolTip("Forget the sequence and prefill the prompt");
     QAction* step = addAction("Step", this, &MainToolBar::stepRequested);
@@ -220,6 +225,32 @@ void MainToolBar::enableForState() {
     for (QWidget* w : idle_only_) w->setEnabled(idle);
     for (QAction* a : idle_only_actions_) a->setEnabled(idle);
     run_->setEnabled(!loading_);  // Pause stays while a run goes
+    chat_->setEnabled(idle && chat_usable_);
+}
+
+void MainToolBar::submitPrompt() {
+    if (chat_->isEnabled() && chat_->isChecked())
+        emit chatPromptSubmitted(prompt_->text());
+    else
+        emit promptSubmitted(prompt_->text());
+}
+
+void MainToolBar::updateChatOption(const Frame& frame) {
+    if (!frame.tokenizer || frame.tokenizer == chat_checked_for_) return;
+    chat_checked_for_ = frame.tokenizer;
+    const ChatTemplateSupport support = chat_template_support(frame.tokenizer->vocabulary());
+    chat_usable_ = support.usable();
+    if (!support.present)
+        chat_->setToolTip("As a chat turn: this model's files carry no chat template");
+    else if (support.problem)
+        chat_->setToolTip("As a chat turn: this model's chat template cannot be rendered here (" +
+                          QString::fromStdString(*support.problem) + ")");
+    else
+        chat_->setToolTip(
+            "As a chat turn: Start sends the prompt as one user turn in the model's chat "
+            "template");
+    if (!chat_usable_) chat_->setChecked(false);
+    enableForState();
 }
 
 void MainToolBar::setFrame(FramePtr frame) {
@@ -227,6 +258,7 @@ void MainToolBar::setFrame(FramePtr frame) {
         const QSignalBlocker quiet(layer_);
         layer_->setMaximum(std::max(0, int(frame->layers.size()) - 1));
     }
+    updateChatOption(*frame);
     select_text(backend_, QString::fromStdString(frame->backend));
     select_text(proposer_, QString::fromStdString(frame->proposer));
     select_text(rope_, rope_policy_name(frame->rope_policy));

@@ -43,6 +43,8 @@ signals:
     void modelChosen(QString spec);  // a file, a folder or synthetic:NAME
     void backendChosen(QString backend);
     void promptSubmitted(QString prompt);
+    // The prompt, sent while "Chat" (as a chat turn) is checked.
+    void chatPromptSubmitted(QString prompt);
     void stepRequested();
     void runRequested(int ticks);
     void pauseRequested();
@@ -60,12 +62,19 @@ private:
     void addRunControls();
     void addPolicyControls();
     void enableForState();  // from running_ and loading_
+    void submitPrompt();    // as text or as a chat turn, as the Chat option says
+    // Enables "Chat" when the frame's model has a template this build can render, else
+    // disables it with the reason as its tooltip; done once per model.
+    void updateChatOption(const Frame& frame);
 
     QToolBar* policy_bar_;
     QComboBox* backend_;
     QLineEdit* prompt_;
     QSpinBox* run_ticks_;
     QAction* run_;
+    QAction* chat_;
+    bool chat_usable_ = false;
+    std::shared_ptr<const Tokenizer> chat_checked_for_;  // the tokenizer chat_usable_ is about
     QList<QWidget*> idle_only_;  // enabled only while no run goes and nothing loads
     QList<QAction*> idle_only_actions_;
     QAction* guard_;

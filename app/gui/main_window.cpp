@@ -116,6 +116,7 @@ void MainWindow::connectToolBar() {
     // Start, Step and the model controls are disabled while a Run goes (MainToolBar::setRunning);
     // the other commands pause the run first and then act, rather than wait behind it.
     connect(toolbar_, &MainToolBar::promptSubmitted, c, &SessionController::startPrompt);
+    connect(toolbar_, &MainToolBar::chatPromptSubmitted, c, &SessionController::startChatPrompt);
     connect(toolbar_, &MainToolBar::stepRequested, c, [c] { c->step(1); });
     connect(toolbar_, &MainToolBar::runRequested, this, [this](int ticks) {
         run_active_ = true;

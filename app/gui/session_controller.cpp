@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/gui/session_worker.h"
+#include "core/chat/chat_prompt.h"
 #include "core/policy/gate/gate_file.h"
 #include "core/script/script_session_line.h"
 #include "core/session/replay.h"
@@ -217,6 +218,16 @@ void SessionController::adoptSession(std::shared_ptr<Session> session) {
 void SessionController::startPrompt(const QString& prompt) {
     post("prompt",
          [prompt = prompt.toStdString()](SessionWorker& w) { w.session().start(prompt); });
+}
+
+void SessionController::startChatPrompt(const QString& prompt) {
+    post("chat prompt", [prompt = prompt.toStdString()](SessionWorker& w) {
+        Session& session = w.session();
+        // Rendered before the session is touched: a template fault leaves the sequence as it was.
+        const ChatPrompt chat =
+            render_chat_prompt(session.model().tokenizer, {prompt, std::nullopt, utc_date_today()});
+        session.start_tokens(chat.ids);
+    });
 }
 
 void SessionController::step(int ticks) {

@@ -79,6 +79,10 @@ public slots:
     void adoptSession(std::shared_ptr<kvw::Session> session);
     // Forgets the sequence and prefills the prompt.
     void startPrompt(const QString& prompt);
+    // The same with the prompt as one user turn in the model's chat template (today's date for
+    // strftime_now). A model without a template, or a template that cannot be rendered, is an
+    // error naming why, and the session keeps its sequence.
+    void startChatPrompt(const QString& prompt);
     // N ticks, a Frame after each; cancel() (pause) stops after the current tick.
     void step(int ticks);
     // Skips the commands not started yet and stops a running step(N) after its current tick.

@@ -17,6 +17,7 @@ constexpr const char* kTypes = "tokenizer.ggml.token_type";
 constexpr const char* kMerges = "tokenizer.ggml.merges";
 constexpr const char* kPre = "tokenizer.ggml.pre";
 constexpr const char* kAddBos = "tokenizer.ggml.add_bos_token";
+constexpr const char* kChatTemplate = "tokenizer.chat_template";
 
 [[noreturn]] void bad_tokenizer(const GgufFile& file, const std::string& why) {
     throw ModelError(ModelErrorKind::BadTokenizer, file.file_name(), why);
@@ -155,6 +156,7 @@ Vocabulary read_gguf_vocabulary(const GgufFile& file) {
         read_byte_level(file, vocab);
     else
         read_sentencepiece(file, vocab);
+    if (file.has(kChatTemplate)) vocab.chat_template = file.get_string(kChatTemplate);
     return vocab;
 }
 

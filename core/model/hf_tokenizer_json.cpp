@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include "core/json/json_fields.h"
@@ -121,11 +122,28 @@ std::optional<bool> template_adds(const JsonFields& tok, const std::string& bos_
 struct SpecialTokens {
     std::optional<std::string> bos, eos;
     std::optional<bool> add_bos;
+    std::optional<std::string> chat_template;
 };
+
+// chat_template: a string, or a list of {"name", "template"} of which transformers uses the
+// one named "default" when none is asked for (as here).
+std::optional<std::string> read_chat_template(const JsonFields& config) {
+    const json* v = config.find("chat_template");
+    if (!v) return std::nullopt;
+    if (!v->is_array()) return json_as<std::string>(*v, "chat_template");
+    for (size_t i = 0; i < v->size(); ++i) {
+        const JsonFields entry((*v)[i], element_path("chat_template", i));
+        if (entry.get<std::string>("name") == "default") return entry.get<std::string>("template");
+    }
+    spdlog::warn(
+        "tokenizer_config.json: chat_template lists no template named \"default\"; "
+        "the model has no chat template here");
+    return std::nullopt;
+}
 
 SpecialTokens read_special_tokens(const JsonFields& config) {
     return {config_token(config, "bos_token"), config_token(config, "eos_token"),
-            config.get_optional<bool>("add_bos_token")};
+            config.get_optional<bool>("add_bos_token"), read_chat_template(config)};
 }
 
 struct AddedToken {
@@ -302,7 +320,9 @@ Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::s
         }
     }
     try {
-        return read_tokenizer(JsonFields(tok), file, special, config_file);
+        Vocabulary vocab = read_tokenizer(JsonFields(tok), file, special, config_file);
+        vocab.chat_template = special.chat_template;
+        return vocab;
     } catch (const JsonError& e) {
         throw model_error_from(e, file, ModelErrorKind::BadTokenizer);
     }
@@ -314,8 +334,13 @@ Vocabulary load_hf_tokenizer(const std::string& folder) {
         (std::filesystem::path(folder) / "tokenizer_config.json").string();
     const std::string config_text =
         std::filesystem::exists(config_path) ? read_text(config_path) : std::string();
-    return parse_hf_tokenizer_json(read_text(tokenizer_path), tokenizer_path, config_text,
-                                   config_path);
+    Vocabulary vocab = parse_hf_tokenizer_json(read_text(tokenizer_path), tokenizer_path,
+                                               config_text, config_path);
+    // transformers (4.47 on) saves the template beside the config, and reads it in preference.
+    const std::string template_path =
+        (std::filesystem::path(folder) / "chat_template.jinja").string();
+    if (std::filesystem::exists(template_path)) vocab.chat_template = read_text(template_path);
+    return vocab;
 }
 
 }  // namespace kvw

@@ -24,12 +24,17 @@ namespace kvw {
 // tokenizer_config.json when given (bos_token, eos_token, add_bos_token), otherwise from the
 // added tokens "<s>" and "</s>".
 //
+// The chat template is tokenizer_config.json's chat_template: a string, or the entry named
+// "default" of a list of {name, template}.
+//
 // Throws ModelError(BadTokenizer) naming the file for anything it cannot represent.
 Vocabulary parse_hf_tokenizer_json(std::string_view tokenizer_json, const std::string& file,
                                    std::string_view tokenizer_config_json = {},
                                    const std::string& config_file = {});
 
-// Reads FOLDER/tokenizer.json and, when present, FOLDER/tokenizer_config.json.
+// Reads FOLDER/tokenizer.json and, when present, FOLDER/tokenizer_config.json; a
+// FOLDER/chat_template.jinja (how transformers 4.47 on saves it) is the chat template in
+// preference to tokenizer_config.json's.
 Vocabulary load_hf_tokenizer(const std::string& folder);
 
 }  // namespace kvw

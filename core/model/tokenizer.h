@@ -25,6 +25,12 @@ public:
     // Ids of `text`. `at_sequence_start`: the text begins a sequence, so BOS goes first when
     // the vocabulary's sequences start with one (Vocabulary::add_bos; Llama yes, Qwen no).
     std::vector<int32_t> encode(std::string_view text, bool at_sequence_start) const;
+    // Ids of `text` in which the vocabulary's control pieces written out ("<s>", "[INST]",
+    // "<|im_start|>") stand for their own ids, as llama.cpp tokenizes a rendered chat template
+    // (parse_special). Byte-level BPE matches them in encode() already; SentencePiece text is
+    // cut at each control piece (leftmost, longest) and every stretch between them encoded on
+    // its own, each with the "▁" prefix where the vocabulary adds one. No BOS is added.
+    std::vector<int32_t> encode_with_controls(std::string_view text) const;
     // Text of a whole sequence. SentencePiece: sentencepiece's DecodeIds (controls vanish,
     // malformed bytes as U+FFFD). Byte-level BPE: the exact bytes, added tokens included.
     // Throws std::out_of_range for an id outside the vocabulary.

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ struct Vocabulary {
     std::vector<BpeMerge> merges;
     std::shared_ptr<const PreTokenizer> pre_tokenizer;
     bool ignore_merges = false;
+
+    // The model's Jinja chat template as its files give it (GGUF tokenizer.chat_template,
+    // tokenizer_config.json chat_template or chat_template.jinja); absent when they have none.
+    // Kept as text: a template the renderer cannot read does not stop the model loading,
+    // only its use as a chat (core/chat/chat_prompt.h).
+    std::optional<std::string> chat_template;
 
     int size() const { return int(pieces.size()); }
 };

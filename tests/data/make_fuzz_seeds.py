@@ -5,7 +5,7 @@ corpus of a libFuzzer run.
 
 Layout under OUTDIR: one folder per target (gguf, safetensors, hf_folder, hf_config,
 tokenizer_json, action_json, kvs_script, trace, fork_trace, gate_sidecar, gist_sidecar,
-lifespans). hf_folder inputs pack several files in the
+lifespans, chat_template). hf_folder inputs pack several files in the
 format of tests/fuzz/hf_folder_pack.h ("@@file NAME" lines). Models are as small as the
 loaders allow (1 layer, hidden 8 or 32), because a fuzzer's speed falls with input size.
 """
@@ -19,6 +19,7 @@ from gguf import GGMLQuantizationType as QT
 
 import gguf
 
+import make_chat_templates
 import make_gate
 import make_gguf
 import make_gist
@@ -328,7 +329,14 @@ def lifespan_seeds(out: pathlib.Path) -> None:
     w.close()
 
 
+def chat_template_seeds(out: pathlib.Path) -> None:
+    """The chat templates make_chat_templates.py checks against jinja2, one file each."""
+    write_seeds(out / "chat_template",
+                {f"{name}.jinja": text for name, text in make_chat_templates.TEMPLATES.items()})
+
+
 def generate(outdir: pathlib.Path) -> None:
+    chat_template_seeds(outdir)
     gguf_seeds(outdir)
     hf_seeds(outdir)
     text_seeds(outdir)

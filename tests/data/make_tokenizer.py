@@ -90,7 +90,8 @@ def token_type(sp: spm.SentencePieceProcessor, i: int) -> int:
     return gguf.TokenType.NORMAL
 
 
-def write_gguf(sp: spm.SentencePieceProcessor, path: pathlib.Path) -> None:
+def write_gguf(sp: spm.SentencePieceProcessor, path: pathlib.Path,
+               chat_template: str | None = None) -> None:
     n = sp.GetPieceSize()
     writer = gguf.GGUFWriter(str(path), arch="llama")
     writer.add_tokenizer_model("llama")
@@ -102,6 +103,8 @@ def write_gguf(sp: spm.SentencePieceProcessor, path: pathlib.Path) -> None:
     writer.add_unk_token_id(sp.unk_id())
     writer.add_add_bos_token(True)
     writer.add_add_space_prefix(True)
+    if chat_template is not None:
+        writer.add_chat_template(chat_template)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
