@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/math/sliding_window.h"
+
 namespace kvw {
 
 bool out_of_reach(const Frame& frame, int layer, int row) {
@@ -10,7 +12,7 @@ bool out_of_reach(const Frame& frame, int layer, int row) {
     if (window <= 0 || layer < 0 || layer >= int(frame.layers.size())) return false;
     const LayerFrame& lf = frame.layers[size_t(layer)];
     if (row < 0 || size_t(row) >= lf.rope_pos.size()) return false;
-    return int64_t(frame.next_position) - lf.rope_pos[size_t(row)] >= window;
+    return !in_sliding_window(frame.next_position, lf.rope_pos[size_t(row)], window);
 }
 
 std::vector<RowWindow> out_of_reach_runs(const Frame& frame, int layer, RowWindow window) {

@@ -8,6 +8,7 @@
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
+#include "core/math/sliding_window.h"
 #include "core/math/swiglu.h"
 
 namespace kvw {
@@ -72,20 +73,19 @@ bool window_cuts(const LayerContext& ctx, std::span<const int32_t> positions, in
     if (ctx.rows > 0)
         oldest =
             std::min<int64_t>(oldest, *std::min_element(ctx.positions, ctx.positions + ctx.rows));
-    return newest - oldest >= window;
+    return !in_sliding_window(newest, oldest, window);
 }
 
 // The rows query i sees under the window, in row order: context rows and the new items up to
-// and including itself whose position lies fewer than `window` positions back (llama.cpp's and
-// transformers' rule). The query itself is always among them.
+// and including itself that are in_sliding_window of it. The query itself is always among them.
 void rows_in_window(const LayerContext& ctx, std::span<const int32_t> positions, int window, int i,
                     std::vector<int>& reach) {
     reach.clear();
     const int64_t at = positions[size_t(i)];
     for (int j = 0; j < ctx.rows; ++j)
-        if (at - ctx.positions[j] < window) reach.push_back(j);
+        if (in_sliding_window(at, ctx.positions[j], window)) reach.push_back(j);
     for (int k = 0; k <= i; ++k)
-        if (at - positions[size_t(k)] < window) reach.push_back(ctx.rows + k);
+        if (in_sliding_window(at, positions[size_t(k)], window)) reach.push_back(ctx.rows + k);
 }
 
 }  // namespace
