@@ -27,6 +27,8 @@ import numpy as np
 import safetensors.numpy
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
+import make_bpe
+
 SEED = 20251126
 N_LAYERS, HIDDEN, N_HEADS, N_KV_HEADS, FFN = 2, 64, 4, 2, 96
 ROPE_THETA, RMS_EPS, MAX_POS = 10000.0, 1e-6, 256
@@ -85,21 +87,12 @@ def make_tokenizer() -> Tokenizer:
 
 
 def tokenizer_gguf(writer: gguf.GGUFWriter, tok: Tokenizer):
-    data = json.loads(tok.to_str())
-    n = tok.get_vocab_size(with_added_tokens=True)
-    pieces = [""] * n
-    for piece, i in data["model"]["vocab"].items():
-        pieces[i] = piece
-    types = [gguf.TokenType.NORMAL] * n
-    for a in data["added_tokens"]:
-        pieces[a["id"]] = a["content"]
-        types[a["id"]] = gguf.TokenType.CONTROL
+    pieces, types, merges = make_bpe.gguf_tokens(tok)
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("gpt-2")
     writer.add_token_list(pieces)
     writer.add_token_types(types)
-    writer.add_token_merges([m if isinstance(m, str) else " ".join(m)
-                             for m in data["model"]["merges"]])
+    writer.add_token_merges(merges)
     writer.add_bos_token_id(tok.token_to_id("<|endoftext|>"))
     writer.add_eos_token_id(tok.token_to_id("<|endoftext|>"))
     writer.add_add_bos_token(False)

@@ -181,9 +181,11 @@ def train(family: str, bible: str) -> Tokenizer:
     return tok
 
 
-def write_gguf(family: str, tok: Tokenizer, path: pathlib.Path) -> None:
+def gguf_tokens(tok: Tokenizer) -> tuple:
+    """The GGUF token list, types and merges of a byte-level BPE tokenizer, as llama.cpp's
+    converter writes them: added tokens CONTROL when special, USER_DEFINED otherwise (make_arch.py
+    uses it too)."""
     data = json.loads(tok.to_str())
-    specials, add_bos = FAMILIES[family][1], FAMILIES[family][2]
     n = tok.get_vocab_size(with_added_tokens=True)
     pieces = [""] * n
     for piece, i in data["model"]["vocab"].items():
@@ -193,6 +195,12 @@ def write_gguf(family: str, tok: Tokenizer, path: pathlib.Path) -> None:
         pieces[a["id"]] = a["content"]
         types[a["id"]] = gguf.TokenType.CONTROL if a["special"] else gguf.TokenType.USER_DEFINED
     merges = [m if isinstance(m, str) else " ".join(m) for m in data["model"]["merges"]]
+    return pieces, types, merges
+
+
+def write_gguf(family: str, tok: Tokenizer, path: pathlib.Path) -> None:
+    specials, add_bos = FAMILIES[family][1], FAMILIES[family][2]
+    pieces, types, merges = gguf_tokens(tok)
 
     writer = gguf.GGUFWriter(str(path), arch="llama")
     writer.add_tokenizer_model("gpt2")

@@ -23,6 +23,7 @@
 #include "core/model/model_error.h"
 #include "core/state/state_manager.h"
 #include "tests/testdata.h"
+#include "tests/unit/one_pass_logits.h"
 
 using namespace kvw;
 
@@ -56,40 +57,18 @@ Reference read_reference(const std::string& family) {
     return r;
 }
 
-// Logits of the last token after one pass over `ids` at positions 0..n-1.
-std::vector<float> logits_of(const Transformer& transformer, const std::vector<int32_t>& ids) {
-    std::vector<Item> items;
-    std::vector<int32_t> positions;
-    for (size_t i = 0; i < ids.size(); ++i) {
-        items.push_back(Item::of_token(ids[i]));
-        positions.push_back(int32_t(i));
-    }
-    const std::vector<LayerContext> empty(size_t(transformer.model().config.n_layers));
-    return transformer.forward(items, positions, empty).logits;
-}
-
 // Greedy continuation, each step a full pass (as the reference does it).
 std::vector<int32_t> greedy_of(const Transformer& transformer, std::vector<int32_t> ids,
                                int steps) {
     std::vector<int32_t> out;
     for (int s = 0; s < steps; ++s) {
-        const std::vector<float> logits = logits_of(transformer, ids);
+        const std::vector<float> logits = test::one_pass_logits(transformer, ids);
         const int32_t next =
             int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
         out.push_back(next);
         ids.push_back(next);
     }
     return out;
-}
-
-// max |a - b| / max |b|
-double relative_error(const std::vector<float>& a, const std::vector<double>& b) {
-    double diff = 0.0, scale = 0.0;
-    for (size_t i = 0; i < b.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - b[i]));
-        scale = std::max(scale, std::abs(b[i]));
-    }
-    return diff / scale;
 }
 
 std::shared_ptr<Model> load(const std::string& family, bool gguf) {
@@ -127,9 +106,9 @@ private slots:
         const auto model = load(family.toStdString(), gguf);
         auto backend = make_cpu_backend(1);
         const Transformer transformer(model, *backend);
-        const std::vector<float> logits = logits_of(transformer, ref.ids);
+        const std::vector<float> logits = test::one_pass_logits(transformer, ref.ids);
         QCOMPARE(logits.size(), ref.logits.size());
-        const double err = relative_error(logits, ref.logits);
+        const double err = test::relative_error(logits, ref.logits);
         qInfo("%s: relative error %g", qPrintable(family), err);
         QVERIFY2(err < 1e-4, qPrintable(QString("relative error %1").arg(err)));
         QCOMPARE(greedy_of(transformer, ref.ids, int(ref.greedy.size())), ref.greedy);
@@ -143,20 +122,20 @@ private slots:
         auto backend = make_cpu_backend(1);
         {
             const Transformer t(model, *backend);
-            QVERIFY(relative_error(logits_of(t, qwen2.ids), qwen2.logits) > 1e-2);
+            QVERIFY(test::relative_error(test::one_pass_logits(t, qwen2.ids), qwen2.logits) > 1e-2);
         }
         model = load("qwen2", true);
         model->config.rope_layout = RopeLayout::Interleaved;
         {
             const Transformer t(model, *backend);
-            QVERIFY(relative_error(logits_of(t, qwen2.ids), qwen2.logits) > 1e-2);
+            QVERIFY(test::relative_error(test::one_pass_logits(t, qwen2.ids), qwen2.logits) > 1e-2);
         }
         const Reference qwen3 = read_reference("qwen3");
         model = load("qwen3", false);
         model->config.qk_norm = false;
         {
             const Transformer t(model, *backend);
-            QVERIFY(relative_error(logits_of(t, qwen3.ids), qwen3.logits) > 1e-2);
+            QVERIFY(test::relative_error(test::one_pass_logits(t, qwen3.ids), qwen3.logits) > 1e-2);
         }
         for (const char* family : {"llama3", "linear"}) {
             const Reference ref = read_reference(family);
@@ -166,7 +145,7 @@ private slots:
                 model->config.rope_scaling = RopeScaling::None;
                 model->config.rope_freq_divisors.clear();
                 const Transformer t(model, *backend);
-                QVERIFY(relative_error(logits_of(t, ref.ids), ref.logits) > 1e-2);
+                QVERIFY(test::relative_error(test::one_pass_logits(t, ref.ids), ref.logits) > 1e-2);
             }
         }
     }
@@ -184,7 +163,7 @@ private slots:
             auto model = load(family, false);
             model->config.layer_window.clear();
             const Transformer t(model, *backend);
-            QVERIFY(relative_error(logits_of(t, ref.ids), ref.logits) > 1e-2);
+            QVERIFY(test::relative_error(test::one_pass_logits(t, ref.ids), ref.logits) > 1e-2);
         }
     }
 
@@ -247,7 +226,7 @@ private slots:
             std::invalid_argument,
             t.forward(std::span<const Item>(&items[3], 1),
                       std::span<const int32_t>(&positions[3], 1), no_positions));
-        QVERIFY(relative_error(whole.logits, ref.logits) < 1e-4);
+        QVERIFY(test::relative_error(whole.logits, ref.logits) < 1e-4);
     }
 
     // The StateManager hands the engine each layer's rope positions: a windowed model stepped
@@ -261,7 +240,7 @@ private slots:
             state.append(std::span<const int32_t>(&ref.ids[i], 1), EntryKind::Prompt, int64_t(i));
         const DriftReport drift = state.measure_drift(0.0f);
         QCOMPARE(drift.first_diverging_layer, -1);
-        const double err = relative_error(state.last_logits(), ref.logits);
+        const double err = test::relative_error(state.last_logits(), ref.logits);
         QVERIFY2(err < 1e-4, qPrintable(QString("relative error %1").arg(err)));
     }
 
@@ -318,7 +297,7 @@ private slots:
         QCOMPARE(l.wv.data, static_cast<const void*>(l.wk.row_ptr(l.wk.rows)));
         auto backend = make_cpu_backend(1);
         const Transformer t(model, *backend);
-        const double err = relative_error(logits_of(t, ref.ids), ref.logits);
+        const double err = test::relative_error(test::one_pass_logits(t, ref.ids), ref.logits);
         qInfo("phi3 Q8_0: relative error %g", err);
         QVERIFY2(err < 5e-2, qPrintable(QString("relative error %1").arg(err)));
     }

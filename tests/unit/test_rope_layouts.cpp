@@ -18,6 +18,7 @@
 #include "core/model/hf_model_loader.h"
 #include "core/model/mapped_file.h"
 #include "tests/testdata.h"
+#include "tests/unit/one_pass_logits.h"
 
 using namespace kvw;
 
@@ -42,28 +43,10 @@ Reference read_reference() {
     return r;
 }
 
-// Logits of the last token after one pass over `ids` at positions 0..n-1.
+// The engine's logits of one pass over `ids` with `model` on the CPU backend.
 std::vector<float> logits_of(std::shared_ptr<const Model> model, const std::vector<int32_t>& ids) {
     auto backend = make_cpu_backend(1);
-    const Transformer transformer(std::move(model), *backend);
-    std::vector<Item> items;
-    std::vector<int32_t> positions;
-    for (size_t i = 0; i < ids.size(); ++i) {
-        items.push_back(Item::of_token(ids[i]));
-        positions.push_back(int32_t(i));
-    }
-    const std::vector<LayerContext> empty(size_t(transformer.model().config.n_layers));
-    return transformer.forward(items, positions, empty).logits;
-}
-
-// max |a - b| / max |b|
-double relative_error(const std::vector<float>& a, const std::vector<double>& b) {
-    double diff = 0.0, scale = 0.0;
-    for (size_t i = 0; i < b.size(); ++i) {
-        diff = std::max(diff, std::abs(double(a[i]) - b[i]));
-        scale = std::max(scale, std::abs(b[i]));
-    }
-    return diff / scale;
+    return test::one_pass_logits(Transformer(std::move(model), *backend), ids);
 }
 
 }  // namespace
@@ -85,7 +68,7 @@ private slots:
         QVERIFY(model->config.rope_layout == RopeLayout::HalfSplit);
         const std::vector<float> logits = logits_of(model, ref_.ids);
         QCOMPARE(logits.size(), ref_.logits.size());
-        const double err = relative_error(logits, ref_.logits);
+        const double err = test::relative_error(logits, ref_.logits);
         qInfo("relative error %g", err);
         QVERIFY2(err < 1e-4, qPrintable(QString("relative error %1").arg(err)));
     }
@@ -95,7 +78,7 @@ private slots:
         QVERIFY(model->config.rope_layout == RopeLayout::Interleaved);
         const std::vector<float> logits = logits_of(model, ref_.ids);
         QCOMPARE(logits.size(), ref_.logits.size());
-        const double err = relative_error(logits, ref_.logits);
+        const double err = test::relative_error(logits, ref_.logits);
         qInfo("relative error %g", err);
         QVERIFY2(err < 1e-4, qPrintable(QString("relative error %1").arg(err)));
     }
@@ -105,7 +88,7 @@ private slots:
     void swapped_layout_differs() {
         auto model = load_hf_model(test::testdata_path("hf/f32"));
         model->config.rope_layout = RopeLayout::Interleaved;
-        const double err = relative_error(logits_of(model, ref_.ids), ref_.logits);
+        const double err = test::relative_error(logits_of(model, ref_.ids), ref_.logits);
         QVERIFY2(err > 1e-2, qPrintable(QString("relative error %1").arg(err)));
     }
 };
