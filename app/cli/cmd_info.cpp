@@ -34,6 +34,7 @@ const char* rope_scaling_name(RopeScaling s) {
         case RopeScaling::None: return "none";
         case RopeScaling::Linear: return "linear";
         case RopeScaling::Llama3: return "llama3";
+        case RopeScaling::LongRope: return "longrope";
     }
     return "none";
 }
@@ -90,6 +91,8 @@ nlohmann::json info_json(const Model& model) {
               {"rope_layout", rope_layout_name(c.rope_layout)},
               {"rope_scaling", rope_scaling_name(c.rope_scaling)},
               {"rope_scale_factor", c.rope_scale_factor},
+              {"rope_original_context", c.rope_original_context},
+              {"rope_attention_factor", c.rope_attention_factor},
               {"qkv_bias", c.qkv_bias},
               {"qk_norm", c.qk_norm},
               {"layer_window", c.layer_window},
@@ -117,7 +120,12 @@ void print_info(const Model& model) {
     std::printf("vocab %d  context %d  rope theta %g (%s)  rms eps %g\n", c.vocab_size,
                 c.max_context, double(c.rope_theta), rope_layout_name(c.rope_layout),
                 double(c.rms_eps));
-    if (c.rope_scaling != RopeScaling::None)
+    if (c.rope_scaling == RopeScaling::LongRope)
+        std::printf(
+            "rope scaling longrope: short factors up to %d positions, long beyond; "
+            "attention factor %g\n",
+            c.rope_original_context, double(c.rope_attention_factor));
+    else if (c.rope_scaling != RopeScaling::None)
         std::printf("rope scaling %s, factor %g\n", rope_scaling_name(c.rope_scaling),
                     double(c.rope_scale_factor));
     if (c.qkv_bias || c.qk_norm)

@@ -93,7 +93,7 @@ PolicyScore score_policy(const EvalText& text, const std::string& policy,
 
 PerplexityResult score_full_cache(const EvalText& text) {
     const auto backend = create_backend(text.backend);
-    Transformer engine(text.model, *backend);
+    Transformer engine(text.model, *backend, 0, text.chunks.ctx);
     FullCacheScorer scorer(engine);
     return perplexity(text.tokens, text.model->tokenizer.bos_id(), text.chunks, scorer);
 }

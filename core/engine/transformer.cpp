@@ -90,8 +90,15 @@ void rows_in_window(const LayerContext& ctx, std::span<const int32_t> positions,
 
 }  // namespace
 
-Transformer::Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads)
-    : model_(std::move(model)), backend_(backend), pool_(std::make_unique<ThreadPool>(threads)) {
+Transformer::Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads,
+                         int64_t context_length)
+    : model_(std::move(model)),
+      backend_(backend),
+      rope_(model_->config.rope(context_length > 0 ? context_length
+                                                   : int64_t(model_->config.max_context))),
+      pool_(std::make_unique<ThreadPool>(threads)) {
+    const float attention_factor = model_->config.rope_attention_factor;
+    score_scale_ = attention_factor * attention_factor / std::sqrt(float(model_->config.head_dim));
     const ModelWeights& w = model_->weights;
     for (const LayerWeights& l : w.layers) {
         attn_norm_.push_back(norm_to_float(l.attn_norm));
@@ -217,7 +224,7 @@ void Transformer::attention(const LayerContext& ctx, int n, std::span<const int3
                     b.k_rows = k_reach.data();
                     b.v_rows = v_reach.data();
                 }
-                b.scale = 1.0f / std::sqrt(float(hd));
+                b.scale = score_scale_;
                 b.out = out + size_t(i0) * q_dim + first_head * hd;
                 b.out_stride = size_t(q_dim);
                 b.p = p.data();
@@ -277,9 +284,8 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
     // RoPE rotations for each item's position, shared by every head of every layer.
     std::vector<float> rope_cos(N * half), rope_sin(N * half);
-    const RopeParams rope = cfg.rope();
     for (int i = 0; i < n; ++i)
-        rope_cos_sin(positions[i], hd, rope, &rope_cos[i * half], &rope_sin[i * half]);
+        rope_cos_sin(positions[i], hd, rope_, &rope_cos[i * half], &rope_sin[i * half]);
 
     std::vector<float> x(N * D), xn(N * D), q(N * q_dim), att(N * q_dim), proj(N * D);
     std::vector<float> gate(N * n_ff), up(N * n_ff);

@@ -24,7 +24,12 @@ namespace kvw {
 class Transformer {
 public:
     // threads: size of the pool used for attention and the row maths; 0 = every core.
-    Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads = 0);
+    // context_length: how many positions the caller's context holds (a session's capacity, a
+    // scorer's window); 0 = the model's trained context, as llama.cpp takes it when none is
+    // given. Only LongRoPE depends on it (ModelConfig::rope), chosen here once so that every
+    // row this engine rotates, and every K-shift, uses the same factors.
+    Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads = 0,
+                int64_t context_length = 0);
 
     // positions.size() == items.size() > 0; context.size() == n_layers (rows may be 0).
     // Token ids must lie inside the vocabulary, embeddings hold n_embd floats and
@@ -39,6 +44,9 @@ public:
     // pool these. Throws std::invalid_argument outside the vocabulary.
     std::vector<float> token_embedding(int32_t token) const;
     Backend& backend() const { return backend_; }
+    // How this engine rotates (for its context length): what a K-shift or an un-rotation of a
+    // cached K must use too.
+    const RopeParams& rope() const { return rope_; }
 
 private:
     void embed(std::span<const Item> items, float* x) const;
@@ -48,6 +56,9 @@ private:
 
     std::shared_ptr<const Model> model_;
     Backend& backend_;
+    RopeParams rope_;
+    // 1/sqrt(head_dim), times LongRoPE's attention factor squared.
+    float score_scale_ = 1.0f;
     std::unique_ptr<ThreadPool> pool_;
     // The fastest attention kernel this CPU runs, chosen once.
     const cpu::AttentionKernel& attention_kernel_ = cpu::best_attention_kernel();

@@ -48,8 +48,9 @@ const Architecture& require_architecture(const GgufFile& file) {
 }
 
 // ARCH.rope.scaling.type: none, linear (ARCH.rope.scaling.factor, or the older
-// ARCH.rope.scale_linear); llama3 scaling has no key but the rope_freqs.weight tensor (read with
-// the weights). YaRN, LongRoPE and anything else are refused by name.
+// ARCH.rope.scale_linear) or longrope; llama3 scaling has no key but the rope_freqs.weight
+// tensor, and LongRoPE is known by its factor tensors as often as by the key (both read with
+// the weights, read_frequency_divisors). YaRN and anything else are refused by name.
 void read_rope_scaling(const GgufFile& file, const std::string& arch, ModelConfig& c) {
     const std::string type_key = arch + ".rope.scaling.type";
     const std::string factor_key = arch + ".rope.scaling.factor";
@@ -58,10 +59,14 @@ void read_rope_scaling(const GgufFile& file, const std::string& arch, ModelConfi
                              : file.has(old_key) ? std::string("linear")
                                                  : std::string("none");
     if (type == "none") return;
+    if (type == "longrope") {
+        c.rope_scaling = RopeScaling::LongRope;
+        return;
+    }
     if (type != "linear")
         file.bad_metadata(type_key, "is \"" + type +
-                                        "\"; the supported RoPE scalings are none, linear and "
-                                        "llama3 (rope_freqs.weight)");
+                                        "\"; the supported RoPE scalings are none, linear, "
+                                        "longrope and llama3 (rope_freqs.weight)");
     const std::string& key = file.has(factor_key) || !file.has(old_key) ? factor_key : old_key;
     c.rope_scaling = RopeScaling::Linear;
     c.rope_scale_factor = positive_finite(file, key.c_str(), std::nullopt);
@@ -234,6 +239,53 @@ private:
     std::map<GgufType, int> matrix_types_;
 };
 
+// A tensor of per-pair frequency divisors, each a positive finite number.
+std::vector<float> divisor_tensor(const GgufFile& file, WeightReader& reader,
+                                  const std::string& name, int pairs) {
+    const WeightTensor t = reader.vector(name, pairs);
+    std::vector<float> out(static_cast<size_t>(pairs));
+    weight_row_to_float(t, 0, out.data());
+    for (const float d : out)
+        if (!std::isfinite(d) || !(d > 0.0f))
+            throw ModelError(
+                ModelErrorKind::BadMetadata, file.file_name(),
+                "a frequency divisor is " + std::to_string(d) + ", not a positive number",
+                std::nullopt, name);
+    return out;
+}
+
+// The scalings that live in tensors, as llama.cpp reads them. llama3: rope_freqs.weight, what
+// each pair's frequency is divided by. LongRoPE (Phi-3-*-128k, Phi-3.5): rope_factors_short /
+// _long.weight, the divisors up to and beyond ARCH.rope.scaling.original_context_length, and
+// ARCH.rope.scaling.attn_factor, what cos and sin are multiplied by (1 when absent).
+void read_frequency_divisors(const GgufFile& file, WeightReader& reader, ModelConfig& c) {
+    const std::string prefix = c.architecture + ".";
+    const int pairs = c.head_dim / 2;
+    if (file.find_tensor("rope_freqs.weight")) {
+        if (c.rope_scaling != RopeScaling::None)
+            throw ModelError(ModelErrorKind::BadMetadata, file.file_name(),
+                             "rope_freqs.weight together with " + prefix + "rope.scaling.type",
+                             std::nullopt, "rope_freqs.weight");
+        c.rope_freq_divisors = divisor_tensor(file, reader, "rope_freqs.weight", pairs);
+        c.rope_scaling = RopeScaling::Llama3;
+    }
+    const char* long_name = "rope_factors_long.weight";
+    const char* short_name = "rope_factors_short.weight";
+    const bool factors = file.find_tensor(long_name) || file.find_tensor(short_name);
+    if (!factors && c.rope_scaling != RopeScaling::LongRope) return;
+    if (c.rope_scaling != RopeScaling::None && c.rope_scaling != RopeScaling::LongRope)
+        throw ModelError(ModelErrorKind::BadMetadata, file.file_name(),
+                         std::string("LongRoPE factors together with another RoPE scaling"),
+                         std::nullopt, file.find_tensor(long_name) ? long_name : short_name);
+    c.rope_scaling = RopeScaling::LongRope;
+    c.rope_freq_divisors = divisor_tensor(file, reader, short_name, pairs);
+    c.rope_long_divisors = divisor_tensor(file, reader, long_name, pairs);
+    c.rope_original_context =
+        positive_int(file, (prefix + "rope.scaling.original_context_length").c_str());
+    c.rope_attention_factor =
+        positive_finite(file, (prefix + "rope.scaling.attn_factor").c_str(), 1.0f);
+}
+
 }  // namespace
 
 std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source) {
@@ -263,29 +315,9 @@ std::shared_ptr<Model> load_gguf_model(std::shared_ptr<const ByteSource> source)
                          "the file has layer " + std::to_string(extra->layer) + ", but " + prefix +
                              "block_count is " + std::to_string(c.n_layers),
                          file.find_tensor(extra->name)->info_offset, extra->name);
-    for (const char* longrope : {"rope_factors_long.weight", "rope_factors_short.weight"})
-        if (const GgufTensorInfo* t = file.find_tensor(longrope))
-            throw ModelError(ModelErrorKind::BadMetadata, file.file_name(),
-                             "LongRoPE scaling is not supported", t->info_offset, t->name);
 
     WeightReader reader(file);
-    if (file.find_tensor("rope_freqs.weight")) {
-        // llama3 scaling: what each pair's frequency is divided by, as llama.cpp applies it.
-        if (c.rope_scaling != RopeScaling::None)
-            throw ModelError(ModelErrorKind::BadMetadata, file.file_name(),
-                             "rope_freqs.weight together with " + prefix + "rope.scaling.type",
-                             std::nullopt, "rope_freqs.weight");
-        const WeightTensor freqs = reader.vector("rope_freqs.weight", c.head_dim / 2);
-        c.rope_freq_divisors.resize(size_t(c.head_dim / 2));
-        weight_row_to_float(freqs, 0, c.rope_freq_divisors.data());
-        for (const float d : c.rope_freq_divisors)
-            if (!(d > 0.0f))
-                throw ModelError(
-                    ModelErrorKind::BadMetadata, file.file_name(),
-                    "a frequency divisor is " + std::to_string(d) + ", not a positive number",
-                    std::nullopt, "rope_freqs.weight");
-        c.rope_scaling = RopeScaling::Llama3;
-    }
+    read_frequency_divisors(file, reader, c);
     ModelWeights& w = model->weights;
     w.token_embd = reader.vocab_matrix("token_embd.weight", c.vocab_size, c.n_embd);
     w.output_norm = reader.vector("output_norm.weight", c.n_embd);

@@ -124,18 +124,66 @@ double positive_finite(const JsonFields& fields, const char* key, const std::str
     return v;
 }
 
-// rope_scaling: null, {"rope_type" (or the older "type"): "default" | "linear" | "llama3", ...}.
-// llama3's per-pair divisors are computed here as transformers computes its frequencies; YaRN,
-// dynamic NTK, LongRoPE and anything else are refused by name.
+// One LongRoPE factor list: a positive divisor per pair of a head.
+std::vector<float> longrope_factors(const JsonFields& s, const char* key, int head_dim,
+                                    const std::string& file) {
+    const json& list = s.array(key);
+    if (list.size() != size_t(head_dim / 2))
+        bad(file, s.path_of(key) + " has " + std::to_string(list.size()) + " factors; a head of " +
+                      std::to_string(head_dim) + " needs " + std::to_string(head_dim / 2));
+    std::vector<float> out;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string path = s.path_of(key) + "[" + std::to_string(i) + "]";
+        const double f = json_as<double>(list[i], path);
+        if (!std::isfinite(f) || !(f > 0.0) || !(float(f) > 0.0f))
+            bad(file, path + " is " + std::to_string(f) + ", not a positive number");
+        out.push_back(float(f));
+    }
+    return out;
+}
+
+// LongRoPE (Phi-3-*-128k, Phi-3.5; "su" in the first Phi-3 files), as transformers'
+// _compute_longrope_parameters reads it: short and long factors divide each pair's frequency,
+// and cos / sin are multiplied by an attention factor, by default sqrt(1 + ln f / ln original)
+// where f is how much longer the context is than the pretrained one.
+void read_longrope(const JsonFields& config, const JsonFields& s, ModelConfig& m,
+                   const std::string& file) {
+    m.rope_scaling = RopeScaling::LongRope;
+    m.rope_freq_divisors = longrope_factors(s, "short_factor", m.head_dim, file);
+    m.rope_long_divisors = longrope_factors(s, "long_factor", m.head_dim, file);
+    double factor = 1.0;
+    if (config.has("original_max_position_embeddings")) {
+        // Phi-3 keeps the pretrained context beside the extended one and scales by their ratio.
+        m.rope_original_context =
+            positive_int(config, "original_max_position_embeddings", std::nullopt, file);
+        factor = double(m.max_context) / double(m.rope_original_context);
+    } else {
+        // Without it the declared factor sets the attention factor, and no context is long.
+        m.rope_original_context =
+            positive_int(s, "original_max_position_embeddings", m.max_context, file);
+        if (s.has("factor")) factor = positive_finite(s, "factor", file);
+    }
+    if (s.has("attention_factor"))
+        m.rope_attention_factor = float(positive_finite(s, "attention_factor", file));
+    else if (factor > 1.0)
+        m.rope_attention_factor =
+            float(std::sqrt(1.0 + std::log(factor) / std::log(double(m.rope_original_context))));
+}
+
+// rope_scaling: null, {"rope_type" (or the older "type"): "default" | "linear" | "llama3" |
+// "longrope", ...}. llama3's per-pair divisors are computed here as transformers computes its
+// frequencies; YaRN, dynamic NTK and anything else are refused by name.
 void read_rope_scaling(const JsonFields& config, ModelConfig& m, const std::string& file) {
     if (!config.has("rope_scaling")) return;
     const JsonFields s = config.object("rope_scaling");
     const std::string type =
         s.has("rope_type") ? s.get<std::string>("rope_type") : s.get_or<std::string>("type", "");
     if (type == "default") return;
+    if (type == "longrope" || type == "su") return read_longrope(config, s, m, file);
     if (type != "linear" && type != "llama3")
         bad(file, "rope_scaling " + config.at("rope_scaling").dump() + ": type \"" + type +
-                      "\" is not supported; the supported types are linear and llama3");
+                      "\" is not supported; the supported types are linear, llama3 and "
+                      "longrope");
     const double factor = positive_finite(s, "factor", file);
     m.rope_scale_factor = float(factor);
     if (type == "linear") {

@@ -12,6 +12,10 @@ enum class RopeScaling : uint8_t {
     None,
     Linear,  // positions divided by rope_scale_factor
     Llama3,  // per-pair frequency divisors (rope_freq_divisors)
+    // Per-pair divisors chosen by the context (Phi-3 LongRoPE): rope_freq_divisors up to
+    // rope_original_context positions, rope_long_divisors beyond; scores scaled by
+    // rope_attention_factor squared.
+    LongRope,
 };
 
 struct ModelConfig {
@@ -34,8 +38,17 @@ struct ModelConfig {
     RopeScaling rope_scaling = RopeScaling::None;
     float rope_scale_factor = 1.0f;  // the declared factor (Linear, Llama3)
     // Llama3: [head_dim / 2], what each pair's frequency is divided by (GGUF rope_freqs.weight,
-    // or computed from config.json's rope_scaling); empty otherwise.
+    // or computed from config.json's rope_scaling); LongRope: the short factors; empty otherwise.
     std::vector<float> rope_freq_divisors;
+    // LongRope: [head_dim / 2], the long factors, used when the context is longer than
+    // rope_original_context (llama.cpp's rule: the choice is made once for a context, so every
+    // row of a cache is rotated alike and re-rotation composes).
+    std::vector<float> rope_long_divisors;
+    int rope_original_context = 0;
+    // LongRope: what transformers multiplies cos and sin by (llama.cpp: rope.scaling.attn_factor),
+    // so every score q·k is multiplied by its square. Applied to the score, not to the rotation:
+    // a rotated K then keeps its norm and a K-shift stays a pure rotation.
+    float rope_attention_factor = 1.0f;
     // Sliding-window attention (docs/ARCHITECTURE.md §2.1): [n_layers], how many positions back
     // a query at position p sees, keys at p - window + 1 .. p (llama.cpp's and transformers'
     // rule); 0 = the whole context. Empty when no layer has a window.
@@ -46,11 +59,18 @@ struct ModelConfig {
     }
     int kv_dim() const { return n_kv_heads * head_dim; }
     int q_dim() const { return n_heads * head_dim; }
-    // Everything RoPE needs; points into this config (rope_freq_divisors), so keep it no longer.
-    RopeParams rope() const {
+    // Whether a context of `context_length` positions rotates with the long LongRoPE factors.
+    bool uses_long_rope(int64_t context_length) const {
+        return rope_scaling == RopeScaling::LongRope && context_length > rope_original_context;
+    }
+    // Everything RoPE needs for a context of `context_length` positions (only LongRope depends
+    // on it); points into this config (the divisors), so keep it no longer.
+    RopeParams rope(int64_t context_length) const {
+        const std::vector<float>& divisors =
+            uses_long_rope(context_length) ? rope_long_divisors : rope_freq_divisors;
         return {rope_theta, rope_layout,
                 rope_scaling == RopeScaling::Linear ? 1.0 / double(rope_scale_factor) : 1.0,
-                rope_freq_divisors.empty() ? nullptr : rope_freq_divisors.data()};
+                divisors.empty() ? nullptr : divisors.data()};
     }
 };
 

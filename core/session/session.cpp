@@ -48,10 +48,11 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
     : options_(std::move(options)),
       model_(std::move(model)),
       backend_(create_backend(options_.backend)),
-      engine_(std::make_unique<Transformer>(model_, *backend_)),
       sampler_(options_.sampling) {
     if (options_.capacity == 0)  // a negative one is refused when the state is made
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
+    engine_context_ = options_.capacity;
+    engine_ = std::make_unique<Transformer>(model_, *backend_, 0, engine_context_);
     gist_net_ = load_gist_net(options_.gist_net);
     check_gist_net_k(*gist_net_, options_.gist_net, options_.wlod_k);
     new_state();  // refuses a bad capacity before a conflict is judged with it
@@ -59,6 +60,13 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
     trace_.add(trace_header(options_));
     spdlog::info("session: {} ({}), backend {}, capacity {} rows", model_->source,
                  model_->file_type, backend_->name(), options_.capacity);
+    if (model_->config.rope_scaling == RopeScaling::LongRope)
+        spdlog::info(
+            "session: LongRoPE with the {} factors for the whole session (capacity {} "
+            "{} the original context of {})",
+            model_->config.uses_long_rope(engine_context_) ? "long" : "short", engine_context_,
+            model_->config.uses_long_rope(engine_context_) ? ">" : "<=",
+            model_->config.rope_original_context);
 }
 
 Session::~Session() = default;

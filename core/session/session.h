@@ -279,6 +279,9 @@ private:
     SessionOptions options_;
     std::shared_ptr<const Model> model_;
     std::unique_ptr<Backend> backend_;
+    // The capacity the session started with: the context its engine is made for (LongRoPE's
+    // factors, Transformer), kept by copies and checkpoints when set_layout changes the rows.
+    int64_t engine_context_ = 0;
     std::unique_ptr<Transformer> engine_;
     std::unique_ptr<StateManager> state_;
     std::unique_ptr<Proposer> proposer_;

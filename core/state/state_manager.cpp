@@ -169,7 +169,7 @@ void StateManager::reindex_layer(int layer) {
         cache_->read_k(layer, r, k.data());
         for (int h = 0; h < c.n_kv_heads; ++h)
             rope_rerotate(k.data() + size_t(h) * size_t(c.head_dim), c.head_dim, double(delta),
-                          c.rope());
+                          engine_->rope());
         cache_->overwrite_k(layer, r, k.data());
         map.rope_pos[size_t(r)] = r;
     }

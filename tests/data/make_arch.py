@@ -7,13 +7,15 @@ convert_hf_to_gguf.py writes for that architecture (and llama.cpp's Q/K permutat
 `llama` only: qwen2, qwen3 and phi3 keep Hugging Face's rows and rotate the two halves). The
 reference forward below is transformers' modelling written out plainly in numpy float64, one
 switch per family difference (Q/K/V biases, per-head Q/K RMSNorm, fused Q|K|V and gate|up,
-tied embeddings, llama3 and linear RoPE scaling, sliding windows per layer).
+tied embeddings, llama3, linear and LongRoPE scaling, sliding windows per layer).
 
 Layout under OUTDIR, per family FAM (see FAMILIES):
   FAM/hf/           config.json, tokenizer.json, model.safetensors
   FAM/model.gguf    the same model as GGUF (not for a family marked hf_only)
   FAM/reference.txt line 1: prompt ids; line 2: float64 logits of the last prompt token;
-                    line 3: the greedy continuation (GREEDY_STEPS ids), each step a full pass
+                    line 3: the greedy continuation (GREEDY_STEPS ids), each step a full pass;
+                    LongRoPE only, line 4: line 2's logits with the short factors (lines 2-3
+                    are for a context of MAX_POS positions, longer than the original one)
   bad/NAME.gguf, bad/NAME/ (HF folders): one defect each; bad_cases.txt lists
                     NAME TAB kind TAB what the message must contain
   families.txt      one family a line
@@ -50,6 +52,12 @@ FAMILIES = {
     "mistral": dict(arch="llama", cls="MistralForCausalLM", window=7),
     "qwen2_swa": dict(arch="qwen2", cls="Qwen2ForCausalLM", bias=True, tied=True, window=5,
                       max_window_layers=1, hf_only=True),
+    # Phi-3-*-128k / Phi-3.5: per-pair divisors for contexts up to the original one (short) and
+    # beyond (long), and an attention factor from the ratio of the contexts.
+    "phi3_longrope": dict(arch="phi3", cls="Phi3ForCausalLM", fused=True, original=16,
+                          scaling={"type": "longrope",
+                                   "short_factor": [1.0, 1.02, 1.05, 1.1, 1.15, 1.2, 1.3, 1.5],
+                                   "long_factor": [1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0]}),
 }
 
 
@@ -160,12 +168,24 @@ def config_json(fam: dict, vocab: int) -> dict:
         doc.update(head_dim=head_dim(fam), attention_bias=False)
     if fam["arch"] == "phi3":
         # As long as the context: no position falls outside it (Phi-3.5's 262144 > 131072).
-        doc.update(sliding_window=MAX_POS, original_max_position_embeddings=MAX_POS,
+        doc.update(sliding_window=MAX_POS, original_max_position_embeddings=original_context(fam),
                    attention_bias=False)
     return doc
 
 
 # ---------------------------------------------------------------- reference forward
+
+
+def original_context(fam: dict) -> int:
+    """Phi-3's original_max_position_embeddings: the pretrained context."""
+    return opt(fam, "original", MAX_POS)
+
+
+def longrope_attention_factor(fam: dict) -> float:
+    """transformers' _compute_longrope_parameters: from the ratio of the contexts."""
+    factor = MAX_POS / original_context(fam)
+    return 1.0 if factor <= 1.0 else float(np.sqrt(1 + np.log(factor) /
+                                                   np.log(original_context(fam))))
 
 
 def rms_norm(x, w):
@@ -177,8 +197,9 @@ def rotate_half(x):
     return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
 
 
-def inv_freq_of(fam: dict) -> np.ndarray:
-    """transformers' rope init functions (default, linear, llama3) in float64."""
+def inv_freq_of(fam: dict, long_context: bool) -> np.ndarray:
+    """transformers' rope init functions (default, linear, llama3, longrope) in float64;
+    long_context: LongRoPE's long factors (a context longer than the original one)."""
     hd = head_dim(fam)
     inv_freq = 1.0 / ROPE_THETA ** (np.arange(0, hd, 2, dtype=np.float64) / hd)
     s = opt(fam, "scaling", None)
@@ -187,6 +208,8 @@ def inv_freq_of(fam: dict) -> np.ndarray:
     kind = s.get("rope_type", s.get("type"))
     if kind == "linear":
         return inv_freq / s["factor"]
+    if kind == "longrope":
+        return inv_freq / np.array(s["long_factor" if long_context else "short_factor"])
     assert kind == "llama3"
     factor, low, high = s["factor"], s["low_freq_factor"], s["high_freq_factor"]
     old = s["original_max_position_embeddings"]
@@ -199,16 +222,18 @@ def inv_freq_of(fam: dict) -> np.ndarray:
     return np.where(medium, smoothed, scaled)
 
 
-def reference_logits(fam: dict, w: dict, ids: list) -> np.ndarray:
+def reference_logits(fam: dict, w: dict, ids: list, long_context=True) -> np.ndarray:
     """Logits of every position: the family's transformers forward, float64, plainly."""
     W = {k: v.astype(np.float64) for k, v in w.items()}
     hd = head_dim(fam)
     qd, kvd = N_HEADS * hd, N_KV_HEADS * hd
     T = len(ids)
     x = W["model.embed_tokens.weight"][ids]
-    freqs = np.outer(np.arange(T, dtype=np.float64), inv_freq_of(fam))
+    freqs = np.outer(np.arange(T, dtype=np.float64), inv_freq_of(fam, long_context))
     emb = np.concatenate([freqs, freqs], axis=-1)
-    cos, sin = np.cos(emb)[:, None, :], np.sin(emb)[:, None, :]
+    # LongRoPE's attention factor multiplies cos and sin, as transformers applies it.
+    scale = longrope_attention_factor(fam) if "original" in fam else 1.0
+    cos, sin = np.cos(emb)[:, None, :] * scale, np.sin(emb)[:, None, :] * scale
     group = N_HEADS // N_KV_HEADS
     for i, window in enumerate(layer_windows(fam)):
         p = f"model.layers.{i}."
@@ -334,9 +359,12 @@ def write_gguf(path: pathlib.Path, fam: dict, w: dict, tok: Tokenizer, vocab: in
                      ("rope.scaling.factor", lambda: writer.add_rope_scaling_factor(s["factor"]))]
     if fam["arch"] == "phi3":
         keys += [("rope.scaling.original_context_length",
-                  lambda: writer.add_rope_scaling_orig_ctx_len(MAX_POS)),
+                  lambda: writer.add_rope_scaling_orig_ctx_len(original_context(fam))),
                  ("rope.dimension_count", lambda: writer.add_rope_dimension_count(head_dim(fam))),
                  ("attention.sliding_window", lambda: writer.add_sliding_window(MAX_POS))]
+    if "original" in fam:  # Phi3MiniModel: the attention factor of a LongRoPE model
+        keys += [("rope.scaling.attn_factor",
+                  lambda: writer.add_rope_scaling_attn_factors(longrope_attention_factor(fam)))]
     if fam["arch"] == "llama" and "window" in fam:
         keys += [("attention.sliding_window", lambda: writer.add_sliding_window(fam["window"]))]
     skip = {skip_key} if isinstance(skip_key, str) else set(skip_key or ())
@@ -354,7 +382,9 @@ def write_gguf(path: pathlib.Path, fam: dict, w: dict, tok: Tokenizer, vocab: in
     s = opt(fam, "scaling", None)
     if s and s.get("rope_type") == "llama3":
         tensors["rope_freqs.weight"] = llama3_rope_freqs(fam)
-    hd = head_dim(fam)
+    if s and s.get("type") == "longrope":
+        tensors["rope_factors_long.weight"] = np.array(s["long_factor"], dtype=np.float32)
+        tensors["rope_factors_short.weight"] = np.array(s["short_factor"], dtype=np.float32)
     for i in range(N_LAYERS):
         for hf_name, gguf_name in GGUF_NAMES.items():
             key = f"model.layers.{i}.{hf_name}"
@@ -430,10 +460,16 @@ def write_bad(out: pathlib.Path, tok: Tokenizer, vocab: int, rng):
               extra=lambda wr: wr.add_rope_scaling_type(gguf.RopeScalingType.LINEAR))
     gguf_case("window_too_long", qwen2, w2, "BadMetadata", "qwen2.attention.sliding_window",
               extra=lambda wr: wr.add_sliding_window(2**31))
-    gguf_case("longrope", FAMILIES["phi3"], make_weights(FAMILIES["phi3"], vocab, rng),
-              "BadMetadata", "rope_factors_long.weight",
-              extra=lambda wr: wr.add_tensor("rope_factors_long.weight",
-                                             np.ones(8, dtype=np.float32)))
+    longrope = FAMILIES["phi3_longrope"]
+    w_lr = make_weights(longrope, vocab, rng)
+    gguf_case("longrope_no_short", longrope, w_lr, "MissingTensor", "rope_factors_short.weight",
+              skip_tensor="rope_factors_short.weight")
+    gguf_case("longrope_type_only", FAMILIES["phi3"], make_weights(FAMILIES["phi3"], vocab, rng),
+              "MissingTensor", "rope_factors_short.weight",
+              extra=lambda wr: wr.add_rope_scaling_type(gguf.RopeScalingType.LONGROPE))
+    gguf_case("longrope_no_original", longrope, w_lr, "MissingMetadata",
+              "phi3.rope.scaling.original_context_length",
+              skip_key="rope.scaling.original_context_length")
     hf_case("hf_unknown_arch", qwen2, w2, "BadMetadata",
             "the supported architectures are LlamaForCausalLM, MistralForCausalLM, "
             "Qwen2ForCausalLM, Qwen3ForCausalLM, Phi3ForCausalLM",
@@ -452,10 +488,12 @@ def write_bad(out: pathlib.Path, tok: Tokenizer, vocab: int, rng):
     del scaling["low_freq_factor"]
     hf_case("hf_llama3_no_low", llama3, w_l3, "MissingMetadata", "low_freq_factor",
             change={"rope_scaling": scaling})
-    hf_case("hf_longrope", FAMILIES["phi3"], make_weights(FAMILIES["phi3"], vocab, rng),
-            "BadMetadata", "longrope",
-            change={"rope_scaling": {"type": "longrope", "long_factor": [1.0] * 8,
+    hf_case("hf_longrope_short_list", longrope, w_lr, "BadMetadata", "rope_scaling.long_factor",
+            change={"rope_scaling": {"type": "longrope", "long_factor": [1.0] * 7,
                                      "short_factor": [1.0] * 8}})
+    hf_case("hf_longrope_zero", longrope, w_lr, "BadMetadata", "rope_scaling.short_factor[3]",
+            change={"rope_scaling": {"type": "longrope", "long_factor": [1.0] * 8,
+                                     "short_factor": [1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0]}})
     hf_case("hf_window_missing", qwen2, w2, "BadMetadata", "\"sliding_window\" is missing",
             change={"use_sliding_window": True, "sliding_window": None})
     hf_case("hf_layer_types", qwen2, w2, "BadMetadata", "\"layer_types\"[1]",
@@ -493,6 +531,9 @@ def generate(out: pathlib.Path):
             fh.write(" ".join(map(str, ids)) + "\n")
             fh.write(" ".join(repr(float(x)) for x in logits) + "\n")
             fh.write(" ".join(map(str, greedy)) + "\n")
+            if "original" in fam:
+                short = reference_logits(fam, w, ids, long_context=False)[-1]
+                fh.write(" ".join(repr(float(x)) for x in short) + "\n")
     write_bad(out, tok, vocab, rng)
     (out / "families.txt").write_text("\n".join(FAMILIES) + "\n")
 

@@ -33,6 +33,7 @@ struct Reference {
     std::vector<int32_t> ids;
     std::vector<double> logits;
     std::vector<int32_t> greedy;
+    std::vector<double> short_logits;  // LongRoPE: the logits with the short factors
 };
 
 template <class T>
@@ -54,6 +55,7 @@ Reference read_reference(const std::string& family) {
     r.logits = numbers<double>(line);
     std::getline(in, line);
     r.greedy = numbers<int32_t>(line);
+    if (std::getline(in, line)) r.short_logits = numbers<double>(line);
     return r;
 }
 
@@ -92,7 +94,8 @@ private slots:
     void matches_float64_reference_data() {
         QTest::addColumn<QString>("family");
         QTest::addColumn<bool>("gguf");
-        for (const char* family : {"qwen2", "qwen3", "phi3", "llama3", "linear", "mistral"})
+        for (const char* family :
+             {"qwen2", "qwen3", "phi3", "llama3", "linear", "mistral", "phi3_longrope"})
             for (const bool gguf : {false, true})
                 QTest::newRow(qPrintable(QString("%1 %2").arg(family, gguf ? "gguf" : "hf")))
                     << QString(family) << gguf;
@@ -242,6 +245,79 @@ private slots:
         QCOMPARE(drift.first_diverging_layer, -1);
         const double err = test::relative_error(state.last_logits(), ref.logits);
         QVERIFY2(err < 1e-4, qPrintable(QString("relative error %1").arg(err)));
+    }
+
+    // LongRoPE: both files give the factors and the attention factor transformers derives from
+    // the contexts (sqrt(1 + ln 16 / ln 16) for 256 positions over 16); a context up to the
+    // original 16 positions rotates with the short factors, a longer one with the long factors
+    // (the reference's lines 4 and 2), and without the attention factor both miss.
+    void longrope_factors_follow_the_context() {
+        const Reference ref = read_reference("phi3_longrope");
+        QCOMPARE(ref.short_logits.size(), ref.logits.size());
+        QVERIFY(test::relative_error(
+                    std::vector<float>(ref.short_logits.begin(), ref.short_logits.end()),
+                    ref.logits) > 1e-2);  // the two sets differ visibly
+        auto backend = make_cpu_backend(1);
+        for (const bool gguf : {false, true}) {
+            auto model = load("phi3_longrope", gguf);
+            const ModelConfig& c = model->config;
+            QVERIFY(c.rope_scaling == RopeScaling::LongRope);
+            QCOMPARE(c.rope_original_context, 16);
+            QVERIFY(std::abs(c.rope_attention_factor - std::sqrt(2.0f)) < 1e-6f);
+            QCOMPARE(c.rope_freq_divisors[7], 1.5f);
+            QCOMPARE(c.rope_long_divisors[7], 12.0f);
+            QVERIFY(!c.uses_long_rope(16) && c.uses_long_rope(17));
+            const Transformer short_context(model, *backend, 0, 16);
+            const Transformer long_context(model, *backend, 0, 17);
+            const std::vector<float> s = test::one_pass_logits(short_context, ref.ids);
+            const std::vector<float> l = test::one_pass_logits(long_context, ref.ids);
+            QVERIFY2(test::relative_error(s, ref.short_logits) < 1e-4,
+                     qPrintable(QString::number(test::relative_error(s, ref.short_logits))));
+            QVERIFY2(test::relative_error(l, ref.logits) < 1e-4,
+                     qPrintable(QString::number(test::relative_error(l, ref.logits))));
+            model->config.rope_attention_factor = 1.0f;
+            const Transformer unscaled(model, *backend, 0, 17);
+            QVERIFY(test::relative_error(test::one_pass_logits(unscaled, ref.ids), ref.logits) >
+                    1e-2);
+        }
+    }
+
+    // A K-shift re-rotates with the factors the engine rotated with: after a removal under
+    // Reindex, layer 0's K (which depends only on token and position) equals a fresh pass over
+    // the remaining tokens, in a long context (capacity 64 > 16) whose factors are not the
+    // short ones.
+    void longrope_k_shift_composes() {
+        const Reference ref = read_reference("phi3_longrope");
+        auto backend = make_cpu_backend(1);
+        const auto model = load("phi3_longrope", true);
+        const Transformer t(model, *backend, 0, 64);
+        StateManager state(t, StateOptions{64, RopePolicy::Reindex});
+        state.append(ref.ids, EntryKind::Prompt, 0);
+        QVERIFY(test::relative_error(state.last_logits(), ref.logits) < 1e-4);
+        state.remove({}, 2, 1);
+        std::vector<int32_t> rest = ref.ids;
+        rest.erase(rest.begin() + 2);
+        std::vector<Item> items;
+        std::vector<int32_t> positions;
+        for (size_t i = 0; i < rest.size(); ++i) {
+            items.push_back(Item::of_token(rest[i]));
+            positions.push_back(int32_t(i));
+        }
+        const std::vector<LayerContext> empty(size_t(model->config.n_layers));
+        const ForwardOutput fresh = t.forward(items, positions, empty, {false, false});
+        const int kv = model->config.kv_dim();
+        std::vector<float> k(size_t(kv), 0.0f);
+        for (int r = 0; r < int(rest.size()); ++r) {
+            state.cache().read_k(0, r, k.data());
+            double err = 0.0, norm = 0.0;
+            for (int i = 0; i < kv; ++i) {
+                const double e = fresh.k[0][size_t(r * kv + i)];
+                err = std::max(err, std::fabs(double(k[size_t(i)]) - e));
+                norm += e * e;
+            }
+            QVERIFY2(err / std::sqrt(norm) <= 1e-6,
+                     qPrintable(QString("row %1: %2").arg(r).arg(err)));
+        }
     }
 
     // config.json's llama3 parameters give the divisors the converter writes as rope_freqs.

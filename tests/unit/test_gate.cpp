@@ -74,8 +74,7 @@ LifespanRecords known_function_records() {
             for (float& k : key) k = float(next() * 3.0);
             const double y = 1.2 + 0.6 * key[0] - 0.4 * std::abs(key[1 + l]);
             const float ticks = std::clamp(std::round(std::pow(4.0, y) - 1.0), 0.0, 32.0);
-            r.layers[size_t(l)].keys.insert(r.layers[size_t(l)].keys.end(), key.begin(),
-                                            key.end());
+            r.layers[size_t(l)].keys.insert(r.layers[size_t(l)].keys.end(), key.begin(), key.end());
             r.layers[size_t(l)].lifespans.push_back(ticks);
         }
     return r;
@@ -194,7 +193,8 @@ private slots:
             return k;
         };
         auto key = [&](int row, GateKeyKind kind) {
-            return gate_key(row_k(row), state.layer_map(0).rope_pos[size_t(row)], c, kind);
+            return gate_key(row_k(row), state.layer_map(0).rope_pos[size_t(row)], c,
+                            state.engine().rope(), kind);
         };
         const std::vector<float> first = key(1, GateKeyKind::PreRope);
         double post_diff = 0.0;

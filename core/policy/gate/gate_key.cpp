@@ -8,7 +8,7 @@
 namespace kvw {
 
 std::vector<float> gate_key(std::span<const float> k, double rope_pos, const ModelConfig& config,
-                            GateKeyKind kind) {
+                            const RopeParams& rope, GateKeyKind kind) {
     if (k.size() != size_t(config.kv_dim()))
         throw std::invalid_argument("gate_key: a K row of " + std::to_string(k.size()) +
                                     " floats, the model's kv_dim is " +
@@ -17,7 +17,7 @@ std::vector<float> gate_key(std::span<const float> k, double rope_pos, const Mod
     if (kind == GateKeyKind::PreRope)
         for (int h = 0; h < config.n_kv_heads; ++h)
             rope_unrotate(key.data() + size_t(h) * size_t(config.head_dim), config.head_dim,
-                          rope_pos, config.rope());
+                          rope_pos, rope);
     return key;
 }
 

@@ -45,9 +45,9 @@ void LifespanRecorder::observe(const StateManager& state, int64_t tick) {
                 // Born this tick (ids only grow); its own query's attention does not count.
                 std::vector<float> k(static_cast<size_t>(kv_dim));
                 state.cache().read_k(l, row, k.data());  // decoded from the storage type
-                watched.emplace(
-                    id, Watched{tick, 0,
-                                gate_key(k, map.rope_pos[size_t(row)], config, records_.key_kind)});
+                watched.emplace(id, Watched{tick, 0,
+                                            gate_key(k, map.rope_pos[size_t(row)], config,
+                                                     state.engine().rope(), records_.key_kind)});
                 next_id = id + 1;
                 ++seen;
                 continue;

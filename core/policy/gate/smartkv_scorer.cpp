@@ -40,8 +40,8 @@ void SmartKvScorer::observe(const StateManager& state, bool) { gate_for(state); 
 
 float SmartKvScorer::score(const ScoredRow& row, const StateManager& state) {
     const GateMlp& gate = gate_for(state);
-    const std::vector<float> key =
-        gate_key(row.k, row.rope_pos, state.engine().model().config, gate.key_kind());
+    const std::vector<float> key = gate_key(row.k, row.rope_pos, state.engine().model().config,
+                                            state.engine().rope(), gate.key_kind());
     const float score = gate.score(row.layer, key);
     // A gate with huge finite weights overflows to NaN, which every comparison of the
     // eviction then skips: the rows it keeps would be arbitrary.
