@@ -12,6 +12,7 @@
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
 #include "core/session/generator.h"
+#include "policy_eval.h"
 #include "sampling_args.h"
 #include "top_logits.h"
 
@@ -65,10 +66,30 @@ CalendarDate chat_date(const CliArgs& args) {
     return utc_date_today();
 }
 
+// --chat-template-kwargs: a JSON object (or @FILE holding one) whose entries the template sees
+// as variables, as llama.cpp's option of that name and transformers' apply_chat_template
+// keyword arguments give them: {"enable_thinking": false}, {"tools": [...]}.
+std::vector<std::pair<std::string, jinja::Value>> chat_template_kwargs(const CliArgs& args) {
+    if (!args.has("chat-template-kwargs")) return {};
+    std::string text = args.get("chat-template-kwargs");
+    if (text.starts_with("@")) text = read_text_file(text.substr(1));
+    jinja::Value value;
+    try {
+        value = chat_value_from_json(text);
+    } catch (const ChatTemplateError& e) {
+        throw UsageError(std::string("--chat-template-kwargs: ") + e.what());
+    }
+    if (!value.is<jinja::DictRef>())
+        throw UsageError(
+            "--chat-template-kwargs takes a JSON object, such as "
+            "'{\"enable_thinking\": false}'");
+    return value.dict_data().entries;
+}
+
 // The prompt's ids: as text after BOS, or with --chat as a turn in the model's template.
 std::vector<int32_t> prompt_ids(const CliArgs& args, const Model& model) {
     if (!args.has("chat")) return model.tokenizer.encode(args.get("prompt"), true);
-    ChatTurn turn{args.get("prompt"), std::nullopt, chat_date(args)};
+    ChatTurn turn{args.get("prompt"), std::nullopt, chat_date(args), chat_template_kwargs(args)};
     if (args.has("system")) turn.system = args.get("system");
     try {
         const ChatPrompt prompt = render_chat_prompt(model.tokenizer, turn);
@@ -86,9 +107,10 @@ int run_generate(const CliArgs& args) {
     const long n = long(args.get_count("n", INT32_MAX));
     const long k = long(args.get_count("logits", INT32_MAX));
     // Refused before the model loads: options --chat would read, given without it.
-    if (!args.has("chat") && (args.has("system") || args.has("chat-date")))
-        throw UsageError(std::string("--") + (args.has("system") ? "system" : "chat-date") +
-                         " is only read with --chat");
+    if (!args.has("chat"))
+        for (const char* option : {"system", "chat-date", "chat-template-kwargs"})
+            if (args.has(option))
+                throw UsageError(std::string("--") + option + " is only read with --chat");
     const auto model = load_model(args.get("model"));
 
     const std::vector<int32_t> prompt = prompt_ids(args, *model);
@@ -153,6 +175,9 @@ CommandSpec generate_command() {
         {"system", "TEXT", "", "with --chat: a system turn before the user's"},
         {"chat-date", "YYYY-MM-DD", "",
          "with --chat: the date the template is told; without it today's (UTC)"},
+        {"chat-template-kwargs", "JSON", "",
+         "with --chat: more variables for the template, a JSON object or @FILE "
+         "(e.g. '{\"enable_thinking\": false}', '{\"tools\": [...]}')"},
         {"n", "N", "32", "tokens to generate"},
     };
     for (const OptionSpec& o : sampling_options()) options.push_back(o);

@@ -26,6 +26,7 @@ ChatPrompt render_chat_prompt(const Tokenizer& tokenizer, const ChatTurn& turn) 
     options.bos_token = piece_or_empty(vocab, vocab.bos_id);
     options.eos_token = piece_or_empty(vocab, vocab.eos_id);
     options.today = turn.today;
+    options.variables = turn.variables;
 
     ChatPrompt prompt;
     prompt.text = render_chat(*vocab.chat_template, messages, options);

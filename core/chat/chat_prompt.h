@@ -16,6 +16,8 @@ struct ChatTurn {
     std::optional<std::string> system;  // a system turn before the user's
     // What strftime_now reports (ChatTemplateOptions::today); absent: not defined.
     std::optional<CalendarDate> today;
+    // More names for the template (ChatTemplateOptions::variables): enable_thinking, tools, ...
+    std::vector<std::pair<std::string, jinja::Value>> variables;
 };
 
 struct ChatPrompt {

@@ -23,12 +23,12 @@ void require_utf8(std::string_view text, const std::string& what) {
     }
 }
 
-Value from_json(const nlohmann::json& j) {
+Value from_json(const nlohmann::ordered_json& j) {
     switch (j.type()) {
-        case nlohmann::json::value_t::null: return nullptr;
-        case nlohmann::json::value_t::boolean: return j.get<bool>();
-        case nlohmann::json::value_t::number_integer: return j.get<int64_t>();
-        case nlohmann::json::value_t::number_unsigned: {
+        case nlohmann::ordered_json::value_t::null: return nullptr;
+        case nlohmann::ordered_json::value_t::boolean: return j.get<bool>();
+        case nlohmann::ordered_json::value_t::number_integer: return j.get<int64_t>();
+        case nlohmann::ordered_json::value_t::number_unsigned: {
             const uint64_t u = j.get<uint64_t>();
             if (u > uint64_t(INT64_MAX))
                 throw ChatTemplateError(
@@ -36,14 +36,14 @@ Value from_json(const nlohmann::json& j) {
                     "the number " + std::to_string(u) + " does not fit in 64 bits");
             return int64_t(u);
         }
-        case nlohmann::json::value_t::number_float: return j.get<double>();
-        case nlohmann::json::value_t::string: return j.get<std::string>();
-        case nlohmann::json::value_t::array: {
+        case nlohmann::ordered_json::value_t::number_float: return j.get<double>();
+        case nlohmann::ordered_json::value_t::string: return j.get<std::string>();
+        case nlohmann::ordered_json::value_t::array: {
             std::vector<Value> items;
             for (const auto& item : j) items.push_back(from_json(item));
             return Value::list(std::move(items));
         }
-        case nlohmann::json::value_t::object: {
+        case nlohmann::ordered_json::value_t::object: {
             jinja::DictData dict;
             for (const auto& [key, item] : j.items()) dict.set(key, from_json(item));
             return Value::dict(std::move(dict));
@@ -93,7 +93,7 @@ void check_chat_template(std::string_view template_text) {
 
 Value chat_value_from_json(std::string_view json_text) {
     try {
-        return from_json(parse_json_bounded(json_text));
+        return from_json(parse_ordered_json_bounded(json_text));
     } catch (const JsonError& e) {
         throw ChatTemplateError(ChatTemplateErrorKind::BadInput, 0, 0, "JSON", e.what());
     }

@@ -50,14 +50,15 @@ std::string path_of_overflow(std::string_view text) {
 
 }  // namespace
 
-nlohmann::json parse_json_bounded(std::string_view text, int max_depth) {
+template <class Json>
+Json parse_bounded(std::string_view text, int max_depth) {
     if (const auto too_deep = scan_json(text, max_depth).too_deep_at)
         throw JsonError(
             JsonFaultKind::TooDeep, {},
             "arrays and objects nest deeper than " + std::to_string(max_depth) + " levels",
             uint64_t(*too_deep));
     try {
-        return nlohmann::json::parse(text);
+        return Json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         // e.byte counts the bytes read, so the fault is at the last one read.
         throw JsonError(JsonFaultKind::Syntax, {}, syntax_detail(e),
@@ -66,6 +67,14 @@ nlohmann::json parse_json_bounded(std::string_view text, int max_depth) {
         throw JsonError(JsonFaultKind::BadNumber, path_of_overflow(text),
                         "holds a number too large for a double");
     }
+}
+
+nlohmann::json parse_json_bounded(std::string_view text, int max_depth) {
+    return parse_bounded<nlohmann::json>(text, max_depth);
+}
+
+nlohmann::ordered_json parse_ordered_json_bounded(std::string_view text, int max_depth) {
+    return parse_bounded<nlohmann::ordered_json>(text, max_depth);
 }
 
 }  // namespace kvw

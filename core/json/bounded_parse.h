@@ -17,5 +17,9 @@ inline constexpr int kMaxJsonDepth = 128;
 // explanation as detail), BadNumber (a number literal beyond a double, such as 1e999; the key path
 // that holds it). Every JSON entry point of the core parses through here.
 nlohmann::json parse_json_bounded(std::string_view text, int max_depth = kMaxJsonDepth);
+// The same, keeping each object's keys in the order of the text (nlohmann::json sorts them):
+// for values whose order is seen, such as a chat template's tojson of a tool schema.
+nlohmann::ordered_json parse_ordered_json_bounded(std::string_view text,
+                                                  int max_depth = kMaxJsonDepth);
 
 }  // namespace kvw

@@ -7,6 +7,8 @@ user turn, jinja2's rendering and the ids `tokenizers` gives it. Here:
   files (the template writes the BOS; no second one is added);
 * `kvw info --json` says the template is there and renderable, and that a model without one
   has none;
+* `--chat-template-kwargs '{"enable_thinking": false}'` (or @FILE) reaches the template: the
+  ids of jinja2's rendering with that variable; a value that is not a JSON object is refused;
 * `--chat` on a model without a template fails with a message saying so, before generating;
   `--system` without `--chat` is a usage error.
 
@@ -40,6 +42,24 @@ class ChatGenerate(unittest.TestCase):
             self.assertEqual(out["prompt_ids"], self.expected["ids"], model)
             self.assertTrue(out["text"].startswith(self.expected["text"]), out["text"])
 
+    def test_template_kwargs_reach_the_template(self):
+        kwargs = json.dumps(self.expected["kwargs"])
+        kwargs_file = DATA / "model" / "kwargs.json"
+        kwargs_file.write_text(kwargs)
+        for value in (kwargs, "@" + str(kwargs_file)):
+            run = kvw("generate", "--model", str(DATA / "model/model.gguf"), "--chat",
+                      "--system", self.expected["system"], "--prompt", self.expected["prompt"],
+                      "-n", "1", "--chat-template-kwargs", value, "--json")
+            self.assertEqual(run.returncode, 0, run.stderr)
+            out = json.loads(run.stdout)
+            self.assertEqual(out["prompt_ids"], self.expected["kwargs_ids"])
+            self.assertNotEqual(out["prompt_ids"], self.expected["ids"])
+        for bad, says in (("[1, 2]", "JSON object"), ("{\"a\": ", "--chat-template-kwargs")):
+            run = kvw("generate", "--model", str(DATA / "model/model.gguf"), "--chat",
+                      "--prompt", "x", "--chat-template-kwargs", bad)
+            self.assertEqual(run.returncode, 2, run.stderr)
+            self.assertIn(says, run.stderr)
+
     def test_info_reports_the_template(self):
         run = kvw("info", str(DATA / "model" / "model.gguf"), "--json")
         self.assertEqual(run.returncode, 0, run.stderr)
@@ -60,7 +80,8 @@ class ChatGenerate(unittest.TestCase):
         self.assertEqual(run.stdout, "")
 
     def test_chat_options_need_chat(self):
-        for option in (["--system", "S"], ["--chat-date", "2024-01-01"]):
+        for option in (["--system", "S"], ["--chat-date", "2024-01-01"],
+                       ["--chat-template-kwargs", "{}"]):
             run = kvw("generate", "--model", "synthetic:tiny", *option)
             self.assertEqual(run.returncode, 2, run.stderr)
             self.assertIn("only read with --chat", run.stderr)

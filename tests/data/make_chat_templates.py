@@ -447,10 +447,47 @@ CONVERSATIONS = [
     [{"role": "system", "content": SYSTEM},
      {"role": "assistant", "content": "An assistant speaks first."}],
 ]
+# Tool calling with real data: two functions as transformers passes them (JSON schema), and
+# conversations that call them, once and twice in a turn, with their results.
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "find_verse", "description": "Looks a verse up by book, chapter and verse.",
+        "parameters": {"type": "object", "properties": {
+            "book": {"type": "string", "description": "e.g. \"Genesis\""},
+            "chapter": {"type": "integer"}, "verse": {"type": "integer"}},
+            "required": ["book", "chapter"]}}},
+    {"type": "function", "function": {
+        "name": "count_words", "description": "Counts a word's uses in the text.",
+        "parameters": {"type": "object", "properties": {
+            "word": {"type": "string"}, "case_sensitive": {"type": "boolean"}},
+            "required": ["word"]},
+        "return": {"type": "integer"}}},
+]
+CALL_ONE = {"id": "call00001", "type": "function", "function": {
+    "name": "find_verse", "arguments": {"book": "Genesis", "chapter": 1, "verse": 1}}}
+CALL_TWO = {"id": "call00002", "type": "function", "function": {
+    "name": "count_words", "arguments": {"word": "ark", "case_sensitive": False}}}
+TOOL_CONVERSATIONS = [
+    [{"role": "system", "content": SYSTEM},
+     {"role": "user", "content": "Quote Genesis 1:1."},
+     {"role": "assistant", "content": "", "tool_calls": [CALL_ONE]},
+     {"role": "tool", "tool_call_id": "call00001",
+      "content": "In the beginning God created the heaven and the earth."},
+     {"role": "assistant", "content": "\"In the beginning God created the heaven and the earth.\""},
+     {"role": "user", "content": "Thanks."}],
+    [{"role": "user", "content": "Genesis 1:1, and how often is 'ark' used?"},
+     {"role": "assistant", "content": "Two lookups.", "tool_calls": [CALL_ONE, CALL_TWO]},
+     {"role": "tool", "tool_call_id": "call00001", "content": "In the beginning..."},
+     {"role": "tool", "tool_call_id": "call00002", "content": "26"}],
+]
+CONVERSATIONS += TOOL_CONVERSATIONS
 # Variables beside the standard ones, per template (rendered with and without).
 VARIANTS = {
     "qwen3": [{"enable_thinking": False}, {"enable_thinking": True}],
-    "llama3": [{"date_string": "02 Feb 2025"}],
+    "llama3": [{"date_string": "02 Feb 2025"}, {"tools": TOOLS},
+               {"tools": TOOLS, "tools_in_user_message": False}],
+    "qwen25": [{"tools": TOOLS}],
+    "mistral": [{"tools": TOOLS}],
 }
 
 
@@ -478,10 +515,11 @@ def environment() -> jinja2.Environment:
 def render(env, template: str, messages, add_generation_prompt: bool, variables: dict):
     """jinja2's text, or the message raise_exception was called with."""
     try:
-        text = env.from_string(template).render(
-            messages=messages, tools=None, documents=None,
-            add_generation_prompt=add_generation_prompt, bos_token=BOS, eos_token=EOS,
-            **variables)
+        # Set after the standard names, so a variant's tools replace tools=None.
+        names = {"messages": messages, "tools": None, "documents": None,
+                 "add_generation_prompt": add_generation_prompt, "bos_token": BOS,
+                 "eos_token": EOS, **variables}
+        text = env.from_string(template).render(**names)
         return {"expected": text}
     except env.Raised as e:
         return {"raised": str(e)}
@@ -489,9 +527,12 @@ def render(env, template: str, messages, add_generation_prompt: bool, variables:
 
 def write_model(out: pathlib.Path, env) -> None:
     """make_arch's llama3 model with TEMPLATES["llama3"]-like ChatML: GGUF and HF folder."""
+    # Qwen 3's switch: with enable_thinking false the reply starts with an empty think block.
     template = ("{{ bos_token }}{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + "
                 "m['content'] | trim + '<|endoftext|>' }}{% endfor %}"
-                "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+                "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}"
+                "{% if enable_thinking is defined and enable_thinking is false %}"
+                "{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}{% endif %}")
     fam = make_arch.FAMILIES["llama3"]
     tok = make_arch.make_tokenizer()
     vocab = tok.get_vocab_size(with_added_tokens=True)
@@ -506,16 +547,20 @@ def write_model(out: pathlib.Path, env) -> None:
         indent=2))
     messages = [{"role": "system", "content": "Be brief. "}, {"role": "user", "content": "the cache"}]
 
-    def rendered(turns):
+    def rendered(turns, **kwargs):
         return env.from_string(template).render(messages=turns, add_generation_prompt=True,
-                                                bos_token=BOS, eos_token=BOS, tools=None)
+                                                bos_token=BOS, eos_token=BOS, tools=None,
+                                                **kwargs)
 
     text, user_only = rendered(messages), rendered(messages[1:])
+    no_thinking = rendered(messages, enable_thinking=False)
     (model / "expected.json").write_text(json.dumps({
         "system": messages[0]["content"], "prompt": messages[1]["content"], "text": text,
         "template": template, "ids": tok.encode(text, add_special_tokens=False).ids,
         "user_only_text": user_only,
-        "user_only_ids": tok.encode(user_only, add_special_tokens=False).ids}, indent=2))
+        "user_only_ids": tok.encode(user_only, add_special_tokens=False).ids,
+        "kwargs": {"enable_thinking": False}, "kwargs_text": no_thinking,
+        "kwargs_ids": tok.encode(no_thinking, add_special_tokens=False).ids}, indent=2))
 
     for name, config in [
         ("hf_list", {"chat_template": [{"name": "tool_use", "template": "{{ 'tools' }}"},
