@@ -21,6 +21,7 @@
 #include "core/model/hf_model_loader.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
+#include "core/session/session.h"
 #include "core/state/state_manager.h"
 #include "tests/testdata.h"
 #include "tests/unit/one_pass_logits.h"
@@ -317,6 +318,48 @@ private slots:
             }
             QVERIFY2(err / std::sqrt(norm) <= 1e-6,
                      qPrintable(QString("row %1: %2").arg(r).arg(err)));
+        }
+    }
+
+    // Every family serves the workbench's sessions: each selective policy evicts from a small
+    // cache for some ticks (the Reindex RoPE policy re-rotates with the model's own RoPE) and
+    // every invariant holds after every tick, read in full; a rebuild then leaves the cache
+    // equal to a fresh recompute from the mirror (no drift), sliding windows and LongRoPE
+    // included.
+    void every_policy_runs_on_every_family_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* family : {"qwen2", "qwen3", "phi3", "llama3", "linear", "mistral",
+                                   "qwen2_swa", "phi3_longrope"}) {
+            const std::string dir = test::testdata_path(std::string("arch/") + family);
+            QTest::newRow(qPrintable(QString("%1 hf").arg(family)))
+                << QString::fromStdString(dir + "/hf");
+            if (std::string(family) != "qwen2_swa")
+                QTest::newRow(qPrintable(QString("%1 gguf").arg(family)))
+                    << QString::fromStdString(dir + "/model.gguf");
+        }
+    }
+    void every_policy_runs_on_every_family() {
+        QFETCH(QString, model);
+        for (const char* policy : {"streaming-llm", "h2o", "random"}) {
+            SessionOptions options;
+            options.model = model.toStdString();
+            options.capacity = 48;
+            options.proposer = policy;
+            options.policy.budget = PolicyBudget{2, 6, 4};
+            options.rope_policy = RopePolicy::Reindex;
+            Session session(options);
+            session.start("In the beginning God created the heaven and the earth.");
+            for (int t = 0; t < 8; ++t) {
+                const TickResult r = session.step();
+                QVERIFY2(!r.rejected && !r.aborted,
+                         qPrintable(QString::fromStdString(policy + (": " + r.abort_reason))));
+                for (const InvariantResult& i : session.state().check_invariants_full())
+                    QVERIFY2(i.passed, qPrintable(QString::fromStdString(
+                                           std::string(policy) + ": " + i.name + " " + i.detail)));
+            }
+            QVERIFY2(session.state().rows(0) <= 2 + 6 + 4 + 1, policy);  // it did evict
+            session.rebuild();
+            QCOMPARE(session.measure_drift().first_diverging_layer, -1);
         }
     }
 
