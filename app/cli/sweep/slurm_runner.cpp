@@ -143,7 +143,8 @@ std::map<int, std::string> slurm_shard_states(const fs::path& dir) {
         }
     };
     // Later submissions (--resume) are the ones that count: read in order, newest last.
-    for (const nlohmann::json& job : read_jobs(dir)["array_jobs"]) {
+    const nlohmann::json jobs = read_jobs(dir);
+    for (const nlohmann::json& job : jobs.at("array_jobs")) {
         const std::string id = job.get<std::string>();
         const ProgramOutput acct =
             run_program({"sacct", "-n", "-P", "-X", "-j", id, "-o", "JobID,State"});

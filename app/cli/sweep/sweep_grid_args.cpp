@@ -127,12 +127,17 @@ SweepPlan plan_from_args(const CliArgs& args) {
 
     std::vector<std::string> models = args.get_all("model");
     if (models.empty()) models.push_back(args.get("model"));
+    // Paths made absolute: an array task may start in another folder than the one it was
+    // planned in (sbatch --chdir, a login node's home).
+    for (std::string& spec : models)
+        if (fs::exists(spec)) spec = fs::absolute(spec).lexically_normal().string();
     std::vector<std::shared_ptr<const Model>> loaded;
     for (const std::string& spec : models) {
         loaded.push_back(load_model(spec));
         plan.models.push_back({spec, model_content_hash(spec), loaded.back()->config.max_context});
     }
-    plan.texts = expand_texts(args.get_all("file"));
+    for (const std::string& text : expand_texts(args.get_all("file")))
+        plan.texts.push_back(fs::absolute(text).lexically_normal().string());
     if (plan.texts.empty()) throw UsageError("--plan needs at least one --file");
     plan.cells = grid_cells(int(plan.models.size()), int(plan.texts.size()), grid_configs(axes));
     check_cells(plan);

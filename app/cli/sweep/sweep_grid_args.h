@@ -13,8 +13,9 @@ namespace kvw::cli {
 // (*.list: a path a line, relative to the list's folder; blank lines and # comments skipped);
 // --policy repeated (full: the full cache; default: full and every selective policy);
 // --budgets, --sink, --window, --k-type, --v-type, --layout, --rope as comma lists. The plan is
-// checked before it is returned: SweepError naming the first cell that cannot run (check_cells;
-// a text that is missing or shorter than a chunk for its model).
+// model files and texts as absolute paths; checked before it is returned: SweepError naming the
+// first cell that cannot run (check_cells; a text that is missing or shorter than a chunk for its
+// model).
 SweepPlan plan_from_args(const CliArgs& args);
 
 // The texts --file names, expanded as above, in order.

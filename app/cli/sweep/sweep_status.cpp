@@ -30,13 +30,13 @@ bool still_queued(const std::string& state) {
 
 std::string failure_line(const std::filesystem::path& log) {
     std::ifstream in(log);
-    std::string last, last_error;
+    std::string last, first_error;
     for (std::string line; std::getline(in, line);) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         last = line;
-        if (mentions_error(line)) last_error = line;
+        if (mentions_error(line) && first_error.empty()) first_error = line;
     }
-    return last_error.empty() ? last : last_error;
+    return first_error.empty() ? last : first_error;
 }
 
 std::vector<ShardStatus> shard_statuses(const std::filesystem::path& dir, const SweepPlan& plan) {
@@ -58,6 +58,8 @@ std::vector<ShardStatus> shard_statuses(const std::filesystem::path& dir, const 
             else if (std::filesystem::exists(log) || !state.empty())
                 st = {s, ShardState::Failed,
                       (state.empty() ? "" : "(" + state + ") ") + failure_line(log)};
+            if (st.state == ShardState::Failed && st.detail.empty())
+                st.detail = "its log " + log.string() + " says nothing";
         }
         out.push_back(st);
     }

@@ -22,8 +22,9 @@ std::vector<ShardStatus> shard_statuses(const std::filesystem::path& dir, const 
 // slurmstepd: error: *** JOB 14 ... CANCELLED ...".
 std::string status_report(const SweepPlan& plan, const std::vector<ShardStatus>& statuses);
 
-// The line of a log that says why it ended: the last one that mentions an error, else the last
-// one that is not empty.
+// The line of a log that says why it ended: the first that mentions an error (kvw's own
+// "kvw sweep: error: ...", Slurm's "*** JOB 12 ... CANCELLED ***", before what followed from
+// it), else the last that is not empty.
 std::string failure_line(const std::filesystem::path& log);
 
 }  // namespace kvw::cli
