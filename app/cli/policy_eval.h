@@ -14,10 +14,8 @@
 // kvw bench policies share (docs/ARCHITECTURE.md §12).
 namespace kvw::cli {
 
-// The most bytes a text to score may have (a tokenized text is ~4 bytes a token, so 64 M tokens).
-inline constexpr uint64_t kMaxTextFileBytes = uint64_t(256) << 20;
-// A text file's contents; UsageError naming the file when it cannot be read, is not a regular
-// file or holds more than kMaxTextFileBytes.
+// A text file's contents (at most kMaxTextFileBytes, core/eval/perplexity.h); UsageError naming the
+// file when it cannot be read, is not a regular file or holds more than kMaxTextFileBytes.
 std::string read_text_file(const std::string& path);
 
 // The options these commands share: --model, --file, --ctx, --sink, --window, --seed, --gate,

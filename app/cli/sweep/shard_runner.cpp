@@ -8,6 +8,7 @@
 #include "../cli_args.h"
 #include "../policy_eval.h"
 #include "core/model/model_loader.h"
+#include "core/sweep/cell_session.h"
 #include "core/sweep/sweep_error.h"
 #include "sweep_grid_args.h"
 
@@ -17,32 +18,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One cell through the cache its configuration describes. The full cache in f32 is the
-// full-cache path (FullCacheScorer, as kvw sweep's `full` row); quantised full caches are a
-// session that never edits (manual), as kvw perplexity --k-type scores them.
+// One cell through the cache its configuration describes (core/sweep/cell_session.h).
 CellResult score_cell(const EvalText& text, const SweepPlan& plan, const SweepCell& cell) {
-    const SweepConfig& c = cell.config;
     CellResult r;
     r.index = cell.index;
-    if (c.full() && c.k_type == KvType::F32 && c.v_type == KvType::F32) {
+    if (scored_without_session(cell.config)) {
         const PerplexityResult p = score_full_cache(text);
         r.nll = p.nll;
         r.scored = p.scored;
         return r;
     }
-    SessionOptions so;
-    so.proposer = c.full() ? "manual" : c.policy;
-    so.policy.budget = c.budget;
-    so.policy.seed = plan.seed;
-    if (c.policy == "smartkv" && !plan.gate.empty()) so.policy.gate = plan.gate;
-    so.k_type = c.k_type;
-    so.v_type = c.v_type;
-    so.layout = c.full() ? CacheLayout::Contiguous : c.layout;
-    so.rope_policy = c.full() ? RopePolicy::Original : c.rope;
-    const PolicyScore s = score_session(text, so);
+    const PolicyScore s = score_session(text, cell_session_options(plan, cell));
     r.nll = s.result.nll;
     r.scored = s.result.scored;
-    if (c.full()) return r;
+    if (cell.config.full()) return r;
     for (int l = 0; l < s.session->state().n_layers(); ++l) {
         std::vector<int64_t>& ids = r.kept.emplace_back();
         for (int64_t id : s.session->state().layer_map(l).pos2ledger)

@@ -2,6 +2,10 @@
 #include <QString>
 #include <QVector>
 
+class QCustomPlot;
+
+namespace kvw {
+
 // What kvw-plot-sweep draws, read from either CSV kvw sweep writes: the one-text sweep's (a
 // line per policy, the full cache dashed) or a grid's merged sweep.csv (a line per policy and
 // whatever else the grid varied, with the 95 % bootstrap interval of its difference to the full
@@ -25,3 +29,9 @@ struct SweepFigure {
 
 // Reads `path`; false with `error` naming the file and line when it is neither CSV.
 bool read_sweep_figure(const QString& path, SweepFigure& out, QString& error);
+
+// Draws `figure` on `plot` (cleared first): a line per series in Tableau 10 order, its band at
+// alpha 50, each full cache black and dashed, the title on top, the legend inside.
+void draw_sweep_figure(QCustomPlot& plot, const SweepFigure& figure);
+
+}  // namespace kvw
