@@ -6,10 +6,11 @@ class QCustomPlot;
 
 namespace kvw {
 
-// What kvw-plot-sweep draws, read from either CSV kvw sweep writes: the one-text sweep's (a
-// line per policy, the full cache dashed) or a grid's merged sweep.csv (a line per policy and
-// whatever else the grid varied, with the 95 % bootstrap interval of its difference to the full
-// cache as a band around it, and the full cache of each model dashed).
+// What kvw-plot-sweep and the window's sweep results (sweep_results_view.h) draw, read from either
+// CSV kvw sweep writes: the one-text sweep's (a line per policy, the full cache dashed) or a grid's
+// merged sweep.csv (a line per policy and whatever else the grid varied, with the 95 % bootstrap
+// interval of its difference to the full cache as a band around it, and the full cache of each
+// model dashed).
 struct SweepSeries {
     QString name;
     QVector<double> rows, perplexity;  // sorted by rows
