@@ -5,7 +5,9 @@ The grid: 2 models x 2 texts x (the full cache + streaming-llm, h2o and random a
 
 * --jobs 1, 2 and 3 write byte-identical sweep.csv and overlap.csv.
 * A plan with an unknown policy is refused, naming the cell, before sbatch is called (an sbatch
-  on PATH that only records being called) and before plan.json is written.
+  on PATH that only records being called) and before plan.json is written; with that stub,
+  --slurm --backend cuda --throttle 3 --sbatch --partition=gpu writes a script with one GPU per
+  task and submits the array and then the merge after it, passing the option to both.
 * On Slurm (munged, slurmctld and slurmd started here: slurm_node.py), --slurm --throttle 2
   gives the bytes of --jobs 1, the merge running as the job after the array.
 * A shard cancelled with scancel while its array task runs (held in the test cluster's task
@@ -103,6 +105,22 @@ def main():
     assert "cell 7 (model " in bad.stderr and "unknown policy 'h20'" in bad.stderr, bad.stderr
     assert not (WORK / "sbatch-called").exists(), "sbatch was called for a refused plan"
     assert not (WORK / "bad" / "plan.json").exists()
+
+    # What --slurm asks of sbatch, recorded by a stub: the array with its throttle and the
+    # pass-through option, one GPU per task on the cuda backend, the merge after the array.
+    (fake / "sbatch").write_text(f'#!/bin/sh\necho "$*" >> {WORK}/sbatch-calls\necho 41\n')
+    folder = WORK / "cuda-plan"
+    run = kvw("--plan", str(folder), *args, "--backend", "cuda", "--slurm", "--throttle", "3",
+              "--sbatch", "--partition=gpu", env=env)
+    calls = (WORK / "sbatch-calls").read_text().splitlines()
+    assert calls == [
+        f"--parsable --array=0-6%3 --partition=gpu {folder}/sweep.sbatch",
+        f"--parsable --dependency=afterok:41 --kill-on-invalid-dep=yes --partition=gpu "
+        f"{folder}/merge.sbatch"], calls
+    script = (folder / "sweep.sbatch").read_text()
+    assert "#SBATCH --gpus-per-task=1\n" in script and "#SBATCH --array=0-6%3\n" in script, script
+    assert f"sweep --run '{folder}' --shard \"$SLURM_ARRAY_TASK_ID\"" in script, script
+    assert f"sweep --merge '{folder}'" in (folder / "merge.sbatch").read_text()
 
     if not all(shutil.which(p) for p in ("munged", "slurmctld", "slurmd", "sbatch")):
         print("SKIP: munged, slurmctld, slurmd and sbatch are not installed "
