@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need and is not there yet: Debian packages (Qt 6,
 # QCustomPlot, spdlog, nlohmann-json, PCRE2, Ninja, ccache, Xvfb, DejaVu fonts) and, for the tests, a
-# Python virtual environment with the pinned independent writers/tokenizers and the default
-# model's corpus (bible-kjv).
+# Python virtual environment with the pinned independent writers/tokenizers, the default
+# model's corpus (bible-kjv) and a one-node Slurm's daemons (munge, slurm-wlm).
 #   scripts/install-deps.sh            build + run dependencies
 #   scripts/install-deps.sh --tests    also the Python test environment (in build/pyenv)
 #   scripts/install-deps.sh --fuzz     also clang and its libFuzzer/sanitizer runtimes
@@ -17,8 +17,10 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config ccache qt6-base-dev libqcustomplot-dev
           libqcustomplot2.1-qt6 libspdlog-dev nlohmann-json3-dev libpcre2-dev xvfb xauth
           fonts-dejavu-core)
-# The tests check the default model's words against its corpus, the King James Bible.
-if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv); fi
+# The tests check the default model's words against its corpus, the King James Bible, and run
+# kvw sweep's grids on a real one-node Slurm that tests/slurm/slurm_node.py starts (munged,
+# slurmctld, slurmd in the foreground: no systemd or cgroups needed).
+if [[ " $* " == *" --tests "* ]]; then packages+=(bible-kjv munge slurm-wlm); fi
 if [[ " $* " == *" --fuzz "* ]]; then
   packages+=(clang libclang-rt-dev)
 fi

@@ -1,5 +1,7 @@
 // kvw sweep: perplexity against budget for each policy, as CSV (docs/ARCHITECTURE.md §12), and
-// with --plot as a PNG drawn from that CSV by kvw-plot-sweep (a Qt program beside kvw).
+// with --plot as a PNG drawn from that CSV by kvw-plot-sweep (a Qt program beside kvw). One
+// model and one text here; a grid of models, texts and configurations (--plan, run locally or
+// on Slurm) is sweep/sweep_grid_command.cpp.
 #include <cstdio>
 
 #include "commands.h"
@@ -8,6 +10,7 @@
 #include "policy_eval.h"
 #include "program_beside.h"
 #include "session_args.h"
+#include "sweep/sweep_grid_command.h"
 
 namespace kvw::cli {
 
@@ -37,6 +40,13 @@ std::string csv(const EvalText& text, const PerplexityResult& full,
 int run_sweep(const CliArgs& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+    if (sweep_grid_requested(args)) return run_sweep_grid(args);
+    for (const OptionSpec& o : sweep_grid_options())
+        if (args.has(o.name))
+            throw UsageError("--" + o.name + " is a grid's option: give --plan DIR");
+    if (args.get_all("model").size() > 1 || args.get_all("file").size() > 1)
+        throw UsageError("several --model or --file make a grid: give --plan DIR");
+    if (!args.has("file")) throw UsageError("--file is required");
     std::vector<std::string> policies = args.get_all("policy");
     if (policies.empty()) policies = selective_policy_names();
     refuse_unread_gate(args, policies);
@@ -64,16 +74,27 @@ int run_sweep(const CliArgs& args) {
 
 CommandSpec sweep_command() {
     OptionTable options = policy_eval_options();
-    options.insert(options.begin() + 2,
-                   {"policy", "NAME", "",
-                    "a policy to sweep; repeat for several (default: every selective policy)"});
+    options.insert(
+        options.begin() + 2,
+        {"policy", "NAME", "",
+         "a policy to sweep; repeat for several (default: every selective policy; with --plan "
+         "also full, the full cache)"});
     options.insert(options.begin() + 4,
                    {"budgets", "B,B", "8,16,32,64", "high-value rows per layer to try"});
+    for (OptionSpec& o : options)
+        if (o.name == "file") {
+            o.required = false;  // the grid's --status, --merge, ... read a plan instead
+            o.help =
+                "the text to score (UTF-8): required for one text; with --plan repeat it, "
+                "or give a folder or a *.list file";
+        }
     options.push_back({"out", "CSV", "", "write the CSV there (default: stdout)"});
     options.push_back(
         {"plot", "PNG", "",
          "also draw the CSV there: perplexity against rows per layer, a line per "
-         "policy (runs kvw-plot-sweep, built with the GUI next to kvw; needs --out)"});
+         "policy (runs kvw-plot-sweep, built with the GUI next to kvw; needs --out, or a grid's "
+         "--merge / --jobs: then with the bootstrap interval as a band)"});
+    for (const OptionSpec& o : sweep_grid_options()) options.push_back(o);
     return {"sweep", "", "perplexity against budget per cache policy, as CSV and a PNG plot",
             options, run_sweep};
 }

@@ -50,14 +50,15 @@ OptionTable policy_eval_options() {
     };
 }
 
-EvalText eval_text_from_args(const CliArgs& args) {
+EvalText eval_text(std::shared_ptr<const Model> model, const std::string& file, int ctx,
+                   const std::string& backend, RopePolicy rope) {
     EvalText t;
-    t.file = args.get("file");
+    t.file = file;
     const std::string text = read_text_file(t.file);
-    t.model = load_model(args.get("model"));
-    t.backend = args.get("backend");
-    t.rope = named_option(args, "rope", kRopePolicyNames);
-    t.chunks.ctx = int(args.get_count("ctx", t.model->config.max_context));
+    t.model = std::move(model);
+    t.backend = backend;
+    t.rope = rope;
+    t.chunks.ctx = ctx;
     t.chunks.stride = t.chunks.ctx;
     if (t.chunks.ctx < 4) throw UsageError("--ctx must be at least 4");
     if (t.model->tokenizer.bos_id() < 0)
@@ -69,19 +70,32 @@ EvalText eval_text_from_args(const CliArgs& args) {
     return t;
 }
 
+EvalText eval_text_from_args(const CliArgs& args) {
+    const std::string file = args.get("file");
+    read_text_file(file);  // an unreadable text is named before the model is loaded
+    auto model = load_model(args.get("model"));
+    const int ctx = int(args.get_count("ctx", model->config.max_context));
+    return eval_text(std::move(model), file, ctx, args.get("backend"),
+                     named_option(args, "rope", kRopePolicyNames));
+}
+
 PolicyScore score_policy(const EvalText& text, const std::string& policy,
                          const PolicyOptions& options) {
     if (!find_policy(policy)) throw UsageError("unknown policy '" + policy + "'");
-    PolicyScore s;
-    s.policy = policy;
-    s.options = options;
     SessionOptions so;
-    so.model = text.model->source;
-    so.backend = text.backend;
-    so.capacity = text.chunks.ctx;
     so.proposer = policy;
     so.policy = options;
     so.rope_policy = text.rope;
+    return score_session(text, so);
+}
+
+PolicyScore score_session(const EvalText& text, SessionOptions so) {
+    PolicyScore s;
+    s.policy = so.proposer;
+    s.options = so.policy;
+    so.model = text.model->source;
+    so.backend = text.backend;
+    so.capacity = text.chunks.ctx;
     s.session = std::make_unique<Session>(so, text.model);
     SessionScorer scorer(*s.session);
     s.result = perplexity(text.tokens, text.model->tokenizer.bos_id(), text.chunks, scorer);

@@ -14,10 +14,8 @@
 // kvw bench policies share (docs/ARCHITECTURE.md §12).
 namespace kvw::cli {
 
-// The most bytes a text to score may have (a tokenized text is ~4 bytes a token, so 64 M tokens).
-inline constexpr uint64_t kMaxTextFileBytes = uint64_t(256) << 20;
-// A text file's contents; UsageError naming the file when it cannot be read, is not a regular
-// file or holds more than kMaxTextFileBytes.
+// A text file's contents (at most kMaxTextFileBytes, core/eval/perplexity.h); UsageError naming the
+// file when it cannot be read, is not a regular file or holds more than kMaxTextFileBytes.
 std::string read_text_file(const std::string& path);
 
 // The options these commands share: --model, --file, --ctx, --sink, --window, --seed, --gate,
@@ -45,10 +43,17 @@ struct EvalText {
     RopePolicy rope = kPricingRopePolicy;
 };
 EvalText eval_text_from_args(const CliArgs& args);
+// The text of `file` tokenized for `model`, in chunks of `ctx` (a sweep's cell): UsageError
+// naming the file when it cannot be read or holds fewer tokens than a chunk.
+EvalText eval_text(std::shared_ptr<const Model> model, const std::string& file, int ctx,
+                   const std::string& backend, RopePolicy rope);
 
 // Teacher-forced perplexity of the text through a Session with the policy (SessionScorer).
 PolicyScore score_policy(const EvalText& text, const std::string& policy,
                          const PolicyOptions& options);
+// The same through a Session built from `options` (its proposer, budgets, K/V types, layout,
+// RoPE policy); the model, backend and capacity (a chunk) are the text's.
+PolicyScore score_session(const EvalText& text, SessionOptions options);
 // The same chunks over the full cache (FullCacheScorer): the price's zero.
 PerplexityResult score_full_cache(const EvalText& text);
 

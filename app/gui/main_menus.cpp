@@ -240,6 +240,11 @@ void add_main_menus(MainWindow& window) {
             "Traces (*.ndjson *.jsonl);;All files (*)");
         if (!path.isEmpty()) window.openTrace(path);
     });
+    file->addAction("Open sweep results…", &window, [&window] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            &window, "Open a sweep's folder (kvw sweep --plan DIR: plan.json, shards, sweep.csv)");
+        if (!dir.isEmpty()) window.openSweep(dir);
+    });
     file->addAction("Save trace…", &window, [&window] {
         const QString path = QFileDialog::getSaveFileName(
             &window,

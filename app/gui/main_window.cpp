@@ -22,6 +22,7 @@
 #include "app/gui/unsaved_sessions.h"
 #include "app/gui/view_docks.h"
 #include "widgets/log_view.h"
+#include "widgets/sweep_results_view.h"
 #include "widgets/timeline_view.h"
 
 namespace kvw {
@@ -190,6 +191,27 @@ void MainWindow::openTrace(const QString& path, const QString& model) {
     pauseRun("open trace");
     toolbar_->setLoading(true);
     controller_.openTrace(path, model);
+}
+
+SweepResultsView* MainWindow::openSweep(const QString& dir) {
+    auto* view = new SweepResultsView(this);
+    view->setWindowFlag(Qt::Window);
+    view->setAttribute(Qt::WA_DeleteOnClose);
+    QString error;
+    if (!view->open(dir.toStdString(), error)) {
+        delete view;
+        status_->showError("cannot open sweep results: " + error);
+        return nullptr;
+    }
+    view->setWindowTitle("Sweep results — " + dir);
+    view->resize(1000, 700);
+    connect(view, &SweepResultsView::cellActivated, this, [this, view](qint64 cell) {
+        pauseRun("open sweep cell");
+        toolbar_->setLoading(true);
+        controller_.openSweepCell(view->plan(), cell);
+    });
+    view->show();
+    return view;
 }
 
 void MainWindow::pauseRun(const QString& why) {

@@ -17,6 +17,7 @@ class MainToolBar;
 class SessionController;
 struct OpenSession;
 class StatusLine;
+class SweepResultsView;
 class ViewDocks;
 
 struct WindowOptions {
@@ -44,6 +45,11 @@ public:
     // Replaces the session with the one a recorded trace leaves (a Run pauses first); `model`
     // replaces the trace's model when given.
     void openTrace(const QString& path, const QString& model = {});
+    // A sweep's folder (kvw sweep --plan DIR) in a window of its own: its cells and its plot; a
+    // cell double-clicked replaces the session with that cell at its start (a Run pauses
+    // first). Returns the window, or null when DIR holds no readable plan (the status line says
+    // why).
+    SweepResultsView* openSweep(const QString& dir);
     void setPrompt(const QString& prompt);
     void setBackend(const QString& backend);
 

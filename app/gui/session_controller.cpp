@@ -11,9 +11,12 @@
 
 #include "app/gui/session_worker.h"
 #include "core/chat/chat_prompt.h"
+#include "core/eval/perplexity.h"
+#include "core/io/regular_file.h"
 #include "core/policy/gate/gate_file.h"
 #include "core/script/script_session_line.h"
 #include "core/session/replay.h"
+#include "core/sweep/cell_session.h"
 
 namespace kvw {
 
@@ -198,6 +201,21 @@ void SessionController::openTrace(const QString& path, const QString& model) {
             " recorded outcome(s) differ (first: line " + std::to_string(m.line) + " " + m.event +
             " " + m.field + " " + m.expected + " → " + m.actual + ")" +
             (cut.empty() ? "" : "; " + cut));
+    });
+}
+
+void SessionController::openSweepCell(std::shared_ptr<const SweepPlan> plan, qint64 cell) {
+    const std::string what = "open " + plan->name(plan->cells.at(size_t(cell)));
+    post(QString::fromStdString(what), [plan, cell, what](SessionWorker& w) {
+        w.replaceSessionWith(what, [&] {
+            const SweepCell& c = plan->cells.at(size_t(cell));
+            auto session = std::make_unique<Session>(cell_session_options(*plan, c));
+            const std::string text =
+                read_regular_file(plan->texts.at(size_t(c.text)), kMaxTextFileBytes);
+            const std::vector<int32_t> tokens = session->model().tokenizer.encode(text, true);
+            session->start_tokens(first_prompt(tokens, plan->ctx));
+            return session;
+        });
     });
 }
 

@@ -13,6 +13,7 @@
 #include "core/session/log_channel.h"
 #include "core/session/session.h"
 #include "core/session/text_action.h"
+#include "core/sweep/sweep_plan.h"
 #include "widgets/frame_view.h"
 #include "widgets/timeline_history.h"
 
@@ -73,6 +74,10 @@ public slots:
     // Once it opened, historyReplayed carries the timeline of every tick it repeated (the
     // history bar then reaches each of them, ARCHITECTURE §16).
     void openTrace(const QString& path, const QString& model = {});
+    // Replaces the session with cell `cell` of a sweep's plan at the start of its text: the
+    // plan's model and the cell's configuration (cell_session_options), the first chunk's
+    // prompt prefilled as the sweep's scorer prefills it. Fails like loadModel.
+    void openSweepCell(std::shared_ptr<const kvw::SweepPlan> plan, qint64 cell);
     // The same on a model loaded already (tests, benchmarks: shapes no spec names).
     void adoptModel(std::shared_ptr<const kvw::Model> model, const kvw::SessionOptions& options);
     // A session made elsewhere (a fork) becomes this controller's.

@@ -19,6 +19,10 @@ struct PerplexityOptions {
     int stride = 0;  // distance between chunk starts; 0: ctx
 };
 
+// The most bytes a text to score may have (a tokenized text is ~4 bytes a token, so 64 M
+// tokens): kvw perplexity / compare / sweep and the window's sweep cells read no more.
+inline constexpr uint64_t kMaxTextFileBytes = uint64_t(256) << 20;
+
 struct ChunkPlan {
     int ctx = 0;
     int stride = 0;

@@ -12,6 +12,9 @@ kvw-plot-sweep draws from it is a real PNG of the plot's size in which each poli
 The PNG is decoded here with zlib alone. A CSV that is not a sweep is refused naming the file
 and line; --plot without --out is a usage error.
 
+A grid's --plot (kvw sweep --plan DIR --jobs 1 --plot PNG over two texts): the policy's line and
+its 95 % bootstrap band (the line's colour at alpha 50 over white) are drawn, from sweep.csv.
+
 usage: policy_commands.py KVW TEXT GATE WORK
 """
 import json
@@ -132,6 +135,28 @@ def main():
     run = subprocess.run([KVW, "sweep", "--file", str(text), "--plot", str(png)],
                          capture_output=True, text=True)
     assert run.returncode != 0 and "--plot needs --out" in run.stderr, run.stderr
+
+    # A grid: one policy over two texts, so its band is the only one and keeps its own colour.
+    second = WORK / "text2.txt"
+    second.write_text(TEXT.read_text(encoding="utf-8")[400:800], encoding="utf-8")
+    grid, grid_png = WORK / "grid", WORK / "grid.png"
+    for path in sorted(grid.glob("**/*"), reverse=True) if grid.exists() else []:
+        path.unlink() if path.is_file() else path.rmdir()
+    run = subprocess.run([KVW, "sweep", "--plan", str(grid), "--model", "builtin:default",
+                          "--file", str(text), "--file", str(second), "--ctx", "32",
+                          "--sink", "2", "--window", "4", "--budgets", "2,6,10",
+                          "--policy", "full", "--policy", "streaming-llm", "--jobs", "1",
+                          "--plot", str(grid_png), "--quiet"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    rows = (grid / "sweep.csv").read_text().splitlines()
+    assert len(rows) == 1 + 1 + 3 and rows[1].split(",")[1] == "full", rows
+    width, height, rows = decode_png(grid_png.read_bytes())
+    line = COLORS["streaming-llm"]
+    band = tuple(round(255 + (c - 255) * 50 / 255) for c in line)
+    near = lambda p, c: all(abs(a - b) <= 2 for a, b in zip(p, c))
+    n_line = sum(pixel == line for row in rows for pixel in row)
+    n_band = sum(near(pixel, band) for row in rows for pixel in row)
+    assert n_line > 200 and n_band > 500, (n_line, n_band, band)
     print("ok")
 
 
