@@ -242,8 +242,8 @@ void SessionController::startChatPrompt(const QString& prompt) {
     post("chat prompt", [prompt = prompt.toStdString()](SessionWorker& w) {
         Session& session = w.session();
         // Rendered before the session is touched: a template fault leaves the sequence as it was.
-        const ChatPrompt chat =
-            render_chat_prompt(session.model().tokenizer, {prompt, std::nullopt, utc_date_today()});
+        const ChatPrompt chat = render_chat_prompt(session.model().tokenizer,
+                                                   {prompt, std::nullopt, utc_date_today(), {}});
         session.start_tokens(chat.ids);
     });
 }
