@@ -17,7 +17,7 @@ struct ChatTurn {
     // What strftime_now reports (ChatTemplateOptions::today); absent: not defined.
     std::optional<CalendarDate> today;
     // More names for the template (ChatTemplateOptions::variables): enable_thinking, tools, ...
-    std::vector<std::pair<std::string, jinja::Value>> variables;
+    std::vector<std::pair<std::string, jinja::Value>> variables = {};
 };
 
 struct ChatPrompt {
