@@ -47,16 +47,24 @@ KVW_HD void dequant_block_q4_0(const uint8_t* __restrict__ block, float* __restr
 // sub-blocks at once (as llama.cpp does), and the conversions are fixed-length loops GCC
 // vectorises. dl[j] = d * scale j, ml[j] = dmin * min j; d and dmin are the block's two f16
 // values, widened by the caller (the SIMD kernels use F16C: the same bits).
-KVW_HD void q4_k_sub_scales(const uint8_t* packed, float d, float dmin, float* __restrict__ dl,
-                            float* __restrict__ ml) {
+//
+// q4_k_scales_mins gives the eight 6-bit scales and mins as integers (the fast kernels multiply
+// them in integers, core/backend/fast_kernels.h).
+KVW_HD void q4_k_scales_mins(const uint8_t* packed, uint8_t* __restrict__ scale,
+                             uint8_t* __restrict__ min) {
     uint32_t w[3];
     std::memcpy(w, packed, sizeof w);
     constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
     const uint32_t scales[2] = {w[0] & low6, (w[2] & low4) | (((w[0] >> 6) & low2) << 4)};
     const uint32_t mins[2] = {w[1] & low6, ((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4)};
+    std::memcpy(scale, scales, 8);
+    std::memcpy(min, mins, 8);
+}
+
+KVW_HD void q4_k_sub_scales(const uint8_t* packed, float d, float dmin, float* __restrict__ dl,
+                            float* __restrict__ ml) {
     uint8_t scale[8], min[8];
-    std::memcpy(scale, scales, sizeof scale);
-    std::memcpy(min, mins, sizeof min);
+    q4_k_scales_mins(packed, scale, min);
     for (int j = 0; j < 8; ++j) dl[j] = d * float(scale[j]);
     for (int j = 0; j < 8; ++j) ml[j] = dmin * float(min[j]);
 }
