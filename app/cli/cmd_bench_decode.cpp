@@ -1,7 +1,8 @@
 // kvw bench decode: prefill and decode tokens/s per weight type (tinyllama-shape) or of a given
 // model, decode at several context lengths, against the memory read bandwidth of this machine
-// measured in the same run. Decoding goes through Generator, the workbench's own append path
-// (docs/ARCHITECTURE.md §5.2).
+// measured in the same run; each model on every backend asked for (by default the reference
+// `cpu` and `cpu:fast`) back to back, with the ratios to the first. Decoding goes through
+// Generator, the workbench's own append path (docs/ARCHITECTURE.md §5.2).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -44,7 +45,7 @@ size_t kv_bytes_per_token(const KvLayout& cache, int rows) {
 struct BenchPlan {
     std::vector<int> contexts;  // ascending; the first is the prompt whose prefill is timed
     int decode_tokens = 0;
-    std::string backend;
+    std::vector<std::string> backends;  // each model runs on each, in this order
     int threads = 0;  // CPU threads of the engine and the CPU backend; 0: every core
 };
 
@@ -56,6 +57,7 @@ struct ContextLine {
 
 struct ModelResult {
     std::string label;
+    std::string backend;
     double weights_gb = 0;
     double resident_gb = 0;  // of the process after the last decode: weights, cache, buffers
     double prefill_tok_s = 0;
@@ -68,11 +70,12 @@ int32_t filler_token(int i, int vocab) {
 }
 
 ModelResult bench_model(const std::string& label, const std::shared_ptr<const Model>& model,
-                        const BenchPlan& plan) {
-    const auto backend = create_backend(plan.backend, plan.threads);
+                        const std::string& backend_name, const BenchPlan& plan) {
+    const auto backend = create_backend(backend_name, plan.threads);
     const Transformer transformer(model, *backend, plan.threads);
     ModelResult result;
     result.label = label;
+    result.backend = backend_name;
     result.weights_gb = double(model->weights.total_bytes()) / 1e9;
     const int vocab = model->config.vocab_size;
     const size_t weight_bytes = weight_bytes_per_token(model->weights);
@@ -108,8 +111,8 @@ ModelResult bench_model(const std::string& label, const std::shared_ptr<const Mo
             {plan.contexts[c], 1.0 / seconds,
              double(weight_bytes + kv_bytes_per_token(generators[c]->state().cache(), mid_rows)) /
                  1e9});
-        spdlog::info("[bench] {}: context {} decoded at {:.2f} tok/s", label, plan.contexts[c],
-                     1.0 / seconds);
+        spdlog::info("[bench] {} on {}: context {} decoded at {:.2f} tok/s", label, backend_name,
+                     plan.contexts[c], 1.0 / seconds);
     }
     result.resident_gb = double(resident_bytes()) / 1e9;
     return result;
@@ -151,7 +154,13 @@ BenchPlan plan_from_args(const CliArgs& args) {
     if (plan.contexts.front() < 1) throw UsageError("context lengths must be >= 1");
     plan.decode_tokens = int(args.get_count("decode-tokens", INT32_MAX / 2));
     if (plan.decode_tokens < 1) throw UsageError("--decode-tokens must be >= 1");
-    plan.backend = args.get("backend");
+    plan.backends = split_list(args.get("backend"));
+    if (plan.backends.empty()) throw UsageError("--backend names no backend");
+    for (const std::string& b : plan.backends) {
+        std::string why;
+        if (b != "auto" && !backend_available(b, why))
+            throw UsageError("--backend " + b + ": " + why);
+    }
     plan.threads = int(args.get_count("threads", 1024));
     return plan;
 }
@@ -159,6 +168,24 @@ BenchPlan plan_from_args(const CliArgs& args) {
 void print_config(const ModelConfig& c) {
     std::printf("%d layers, hidden %d, heads %d/%d kv, ffn %d, vocab %d", c.n_layers, c.n_embd,
                 c.n_heads, c.n_kv_heads, c.n_ff, c.vocab_size);
+}
+
+// Each backend after the first against the first on the same model, measured back to back:
+// prefill and decode tok/s ratios per context (the figures that hold when the machine is busy).
+void print_ratios(const std::vector<ModelResult>& results,
+                  const std::vector<std::string>& backends) {
+    if (backends.size() < 2) return;
+    std::printf("\nagainst %s (same model, measured back to back):\n", backends[0].c_str());
+    std::printf("%-10s %-10s %8s %8s %8s\n", "type", "backend", "context", "prefill", "decode");
+    for (size_t i = 0; i < results.size(); ++i) {
+        const ModelResult& r = results[i];
+        if (r.backend == backends[0]) continue;
+        const ModelResult& base = results[i - i % backends.size()];
+        for (size_t c = 0; c < r.lines.size(); ++c)
+            std::printf("%-10s %-10s %8d %7.2fx %7.2fx\n", r.label.c_str(), r.backend.c_str(),
+                        r.lines[c].context, r.prefill_tok_s / base.prefill_tok_s,
+                        r.lines[c].decode_tok_s / base.lines[c].decode_tok_s);
+    }
 }
 
 int run_bench_decode(const CliArgs& args) {
@@ -180,12 +207,14 @@ int run_bench_decode(const CliArgs& args) {
                              std::to_string(model->config.max_context));
         description = model->source;
         config = model->config;
-        results.push_back(bench_model(model->file_type, model, plan));
+        for (const std::string& backend : plan.backends)
+            results.push_back(bench_model(model->file_type, model, backend, plan));
     } else {
         for (const WeightTypeName& type : chosen_types(args.get("types"))) {
             const std::shared_ptr<const Model> model = synthetic_model_for(type, plan);
             config = model->config;
-            results.push_back(bench_model(type.name, model, plan));
+            for (const std::string& backend : plan.backends)
+                results.push_back(bench_model(type.name, model, backend, plan));
         }
         description = "tinyllama-shape";
     }
@@ -194,21 +223,25 @@ int run_bench_decode(const CliArgs& args) {
 
     std::printf("kvw bench decode: %s (", description.c_str());
     print_config(config);
-    std::printf(
-        "), backend %s, %s threads, decode %d tokens per context (median)\n", plan.backend.c_str(),
-        plan.threads > 0 ? std::to_string(plan.threads).c_str() : "all", plan.decode_tokens);
+    std::string backends;
+    for (const std::string& b : plan.backends) backends += (backends.empty() ? "" : ", ") + b;
+    std::printf("), backends %s, %s threads, decode %d tokens per context (median)\n",
+                backends.c_str(), plan.threads > 0 ? std::to_string(plan.threads).c_str() : "all",
+                plan.decode_tokens);
     std::printf("memory read ceiling (all cores streaming 1 GiB): %.1f GB/s\n", ceiling);
-    std::printf("%-10s %10s %11s %14s %8s %13s %14s %8s %11s\n", "type", "weights GB",
-                "resident GB", "prefill tok/s", "context", "decode tok/s", "GB read/token", "GB/s",
-                "of ceiling");
+    std::printf("%-10s %-10s %10s %11s %14s %8s %13s %14s %8s %11s\n", "type", "backend",
+                "weights GB", "resident GB", "prefill tok/s", "context", "decode tok/s",
+                "GB read/token", "GB/s", "of ceiling");
     for (const ModelResult& r : results) {
         for (const ContextLine& line : r.lines) {
             const double gbs = line.gb_per_token * line.decode_tok_s;
-            std::printf("%-10s %10.2f %11.2f %14.1f %8d %13.2f %14.3f %8.1f %10.1f%%\n",
-                        r.label.c_str(), r.weights_gb, r.resident_gb, r.prefill_tok_s, line.context,
-                        line.decode_tok_s, line.gb_per_token, gbs, 100.0 * gbs / ceiling);
+            std::printf("%-10s %-10s %10.2f %11.2f %14.1f %8d %13.2f %14.3f %8.1f %10.1f%%\n",
+                        r.label.c_str(), r.backend.c_str(), r.weights_gb, r.resident_gb,
+                        r.prefill_tok_s, line.context, line.decode_tok_s, line.gb_per_token, gbs,
+                        100.0 * gbs / ceiling);
         }
     }
+    print_ratios(results, plan.backends);
     return 0;
 }
 
@@ -225,7 +258,9 @@ CommandSpec bench_decode_command() {
              {"contexts", "N,N", "128,1024,4096",
               "cached rows to decode after; the first is the timed prefill"},
              {"decode-tokens", "N", "8", "decode steps per context (the median is reported)"},
-             backend_option("cpu"),
+             {"backend", "NAME,NAME", "cpu,cpu:fast",
+              "backends to bench each model on, back to back, the ratios against the first: " +
+                  backend_option("cpu").help},
              {"threads", "N", "0", "CPU threads (engine and CPU backend); 0: every core"}},
             run_bench_decode};
 }

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/backend/fast_cpu_backend.h"
 #include "core/backend/matmul_kernels.h"
 
 namespace kvw {
@@ -50,12 +51,14 @@ std::vector<std::string> backend_names() {
     std::vector<std::string> names{"cpu"};
     for (const cpu::RowsKernel& k : cpu::rows_kernels())
         names.push_back(std::string(kCpuPrefix) + std::string(k.name));
+    names.emplace_back(FastCpuBackend::kName);
     for (const BackendEntry& e : registry()) names.push_back(e.name);
     return names;
 }
 
 bool backend_available(std::string_view name, std::string& why) {
     if (name == "cpu") return true;
+    if (name == FastCpuBackend::kName) return FastCpuBackend::available(why);
     if (const auto kernel = pinned_cpu_kernel(name)) {
         if (kernel->cpu_has()) return true;
         why = "this CPU cannot run the " + std::string(kernel->name) + " kernel";
@@ -99,6 +102,7 @@ std::unique_ptr<Backend> create_backend(std::string_view name, int cpu_threads) 
         throw std::invalid_argument("backend '" + std::string(name) + "' unavailable: " + why);
     if (const auto kernel = pinned_cpu_kernel(name))
         return make_cpu_backend(cpu_threads, kernel->name);
+    if (name == FastCpuBackend::kName) return std::make_unique<FastCpuBackend>(cpu_threads);
     std::lock_guard lock(registry_mutex);
     return find_entry(name)->create();
 }

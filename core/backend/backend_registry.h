@@ -25,7 +25,11 @@ void register_backend(BackendEntry entry);
 // cache's bytes, and with them state hashes and golden screenshots that show one, are the same
 // on two machines only when both ran the same kernel: a trace or script that names a pinned
 // kernel reproduces on every machine that has it.
-std::vector<std::string> backend_names();  // "cpu", the pinned CPU kernels, the registered ones
+//
+// "cpu:fast" is the other CPU kernel set (fast_cpu_backend.h): it rounds activations to int8
+// blocks as llama.cpp does, so it is faster and not the numeric reference.
+std::vector<std::string>
+backend_names();  // "cpu", the pinned CPU kernels, "cpu:fast", the registered ones
 bool backend_available(std::string_view name, std::string& why);
 
 // A name of backend_names() or "auto" (the first available accelerator, else the CPU with a log

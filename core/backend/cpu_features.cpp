@@ -28,9 +28,15 @@ bool cpu_has_avx512() {
     return cpu_has_avx2() && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 }
+
+bool cpu_has_avx512_vnni() {
+    __builtin_cpu_init();
+    return cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
+}
 #else
 bool cpu_has_avx2() { return false; }
 bool cpu_has_avx512() { return false; }
+bool cpu_has_avx512_vnni() { return false; }
 #endif
 
 }  // namespace kvw::cpu

@@ -47,16 +47,27 @@ KVW_HD void dequant_block_q4_0(const uint8_t* __restrict__ block, float* __restr
 // sub-blocks at once (as llama.cpp does), and the conversions are fixed-length loops GCC
 // vectorises. dl[j] = d * scale j, ml[j] = dmin * min j; d and dmin are the block's two f16
 // values, widened by the caller (the SIMD kernels use F16C: the same bits).
-KVW_HD void q4_k_sub_scales(const uint8_t* packed, float d, float dmin, float* __restrict__ dl,
-                            float* __restrict__ ml) {
+//
+// q4_k_scales_mins gives the eight 6-bit scales and the eight mins as integers, a byte each,
+// little-endian in out[0..1] and out[2..3] (the fast kernels multiply them in integers,
+// core/backend/fast_kernels.h, and take the words into a vector as they are).
+KVW_HD void q4_k_scales_mins(const uint8_t* packed, uint32_t* __restrict__ out) {
     uint32_t w[3];
     std::memcpy(w, packed, sizeof w);
     constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, low2 = 0x03030303;
-    const uint32_t scales[2] = {w[0] & low6, (w[2] & low4) | (((w[0] >> 6) & low2) << 4)};
-    const uint32_t mins[2] = {w[1] & low6, ((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4)};
+    out[0] = w[0] & low6;
+    out[1] = (w[2] & low4) | (((w[0] >> 6) & low2) << 4);
+    out[2] = w[1] & low6;
+    out[3] = ((w[2] >> 4) & low4) | (((w[1] >> 6) & low2) << 4);
+}
+
+KVW_HD void q4_k_sub_scales(const uint8_t* packed, float d, float dmin, float* __restrict__ dl,
+                            float* __restrict__ ml) {
+    uint32_t words[4];
+    q4_k_scales_mins(packed, words);
     uint8_t scale[8], min[8];
-    std::memcpy(scale, scales, sizeof scale);
-    std::memcpy(min, mins, sizeof min);
+    std::memcpy(scale, words, 8);
+    std::memcpy(min, words + 2, 8);
     for (int j = 0; j < 8; ++j) dl[j] = d * float(scale[j]);
     for (int j = 0; j < 8; ++j) ml[j] = dmin * float(min[j]);
 }

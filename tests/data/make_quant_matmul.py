@@ -5,7 +5,8 @@ Files (all in OUTDIR): cases.json lists {name, dtype, rows, cols}; NAME.raw.bin 
 weight as stored (rows of blocks), NAME.f32.bin gguf's dequantisation of it (float32 [rows][cols]),
 which the test multiplies in float64 as the reference. Shapes are odd: row counts that are not
 multiples of any tile (4, 8, 16 rows), and for the plain types column counts that are not
-multiples of a vector (8 or 16 lanes); the block types need whole blocks per row.
+multiples of a vector (8 or 16 lanes); the block types need whole blocks per row and have
+several (the fast kernels, test_fast_kernels, sum per block).
 """
 import json
 import pathlib
@@ -25,7 +26,7 @@ CASES = [  # name, type, rows, cols
     ("q8_0_19x96", QT.Q8_0, 19, 96),
     ("q4_0_13x160", QT.Q4_0, 13, 160),
     ("q4_k_11x512", QT.Q4_K, 11, 512),
-    ("q6_k_17x256", QT.Q6_K, 17, 256),
+    ("q6_k_17x512", QT.Q6_K, 17, 512),
 ]
 
 

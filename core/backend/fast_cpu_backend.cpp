@@ -1,0 +1,67 @@
+#include "core/backend/fast_cpu_backend.h"
+
+#include <string>
+#include <vector>
+
+#include "core/backend/fast_kernels.h"
+#include "core/backend/kernel_choice.h"
+#include "core/backend/matmul_kernels.h"
+#include "core/backend/row_blocks.h"
+#include "core/math/act_quant.h"
+
+namespace kvw {
+
+namespace {
+
+// n tokens of `cols` floats rounded into `blocks` (token after token), a token per pool chunk.
+template <class Block>
+const Block* round_tokens(ThreadPool& pool, const float* x, int n, int64_t cols,
+                          std::vector<Block>& blocks) {
+    const int64_t per_token = cols / int64_t(sizeof(Block::q));
+    blocks.resize(size_t(n * per_token));
+    pool.parallel_for(n, [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t) {
+            if constexpr (sizeof(Block::q) == kAct32Elems)
+                round_act_row_32(x + t * cols, per_token, blocks.data() + t * per_token);
+            else
+                round_act_row_256(x + t * cols, per_token, blocks.data() + t * per_token);
+        }
+    });
+    return blocks.data();
+}
+
+}  // namespace
+
+FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : pool_(threads) {
+    const cpu::FastKernel& k = cpu::choose_kernel(cpu::fast_kernels(), path, kName);
+    fast_ = k.fn;
+    path_name_ = k.name;
+    reference_ = cpu::choose_kernel(cpu::rows_kernels(), {}, "cpu backend").fn;
+}
+
+bool FastCpuBackend::available(std::string& why) {
+    for (const cpu::FastKernel& k : cpu::fast_kernels())
+        if (k.cpu_has()) return true;
+    why = "this CPU has none of the fast kernels' instruction sets (AVX2 at least)";
+    return false;
+}
+
+void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {
+    if (n <= 0 || w.rows == 0) return;
+    if (!cpu::fast_kernels_handle(w.dtype)) {
+        cpu::for_row_blocks(
+            pool_, w.rows, [&](int64_t begin, int64_t end) { reference_(w, x, n, y, begin, end); });
+        return;
+    }
+    // Per calling thread: the engine may call one backend from more than one thread.
+    thread_local std::vector<ActBlock32> rounded32;
+    thread_local std::vector<ActBlock256> rounded256;
+    const void* rounded =
+        cpu::act_block_elems(w.dtype) == kAct32Elems
+            ? static_cast<const void*>(round_tokens(pool_, x, n, w.cols, rounded32))
+            : round_tokens(pool_, x, n, w.cols, rounded256);
+    cpu::for_row_blocks(pool_, w.rows,
+                        [&](int64_t begin, int64_t end) { fast_(w, rounded, n, y, begin, end); });
+}
+
+}  // namespace kvw

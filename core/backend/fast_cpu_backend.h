@@ -1,0 +1,44 @@
+#pragma once
+#include <memory>
+#include <string_view>
+
+#include "core/backend/backend.h"
+#include "core/backend/thread_pool.h"
+
+namespace kvw {
+
+// `cpu:fast`: the CPU kernel set that rounds activations as llama.cpp does, for speed. For
+// Q8_0 / Q4_0 weights x is rounded to int8 per 32 (Q8_0-style), for Q4_K / Q6_K per 256 with
+// sums per 16 (Q8_K-style), both with a float32 scale (core/math/act_quant.h), and multiplied
+// in integers (core/backend/fast_kernels.h); F32, F16 and BF16 weights go through the reference
+// kernels as they are. Each token is rounded once per product and reused for every row.
+//
+// Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
+// reference's by the rounding of x (about 2^-8 of each element). It is deterministic all the
+// same: the same bits for any thread count and any batch split, and the same bits on each of its
+// paths (AVX-512 VNNI, AVX2), so on every machine with AVX2.
+class FastCpuBackend final : public Backend {
+public:
+    static constexpr std::string_view kName = "cpu:fast";
+
+    // `path` names one of cpu::fast_kernels() ("vnni", "avx2"; std::invalid_argument when
+    // unknown or when this CPU lacks it); empty picks the fastest this CPU runs.
+    explicit FastCpuBackend(int threads = 0, std::string_view path = {});
+
+    std::string_view name() const override { return kName; }
+    void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
+
+    std::string_view path() const { return path_name_; }
+    int threads() const { return pool_.size(); }
+
+    // Whether this CPU runs any path of the set; otherwise `why` says what it lacks.
+    static bool available(std::string& why);
+
+private:
+    ThreadPool pool_;
+    void (*fast_)(const WeightTensor&, const void*, int, float*, int64_t, int64_t);
+    std::string_view path_name_;
+    void (*reference_)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);
+};
+
+}  // namespace kvw

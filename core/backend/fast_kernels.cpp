@@ -1,0 +1,26 @@
+#include "core/backend/fast_kernels.h"
+
+#include "core/backend/cpu_features.h"
+
+namespace kvw::cpu {
+
+namespace {
+
+#if defined(__x86_64__)
+constexpr FastKernel kKernels[] = {
+    {"vnni", cpu_has_avx512_vnni, fast_rows_vnni},
+    {"avx2", cpu_has_avx2, fast_rows_avx2},
+};
+#endif
+
+}  // namespace
+
+std::span<const FastKernel> fast_kernels() {
+#if defined(__x86_64__)
+    return kKernels;
+#else
+    return {};
+#endif
+}
+
+}  // namespace kvw::cpu

@@ -1,0 +1,64 @@
+#pragma once
+// Activations rounded to int8 blocks, as llama.cpp rounds x before an integer dot product with
+// block-quantised weights (its `vec_dot_type`): Q8_0-style blocks of 32 for Q8_0 / Q4_0 weights,
+// Q8_K-style blocks of 256 with sums per 16 for Q4_K / Q6_K. The fast CPU kernel set
+// (core/backend/fast_kernels.h) multiplies these; the CUDA port can reuse the same rounding.
+//
+// Both scales are float32 (llama.cpp stores the Q8_0 one as f16; f32 costs two bytes a block
+// and loses nothing). Rounding: d = max|x| / 127, q = rint(x / d) computed as rint(x · (1/d)),
+// ties to even, so |q| <= 127 and never -128 (the SIMD kernels rely on it). An all-zero block
+// has d = 0 and q = 0.
+#include <cmath>
+#include <cstdint>
+
+#include "core/math/hd.h"
+
+namespace kvw {
+
+inline constexpr int kAct32Elems = 32, kAct256Elems = 256;
+
+struct ActBlock32 {
+    float d;
+    int8_t q[kAct32Elems];
+};
+
+struct ActBlock256 {
+    float d;
+    int8_t q[kAct256Elems];
+    int16_t sums[kAct256Elems / 16];  // Σ q over elements 16g .. 16g + 15 (for Q4_K's mins)
+};
+
+// The scale of `count` values and its inverse (0 for an all-zero block).
+KVW_HD void act_block_scale(const float* x, int count, float& d, float& inverse) {
+    float amax = 0.0f;
+    for (int i = 0; i < count; ++i) amax = fmaxf(amax, fabsf(x[i]));
+    d = amax / 127.0f;
+    inverse = d > 0.0f ? 1.0f / d : 0.0f;
+}
+
+// x[0 .. 32·blocks) into `blocks` Q8_0-style blocks.
+KVW_HD void round_act_row_32(const float* x, int64_t blocks, ActBlock32* out) {
+    for (int64_t b = 0; b < blocks; ++b) {
+        const float* xb = x + b * kAct32Elems;
+        float inverse = 0.0f;
+        act_block_scale(xb, kAct32Elems, out[b].d, inverse);
+        for (int i = 0; i < kAct32Elems; ++i) out[b].q[i] = int8_t(rintf(xb[i] * inverse));
+    }
+}
+
+// x[0 .. 256·blocks) into `blocks` Q8_K-style blocks with their sums per 16.
+KVW_HD void round_act_row_256(const float* x, int64_t blocks, ActBlock256* out) {
+    for (int64_t b = 0; b < blocks; ++b) {
+        const float* xb = x + b * kAct256Elems;
+        float inverse = 0.0f;
+        act_block_scale(xb, kAct256Elems, out[b].d, inverse);
+        for (int i = 0; i < kAct256Elems; ++i) out[b].q[i] = int8_t(rintf(xb[i] * inverse));
+        for (int g = 0; g < kAct256Elems / 16; ++g) {
+            int sum = 0;
+            for (int i = 0; i < 16; ++i) sum += out[b].q[16 * g + i];
+            out[b].sums[g] = int16_t(sum);
+        }
+    }
+}
+
+}  // namespace kvw
