@@ -8,11 +8,13 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QtTest>
 
 #include "core/model/model_loader.h"
+#include "core/model/tokenizer.h"
 #include "core/state/action_json.h"
 #include "frame_builder.h"
 #include "widgets/action_editor_view.h"
@@ -193,6 +195,38 @@ private slots:
         QCOMPARE(queued->text(0, ActionListTable::Summary),
                  QString("replace_pair → [·] [·And] [·God]"));
         QCOMPARE(queued->text(1, ActionListTable::Summary), QString("add [·God]"));
+    }
+
+    // A vocabulary of Qwen 2.5's size (152,064 pieces): ids past 2^16 and 2^17 typed in the
+    // form show as their pieces, the add form takes the last id, and the queue lists such ids
+    // as pieces, as for a small vocabulary.
+    void ids_of_a_150k_vocabulary_show_as_their_pieces() {
+        Vocabulary v;
+        v.pieces = {"<unk>", "<s>", "</s>"};
+        for (int i = 3; i < 152064; ++i) v.pieces.push_back("\u2581w" + std::to_string(i));
+        v.scores.assign(v.pieces.size(), 0.0f);
+        v.types.assign(v.pieces.size(), TokenType::Normal);
+        v.types[0] = TokenType::Unknown;
+        v.types[1] = v.types[2] = TokenType::Control;
+        auto frame = make_frame(4, 40);
+        frame->tokenizer = std::make_shared<const Tokenizer>(std::move(v));
+        frame->injected = {Action{AddAction{152063}, {}}};
+        ActionEditorView view;
+        QSignalSpy actions(&view, &FrameView::actionsRequested);
+        view.setFrame(frame);
+        view.setCurrentTab(ActionEditorView::FormTab);
+        view.findChild<QComboBox*>("kind")->setCurrentText("insert");
+        view.findChild<QRadioButton*>("useIds")->setChecked(true);
+        view.findChild<QLineEdit*>("tokenIds")->setText("70000, 151999");
+        QCOMPARE(view.findChild<QLabel*>("tokenPreview")->text(),
+                 QString("2 tokens: [·w70000] [·w151999]"));
+        QCOMPARE(view.findChild<ActionListTable*>("queued")->text(0, ActionListTable::Summary),
+                 QString("add [·w152063]"));
+        view.findChild<QComboBox*>("kind")->setCurrentText("add");
+        view.findChild<QSpinBox*>("tokenId")->setValue(152063);
+        QVERIFY(view.submit(false));
+        QCOMPARE(actions.at(0).at(0).value<ActionList>(),
+                 (ActionList{Action{AddAction{152063}, {}}}));
     }
 
     void form_actions_append_to_the_json_list() {
