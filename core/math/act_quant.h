@@ -36,23 +36,23 @@ KVW_HD void act_block_scale(const float* x, int count, float& d, float& inverse)
     inverse = d > 0.0f ? 1.0f / d : 0.0f;
 }
 
+// `count` values of x as int8 q with their block's scale d (ties to even).
+KVW_HD void round_act_block(const float* x, int count, float& d, int8_t* q) {
+    float inverse = 0.0f;
+    act_block_scale(x, count, d, inverse);
+    for (int i = 0; i < count; ++i) q[i] = int8_t(rintf(x[i] * inverse));
+}
+
 // x[0 .. 32·blocks) into `blocks` Q8_0-style blocks.
 KVW_HD void round_act_row_32(const float* x, int64_t blocks, ActBlock32* out) {
-    for (int64_t b = 0; b < blocks; ++b) {
-        const float* xb = x + b * kAct32Elems;
-        float inverse = 0.0f;
-        act_block_scale(xb, kAct32Elems, out[b].d, inverse);
-        for (int i = 0; i < kAct32Elems; ++i) out[b].q[i] = int8_t(rintf(xb[i] * inverse));
-    }
+    for (int64_t b = 0; b < blocks; ++b)
+        round_act_block(x + b * kAct32Elems, kAct32Elems, out[b].d, out[b].q);
 }
 
 // x[0 .. 256·blocks) into `blocks` Q8_K-style blocks with their sums per 16.
 KVW_HD void round_act_row_256(const float* x, int64_t blocks, ActBlock256* out) {
     for (int64_t b = 0; b < blocks; ++b) {
-        const float* xb = x + b * kAct256Elems;
-        float inverse = 0.0f;
-        act_block_scale(xb, kAct256Elems, out[b].d, inverse);
-        for (int i = 0; i < kAct256Elems; ++i) out[b].q[i] = int8_t(rintf(xb[i] * inverse));
+        round_act_block(x + b * kAct256Elems, kAct256Elems, out[b].d, out[b].q);
         for (int g = 0; g < kAct256Elems / 16; ++g) {
             int sum = 0;
             for (int i = 0; i < 16; ++i) sum += out[b].q[16 * g + i];
