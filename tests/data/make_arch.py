@@ -181,6 +181,10 @@ def original_context(fam: dict) -> int:
     return opt(fam, "original", MAX_POS)
 
 
+def is_longrope(fam: dict) -> bool:
+    return opt(fam, "scaling", {}).get("type") == "longrope"
+
+
 def longrope_attention_factor(fam: dict) -> float:
     """transformers' _compute_longrope_parameters: from the ratio of the contexts."""
     factor = MAX_POS / original_context(fam)
@@ -232,7 +236,7 @@ def reference_logits(fam: dict, w: dict, ids: list, long_context=True) -> np.nda
     freqs = np.outer(np.arange(T, dtype=np.float64), inv_freq_of(fam, long_context))
     emb = np.concatenate([freqs, freqs], axis=-1)
     # LongRoPE's attention factor multiplies cos and sin, as transformers applies it.
-    scale = longrope_attention_factor(fam) if "original" in fam else 1.0
+    scale = longrope_attention_factor(fam) if is_longrope(fam) else 1.0
     cos, sin = np.cos(emb)[:, None, :] * scale, np.sin(emb)[:, None, :] * scale
     group = N_HEADS // N_KV_HEADS
     for i, window in enumerate(layer_windows(fam)):
@@ -362,7 +366,7 @@ def write_gguf(path: pathlib.Path, fam: dict, w: dict, tok: Tokenizer, vocab: in
                   lambda: writer.add_rope_scaling_orig_ctx_len(original_context(fam))),
                  ("rope.dimension_count", lambda: writer.add_rope_dimension_count(head_dim(fam))),
                  ("attention.sliding_window", lambda: writer.add_sliding_window(MAX_POS))]
-    if "original" in fam:  # Phi3MiniModel: the attention factor of a LongRoPE model
+    if is_longrope(fam):  # Phi3MiniModel: the attention factor of a LongRoPE model
         keys += [("rope.scaling.attn_factor",
                   lambda: writer.add_rope_scaling_attn_factors(longrope_attention_factor(fam)))]
     if fam["arch"] == "llama" and "window" in fam:
@@ -382,7 +386,7 @@ def write_gguf(path: pathlib.Path, fam: dict, w: dict, tok: Tokenizer, vocab: in
     s = opt(fam, "scaling", None)
     if s and s.get("rope_type") == "llama3":
         tensors["rope_freqs.weight"] = llama3_rope_freqs(fam)
-    if s and s.get("type") == "longrope":
+    if is_longrope(fam):
         tensors["rope_factors_long.weight"] = np.array(s["long_factor"], dtype=np.float32)
         tensors["rope_factors_short.weight"] = np.array(s["short_factor"], dtype=np.float32)
     for i in range(N_LAYERS):
@@ -531,7 +535,7 @@ def generate(out: pathlib.Path):
             fh.write(" ".join(map(str, ids)) + "\n")
             fh.write(" ".join(repr(float(x)) for x in logits) + "\n")
             fh.write(" ".join(map(str, greedy)) + "\n")
-            if "original" in fam:
+            if is_longrope(fam):
                 short = reference_logits(fam, w, ids, long_context=False)[-1]
                 fh.write(" ".join(repr(float(x)) for x in short) + "\n")
     write_bad(out, tok, vocab, rng)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -74,9 +75,28 @@ std::vector<int32_t> greedy_of(const Transformer& transformer, std::vector<int32
     return out;
 }
 
+std::string model_path(const std::string& family, bool gguf) {
+    return test::testdata_path("arch/" + family) + (gguf ? "/model.gguf" : "/hf");
+}
+
 std::shared_ptr<Model> load(const std::string& family, bool gguf) {
-    const std::string dir = test::testdata_path("arch/" + family);
-    return gguf ? load_gguf_model(map_file(dir + "/model.gguf")) : load_hf_model(dir + "/hf");
+    return gguf ? load_gguf_model(map_file(model_path(family, gguf)))
+                : load_hf_model(model_path(family, gguf));
+}
+
+// A data row per family make_arch.py wrote (families.txt) and file: the HF folder, and the GGUF
+// where the family has one (a window from max_window_layers on has no GGUF form).
+void add_model_rows() {
+    QTest::addColumn<QString>("family");
+    QTest::addColumn<bool>("gguf");
+    std::ifstream in(test::testdata_path("arch/families.txt"));
+    int families = 0;
+    for (std::string family; std::getline(in, family); ++families)
+        for (const bool gguf : {false, true})
+            if (!gguf || std::filesystem::exists(model_path(family, true)))
+                QTest::newRow((family + (gguf ? " gguf" : " hf")).c_str())
+                    << QString::fromStdString(family) << gguf;
+    if (families < 8) qFatal("arch/families.txt lists %d families", families);
 }
 
 const std::map<std::string, ModelErrorKind> kKinds = {
@@ -92,16 +112,7 @@ class TestArchitectures : public QObject {
     Q_OBJECT
 
 private slots:
-    void matches_float64_reference_data() {
-        QTest::addColumn<QString>("family");
-        QTest::addColumn<bool>("gguf");
-        for (const char* family :
-             {"qwen2", "qwen3", "phi3", "llama3", "linear", "mistral", "phi3_longrope"})
-            for (const bool gguf : {false, true})
-                QTest::newRow(qPrintable(QString("%1 %2").arg(family, gguf ? "gguf" : "hf")))
-                    << QString(family) << gguf;
-        QTest::newRow("qwen2_swa hf") << QString("qwen2_swa") << false;  // GGUF cannot say it
-    }
+    void matches_float64_reference_data() { add_model_rows(); }
     void matches_float64_reference() {
         QFETCH(QString, family);
         QFETCH(bool, gguf);
@@ -326,23 +337,13 @@ private slots:
     // every invariant holds after every tick, read in full; a rebuild then leaves the cache
     // equal to a fresh recompute from the mirror (no drift), sliding windows and LongRoPE
     // included.
-    void every_policy_runs_on_every_family_data() {
-        QTest::addColumn<QString>("model");
-        for (const char* family : {"qwen2", "qwen3", "phi3", "llama3", "linear", "mistral",
-                                   "qwen2_swa", "phi3_longrope"}) {
-            const std::string dir = test::testdata_path(std::string("arch/") + family);
-            QTest::newRow(qPrintable(QString("%1 hf").arg(family)))
-                << QString::fromStdString(dir + "/hf");
-            if (std::string(family) != "qwen2_swa")
-                QTest::newRow(qPrintable(QString("%1 gguf").arg(family)))
-                    << QString::fromStdString(dir + "/model.gguf");
-        }
-    }
+    void every_policy_runs_on_every_family_data() { add_model_rows(); }
     void every_policy_runs_on_every_family() {
-        QFETCH(QString, model);
+        QFETCH(QString, family);
+        QFETCH(bool, gguf);
         for (const char* policy : {"streaming-llm", "h2o", "random"}) {
             SessionOptions options;
-            options.model = model.toStdString();
+            options.model = model_path(family.toStdString(), gguf);
             options.capacity = 48;
             options.proposer = policy;
             options.policy.budget = PolicyBudget{2, 6, 4};
