@@ -104,8 +104,10 @@ bool read_grid(QTextStream& in, const QString& path, SweepFigure& out, QString& 
     for (const QStringList& f : rows) {
         const double ppl = f[kPerplexity].toDouble();
         const QString model = QFileInfo(f[Model]).fileName();
-        if (f[Policy] == "full") {
-            out.full.append({varies(Model) ? "full cache (" + model + ")" : "full cache", ppl});
+        if (f[Policy] == "full") {  // one per model and K/V storage pair of the grid
+            QString name = varies(Model) ? "full cache (" + model + ")" : "full cache";
+            if (varies(K) || varies(V)) name += " · K " + f[K] + " V " + f[V];
+            out.full.append({name, ppl});
             continue;
         }
         QString name = f[Policy];

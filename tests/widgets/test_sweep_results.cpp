@@ -122,6 +122,13 @@ private slots:
         QVERIFY(merged);
         QVERIFY(merged->plot()->isVisibleTo(merged));
         QVERIFY(merged->plot()->graphCount() > 0);
+        // The plan's two full caches (V f32 and V int8) are two lines the legend tells apart.
+        QStringList full;
+        for (int g = 0; g < merged->plot()->graphCount(); ++g)
+            if (merged->plot()->graph(g)->name().startsWith("full cache"))
+                full << merged->plot()->graph(g)->name();
+        QCOMPARE(full.size(), 2);
+        QVERIFY2(full[0] != full[1], qPrintable(full.join(" | ")));
     }
 
     void a_folder_without_a_plan_is_an_error() {
