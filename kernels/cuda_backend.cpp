@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <climits>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "core/backend/backend_registry.h"
 #include "kernels/convert_kernels.h"
+#include "kernels/forward_kernels.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 
@@ -35,23 +37,9 @@ cudaDataType_t cuda_type(DType t) {
         case DType::Q8_0:
         case DType::Q4_0:
         case DType::Q4_K:
-        case DType::Q6_K: break;  // uploaded as F32 (device_dtype)
+        case DType::Q6_K: break;  // cuBLAS has no ggml block types (see CudaBackend::matmul)
     }
-    throw std::invalid_argument("cuda backend: unknown weight dtype");
-}
-
-// cuBLAS has no ggml block types: quantised weights live on the device dequantised to F32
-// (the same values the CPU kernels multiply by).
-DType device_dtype(const WeightTensor& w) {
-    return dtype_is_quantized(w.dtype) ? DType::F32 : w.dtype;
-}
-
-// Copies w to `buffer` in device_dtype(w).
-void upload(cuda::DeviceBuffer& buffer, const WeightTensor& w, cudaStream_t stream) {
-    if (!dtype_is_quantized(w.dtype)) return buffer.copy_from_host(w.data, w.bytes(), stream);
-    std::vector<float> values(size_t(w.rows) * size_t(w.cols));
-    for (int64_t r = 0; r < w.rows; ++r) weight_row_to_float(w, r, &values[size_t(r * w.cols)]);
-    buffer.copy_from_host(values.data(), values.size() * sizeof(float), stream);
+    throw std::invalid_argument("cuda backend: no cuBLAS type for a block-quantised weight");
 }
 
 int gemm_dim(int64_t v, const WeightTensor& w) {
@@ -60,8 +48,15 @@ int gemm_dim(int64_t v, const WeightTensor& w) {
     return int(v);
 }
 
-// Device 0 of this process: weights live there for the backend's lifetime, activations go up
-// and results come back on every matmul.
+// Up to this many items, a block-quantised weight is multiplied by the dequantising mat-vec
+// kernel, which reads each weight once in its file type (decode); more items are a prefill,
+// where the weight is widened into a float32 tile once and cuBLAS multiplies the batch.
+constexpr int kMatvecItems = 8;
+
+// Device 0 of this process (docs/ARCHITECTURE.md §18). Weights are uploaded in their file's
+// type on first use and stay; activations live in device memory the Transformer allocates
+// through allocate(); every op is a kernel of kernels/forward_kernels.h or a cuBLAS call,
+// queued on one stream, so only upload and download wait for the device.
 class CudaBackend final : public Backend {
 public:
     CudaBackend() {
@@ -84,64 +79,184 @@ public:
 
     std::string_view name() const override { return "cuda"; }
 
+    void* allocate(size_t bytes) override {
+        if (bytes == 0) return nullptr;
+        void* p = nullptr;
+        const cudaError_t err = cudaMalloc(&p, bytes);
+        if (err != cudaSuccess) {
+            cudaGetLastError();
+            throw std::runtime_error("cuda backend: cannot allocate " + std::to_string(bytes) +
+                                     " bytes of device memory: " + cudaGetErrorString(err));
+        }
+        return p;
+    }
+    void release(void* p) noexcept override {
+        if (p) cudaFree(p);
+    }
+    void upload(void* dst, const void* src, size_t bytes) override {
+        if (!bytes) return;
+        KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
+        KVW_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    void download(void* dst, const void* src, size_t bytes) override {
+        if (!bytes) return;
+        KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream()));
+        KVW_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    void copy(void* dst, const void* src, size_t bytes) override {
+        if (bytes)
+            KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream()));
+    }
+
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override {
         if (n <= 0 || w.rows == 0) return;
+        const void* weights = device_weights(w);
+        if (dtype_is_quantized(w.dtype)) {
+            if (n <= kMatvecItems) return cuda::matvec(weights, w.dtype, w.rows, w.cols, x, n, y, stream());
+            tile_.reserve(size_t(w.rows) * size_t(w.cols) * sizeof(float));
+            cuda::dequantize_rows(weights, w.dtype, w.rows, w.cols, tile_.as<float>(), stream());
+            return gemm(w, tile_.get(), DType::F32, x, n, y);
+        }
+        gemm(w, weights, w.dtype, x, n, y);
+    }
+
+    void embed(const WeightTensor& table, std::span<const Item> items, float* x) override {
+        const void* rows = device_weights(table);
+        std::vector<int32_t> tokens(items.size());
+        for (size_t i = 0; i < items.size(); ++i) tokens[i] = items[i].token;
+        tokens_.copy_from_host(tokens.data(), tokens.size() * sizeof(int32_t), stream());
+        cuda::embed_rows(rows, table.dtype, table.cols, tokens_.as<int32_t>(), int(items.size()),
+                         x, stream());
+        for (size_t i = 0; i < items.size(); ++i)  // gists: their embedding as given
+            if (items[i].token < 0)
+                upload(x + i * size_t(table.cols), items[i].embedding.data(),
+                       items[i].embedding.size() * sizeof(float));
+    }
+
+    void rmsnorm(const float* x, const float* weight, int rows, int dim, float eps,
+                 float* out) override {
+        cuda::rmsnorm_rows(x, weight, rows, dim, eps, out, stream());
+    }
+    void add_bias(float* x, const float* bias, int rows, int dim) override {
+        cuda::add_bias_rows(x, bias, rows, dim, stream());
+    }
+    void add(float* x, const float* y, size_t count) override {
+        cuda::add_into(x, y, count, stream());
+    }
+    void rope(float* x, int rows, int heads, int head_dim, const float* cos, const float* sin,
+              RopeLayout layout) override {
+        cuda::rope_rows(x, rows, heads, head_dim, cos, sin, layout, stream());
+    }
+    void swiglu(float* gate, const float* up, size_t count) override {
+        cuda::swiglu_into(gate, up, count, stream());
+    }
+    void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) override {
+        cuda::kv_round_trip_rows(type, rows, n, kv_dim, groups, stream());
+    }
+
+    // The context rows are host memory (the cache lives on the host, §18): each call uploads the
+    // stored rows it reads, as stored (decoded on the device), with their scales, row index and
+    // positions.
+    void attention(const AttentionCall& call) override {
+        const LayerContext& ctx = call.context;
+        const int n = call.n();
+        const int kv_dim = call.n_kv_heads * call.head_dim;
+        const int total = ctx.rows + n;
+        cuda::DeviceAttention a;
+        a.rows = ctx.rows;
+        a.n = n;
+        a.n_heads = call.n_heads;
+        a.n_kv_heads = call.n_kv_heads;
+        a.head_dim = call.head_dim;
+        a.window = call.window;
+        a.scale = call.scale;
+        a.q = call.q;
+        a.k_new = call.k_new;
+        a.v_new = call.v_new;
+        a.out = call.out;
+        if (ctx.rows > 0) {
+            size_t physical = size_t(ctx.rows);
+            if (ctx.index) physical = size_t(*std::max_element(ctx.index, ctx.index + ctx.rows)) + 1;
+            a.k = upload_rows(ctx_k_, ctx.k.data, physical * kv_dim * kv_type_bytes(ctx.k.type));
+            a.v = upload_rows(ctx_v_, ctx.v.data, physical * kv_dim * kv_type_bytes(ctx.v.type));
+            a.k_type = ctx.k.type;
+            a.v_type = ctx.v.type;
+            const size_t scale_bytes = physical * size_t(call.n_kv_heads) * sizeof(float);
+            if (ctx.k.scale) a.k_scale = static_cast<const float*>(upload_rows(k_scale_, ctx.k.scale, scale_bytes));
+            if (ctx.v.scale) a.v_scale = static_cast<const float*>(upload_rows(v_scale_, ctx.v.scale, scale_bytes));
+            if (ctx.index)
+                a.index = static_cast<const int32_t*>(
+                    upload_rows(index_, ctx.index, size_t(ctx.rows) * sizeof(int32_t)));
+            if (ctx.positions)
+                a.context_positions = static_cast<const int32_t*>(
+                    upload_rows(context_positions_, ctx.positions, size_t(ctx.rows) * sizeof(int32_t)));
+        }
+        a.positions = static_cast<const int32_t*>(
+            upload_rows(positions_, call.positions.data(), size_t(n) * sizeof(int32_t)));
+        scratch_.reserve(cuda::attention_scratch_floats(ctx.rows, n, call.n_heads) * sizeof(float));
+        a.scratch = scratch_.as<float>();
+        if (call.mass) {
+            mass_.reserve(size_t(total) * sizeof(float));
+            a.mass = mass_.as<float>();
+        }
+        cuda::attention(a, stream());
+        if (call.mass) download(call.mass, mass_.get(), size_t(total) * sizeof(float));
+    }
+
+private:
+    cudaStream_t stream() const { return stream_.get(); }
+
+    void* upload_rows(DeviceBuffer& buffer, const void* src, size_t bytes) {
+        buffer.copy_from_host(src, bytes, stream());
+        return buffer.get();
+    }
+
+    // y[n][rows] = x[n][cols] · wᵀ through cuBLAS, `weights` on the device in `type`.
+    void gemm(const WeightTensor& w, const void* weights, DType type, const float* x, int n,
+              float* y) {
         const int rows = gemm_dim(w.rows, w);
         const int cols = gemm_dim(w.cols, w);
-        const void* weights = device_weights(w);
-        cudaStream_t stream = stream_.get();
-
         const size_t x_count = size_t(n) * size_t(cols);
-        const size_t y_bytes = size_t(n) * size_t(rows) * sizeof(float);
-        x_.reserve(x_count * sizeof(float));
-        y_.reserve(y_bytes);
-        KVW_CUDA_CHECK(
-            cudaMemcpyAsync(x_.get(), x, x_count * sizeof(float), cudaMemcpyHostToDevice, stream));
-
         // cublasGemmEx wants A and B of one type, so x is rounded to the weights' 16-bit type
         // on the device; the products are exact in float32 and accumulate in float32. (In f16,
         // an activation beyond ±65504 would become inf; Llama activations stay far below.)
-        const DType type_on_device = device_dtype(w);
-        const void* b = x_.get();
-        if (type_on_device != DType::F32) {
-            x16_.reserve(x_count * dtype_size(type_on_device));
-            cuda::convert_from_f32(x_.as<float>(), x16_.get(), x_count, type_on_device, stream);
+        const void* b = x;
+        if (type != DType::F32) {
+            x16_.reserve(x_count * dtype_size(type));
+            cuda::convert_from_f32(x, x16_.get(), x_count, type, stream());
             b = x16_.get();
         }
-
         // Row-major W[rows][cols] is column-major Wᵀ (lda = cols) and row-major x[n][cols] is
         // column-major xᵀ, so yᵀ[rows][n] = op(Wᵀ)ᵀ · xᵀ = W · xᵀ in cuBLAS's column-major terms,
         // which is row-major y[n][rows].
         const float alpha = 1.0f;
         const float beta = 0.0f;
-        const cudaDataType_t type = cuda_type(type_on_device);
+        const cudaDataType_t t = cuda_type(type);
         KVW_CUDA_CHECK(cublasGemmEx(blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, rows, n, cols, &alpha,
-                                    weights, type, cols, b, type, cols, &beta, y_.get(), CUDA_R_32F,
-                                    rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        KVW_CUDA_CHECK(cudaMemcpyAsync(y, y_.get(), y_bytes, cudaMemcpyDeviceToHost, stream));
-        KVW_CUDA_CHECK(cudaStreamSynchronize(stream));
+                                    weights, t, cols, b, t, cols, &beta, y, CUDA_R_32F, rows,
+                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     }
 
-private:
     struct Resident {
         DeviceBuffer data;
         WeightTensor shape;  // name, dtype and size checked on reuse; holds `owner` alive
     };
 
-    // The device copy of a weight. A weight with an `owner` is uploaded on first use and kept,
-    // keyed by its host data pointer: the entry holds the owner, so that memory cannot be freed
-    // and reused for another tensor while the entry exists (tied embeddings share one pointer
-    // and so one upload). Nothing pins the memory of a weight without an owner, so its address
-    // may later hold another tensor; it is uploaded afresh on every call.
+    // The device copy of a weight, in its file's type. A weight with an `owner` is uploaded on
+    // first use and kept, keyed by its host data pointer: the entry holds the owner, so that
+    // memory cannot be freed and reused for another tensor while the entry exists (tied
+    // embeddings share one pointer and so one upload). Nothing pins the memory of a weight
+    // without an owner, so its address may later hold another tensor; it is uploaded afresh on
+    // every call.
     const void* device_weights(const WeightTensor& w) {
         if (!w.owner) {
-            upload(unowned_, w, stream_.get());
+            unowned_.copy_from_host(w.data, w.bytes(), stream());
             return unowned_.get();
         }
         auto it = weights_.find(w.data);
         if (it == weights_.end()) {
             Resident r{DeviceBuffer(), w};
-            upload(r.data, w, stream_.get());
+            r.data.copy_from_host(w.data, w.bytes(), stream());
             it = weights_.emplace(w.data, std::move(r)).first;
         }
         const WeightTensor& cached = it->second.shape;
@@ -156,9 +271,12 @@ private:
     std::unique_ptr<cublasContext, BlasDeleter> blas_;
     std::unordered_map<const void*, Resident> weights_;
     DeviceBuffer unowned_;  // the last weight without an owner
-    DeviceBuffer x_;        // activations, float32
     DeviceBuffer x16_;      // activations rounded to the weights' 16-bit type
-    DeviceBuffer y_;        // results, float32
+    DeviceBuffer tile_;     // a block-quantised weight widened to float32 for a prefill
+    DeviceBuffer tokens_;
+    // attention(): the context as uploaded, the new items' positions, scratch and mass
+    DeviceBuffer ctx_k_, ctx_v_, k_scale_, v_scale_, index_, context_positions_, positions_,
+        scratch_, mass_;
 };
 
 bool cuda_available(std::string& why) {

@@ -72,7 +72,7 @@ int32_t filler_token(int i, int vocab) {
 ModelResult bench_model(const std::string& label, const std::shared_ptr<const Model>& model,
                         const std::string& backend_name, const BenchPlan& plan) {
     const auto backend = create_backend(backend_name, plan.threads);
-    const Transformer transformer(model, *backend, plan.threads);
+    const Transformer transformer(model, *backend);
     ModelResult result;
     result.label = label;
     result.backend = backend_name;

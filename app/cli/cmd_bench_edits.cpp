@@ -350,7 +350,7 @@ int run_bench_edits(const CliArgs& args) {
     spdlog::info("[bench] {} loaded in {:.1f} s", model_name, ms_since(start) / 1000);
     const ModelConfig& c = model->config;
     const auto backend = create_backend(args.get("backend"));
-    const Transformer engine(model, *backend, 0, capacity);
+    const Transformer engine(model, *backend, capacity);
 
     std::printf("kvw bench edits: one replace_pair (2 rows -> 1 token) per cache layout, %s\n",
                 model_name.c_str());

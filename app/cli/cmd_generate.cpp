@@ -122,7 +122,7 @@ int run_generate(const CliArgs& args) {
                          std::to_string(model->config.max_context));
 
     const auto backend = create_backend(args.get("backend"));
-    const Transformer transformer(model, *backend, 0, needed);
+    const Transformer transformer(model, *backend, needed);
     StateOptions state;  // the workbench's defaults: contiguous F32 cache, guard on
     state.capacity = needed;
     Generator generator(transformer, sampling, state);

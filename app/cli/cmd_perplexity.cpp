@@ -105,7 +105,7 @@ int run_perplexity(const CliArgs& args) {
         scoring.scorer = std::make_unique<SessionScorer>(*scoring.session);
     } else {
         scoring.backend = create_backend(args.get("backend"));
-        scoring.engine = std::make_unique<Transformer>(model, *scoring.backend, 0, options.ctx);
+        scoring.engine = std::make_unique<Transformer>(model, *scoring.backend, options.ctx);
         scoring.scorer = std::make_unique<FullCacheScorer>(*scoring.engine);
     }
     PerplexityResult result;

@@ -107,7 +107,7 @@ PolicyScore score_session(const EvalText& text, SessionOptions so) {
 
 PerplexityResult score_full_cache(const EvalText& text) {
     const auto backend = create_backend(text.backend);
-    Transformer engine(text.model, *backend, 0, text.chunks.ctx);
+    Transformer engine(text.model, *backend, text.chunks.ctx);
     FullCacheScorer scorer(engine);
     return perplexity(text.tokens, text.model->tokenizer.bos_id(), text.chunks, scorer);
 }

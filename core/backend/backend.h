@@ -1,23 +1,79 @@
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "core/engine/forward_types.h"
+#include "core/math/rope_layout.h"
 #include "core/model/weights.h"
 
 namespace kvw {
 
-// The compute a forward pass spends nearly all its time in. The engine (core/engine) owns the
-// transformer logic and calls a Backend for the matrix products; the row maths (RMSNorm, RoPE,
-// softmax, SwiGLU) live in core/math headers that both backends share.
+// One layer's attention as Transformer::forward asks a backend for it (docs/ARCHITECTURE.md
+// §18): the n new items attend to the layer's context rows and causally to each other.
+struct AttentionCall {
+    // The cached rows. Host memory: the cache lives on the host (§18 says what moves next).
+    LayerContext context;
+    std::span<const int32_t> positions;  // [n] the new items' positions (host)
+    int n_heads = 0, n_kv_heads = 0, head_dim = 0;
+    int window = 0;  // sliding window of the layer; 0: none (core/math/sliding_window.h)
+    float scale = 1.0f;
+    // Backend memory: q [n][n_heads · head_dim] rotated; k_new, v_new [n][n_kv_heads · head_dim]
+    // as the cache will store them; out [n][n_heads · head_dim].
+    const float* q = nullptr;
+    const float* k_new = nullptr;
+    const float* v_new = nullptr;
+    float* out = nullptr;
+    // Host [context.rows + n], or null: the softmax weight each row received, summed over heads
+    // in head order and over queries in query order.
+    float* mass = nullptr;
+
+    int n() const { return int(positions.size()); }
+};
+
+// Where a forward pass computes (docs/ARCHITECTURE.md §18): memory the backend owns and the ops
+// the Transformer calls on it, in the shape of ggml's backends. Pointers marked "backend memory"
+// are host memory for the CPU backends and device memory for an accelerator; only upload and
+// download cross. The row maths of every op lives once in core/math, which the CPU ops and the
+// CUDA kernels both call. An op a backend lacks is refused by name, never done on the host
+// behind the caller's back.
 class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string_view name() const = 0;
 
+    // ---- memory ------------------------------------------------------------------------------
+    // Uninitialised backend memory for `bytes` (nothing for 0); BackendArray owns it.
+    virtual void* allocate(size_t bytes) = 0;
+    virtual void release(void* p) noexcept = 0;
+    // host -> backend, backend -> host, backend -> backend; each returns when the bytes are there.
+    virtual void upload(void* dst, const void* src, size_t bytes) = 0;
+    virtual void download(void* dst, const void* src, size_t bytes) = 0;
+    virtual void copy(void* dst, const void* src, size_t bytes) = 0;
+
+    // ---- forward ops (backend memory unless said) ---------------------------------------------
     // y[n][w.rows] = x[n][w.cols] · wᵀ, float32 accumulation in a fixed order, so the result
-    // does not depend on the number of threads.
+    // does not depend on the number of threads or of items multiplied together.
     virtual void matmul(const WeightTensor& w, const float* x, int n, float* y) = 0;
+    // x[i] = the table row of items[i]'s token widened to float, or its embedding (host).
+    virtual void embed(const WeightTensor& table, std::span<const Item> items, float* x) = 0;
+    // Each of `rows` rows of `dim` floats: core/math/rmsnorm.h. out may alias x.
+    virtual void rmsnorm(const float* x, const float* weight, int rows, int dim, float eps,
+                         float* out) = 0;
+    virtual void add_bias(float* x, const float* bias, int rows, int dim) = 0;
+    virtual void add(float* x, const float* y, size_t count) = 0;  // x += y
+    // x [rows][heads · head_dim]: every head of row i rotated by cos/sin [i][head_dim / 2]
+    // (core/math/rope.h rope_apply).
+    virtual void rope(float* x, int rows, int heads, int head_dim, const float* cos,
+                      const float* sin, RopeLayout layout) = 0;
+    virtual void swiglu(float* gate, const float* up, size_t count) = 0;  // gate = silu(gate)·up
+    // Rows [n][kv_dim] encoded to `type` and decoded back in place (core/math/kv_quant.h): what
+    // a cache storing them in `type` gives back.
+    virtual void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) = 0;
+    virtual void attention(const AttentionCall& call) = 0;
 };
 
 // The CPU backend: the numeric reference. threads == 0 uses every core. `kernel` pins one of

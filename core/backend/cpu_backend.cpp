@@ -8,7 +8,7 @@
 
 namespace kvw {
 
-CpuBackend::CpuBackend(int threads, std::string_view kernel) : pool_(threads) {
+CpuBackend::CpuBackend(int threads, std::string_view kernel) : HostBackend(threads) {
     const cpu::RowsKernel& k = cpu::choose_kernel(cpu::rows_kernels(), kernel, "cpu backend");
     kernel_ = k.fn;
     kernel_name_ = k.name;

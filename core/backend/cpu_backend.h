@@ -2,8 +2,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/backend/backend.h"
-#include "core/backend/thread_pool.h"
+#include "core/backend/host_backend.h"
 
 namespace kvw {
 
@@ -11,7 +10,7 @@ namespace kvw {
 // blocks of eight; each output element is computed by one kernel call whose summation order is
 // fixed (core/backend/matmul_kernels.h), so results do not depend on the thread count or on the
 // number of tokens multiplied together.
-class CpuBackend final : public Backend {
+class CpuBackend final : public HostBackend {
 public:
     // `kernel` names one of cpu::rows_kernels() (std::invalid_argument when unknown or when
     // this CPU lacks it); empty picks the fastest this CPU runs.
@@ -23,10 +22,8 @@ public:
 
     // "avx512", "avx2" or "scalar" (core/backend/matmul_kernels.h).
     std::string_view kernel() const { return kernel_name_; }
-    int threads() const { return pool_.size(); }
 
 private:
-    ThreadPool pool_;
     void (*kernel_)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);
     std::string_view kernel_name_;
     std::string name_;

@@ -32,7 +32,7 @@ const Block* round_tokens(ThreadPool& pool, const float* x, int n, int64_t cols,
 
 }  // namespace
 
-FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : pool_(threads) {
+FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : HostBackend(threads) {
     const cpu::FastKernel& k = cpu::choose_kernel(cpu::fast_kernels(), path, kName);
     fast_ = k.fn;
     path_name_ = k.name;

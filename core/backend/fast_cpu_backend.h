@@ -2,8 +2,7 @@
 #include <memory>
 #include <string_view>
 
-#include "core/backend/backend.h"
-#include "core/backend/thread_pool.h"
+#include "core/backend/host_backend.h"
 
 namespace kvw {
 
@@ -17,7 +16,7 @@ namespace kvw {
 // reference's by the rounding of x (about 2^-8 of each element). It is deterministic all the
 // same: the same bits for any thread count and any batch split, and the same bits on each of its
 // paths (AVX-512 VNNI, AVX2), so on every machine with AVX2.
-class FastCpuBackend final : public Backend {
+class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";
 
@@ -29,13 +28,11 @@ public:
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
 
     std::string_view path() const { return path_name_; }
-    int threads() const { return pool_.size(); }
 
     // Whether this CPU runs any path of the set; otherwise `why` says what it lacks.
     static bool available(std::string& why);
 
 private:
-    ThreadPool pool_;
     void (*fast_)(const WeightTensor&, const void*, int, float*, int64_t, int64_t);
     std::string_view path_name_;
     void (*reference_)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);

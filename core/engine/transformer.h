@@ -3,9 +3,8 @@
 #include <span>
 #include <vector>
 
-#include "core/backend/attention_kernels.h"
 #include "core/backend/backend.h"
-#include "core/backend/thread_pool.h"
+#include "core/backend/backend_array.h"
 #include "core/engine/forward_types.h"
 #include "core/model/model.h"
 
@@ -16,20 +15,18 @@ namespace kvw {
 // decode, K/V for insertions, rebuilds, suffix recomputes and teacher-forced scoring (logits of
 // several items, ForwardOptions::logit_items).
 //
-// The matrix products go through the Backend; the row maths (core/math) and attention
-// (core/backend/attention_kernels.h) run on the host, attention spread over K/V heads and query
-// blocks with the transformer's own thread pool. Every step has
-// a fixed summation order and the backend's matmul does not depend on how many items are
-// multiplied together, so prefill followed by decode gives the same numbers as one pass.
+// Every step is an op of the Backend (core/backend/backend.h), on activations in the backend's
+// memory: only the new K/V rows, the logits and the attention mass come back to the host
+// (docs/ARCHITECTURE.md §18). Every op has a fixed summation order and the backend's matmul does
+// not depend on how many items are multiplied together, so prefill followed by decode gives the
+// same numbers as one pass.
 class Transformer {
 public:
-    // threads: size of the pool used for attention and the row maths; 0 = every core.
     // context_length: how many positions the caller's context holds (a session's capacity, a
     // scorer's window); 0 = the model's trained context, as llama.cpp takes it when none is
     // given. Only LongRoPE depends on it (ModelConfig::rope), chosen here once so that every
     // row this engine rotates, and every K-shift, uses the same factors.
-    Transformer(std::shared_ptr<const Model> model, Backend& backend, int threads = 0,
-                int64_t context_length = 0);
+    Transformer(std::shared_ptr<const Model> model, Backend& backend, int64_t context_length = 0);
 
     // positions.size() == items.size() > 0; context.size() == n_layers (rows may be 0).
     // Token ids must lie inside the vocabulary, embeddings hold n_embd floats and
@@ -49,28 +46,20 @@ public:
     const RopeParams& rope() const { return rope_; }
 
 private:
-    void embed(std::span<const Item> items, float* x) const;
-    void attention(const LayerContext& ctx, int n, std::span<const int32_t> positions, int window,
-                   const float* q, const float* k_new, const float* v_new, float* out,
-                   float* mass) const;
 
     std::shared_ptr<const Model> model_;
     Backend& backend_;
     RopeParams rope_;
     // 1/sqrt(head_dim), times LongRoPE's attention factor squared.
     float score_scale_ = 1.0f;
-    std::unique_ptr<ThreadPool> pool_;
-    // The fastest attention kernel this CPU runs, chosen once.
-    const cpu::AttentionKernel& attention_kernel_ = cpu::best_attention_kernel();
-    // Norm weights widened to float once, whatever their storage dtype.
-    std::vector<std::vector<float>> attn_norm_;
-    std::vector<std::vector<float>> ffn_norm_;
-    // The optional per-layer vectors, widened likewise (empty where the config's switch is off).
-    struct LayerExtras {
-        std::vector<float> bq, bk, bv, q_norm, k_norm;
+    // The per-layer vectors in the backend's memory, widened to float once whatever their
+    // storage dtype: the norms, and the optional biases and Q/K norms (empty where the config's
+    // switch is off).
+    struct LayerVectors {
+        BackendArray<float> attn_norm, ffn_norm, bq, bk, bv, q_norm, k_norm;
     };
-    std::vector<LayerExtras> extras_;
-    std::vector<float> output_norm_;
+    std::vector<LayerVectors> layers_;
+    BackendArray<float> output_norm_;
 };
 
 }  // namespace kvw

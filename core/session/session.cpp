@@ -52,7 +52,7 @@ Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
     if (options_.capacity == 0)  // a negative one is refused when the state is made
         options_.capacity = std::min(model_->config.max_context, kDefaultCapacityLimit);
     engine_context_ = options_.capacity;
-    engine_ = std::make_unique<Transformer>(model_, *backend_, 0, engine_context_);
+    engine_ = std::make_unique<Transformer>(model_, *backend_, engine_context_);
     gist_net_ = load_gist_net(options_.gist_net);
     check_gist_net_k(*gist_net_, options_.gist_net, options_.wlod_k);
     new_state();  // refuses a bad capacity before a conflict is judged with it

@@ -18,7 +18,7 @@ Session::Session(const Session& other, bool with_engine)
       model_(other.model_),
       backend_(with_engine ? create_backend(options_.backend) : nullptr),
       engine_context_(other.engine_context_),
-      engine_(with_engine ? std::make_unique<Transformer>(model_, *backend_, 0, engine_context_)
+      engine_(with_engine ? std::make_unique<Transformer>(model_, *backend_, engine_context_)
                           : nullptr),
       state_(std::make_unique<StateManager>(*other.state_, engine_.get())),
       proposer_(other.proposer_->clone()),

@@ -22,7 +22,7 @@ namespace kvw::test {
 struct TinyEngine {
     std::shared_ptr<const Model> model = load_model("synthetic:tiny");
     std::unique_ptr<Backend> backend = make_cpu_backend(1);
-    Transformer engine{model, *backend, 1};
+    Transformer engine{model, *backend};
 
     int vocab() const { return model->config.vocab_size; }
 };

@@ -279,8 +279,8 @@ private slots:
             QCOMPARE(c.rope_freq_divisors[7], 1.5f);
             QCOMPARE(c.rope_long_divisors[7], 12.0f);
             QVERIFY(!c.uses_long_rope(16) && c.uses_long_rope(17));
-            const Transformer short_context(model, *backend, 0, 16);
-            const Transformer long_context(model, *backend, 0, 17);
+            const Transformer short_context(model, *backend, 16);
+            const Transformer long_context(model, *backend, 17);
             const std::vector<float> s = test::one_pass_logits(short_context, ref.ids);
             const std::vector<float> l = test::one_pass_logits(long_context, ref.ids);
             QVERIFY2(test::relative_error(s, ref.short_logits) < 1e-4,
@@ -288,7 +288,7 @@ private slots:
             QVERIFY2(test::relative_error(l, ref.logits) < 1e-4,
                      qPrintable(QString::number(test::relative_error(l, ref.logits))));
             model->config.rope_attention_factor = 1.0f;
-            const Transformer unscaled(model, *backend, 0, 17);
+            const Transformer unscaled(model, *backend, 17);
             QVERIFY(test::relative_error(test::one_pass_logits(unscaled, ref.ids), ref.logits) >
                     1e-2);
         }
@@ -302,7 +302,7 @@ private slots:
         const Reference ref = read_reference("phi3_longrope");
         auto backend = make_cpu_backend(1);
         const auto model = load("phi3_longrope", true);
-        const Transformer t(model, *backend, 0, 64);
+        const Transformer t(model, *backend, 64);
         StateManager state(t, StateOptions{64, RopePolicy::Reindex});
         state.append(ref.ids, EntryKind::Prompt, 0);
         QVERIFY(test::relative_error(state.last_logits(), ref.logits) < 1e-4);

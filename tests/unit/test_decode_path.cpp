@@ -51,7 +51,7 @@ struct Run {
 
 Run generate(int threads, int steps) {
     auto backend = make_cpu_backend(threads);
-    const Transformer engine(tiny_model(), *backend, threads);
+    const Transformer engine(tiny_model(), *backend);
     Generator g(engine, SamplingParams{});  // greedy
     g.prefill(prompt());
     Run run;
@@ -79,7 +79,7 @@ private slots:
     // picks the argmax of those reference logits.
     void decode_step_by_step_equals_one_pass() {
         auto backend = make_cpu_backend(2);
-        const Transformer engine(tiny_model(), *backend, 2);
+        const Transformer engine(tiny_model(), *backend);
         const Run run = generate(2, 40);
         const size_t n_prompt = prompt().size();
         QCOMPARE(run.tokens.size(), n_prompt + 40);
@@ -111,7 +111,7 @@ private slots:
     // decoded token at its own tick, the same rows in every layer, the invariants green.
     void the_state_is_the_workbench_state() {
         auto backend = make_cpu_backend(1);
-        const Transformer engine(tiny_model(), *backend, 1);
+        const Transformer engine(tiny_model(), *backend);
         Generator g(engine, SamplingParams{});
         g.prefill(prompt());
         for (int i = 0; i < 5; ++i) g.decode_next();
@@ -143,7 +143,7 @@ private slots:
 
     void decode_before_prefill_is_refused() {
         auto backend = make_cpu_backend(1);
-        const Transformer engine(tiny_model(), *backend, 1);
+        const Transformer engine(tiny_model(), *backend);
         Generator g(engine, SamplingParams{});
         QVERIFY_THROWS_EXCEPTION(std::logic_error, g.decode_next());
     }

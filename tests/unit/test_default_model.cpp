@@ -74,7 +74,7 @@ private slots:
     void initTestCase() {
         model_ = load_model((kResources + "/models/kjv-llama.gguf").toStdString());
         backend_ = std::make_unique<CpuBackend>(2);
-        transformer_ = std::make_unique<Transformer>(model_, *backend_, 2);
+        transformer_ = std::make_unique<Transformer>(model_, *backend_);
         passages_ = read_passages();
         QVERIFY2(passages_.size() >= 3, "resources/text should hold at least 3 passages");
     }

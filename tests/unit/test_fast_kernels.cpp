@@ -74,7 +74,7 @@ std::shared_ptr<const Model> embedded_model_as(GgufType type) {
 
 double held_out_perplexity(const std::shared_ptr<const Model>& model, Backend& backend,
                            const std::vector<int32_t>& tokens, int32_t bos) {
-    const Transformer engine(model, backend, 2);
+    const Transformer engine(model, backend);
     FullCacheScorer scorer(engine);
     return perplexity(tokens, bos, {128, 128}, scorer).perplexity();
 }

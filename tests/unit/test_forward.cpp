@@ -55,7 +55,7 @@ private slots:
         const RefResult ref = reference_forward(b.ref, token_inputs(b.ref, kTokens), kPositions);
 
         CpuBackend backend(2);
-        Transformer tf(b.model, backend, 2);
+        Transformer tf(b.model, backend);
         ForwardOptions opt;
         opt.attention_mass = true;
         const ForwardOutput out =
@@ -89,7 +89,7 @@ private slots:
         QFETCH(int, prefill);
         const Built b = build_model(small_config(2, RopeLayout::Interleaved), dtype, 99);
         CpuBackend backend(2);
-        Transformer tf(b.model, backend, 2);
+        Transformer tf(b.model, backend);
         const ForwardOutput whole = tf.forward(token_items(kTokens), kPositions, empty_context(2));
 
         const int kvd = b.model->config.kv_dim();
@@ -124,7 +124,7 @@ private slots:
     void attention_mass_sums_to_heads_per_query() {
         const Built b = build_model(small_config(1, RopeLayout::HalfSplit), DType::F32, 5);
         CpuBackend backend(2);
-        Transformer tf(b.model, backend, 2);
+        Transformer tf(b.model, backend);
         const ForwardOutput first = tf.forward(
             token_items({1, 2, 3, 4, 5}), std::vector<int32_t>{0, 1, 2, 3, 4}, empty_context(2));
         std::vector<LayerContext> ctx;
@@ -149,7 +149,7 @@ private slots:
     void embedding_item_equals_token_item() {
         const Built b = build_model(small_config(2, RopeLayout::Interleaved), DType::BF16, 3);
         CpuBackend backend(2);
-        Transformer tf(b.model, backend, 2);
+        Transformer tf(b.model, backend);
         const int D = b.model->config.n_embd;
         std::vector<float> embedding(D);
         for (int d = 0; d < D; ++d) embedding[d] = float(b.ref.embd[size_t(42) * D + d]);
@@ -168,7 +168,7 @@ private slots:
     void result_does_not_depend_on_thread_count() {
         const Built b = build_model(small_config(4, RopeLayout::Interleaved), DType::F16, 11);
         CpuBackend one(1), two(2);
-        Transformer t1(b.model, one, 1), t2(b.model, two, 2);
+        Transformer t1(b.model, one), t2(b.model, two);
         const ForwardOutput a = t1.forward(token_items(kTokens), kPositions, empty_context(2));
         const ForwardOutput c = t2.forward(token_items(kTokens), kPositions, empty_context(2));
         QCOMPARE(a.logits, c.logits);
@@ -178,7 +178,7 @@ private slots:
     void bad_input_is_rejected() {
         const Built b = build_model(small_config(4, RopeLayout::Interleaved), DType::F32, 1);
         CpuBackend backend(1);
-        Transformer tf(b.model, backend, 1);
+        Transformer tf(b.model, backend);
         const std::vector<int32_t> one_pos{0};
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  tf.forward(token_items({1, 2}), one_pos, empty_context(2)));

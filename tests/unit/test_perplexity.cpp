@@ -98,7 +98,7 @@ std::shared_ptr<const Model> tiny() {
 PerplexityResult full_cache(const std::shared_ptr<const Model>& model,
                             const std::vector<int32_t>& tokens, PerplexityOptions options) {
     CpuBackend backend(2);
-    Transformer engine(model, backend, 2);
+    Transformer engine(model, backend);
     FullCacheScorer scorer(engine);
     return perplexity(tokens, model->tokenizer.bos_id(), options, scorer);
 }
@@ -126,7 +126,7 @@ private slots:
         const ReferenceFigures ref = reference_perplexity(b.ref, tokens, bos, ctx, stride);
 
         CpuBackend backend(2);
-        Transformer engine(b.model, backend, 2);
+        Transformer engine(b.model, backend);
         FullCacheScorer scorer(engine);
         const PerplexityResult got = perplexity(tokens, bos, {ctx, stride}, scorer);
 

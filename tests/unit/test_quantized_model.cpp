@@ -77,7 +77,7 @@ private slots:
         std::vector<std::vector<float>> reference_k;
         for (const int threads : {1, 2, 3}) {
             CpuBackend backend(threads);
-            const Transformer tf(model, backend, threads);
+            const Transformer tf(model, backend);
             const ForwardOutput whole =
                 tf.forward(items(0, kTokens.size()), positions(0, kTokens.size()),
                            std::vector<LayerContext>(size_t(layers)));

@@ -58,7 +58,7 @@ private slots:
         QCOMPARE(s.tick(), int64_t(12));
 
         auto backend = make_cpu_backend(1);
-        const Transformer engine(tiny_model(), *backend, 1);
+        const Transformer engine(tiny_model(), *backend);
         Generator g(engine, options().sampling);
         g.prefill(tiny_model()->tokenizer.encode(kPrompt, true));
         for (int32_t expected : sampled) QCOMPARE(g.decode_next(), expected);

@@ -189,7 +189,7 @@ private slots:
     void a_desync_at_any_row_of_any_chunk_is_caught() {
         const auto model = thin_model(kLayers);
         const std::unique_ptr<Backend> backend = make_cpu_backend(1);
-        const Transformer engine(model, *backend, 1);
+        const Transformer engine(model, *backend);
         StateManager state(engine, StateOptions{kRows + 16});
         std::vector<int32_t> tokens(static_cast<size_t>(kRows));
         for (int r = 0; r < kRows; ++r) tokens[size_t(r)] = 3 + (r * 7919) % 2000;
