@@ -14,6 +14,7 @@
 #include "core/backend/backend_registry.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/forward_kernels.h"
+#include "kernels/read_sweep_kernel.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 
@@ -73,11 +74,49 @@ public:
         // Default math with CUBLAS_COMPUTE_32F never uses TF32, so F32 weights get true float32
         // products, as on the CPU reference.
         KVW_CUDA_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-        spdlog::info("cuda backend: {} (sm_{}{}, {:.1f} GiB)", prop.name, prop.major, prop.minor,
+        device_name_ = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+                       std::to_string(prop.minor) + ")";
+        spdlog::info("cuda backend: {}, {:.1f} GiB", device_name_,
                      double(prop.totalGlobalMem) / double(1ull << 30));
     }
 
     std::string_view name() const override { return "cuda"; }
+
+    BackendDevice device() const override {
+        size_t free = 0, total = 0;
+        KVW_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+        return {device_name_, total, total - free};
+    }
+
+    // The best of five sweeps of a ReadSweep kernel over `bytes`, timed with events.
+    double measure_read_bandwidth_gbs(size_t bytes) override {
+        DeviceBuffer data(bytes);
+        KVW_CUDA_CHECK(cudaMemsetAsync(data.get(), 1, bytes, stream()));
+        kern::ReadSweep sweep;
+        sweep.words = data.as<uint64_t>();
+        sweep.count = bytes / sizeof(uint64_t);
+        int sms = 0;
+        KVW_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+        sweep.blocks = unsigned(sms) * 8;  // enough warps in flight to hide the latency
+        DeviceBuffer folded(size_t(sweep.blocks) * sweep.threads * sizeof(uint64_t));
+        sweep.folded = folded.as<uint64_t>();
+        cudaEvent_t start = nullptr, stop = nullptr;
+        KVW_CUDA_CHECK(cudaEventCreate(&start));
+        KVW_CUDA_CHECK(cudaEventCreate(&stop));
+        float best_ms = 0.0f;
+        for (int pass = 0; pass < 6; ++pass) {  // the first one warms up
+            KVW_CUDA_CHECK(cudaEventRecord(start, stream()));
+            cuda::launch(sweep, stream());
+            KVW_CUDA_CHECK(cudaEventRecord(stop, stream()));
+            KVW_CUDA_CHECK(cudaEventSynchronize(stop));
+            float ms = 0.0f;
+            KVW_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+            if (pass > 0 && (best_ms == 0.0f || ms < best_ms)) best_ms = ms;
+        }
+        cudaEventDestroy(start);
+        cudaEventDestroy(stop);
+        return double(sweep.count * sizeof(uint64_t)) / (double(best_ms) * 1e-3) / 1e9;
+    }
 
     void* allocate(size_t bytes) override {
         if (bytes == 0) return nullptr;
@@ -267,6 +306,7 @@ private:
     }
 
     const int device_ = 0;
+    std::string device_name_;
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
     std::unique_ptr<cublasContext, BlasDeleter> blas_;
     std::unordered_map<const void*, Resident> weights_;

@@ -14,7 +14,6 @@
 #include "common_options.h"
 #include "core/backend/backend.h"
 #include "core/backend/backend_registry.h"
-#include "core/backend/memory_bandwidth.h"
 #include "core/engine/transformer.h"
 #include "core/model/gguf_model_loader.h"
 #include "core/model/model_loader.h"
@@ -61,6 +60,11 @@ struct ModelResult {
     double weights_gb = 0;
     double resident_gb = 0;  // of the process after the last decode: weights, cache, buffers
     double prefill_tok_s = 0;
+    // The backend's memory read bandwidth (GB/s), measured right after its decode steps, so it
+    // sees the same (warm, otherwise idle) machine: host memory for a CPU backend, the device's
+    // for an accelerator.
+    double ceiling_gbs = 0;
+    std::string device;
     std::vector<ContextLine> lines;
 };
 
@@ -115,6 +119,8 @@ ModelResult bench_model(const std::string& label, const std::shared_ptr<const Mo
                      plan.contexts[c], 1.0 / seconds);
     }
     result.resident_gb = double(resident_bytes()) / 1e9;
+    result.ceiling_gbs = backend->measure_read_bandwidth_gbs(size_t(1) << 30);
+    result.device = backend->device().name;
     return result;
 }
 
@@ -218,9 +224,6 @@ int run_bench_decode(const CliArgs& args) {
         }
         description = "tinyllama-shape";
     }
-    // Measured after the models so it sees the same (warm, otherwise idle) machine.
-    const double ceiling = measure_read_bandwidth_gbs(size_t(1) << 30);
-
     std::printf("kvw bench decode: %s (", description.c_str());
     print_config(config);
     std::string backends;
@@ -228,7 +231,13 @@ int run_bench_decode(const CliArgs& args) {
     std::printf("), backends %s, %s threads, decode %d tokens per context (median)\n",
                 backends.c_str(), plan.threads > 0 ? std::to_string(plan.threads).c_str() : "all",
                 plan.decode_tokens);
-    std::printf("memory read ceiling (all cores streaming 1 GiB): %.1f GB/s\n", ceiling);
+    for (const std::string& b : plan.backends)
+        for (const ModelResult& r : results)
+            if (r.backend == b) {
+                std::printf("%s: %s, memory read ceiling (streaming 1 GiB) %.1f GB/s\n",
+                            b.c_str(), r.device.c_str(), r.ceiling_gbs);
+                break;
+            }
     std::printf("%-10s %-10s %10s %11s %14s %8s %13s %14s %8s %11s\n", "type", "backend",
                 "weights GB", "resident GB", "prefill tok/s", "context", "decode tok/s",
                 "GB read/token", "GB/s", "of ceiling");
@@ -238,7 +247,7 @@ int run_bench_decode(const CliArgs& args) {
             std::printf("%-10s %-10s %10.2f %11.2f %14.1f %8d %13.2f %14.3f %8.1f %10.1f%%\n",
                         r.label.c_str(), r.backend.c_str(), r.weights_gb, r.resident_gb,
                         r.prefill_tok_s, line.context, line.decode_tok_s, line.gb_per_token, gbs,
-                        100.0 * gbs / ceiling);
+                        100.0 * gbs / r.ceiling_gbs);
         }
     }
     print_ratios(results, plan.backends);

@@ -1,11 +1,13 @@
 // kvw info: what a model file holds — its configuration, every tensor, the vocabulary.
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "commands.h"
 #include "common_options.h"
+#include "core/backend/backend_registry.h"
 #include "core/chat/chat_prompt.h"
 #include "core/model/layer_windows.h"
 #include "core/model/model_loader.h"
@@ -155,14 +157,38 @@ void print_info(const Model& model) {
     std::printf(")\n");
 }
 
+// --backend NAME: where that backend computes (an accelerator's name and memory).
+nlohmann::json backend_json(Backend& backend) {
+    const BackendDevice d = backend.device();
+    return {{"name", std::string(backend.name())},
+            {"device", d.name},
+            {"memory_total", d.memory_total},
+            {"memory_used", d.memory_used}};
+}
+
+void print_backend(Backend& backend) {
+    const BackendDevice d = backend.device();
+    std::printf("backend      %s: %s", std::string(backend.name()).c_str(), d.name.c_str());
+    if (d.memory_total > 0)
+        std::printf(", %.1f of %.1f GiB in use", double(d.memory_used) / double(1ull << 30),
+                    double(d.memory_total) / double(1ull << 30));
+    std::printf("\n");
+}
+
 int run_info(const CliArgs& args) {
     if (args.positional().size() > 1) throw UsageError("info takes at most one model");
     const auto model =
         load_model(args.positional().empty() ? kDefaultModelSpec : args.positional()[0]);
-    if (args.has("json"))
-        print_json(info_json(*model));
-    else
+    const std::unique_ptr<Backend> backend =
+        args.has("backend") ? create_backend(args.get("backend")) : nullptr;
+    if (args.has("json")) {
+        nlohmann::json info = info_json(*model);
+        if (backend) info["backend"] = backend_json(*backend);
+        print_json(info);
+    } else {
         print_info(*model);
+        if (backend) print_backend(*backend);
+    }
     return 0;
 }
 
@@ -174,7 +200,8 @@ CommandSpec info_command() {
             std::string("a model's configuration, tensor table and vocabulary size (SPEC: see "
                         "--model of generate; default ") +
                 kDefaultModelSpec + ")",
-            {json_option()},
+            {{"backend", "NAME", "", backend_option("").help + "; prints where it computes"},
+             json_option()},
             run_info};
 }
 

@@ -76,7 +76,9 @@ void StatusLine::setFrame(FramePtr frame) {
     live_tick_ = frame->tick;
     showTick();
     rows_->setText(rows_summary(*frame));
-    backend_->setText(QString::fromStdString(frame->backend) + " · " +
+    const QString device =
+        frame->device.empty() ? QString() : " (" + QString::fromStdString(frame->device) + ")";
+    backend_->setText(QString::fromStdString(frame->backend) + device + " · " +
                       QString::fromStdString(frame->model.source) + " · " +
                       QString::fromStdString(frame->model.architecture));
     tick_time_->setText(wall_clock_hidden()

@@ -34,6 +34,13 @@ struct AttentionCall {
     int n() const { return int(positions.size()); }
 };
 
+// Where a backend computes, as the status bar and `kvw info --backend` show it.
+struct BackendDevice {
+    std::string name;         // "NVIDIA H100 80GB HBM3 (sm_90)", "host CPU, 2 threads"
+    size_t memory_total = 0;  // bytes of the device's memory; 0 for the host's
+    size_t memory_used = 0;   // bytes in use on it now (by every process, as the driver says)
+};
+
 // Where a forward pass computes (docs/ARCHITECTURE.md §18): memory the backend owns and the ops
 // the Transformer calls on it, in the shape of ggml's backends. Pointers marked "backend memory"
 // are host memory for the CPU backends and device memory for an accelerator; only upload and
@@ -44,6 +51,10 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string_view name() const = 0;
+    virtual BackendDevice device() const = 0;
+    // The read bandwidth of the backend's memory in GB/s (1e9 bytes per second), measured now by
+    // streaming `bytes`: the ceiling `kvw bench decode` compares decode with.
+    virtual double measure_read_bandwidth_gbs(size_t bytes) = 0;
 
     // ---- memory ------------------------------------------------------------------------------
     // Uninitialised backend memory for `bytes` (nothing for 0); BackendArray owns it.

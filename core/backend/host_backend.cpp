@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <vector>
 
+#include "core/backend/memory_bandwidth.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
@@ -22,6 +24,15 @@ constexpr int64_t kElementPiece = 4096;
 }  // namespace
 
 HostBackend::HostBackend(int threads) : pool_(threads) {}
+
+BackendDevice HostBackend::device() const {
+    return {"host CPU, " + std::to_string(threads()) + (threads() == 1 ? " thread" : " threads"), 0,
+            0};
+}
+
+double HostBackend::measure_read_bandwidth_gbs(size_t bytes) {
+    return kvw::measure_read_bandwidth_gbs(bytes, threads());
+}
 
 template <class Fn>
 void HostBackend::for_rows(int64_t rows, Fn&& fn) {

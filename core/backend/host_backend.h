@@ -16,6 +16,9 @@ public:
 
     int threads() const { return pool_.size(); }
 
+    BackendDevice device() const override;
+    double measure_read_bandwidth_gbs(size_t bytes) override;
+
     void* allocate(size_t bytes) override;
     void release(void* p) noexcept override;
     void upload(void* dst, const void* src, size_t bytes) override;

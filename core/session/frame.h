@@ -135,6 +135,9 @@ struct Frame {
     // pieces and text as the tokens it becomes (text_tokens) without asking the worker.
     std::shared_ptr<const Tokenizer> tokenizer;
     std::string backend;  // "cpu", "cuda"
+    // An accelerator's name and the memory in use on it ("NVIDIA H100 (sm_90), 1.4 of 79.1 GiB
+    // in use"); empty on the host, whose memory the status bar does not show.
+    std::string device;
     int capacity = 0;     // rows per layer
     CacheLayout layout = CacheLayout::Contiguous;
     RingOptions ring_options;  // the ring layout's (kept while another layout runs)

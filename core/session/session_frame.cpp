@@ -1,5 +1,6 @@
 // The immutable snapshot the UI draws (ARCHITECTURE §6).
 #include <algorithm>
+#include <cstdio>
 
 #include "core/session/session.h"
 
@@ -22,6 +23,13 @@ std::shared_ptr<Frame> Session::frame() const {
     f->model = summary_of(*model_);
     f->tokenizer = std::shared_ptr<const Tokenizer>(model_, &model_->tokenizer);
     f->backend = std::string(backend_->name());
+    if (const BackendDevice d = backend_->device(); d.memory_total > 0) {
+        char memory[64];
+        std::snprintf(memory, sizeof memory, ", %.1f of %.1f GiB in use",
+                      double(d.memory_used) / double(1ull << 30),
+                      double(d.memory_total) / double(1ull << 30));
+        f->device = d.name + memory;
+    }
     f->capacity = state_->cache().capacity();
     f->layout = state_->cache().layout();
     f->ring_options = state_->ring_options();

@@ -12,8 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "core/backend/backend_array.h"
 #include "core/backend/backend_registry.h"
 #include "core/math/half.h"
+#include "core/model/gguf_types.h"
+#include "core/model/quantize.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_buffer.h"
@@ -60,13 +63,41 @@ WeightTensor tensor_of(const std::vector<uint8_t>& storage, DType dtype, int row
 }
 
 TestWeights make_weights(DType dtype, int rows, int cols, std::mt19937& rng) {
-    auto storage =
-        std::make_shared<std::vector<uint8_t>>(size_t(rows) * size_t(cols) * dtype_size(dtype));
     TestWeights w;
-    w.values = fill_weights(*storage, dtype, rng);
-    w.tensor = tensor_of(*storage, dtype, rows, cols);
+    std::shared_ptr<std::vector<uint8_t>> storage;
+    if (dtype_is_quantized(dtype)) {
+        // Block types: random floats encoded by the project's quantiser; the values they stand
+        // for are the CPU's dequantisation (checked against the gguf package by the unit tests).
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        std::vector<float> values(size_t(rows) * size_t(cols));
+        for (float& v : values) v = dist(rng);
+        storage = std::make_shared<std::vector<uint8_t>>(
+            quantize_rows(*gguf_type_from_name(dtype_name(dtype)), values.data(), rows, cols));
+        w.tensor = tensor_of(*storage, dtype, rows, cols);
+        std::vector<float> row(static_cast<size_t>(cols));
+        for (int r = 0; r < rows; ++r) {
+            weight_row_to_float(w.tensor, r, row.data());
+            w.values.insert(w.values.end(), row.begin(), row.end());
+        }
+    } else {
+        storage = std::make_shared<std::vector<uint8_t>>(size_t(rows) * size_t(cols) *
+                                                         dtype_size(dtype));
+        w.values = fill_weights(*storage, dtype, rng);
+        w.tensor = tensor_of(*storage, dtype, rows, cols);
+    }
     w.tensor.owner = storage;
     return w;
+}
+
+// The product on `backend`: x uploaded, y downloaded.
+std::vector<float> product(Backend& backend, const WeightTensor& w, const std::vector<float>& x,
+                           int n) {
+    const BackendArray<float> x_dev(backend, x.data(), x.size());
+    const BackendArray<float> y_dev(backend, size_t(n) * size_t(w.rows));
+    backend.matmul(w, x_dev.data(), n, y_dev.data());
+    std::vector<float> y(y_dev.size());
+    backend.download(y.data(), y_dev.data(), y.size() * sizeof(float));
+    return y;
 }
 
 std::vector<float> random_activations(int n, int cols, std::mt19937& rng) {
@@ -78,7 +109,7 @@ std::vector<float> random_activations(int n, int cols, std::mt19937& rng) {
 
 // The unit roundoff of the type the backend rounds x to before the product: cuBLAS takes one
 // input type, so f16/bf16 weights meet x rounded to that type; f32 is used as is (no TF32), and
-// so are the block types, which the backend uploads dequantised to f32.
+// so are the block types (dequantised in the mat-vec kernel, or into a float32 tile).
 double input_rounding(DType dtype) {
     switch (dtype) {
         case DType::F16: return std::ldexp(1.0, -11);
@@ -147,10 +178,13 @@ private slots:
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("cols");
         QTest::addColumn<int>("n");
-        for (DType dtype : {DType::F32, DType::F16, DType::BF16}) {
-            // 37x83: no dimension a multiple of 8, off the aligned tensor-core paths.
-            for (auto [rows, cols] : {std::pair{96, 256}, std::pair{37, 83}}) {
-                for (int n : {1, 7, 64}) {
+        for (DType dtype : kAllDTypes) {
+            // 37x83: no dimension a multiple of 8, off the aligned tensor-core paths; block
+            // types need whole blocks per row: 37x512.
+            const int odd_cols = dtype_is_quantized(dtype) ? 512 : 83;
+            for (auto [rows, cols] : {std::pair{96, 256}, std::pair{37, odd_cols}}) {
+                // 1 and 7: the mat-vec kernel for block types; 9 and 64: the batched path.
+                for (int n : {1, 7, 9, 64}) {
                     const std::string tag = std::string(dtype_name(dtype)) + " " +
                                             std::to_string(rows) + "x" + std::to_string(cols) +
                                             " n=" + std::to_string(n);
@@ -169,14 +203,12 @@ private slots:
         const TestWeights w = make_weights(dtype, rows, cols, rng);
         const std::vector<float> x = random_activations(n, cols, rng);
 
-        std::vector<float> y(size_t(n) * size_t(rows), std::numeric_limits<float>::quiet_NaN());
-        backend_->matmul(w.tensor, x.data(), n, y.data());
+        const std::vector<float> y = product(*backend_, w.tensor, x, n);
         const QString error = compare_with_reference(w.values, dtype, rows, cols, x, n, y);
         if (!error.isEmpty()) QFAIL(qPrintable(error));
 
         // The second call reuses the uploaded weights and must give the same bits.
-        std::vector<float> again(y.size());
-        backend_->matmul(w.tensor, x.data(), n, again.data());
+        const std::vector<float> again = product(*backend_, w.tensor, x, n);
         QVERIFY(std::memcmp(y.data(), again.data(), y.size() * sizeof(float)) == 0);
     }
 
@@ -188,10 +220,9 @@ private slots:
         std::vector<uint8_t> storage(size_t(rows) * cols * sizeof(float));
         const WeightTensor tensor = tensor_of(storage, DType::F32, rows, cols);
         const std::vector<float> x = random_activations(n, cols, rng);
-        std::vector<float> y(size_t(n) * rows);
         for (int round = 0; round < 2; ++round) {
             const std::vector<double> values = fill_weights(storage, DType::F32, rng);
-            backend_->matmul(tensor, x.data(), n, y.data());
+            const std::vector<float> y = product(*backend_, tensor, x, n);
             const QString error = compare_with_reference(values, DType::F32, rows, cols, x, n, y);
             if (!error.isEmpty()) QFAIL(qPrintable(QString("round %1: %2").arg(round).arg(error)));
         }
