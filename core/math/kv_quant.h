@@ -194,4 +194,21 @@ KVW_HD void kv_decode_row(KvType t, const void* in, const float* scales, int kv_
     }
 }
 
+// Element i of a row stored as `t`, whose scales (when t is scaled) cover group_size elements
+// each: the value kv_decode_row writes at x[i]. The CUDA attention reads context rows element by
+// element through it, so it needs no decoded copy of the cache.
+KVW_HD float kv_decode_value(KvType t, const void* row, const float* scales, int i,
+                             int group_size) {
+    switch (t) {
+        case KvType::F32: return static_cast<const float*>(row)[i];
+        case KvType::F16: return fp16_to_float(static_cast<const uint16_t*>(row)[i]);
+        case KvType::BF16: return bf16_to_float(static_cast<const uint16_t*>(row)[i]);
+        case KvType::Int8:
+            return float(static_cast<const int8_t*>(row)[i]) * scales[i / group_size];
+        case KvType::Fp8E4M3:
+            return e4m3_to_float(static_cast<const uint8_t*>(row)[i]) * scales[i / group_size];
+    }
+    return 0.0f;
+}
+
 }  // namespace kvw

@@ -1,0 +1,92 @@
+// The launchers of kernels/forward_kernels.h: each builds its body with the body header's own
+// builder (the one the unit tests host-launch) and runs it on the device.
+#include "kernels/forward_kernels.h"
+
+#include "kernels/bodies/attention.h"
+#include "kernels/bodies/elementwise.h"
+#include "kernels/bodies/kv_round_trip.h"
+#include "kernels/bodies/matvec.h"
+#include "kernels/bodies/rmsnorm_rows.h"
+#include "kernels/bodies/rope_rows.h"
+#include "kernels/bodies/widen_rows.h"
+#include "kernels/launch/device_launch.cuh"
+
+namespace kvw::cuda {
+
+void launch(const kern::WidenRows& body, cudaStream_t stream);
+void launch(const kern::RmsNormRows& body, cudaStream_t stream);
+void launch(const kern::AddBiasRows& body, cudaStream_t stream);
+void launch(const kern::AddInto& body, cudaStream_t stream);
+void launch(const kern::SwigluInto& body, cudaStream_t stream);
+void launch(const kern::RopeRows& body, cudaStream_t stream);
+void launch(const kern::KvRoundTripRows& body, cudaStream_t stream);
+void launch(const kern::MatVec& body, cudaStream_t stream);
+void launch(const kern::AttentionScores& body, cudaStream_t stream);
+void launch(const kern::AttentionSoftmax& body, cudaStream_t stream);
+void launch(const kern::AttentionValues& body, cudaStream_t stream);
+void launch(const kern::AttentionMass& body, cudaStream_t stream);
+
+}  // namespace kvw::cuda
+
+KVW_DEVICE_LAUNCHER(kern::WidenRows)
+KVW_DEVICE_LAUNCHER(kern::RmsNormRows)
+KVW_DEVICE_LAUNCHER(kern::AddBiasRows)
+KVW_DEVICE_LAUNCHER(kern::AddInto)
+KVW_DEVICE_LAUNCHER(kern::SwigluInto)
+KVW_DEVICE_LAUNCHER(kern::RopeRows)
+KVW_DEVICE_LAUNCHER(kern::KvRoundTripRows)
+KVW_DEVICE_LAUNCHER(kern::MatVec)
+KVW_DEVICE_LAUNCHER(kern::AttentionScores)
+KVW_DEVICE_LAUNCHER(kern::AttentionSoftmax)
+KVW_DEVICE_LAUNCHER(kern::AttentionValues)
+KVW_DEVICE_LAUNCHER(kern::AttentionMass)
+
+namespace kvw::cuda {
+
+void embed_rows(const void* table, DType dtype, int64_t cols, const int32_t* tokens, int n,
+                float* x, cudaStream_t stream) {
+    launch(kern::embed_rows_body(table, dtype, cols, tokens, n, x), stream);
+}
+
+void rmsnorm_rows(const float* x, const float* weight, int rows, int dim, float eps, float* out,
+                  cudaStream_t stream) {
+    launch(kern::rmsnorm_rows_body(x, weight, rows, dim, eps, out), stream);
+}
+
+void add_bias_rows(float* x, const float* bias, int rows, int dim, cudaStream_t stream) {
+    launch(kern::add_bias_rows_body(x, bias, rows, dim), stream);
+}
+
+void add_into(float* x, const float* y, size_t count, cudaStream_t stream) {
+    launch(kern::add_into_body(x, y, count), stream);
+}
+
+void rope_rows(float* x, int rows, int heads, int head_dim, const float* cos_tab,
+               const float* sin_tab, RopeLayout layout, cudaStream_t stream) {
+    launch(kern::rope_rows_body(x, rows, heads, head_dim, cos_tab, sin_tab, layout), stream);
+}
+
+void swiglu_into(float* gate, const float* up, size_t count, cudaStream_t stream) {
+    launch(kern::swiglu_into_body(gate, up, count), stream);
+}
+
+void kv_round_trip_rows(KvType type, float* rows, int n, int kv_dim, int groups,
+                        cudaStream_t stream) {
+    launch(kern::kv_round_trip_rows_body(type, rows, n, kv_dim, groups), stream);
+}
+
+void matvec(const void* w, DType dtype, int64_t rows, int64_t cols, const float* x, int n, float* y,
+            cudaStream_t stream) {
+    launch(kern::matvec_body(w, dtype, rows, cols, x, n, y), stream);
+}
+
+void dequantize_rows(const void* w, DType dtype, int64_t rows, int64_t cols, float* out,
+                     cudaStream_t stream) {
+    launch(kern::dequantize_rows_body(w, dtype, rows, cols, out), stream);
+}
+
+void attention(const DeviceAttention& a, cudaStream_t stream) {
+    kern::attention_passes(a, [stream](const auto& body) { launch(body, stream); });
+}
+
+}  // namespace kvw::cuda
