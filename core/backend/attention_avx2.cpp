@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/backend/attention_kernels.h"
+#include "core/math/softmax_exp.h"
 
 #define KVW_SIMD __attribute__((target("avx2,fma")))
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/backend/attention_kernels.h"
+#include "core/math/softmax_exp.h"
 
 #define KVW_SIMD
 
