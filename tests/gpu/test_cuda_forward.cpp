@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/backend/backend_registry.h"
+#include "core/cache/kv_storage.h"
 #include "core/engine/transformer.h"
 #include "core/math/kv_quant.h"
 #include "core/model/model_loader.h"
@@ -120,7 +121,7 @@ private slots:
         for (const char* w : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"})
             QTest::newRow(w) << QString(w) << KvType::F32 << 0;
         for (KvType kv : {KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3})
-            QTest::newRow(qPrintable(QString("q4_k, kv %1").arg(int(kv)))) << "q4_k" << kv << 0;
+            QTest::newRow(qPrintable(QString("q4_k, kv %1").arg(kv_type_name(kv)))) << "q4_k" << kv << 0;
         // Sliding windows on layers 0 and 2 that cut the prompt and the context.
         QTest::newRow("f32, window 4") << "f32" << KvType::F32 << 4;
         QTest::newRow("q8_0, window 7, kv int8") << "q8_0" << KvType::Int8 << 7;
