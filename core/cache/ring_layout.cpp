@@ -62,8 +62,7 @@ int RingLayout::write_pointer(int layer) const {
 }
 
 int RingLayout::physical_row(int layer, int row) const {
-    const int S = options_.sinks;
-    return row < S ? row : S + (layers_[size_t(layer)].head + row - S) % ring_slots();
+    return ring_slab_row(row, options_.sinks, layers_[size_t(layer)].head, ring_slots());
 }
 
 RingRanges RingLayout::read_ranges(int layer, int rows) const {

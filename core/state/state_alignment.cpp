@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "core/math/row_error.h"
 #include "core/state/finite_check.h"
 #include "core/state/state_error.h"
 #include "core/state/state_manager.h"
@@ -18,17 +19,6 @@ bool same_prefix(const std::vector<int64_t>& a_tokens, const std::vector<int32_t
     return int(a_tokens.size()) >= n && int(b_tokens.size()) >= n &&
            std::equal(a_tokens.begin(), a_tokens.begin() + n, b_tokens.begin()) &&
            std::equal(a_phases.begin(), a_phases.begin() + n, b_phases.begin());
-}
-
-// max |a - b| / ||b|| over one row (absolute when the reference row is zero).
-float relative_row_error(const float* cached, const float* ref, int n) {
-    double max_diff = 0.0, norm = 0.0;
-    for (int i = 0; i < n; ++i) {
-        max_diff = std::max(max_diff, std::fabs(double(cached[i]) - double(ref[i])));
-        norm += double(ref[i]) * double(ref[i]);
-    }
-    norm = std::sqrt(norm);
-    return float(norm > 0.0 ? max_diff / norm : max_diff);
 }
 
 }  // namespace

@@ -54,18 +54,9 @@ uint64_t record_chunk_digest(const Ledger& ledger, int64_t chunk) {
 }
 
 uint64_t row_block_digest(const StateParts& s, int layer, size_t chunk) {
-    StreamHash f;
-    const LayerMap& map = s.maps[size_t(layer)];
+    StreamHash f = row_block_head(s.maps[size_t(layer)], s.cache.rows(layer), chunk);
     const int first = int(chunk) * kRevisionBlockRows;
-    const int map_end = std::clamp(first + kRevisionBlockRows, first, std::max(map.rows(), first));
-    f.value(map_end - first);
-    f.bytes(map.pos2ledger.data() + first, size_t(map_end - first) * sizeof(int64_t));
-    // rope_pos may be shorter than pos2ledger in a state the invariants reject.
-    const int rope_end = std::clamp(int(map.rope_pos.size()), first, map_end);
-    f.bytes(map.rope_pos.data() + std::min(first, rope_end),
-            size_t(rope_end - std::min(first, rope_end)) * sizeof(int32_t));
     const int cache_end = std::clamp(s.cache.rows(layer), first, first + kRevisionBlockRows);
-    f.value(cache_end - first);
     hash_stored_rows(f, s.cache, layer, first, cache_end);
     return f.digest();
 }
@@ -90,6 +81,21 @@ void hash_brightness(StreamHash& f, const Ledger& ledger, BrightnessInDigest how
 }
 
 }  // namespace
+
+StreamHash row_block_head(const LayerMap& map, int cache_rows, size_t block) {
+    StreamHash f;
+    const int first = int(block) * kRevisionBlockRows;
+    const int map_end = std::clamp(first + kRevisionBlockRows, first, std::max(map.rows(), first));
+    f.value(map_end - first);
+    f.bytes(map.pos2ledger.data() + first, size_t(map_end - first) * sizeof(int64_t));
+    // rope_pos may be shorter than pos2ledger in a state the invariants reject.
+    const int rope_end = std::clamp(int(map.rope_pos.size()), first, map_end);
+    f.bytes(map.rope_pos.data() + std::min(first, rope_end),
+            size_t(rope_end - std::min(first, rope_end)) * sizeof(int32_t));
+    const int cache_end = std::clamp(cache_rows, first, first + kRevisionBlockRows);
+    f.value(cache_end - first);
+    return f;
+}
 
 uint64_t StateDigest::update(const StateParts& s, BrightnessInDigest brightness) {
     return combine(s, brightness, false);

@@ -6,6 +6,7 @@
 #include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
 #include "core/state/rope_policy.h"
+#include "core/state/stream_hash.h"
 
 namespace kvw {
 
@@ -48,6 +49,12 @@ private:
     std::vector<Memo> records_;            // [ledger chunk]
     std::vector<std::vector<Memo>> rows_;  // [layer][row block]
 };
+
+// A block of a layer's rows as its digest begins: the block's map rows (count, pos2ledger,
+// rope_pos) and how many of its rows the cache holds (`cache_rows`: the layer's). The block's
+// stored rows follow, K bytes, K scales, V bytes, V scales row after row (KvLayout::stored_row):
+// on the host (StateDigest), or on the device from this state (kernels/bodies/cache_digest.h).
+StreamHash row_block_head(const LayerMap& map, int cache_rows, size_t block);
 
 // The state hash traces written before the digest of digests recorded (header "xxh64"): XXH64
 // of one stream over the same state, every row read each time. Kept so that those traces replay

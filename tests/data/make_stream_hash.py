@@ -4,7 +4,8 @@ hash's StreamHash (core/state/stream_hash.h).
 Layout under OUTDIR:
   input.bin     the concatenation of every case's bytes
   cases.txt     one line per case: offset length digest (decimal offset and length, 16 hex
-                digits), lengths 0..80 (every tail path of the algorithm) and a few long ones
+                digits), lengths 0..300 (every tail path of the algorithm, whole stripes and not) and a few long
+                ones
 """
 import pathlib
 
@@ -14,7 +15,7 @@ import xxhash
 
 def generate(out: pathlib.Path) -> None:
     rng = np.random.default_rng(20261125)
-    lengths = list(range(0, 81)) + [95, 96, 97, 255, 1000, 4096, 65537]
+    lengths = list(range(0, 301)) + [1000, 4096, 65537]
     data = bytearray()
     lines = []
     for n in lengths:

@@ -1,0 +1,57 @@
+#pragma once
+// The K-shift (StateManager::reindex_layer): a K row whose rope position is not its row index is
+// rotated by the difference, head by head (rope_rerotate), and stored again; a quantised K is
+// decoded, rotated and encoded anew (new scales, new clip counter). V is not touched. One thread
+// per row, which decodes into its own row of `scratch`.
+#include <cstdint>
+
+#include "core/math/rope.h"
+#include "kernels/bodies/cache_plane.h"
+#include "kernels/launch/grid.h"
+
+namespace kvw::kern {
+
+struct CacheKShift {
+    CachePlane k;
+    const int32_t* index = nullptr;  // [n] physical rows, or null: first .. first + n - 1
+    int first = 0;
+    const int32_t* delta = nullptr;  // [n]: row - rope_pos; 0 leaves the row as stored
+    int n = 0;
+    int head_dim = 0;
+    RopeParams rope;              // freq_divisors, when set, in the memory the body runs in
+    float* scratch = nullptr;     // [n][kv_dim]
+    QuantStats* stats = nullptr;  // [n]: what encoding row i met (zero for a row left alone)
+
+    Launch shape() const { return cover(size_t(n)); }
+    KVW_HD void operator()(const At& a) const {
+        const size_t i = a.x();
+        if (i >= size_t(n)) return;
+        QuantStats st;
+        if (delta[i] != 0) {
+            const size_t r = index ? size_t(index[i]) : size_t(first) + i;
+            float* x = scratch + i * size_t(k.kv_dim);
+            kv_decode_row(k.type, k.row(r), k.scale(r), k.kv_dim, k.groups, x);
+            for (int h = 0; h < k.kv_dim / head_dim; ++h)
+                rope_rerotate(x + size_t(h) * size_t(head_dim), head_dim, double(delta[i]), rope);
+            kv_encode_row(k.type, x, k.kv_dim, k.groups, k.row(r), k.scale(r), st);
+            if (k.saturated) k.saturated[r] = uint32_t(st.saturated);
+        }
+        stats[i] = st;
+    }
+};
+
+inline CacheKShift cache_kshift(const CachePlane& k, const int32_t* index, int first,
+                                const int32_t* delta, int n, int head_dim, const RopeParams& rope,
+                                float* scratch, QuantStats* stats) {
+    check_plane(k, "re-rotated");
+    if (head_dim <= 0 || head_dim % 2 != 0 || k.kv_dim % head_dim != 0)
+        throw std::invalid_argument("cache kernel: head_dim " + std::to_string(head_dim) +
+                                    " does not split kv_dim " + std::to_string(k.kv_dim) +
+                                    " into rotary heads");
+    if (!index) check_range(k, first, n, "re-rotated");
+    if (n > 0 && (!delta || !scratch || !stats))
+        throw std::invalid_argument("cache kernel: K-shift without deltas, scratch or stats");
+    return CacheKShift{k, index, first, delta, n, head_dim, rope, scratch, stats};
+}
+
+}  // namespace kvw::kern

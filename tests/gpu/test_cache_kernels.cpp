@@ -1,0 +1,378 @@
+// The KV cache's CUDA launchers (kernels/cache_kernels.h) against host_launch of the same bodies
+// (kernels/bodies/cache_*.h, checked against the CPU cache in tests/unit/test_cache_bodies.cpp):
+// the same bits, the bodies being copies, integer maths and IEEE arithmetic compiled without FMA
+// contraction (a NaN's sign and payload aside, see same_bits). The K-shift's cos / sin may differ
+// in the last bit on the device: its F32 rows within one float ulp, quantised rows within one step
+// of their format. Skips as a whole when the machine has no CUDA device.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/backend/backend_registry.h"
+#include "core/cache/kv_storage.h"
+#include "core/math/row_error.h"
+#include "kernels/cache_kernels.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/device_buffer.h"
+#include "kernels/launch/host_launch.h"
+
+using namespace kvw;
+using cuda::DeviceBuffer;
+using kern::CachePlane;
+using kern::CachePlanes;
+using kern::host_launch;
+
+namespace {
+
+constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3};
+constexpr int kGroups = 4, kHeadDim = 10, kKvDim = kGroups * kHeadDim, kCapacity = 37;
+
+template <class T>
+DeviceBuffer upload(const std::vector<T>& v) {
+    DeviceBuffer d;
+    if (!v.empty()) d.copy_from_host(v.data(), v.size() * sizeof(T), nullptr);
+    return d;
+}
+
+template <class T>
+std::vector<T> download(const DeviceBuffer& d, size_t n) {
+    std::vector<T> v(n);
+    if (n > 0) d.copy_to_host(v.data(), n * sizeof(T), nullptr);
+    return v;
+}
+
+// One plane's arrays on the host and their copy on the device.
+struct Plane {
+    std::vector<uint8_t> data;
+    std::vector<float> scales;
+    std::vector<uint32_t> saturated;
+    KvType type;
+    DeviceBuffer d_data, d_scales, d_saturated;
+
+    explicit Plane(KvType t)
+        : data(size_t(kCapacity) * kKvDim * size_t(kv_type_bytes(t))),
+          scales(kv_type_scaled(t) ? size_t(kCapacity) * kGroups : 0),
+          saturated(t != KvType::F32 ? size_t(kCapacity) : 0),
+          type(t) {}
+
+    CachePlane host() {
+        return CachePlane{data.data(),
+                          scales.empty() ? nullptr : scales.data(),
+                          saturated.empty() ? nullptr : saturated.data(),
+                          type,
+                          kKvDim,
+                          kGroups,
+                          kCapacity};
+    }
+    CachePlane device() {
+        return CachePlane{d_data.as<uint8_t>(),
+                          d_scales.as<float>(),
+                          d_saturated.as<uint32_t>(),
+                          type,
+                          kKvDim,
+                          kGroups,
+                          kCapacity};
+    }
+    void to_device() {
+        d_data = upload(data);
+        d_scales = upload(scales);
+        d_saturated = upload(saturated);
+    }
+    // The device's arrays equal the host's, byte for byte.
+    bool device_equals_host() const {
+        return download<uint8_t>(d_data, data.size()) == data &&
+               download<uint32_t>(d_saturated, saturated.size()) == saturated &&
+               std::memcmp(download<float>(d_scales, scales.size()).data(), scales.data(),
+                           scales.size() * sizeof(float)) == 0;
+    }
+};
+
+struct Planes {
+    Plane k, v;
+    explicit Planes(KvType t) : k(t), v(kTypes[(int(t) + 2) % 5]) {}
+    CachePlanes host() { return CachePlanes{{k.host(), v.host()}}; }
+    CachePlanes device() { return CachePlanes{{k.device(), v.device()}}; }
+    void to_device() {
+        k.to_device();
+        v.to_device();
+    }
+    bool device_equals_host() const { return k.device_equals_host() && v.device_equals_host(); }
+};
+
+std::vector<float> random_rows(std::mt19937& rng, int n, int dim) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_int_distribution<int> kind(0, 199);
+    std::vector<float> x(size_t(n) * size_t(dim));
+    for (float& f : x) {
+        const int k = kind(rng);
+        f = normal(rng);
+        if (k < 6) f *= 1e5f;
+        if (k == 6) f = std::numeric_limits<float>::infinity();
+        if (k == 7) f = std::numeric_limits<float>::quiet_NaN();
+    }
+    return x;
+}
+
+bool same_stats(const std::vector<QuantStats>& a, const std::vector<QuantStats>& b) {
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].saturated != b[i].saturated || a[i].nan_inputs != b[i].nan_inputs) return false;
+    return a.size() == b.size();
+}
+
+// The same bits, but for NaNs: a device's arithmetic gives the canonical NaN where the CPU keeps
+// an operand's sign and payload (a stored FP8 NaN times its scale), which IEEE leaves open.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0 &&
+            !(std::isnan(a[i]) && std::isnan(b[i])))
+            return false;
+    return true;
+}
+
+// The planes filled with rows written by the host body, the same bytes on the device.
+void fill(Planes& p, std::mt19937& rng) {
+    const std::vector<float> k = random_rows(rng, kCapacity, kKvDim);
+    const std::vector<float> v = random_rows(rng, kCapacity, kKvDim);
+    std::vector<QuantStats> st(static_cast<size_t>(kCapacity));
+    host_launch(kern::cache_write_rows(0, p.host(), k.data(), v.data(), 0, kCapacity, st.data(),
+                                       st.data()));
+    p.to_device();
+}
+
+void wait_for_device() { KVW_CUDA_CHECK(cudaStreamSynchronize(nullptr)); }
+
+}  // namespace
+
+class TestCacheKernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        register_cuda_backend();
+        std::string why;
+        if (!backend_available("cuda", why)) QSKIP(why.c_str());
+    }
+
+    void write_rows() {
+        std::mt19937 rng(1);
+        for (KvType t : kTypes) {
+            Planes p(t);
+            p.to_device();
+            for (const auto& [at, n] : {std::pair{0, 1}, {1, kCapacity - 1}}) {
+                const std::vector<float> k = random_rows(rng, n, kKvDim);
+                const std::vector<float> v = random_rows(rng, n, kKvDim);
+                std::vector<QuantStats> ks(static_cast<size_t>(n)), vs(static_cast<size_t>(n));
+                host_launch(kern::cache_write_rows(0, p.host(), k.data(), v.data(), at, n,
+                                                   ks.data(), vs.data()));
+                const DeviceBuffer dk = upload(k), dv = upload(v);
+                DeviceBuffer dks(size_t(n) * sizeof(QuantStats)),
+                    dvs(size_t(n) * sizeof(QuantStats));
+                cuda::write_kv_rows(0, p.device(), dk.as<float>(), dv.as<float>(), at, n,
+                                    dks.as<QuantStats>(), dvs.as<QuantStats>(), nullptr);
+                wait_for_device();
+                QVERIFY2(p.device_equals_host(), kv_type_name(t));
+                QVERIFY(same_stats(download<QuantStats>(dks, size_t(n)), ks));
+                QVERIFY(same_stats(download<QuantStats>(dvs, size_t(n)), vs));
+            }
+            QVERIFY_THROWS_EXCEPTION(
+                CapacityExceeded, cuda::write_kv_rows(0, p.device(), nullptr, nullptr, kCapacity, 1,
+                                                      nullptr, nullptr, nullptr));
+        }
+    }
+
+    void decode_rows() {
+        std::mt19937 rng(2);
+        for (KvType t : kTypes) {
+            Planes p(t);
+            fill(p, rng);
+            std::vector<int32_t> index(static_cast<size_t>(kCapacity));
+            for (int r = 0; r < kCapacity; ++r) index[size_t(r)] = kCapacity - 1 - r;
+            const size_t n = size_t(kCapacity) * kKvDim;
+            std::vector<float> hk(n), hv(n);
+            host_launch(kern::cache_decode_rows(p.host(), index.data(), 0, kCapacity, hk.data(),
+                                                hv.data()));
+            const DeviceBuffer di = upload(index);
+            DeviceBuffer dk(n * sizeof(float)), dv(n * sizeof(float));
+            cuda::decode_kv_rows(p.device(), di.as<int32_t>(), 0, kCapacity, dk.as<float>(),
+                                 dv.as<float>(), nullptr);
+            wait_for_device();
+            QVERIFY2(same_bits(download<float>(dk, n), hk), kv_type_name(t));
+            QVERIFY2(same_bits(download<float>(dv, n), hv), kv_type_name(t));
+        }
+    }
+
+    void gather_rows_through_a_scratch() {
+        std::mt19937 rng(3);
+        for (KvType t : kTypes) {
+            Planes p(t), scratch(t);
+            fill(p, rng);
+            scratch.to_device();
+            // A remove of row 4 (rows 5.. shift down), in place through the scratch.
+            std::vector<int32_t> tail;
+            for (int r = 5; r < kCapacity; ++r) tail.push_back(r);
+            const CachePlanes hs = scratch.host();
+            const kern::CacheGatherPlan plan = kern::cache_gather_rows(
+                p.host(), 4, p.host(), tail.data(), 0, int(tail.size()), &hs);
+            for (int i = 0; i < plan.steps; ++i) host_launch(plan.step[i]);
+            const DeviceBuffer di = upload(tail);
+            const CachePlanes ds = scratch.device();
+            cuda::gather_kv_rows(p.device(), 4, p.device(), di.as<int32_t>(), 0, int(tail.size()),
+                                 &ds, nullptr);
+            wait_for_device();
+            QVERIFY2(p.device_equals_host(), kv_type_name(t));
+        }
+    }
+
+    void ring_index_and_roll() {
+        std::mt19937 rng(4);
+        const kern::RingShape ring{2, kCapacity - 2, 20, 30};
+        for (KvType t : kTypes) {
+            Planes p(t), scratch(t);
+            fill(p, rng);
+            scratch.to_device();
+            std::vector<int32_t> index(static_cast<size_t>(ring.rows));
+            const kern::CacheRingRoll roll =
+                kern::cache_ring_roll(p.host(), ring, index.data(), scratch.host());
+            host_launch(roll.index);
+            for (int i = 0; i < roll.gather.steps; ++i) host_launch(roll.gather.step[i]);
+            DeviceBuffer di(index.size() * sizeof(int32_t));
+            cuda::ring_roll(p.device(), ring, di.as<int32_t>(), scratch.device(), nullptr);
+            wait_for_device();
+            QVERIFY2(p.device_equals_host(), kv_type_name(t));
+
+            std::vector<int32_t> whole(static_cast<size_t>(ring.rows));
+            host_launch(kern::cache_ring_index(ring, 0, ring.rows, whole.data()));
+            cuda::ring_index(ring, 0, ring.rows, di.as<int32_t>(), nullptr);
+            wait_for_device();
+            QVERIFY(download<int32_t>(di, whole.size()) == whole);
+        }
+    }
+
+    void kshift_within_an_ulp_or_a_step() {
+        std::mt19937 rng(5);
+        const std::vector<float> divisors{1.0f, 1.5f, 2.0f, 4.0f, 8.0f};  // head_dim 10
+        const DeviceBuffer d_divisors = upload(divisors);
+        for (KvType t : kTypes)
+            for (RopeLayout layout : {RopeLayout::Interleaved, RopeLayout::HalfSplit}) {
+                Planes host(t);
+                fill(host, rng);
+                std::vector<int32_t> delta(static_cast<size_t>(kCapacity));
+                for (int32_t& d : delta) d = rng() % 5 == 0 ? 0 : int32_t(rng() % 9000) - 4500;
+                const size_t n = size_t(kCapacity) * kKvDim;
+                std::vector<float> scratch(n);
+                std::vector<QuantStats> stats(static_cast<size_t>(kCapacity));
+                RopeParams rope{10000.0f, layout, 1.0, divisors.data()};
+                host_launch(kern::cache_kshift(host.k.host(), nullptr, 0, delta.data(), kCapacity,
+                                               kHeadDim, rope, scratch.data(), stats.data()));
+                rope.freq_divisors = d_divisors.as<float>();
+                const DeviceBuffer dd = upload(delta);
+                DeviceBuffer ds(n * sizeof(float)), dst(size_t(kCapacity) * sizeof(QuantStats));
+                cuda::kshift_k_rows(host.k.device(), nullptr, 0, dd.as<int32_t>(), kCapacity,
+                                    kHeadDim, rope, ds.as<float>(), dst.as<QuantStats>(), nullptr);
+                wait_for_device();
+                // Both decoded: F32 within one ulp, the others within a step of their type.
+                Plane device(t);
+                device.data = download<uint8_t>(host.k.d_data, device.data.size());
+                device.scales = download<float>(host.k.d_scales, device.scales.size());
+                std::vector<float> want(n), got(n);
+                host_launch(kern::cache_decode_rows(CachePlanes{{host.k.host(), host.k.host()}},
+                                                    nullptr, 0, kCapacity, want.data(),
+                                                    want.data()));
+                host_launch(kern::cache_decode_rows(CachePlanes{{device.host(), device.host()}},
+                                                    nullptr, 0, kCapacity, got.data(), got.data()));
+                for (int r = 0; r < kCapacity; ++r) {
+                    const float* w = want.data() + size_t(r) * kKvDim;
+                    const float* g = got.data() + size_t(r) * kKvDim;
+                    for (int i = 0; i < kKvDim && t == KvType::F32; ++i)
+                        QVERIFY2(w[i] == g[i] || std::nextafter(w[i], g[i]) == g[i] ||
+                                     (std::isnan(w[i]) && std::isnan(g[i])),
+                                 qPrintable(QString("row %1").arg(r)));
+                    bool finite = true;
+                    for (int i = 0; i < kKvDim; ++i) finite = finite && std::isfinite(w[i]);
+                    if (finite)
+                        QVERIFY2(relative_row_error(g, w, kKvDim) <= kv_type_drift_tolerance(t),
+                                 qPrintable(QString("%1 row %2").arg(kv_type_name(t)).arg(r)));
+                }
+            }
+    }
+
+    void gist_pool() {
+        std::mt19937 rng(6);
+        const int rows = 37, dim = 112;
+        std::vector<float> x = random_rows(rng, rows, dim);
+        for (float& f : x)
+            if (!std::isfinite(f)) f = 1.0f;
+        std::vector<int32_t> offsets{0}, index;
+        for (int span : {1, 3, 8, 37}) {
+            for (int j = 0; j < span; ++j) index.push_back(int32_t(rng() % unsigned(rows)));
+            offsets.push_back(int32_t(index.size()));
+        }
+        const int gists = int(offsets.size()) - 1;
+        std::vector<float> want(size_t(gists) * dim);
+        host_launch(
+            kern::cache_gist_pool(x.data(), index.data(), offsets.data(), gists, dim, want.data()));
+        const DeviceBuffer dx = upload(x), di = upload(index), doff = upload(offsets);
+        DeviceBuffer dout(want.size() * sizeof(float));
+        cuda::gist_pool(dx.as<float>(), di.as<int32_t>(), doff.as<int32_t>(), gists, dim,
+                        dout.as<float>(), nullptr);
+        wait_for_device();
+        QVERIFY(same_bits(download<float>(dout, want.size()), want));
+    }
+
+    void drift_rows() {
+        std::mt19937 rng(7);
+        const int n = 37, dim = 112;
+        std::vector<float> ref = random_rows(rng, n, dim), cached = ref;
+        for (float& f : ref)
+            if (!std::isfinite(f)) f = 0.5f;
+        std::normal_distribution<float> noise(0.0f, 1e-3f);
+        for (float& f : cached) f += noise(rng);
+        std::vector<float> hk(static_cast<size_t>(n)), hv(static_cast<size_t>(n));
+        host_launch(kern::cache_drift(cached.data(), ref.data(), ref.data(), cached.data(), n, dim,
+                                      hk.data(), hv.data()));
+        const DeviceBuffer dc = upload(cached), dr = upload(ref);
+        DeviceBuffer dk(size_t(n) * sizeof(float)), dv(size_t(n) * sizeof(float));
+        cuda::drift_rows(dc.as<float>(), dr.as<float>(), dr.as<float>(), dc.as<float>(), n, dim,
+                         dk.as<float>(), dv.as<float>(), nullptr);
+        wait_for_device();
+        QVERIFY(same_bits(download<float>(dk, size_t(n)), hk));
+        QVERIFY(same_bits(download<float>(dv, size_t(n)), hv));
+    }
+
+    void block_digests() {
+        std::mt19937 rng(8);
+        for (KvType t : kTypes) {
+            Planes p(t);
+            fill(p, rng);
+            // Blocks of 8 rows, the last one short, rows through a reversing index; each block
+            // goes on from a state left with a different number of pending bytes.
+            const int block_rows = 8, blocks = (kCapacity + block_rows - 1) / block_rows;
+            std::vector<Xxh64State> begun(static_cast<size_t>(blocks));
+            for (int b = 0; b < blocks; ++b) {
+                std::vector<uint8_t> head(size_t(b) * 13 + 3);
+                for (uint8_t& c : head) c = uint8_t(rng());
+                begun[size_t(b)].update(head.data(), head.size());
+            }
+            std::vector<int32_t> index(static_cast<size_t>(kCapacity));
+            for (int r = 0; r < kCapacity; ++r) index[size_t(r)] = kCapacity - 1 - r;
+            std::vector<uint64_t> want(static_cast<size_t>(blocks));
+            host_launch(kern::cache_block_digest(p.host(), index.data(), begun.data(), 0, blocks,
+                                                 kCapacity, block_rows, want.data()));
+            const DeviceBuffer db = upload(begun), di = upload(index);
+            DeviceBuffer dout(want.size() * sizeof(uint64_t));
+            cuda::block_digests(p.device(), di.as<int32_t>(), db.as<Xxh64State>(), 0, blocks,
+                                kCapacity, block_rows, dout.as<uint64_t>(), nullptr);
+            wait_for_device();
+            QVERIFY2(download<uint64_t>(dout, want.size()) == want, kv_type_name(t));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCacheKernels)
+#include "test_cache_kernels.moc"
