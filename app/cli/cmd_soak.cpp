@@ -19,9 +19,9 @@ void print(const char* label, const SoakReport& r) {
         "%s: %lld ticks in %.1f s (%.0f ticks/s), %lld sessions; lists: %lld applied, "
         "%lld rejected; %lld rebuilds, %lld drift checks, %lld layout switches, "
         "%lld policy changes, %lld new prompts; systems sessions %lld: %lld K/V type changes, "
-        "%lld wLOD changes, %lld collapses / expands, %lld undo / redo / snapshot / restore, "
-        "%lld forks, %lld refused with nothing changed; %lld sessions replayed their own trace "
-        "equal; "
+        "%lld backend switches, %lld wLOD changes, %lld collapses / expands, "
+        "%lld undo / redo / snapshot / restore, %lld forks, %lld refused with nothing changed; "
+        "%lld sessions replayed their own trace equal; "
         "RSS %.1f MiB after the first session, %.1f MiB now, peak %.1f MiB; checkpoints at "
         "most %.2f MiB\n",
         label, static_cast<long long>(c.ticks), r.seconds,
@@ -30,12 +30,12 @@ void print(const char* label, const SoakReport& r) {
         static_cast<long long>(c.rebuilds), static_cast<long long>(c.drift_checks),
         static_cast<long long>(c.layout_switches), static_cast<long long>(c.policy_changes),
         static_cast<long long>(c.restarts), static_cast<long long>(c.systems_sessions),
-        static_cast<long long>(c.kv_type_changes), static_cast<long long>(c.wlod_changes),
-        static_cast<long long>(c.collapses), static_cast<long long>(c.history),
-        static_cast<long long>(c.forks), static_cast<long long>(c.refusals),
-        static_cast<long long>(c.replays), double(r.rss_after_warmup) / (1 << 20),
-        double(r.rss_last) / (1 << 20), double(r.peak_rss) / (1 << 20),
-        double(r.peak_checkpoint_bytes) / (1 << 20));
+        static_cast<long long>(c.kv_type_changes), static_cast<long long>(c.backend_switches),
+        static_cast<long long>(c.wlod_changes), static_cast<long long>(c.collapses),
+        static_cast<long long>(c.history), static_cast<long long>(c.forks),
+        static_cast<long long>(c.refusals), static_cast<long long>(c.replays),
+        double(r.rss_after_warmup) / (1 << 20), double(r.rss_last) / (1 << 20),
+        double(r.peak_rss) / (1 << 20), double(r.peak_checkpoint_bytes) / (1 << 20));
     std::fflush(stdout);
 }
 

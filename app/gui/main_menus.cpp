@@ -22,6 +22,7 @@
 #include "app/gui/session_controller.h"
 #include "app/gui/view_docks.h"
 #include "app/gui/wlod_dialog.h"
+#include "core/backend/backend_registry.h"
 #include "core/cache/kv_storage.h"
 #include "core/eval/ab_compare.h"
 #include "core/policy/policy_table.h"
@@ -123,6 +124,40 @@ void add_kv_type_menu(MainWindow& window, QMenu* parent, const QString& title, b
             a->setEnabled(bool(f));
             a->setChecked(f && kv_type_name(KvType(a->data().toInt())) ==
                                    (is_k ? f->k_type : f->v_type));
+        }
+    });
+}
+
+// Session ▸ Backend (ARCHITECTURE §18): one checkable entry per backend name, those this machine
+// cannot run disabled with the reason as their tooltip; the one the session runs on is checked
+// from the last Frame when the menu opens. A choice moves the live session there
+// (command::SetBackend, posted to the controller) and keeps its cached rows, so that Drift then
+// shows the difference between the two backends and Rebuild recomputes the rows on the new one.
+void add_backend_menu(MainWindow& window, QMenu* parent) {
+    QMenu* menu = parent->addMenu("Backend");
+    menu->setToolTipsVisible(true);
+    auto* group = new QActionGroup(menu);
+    for (const std::string& name : backend_names()) {
+        QAction* a = menu->addAction(QString::fromStdString(name));
+        a->setCheckable(true);
+        a->setObjectName("backend-" + QString::fromStdString(name));
+        std::string why;
+        const bool available = backend_available(name, why);
+        a->setData(available);
+        a->setToolTip(available ? "Run the session on " + QString::fromStdString(name) +
+                                      " from now on; its cached rows stay until Rebuild"
+                                : QString::fromStdString(why));
+        group->addAction(a);
+        QObject::connect(a, &QAction::triggered, &window, [&window, name] {
+            if (window.controller().lastFrame())
+                window.controller().postCommand(command::SetBackend{name});
+        });
+    }
+    QObject::connect(menu, &QMenu::aboutToShow, menu, [&window, menu] {
+        const FramePtr f = window.controller().lastFrame();
+        for (QAction* a : menu->actions()) {
+            a->setEnabled(f && a->data().toBool());
+            a->setChecked(f && a->text().toStdString() == f->backend);
         }
     });
 }
@@ -313,6 +348,7 @@ void add_main_menus(MainWindow& window) {
     add_kv_type_menu(window, session, "K storage", true);
     add_kv_type_menu(window, session, "V storage", false);
     add_layout_dialog(window, session);
+    add_backend_menu(window, session);
     session->addSeparator();
     add_budget_dialog(window, session);
     session->addAction("SmartKV gate…", &window, [&window] {

@@ -84,7 +84,9 @@ void SessionWorker::startAb(const AbPolicy& b) {
 
 std::shared_ptr<const AbFrame> SessionWorker::followAb() {
     try {
-        if (ab_->policy_a() != policy_of(*session_) || &ab_->model() != &session_->model())
+        // Both sides run where the session runs: a backend switch starts them again there.
+        if (ab_->policy_a() != policy_of(*session_) || &ab_->model() != &session_->model() ||
+            ab_->a().options().backend != session_->options().backend)
             ab_ = std::make_unique<AbRun>(session_->shared_model(), session_->options(),
                                           policy_of(*session_), ab_->policy_b());
         ab_->follow(token_stream(*session_));

@@ -192,6 +192,10 @@ void parse_gist_net(LineReader& in, ScriptCommand& c) {
     c.session = command::SetGistNet{file == "mean-pool" ? std::string() : file};
 }
 
+void parse_switch_backend(LineReader& in, ScriptCommand& c) {
+    c.session = command::SetBackend{in.word("a backend name")};
+}
+
 void parse_layer(LineReader& in, ScriptCommand& c) { c.layer = int(in.number("the layer", 0)); }
 
 void parse_select(LineReader& in, ScriptCommand& c) { c.row = int(in.number("the row", 0)); }
@@ -332,6 +336,10 @@ const ScriptCommandForm kReference[] = {
     {"gist-net", K::Session, "gist-net FILE|mean-pool",
      "wLOD gists from a learned net's sidecar, or the mean of the children", "gist-net mean-pool",
      parse_gist_net},
+    {"switch-backend", K::Session, "switch-backend NAME",
+     "run the session on another backend from now on (the cached rows stay: drift shows the "
+     "difference, rebuild recomputes them)",
+     "switch-backend cpu:scalar", parse_switch_backend},
     {"layer", K::Layer, "layer N", "select a layer in every view", "layer 1", parse_layer},
     {"select", K::Select, "select ROW", "select a row of the selected layer in every view",
      "select 4", parse_select},

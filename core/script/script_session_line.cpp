@@ -62,6 +62,12 @@ struct LineOf {
         if (c.path.empty()) return "gist-net mean-pool";
         return c.path == "mean-pool" ? std::nullopt : with_text("gist-net", c.path);
     }
+    // One word: a name with a blank in it would not read back.
+    Line operator()(const command::SetBackend& c) const {
+        if (!is_line_text(c.name) || c.name.find_first_of(" \t") != std::string::npos)
+            return std::nullopt;
+        return "switch-backend " + c.name;
+    }
     Line operator()(const command::Desync& c) const {
         return "desync " + std::to_string(c.layer) + " " + std::to_string(c.row);
     }

@@ -14,7 +14,8 @@ namespace kvw {
 //  - a Tick: `step N` runs ticks as one job the window can cancel, not a command each;
 //  - SetPolicyOptions: `budget`, `gate` and `ab` each change one part of the current options;
 //  - a Start from token ids, or a prompt, gist-net path or action list that is not one line
-//    (a line ends at its newline and loses its surrounding blanks);
+//    (a line ends at its newline and loses its surrounding blanks), or a backend name that is
+//    not one word;
 //  - a SetLayout with a capacity or ring options the `layout` grammar cannot carry (a capacity
 //    without the ring's mode, ring options for another layout, the ring's checksum).
 std::optional<std::string> script_line(const SessionCommand& command);

@@ -53,6 +53,7 @@ void add(SoakCounts& total, const SoakCounts& c) {
     total.systems_sessions += c.systems_sessions;
     total.refusals += c.refusals;
     total.kv_type_changes += c.kv_type_changes;
+    total.backend_switches += c.backend_switches;
     total.wlod_changes += c.wlod_changes;
     total.collapses += c.collapses;
     total.history += c.history;

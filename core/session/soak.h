@@ -57,9 +57,10 @@ struct SoakCounts {
     int64_t systems_sessions = 0;
     int64_t refusals = 0;  // commands refused with nothing changed
     int64_t kv_type_changes = 0;
-    int64_t wlod_changes = 0;  // wLOD on / off / K / W_max and gist-net switches
-    int64_t collapses = 0;     // wLOD collapse and expand lists
-    int64_t history = 0;       // undo, redo, snapshot, restore
+    int64_t backend_switches = 0;  // Session::set_backend, rows kept
+    int64_t wlod_changes = 0;      // wLOD on / off / K / W_max and gist-net switches
+    int64_t collapses = 0;         // wLOD collapse and expand lists
+    int64_t history = 0;           // undo, redo, snapshot, restore
     int64_t forks = 0;
     // Sessions of both kinds whose own trace replayed with every outcome equal.
     int64_t replays = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 
+#include "core/backend/backend_registry.h"
 #include "core/cache/cache_layout.h"
 #include "core/cache/kv_storage.h"
 #include "core/cache/ring_options.h"
@@ -205,6 +206,8 @@ bool SystemsSoak::step() {
             ok = snapshot_or_restore();
         else if (op < 94)
             ok = fork_at_past_tick();
+        else if (op < 96)
+            ok = change_backend();
         else
             ok = rebuild_or_drift();
     } catch (const std::exception& e) {
@@ -318,6 +321,21 @@ bool SystemsSoak::change_gist_net() {
     const std::string path = coin(rng_) ? options_.gist_net : std::string();
     return attempt(
         "a gist net change", [&] { session_->set_gist_net(path); }, counts_.wlod_changes);
+}
+
+// The soak's own backend or a CPU kernel set this machine runs: the rows one computed stay
+// while the next one runs (Session::set_backend), so later drift checks, rebuilds, undo and the
+// final replay meet rows of two backends.
+bool SystemsSoak::change_backend() {
+    std::vector<std::string> names{options_.backend};
+    for (const std::string& name : backend_names()) {
+        std::string why;
+        if (name.starts_with("cpu") && name != options_.backend && backend_available(name, why))
+            names.push_back(name);
+    }
+    const std::string name = names[size_t(uniform(rng_, 0, int(names.size()) - 1))];
+    return attempt(
+        "a backend switch", [&] { session_->set_backend(name); }, counts_.backend_switches);
 }
 
 uint64_t SystemsSoak::recorded_hash(size_t events) const {

@@ -59,6 +59,7 @@ private:
     bool change_policy();
     bool change_wlod();
     bool change_gist_net();
+    bool change_backend();
     bool undo_or_redo();
     bool snapshot_or_restore();
     bool fork_at_past_tick();

@@ -73,6 +73,7 @@ std::vector<SessionCommand> commands_with_a_line() {
         command::SetWlod{8, 96},
         command::SetGistNet{""},
         command::SetGistNet{"models/a net.gist.gguf"},
+        command::SetBackend{"cpu:scalar"},
         command::Desync{3, 11},
         command::InjectFault{2},
         command::InjectFault{0},
@@ -94,6 +95,7 @@ std::vector<SessionCommand> commands_without_a_line() {
         command::SetLayout{CacheLayout::Indirection, RingOptions{}, 0},
         command::SetLayout{CacheLayout::Ring, checked, 0},
         command::SetGistNet{"mean-pool"},
+        command::SetBackend{"two words"},
     };
 }
 

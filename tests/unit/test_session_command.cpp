@@ -62,6 +62,7 @@ std::vector<SessionCommand> sample_commands() {
             command::SetGuard{false},
             command::SetWlod{4, 64},
             command::SetGistNet{"net.gist.gguf"},
+            command::SetBackend{"cpu:scalar"},
             command::Desync{1, 2},
             command::InjectFault{3}};
 }
@@ -146,6 +147,7 @@ private slots:
             command::SetWlod{4, 0},
             command::SetGistNet{""},
             command::SetWlod{0, 0},
+            command::SetBackend{"cpu:scalar"},
             command::Tick{{7}, false},
             command::InjectFault{1},
             command::Tick{{}, true},
@@ -180,6 +182,8 @@ private slots:
         QVERIFY2(mentions(fault, "\"name\"") && mentions(fault, "RoPE policy"), fault.c_str());
         fault = decoding_fault({{"event", "set_kv_types"}, {"k_type", "f16"}, {"v_type", "f7"}});
         QVERIFY2(mentions(fault, "\"v_type\"") && mentions(fault, "int8"), fault.c_str());
+        fault = decoding_fault({{"event", "set_backend"}, {"name", 3}});
+        QVERIFY2(mentions(fault, "\"name\"") && mentions(fault, "string"), fault.c_str());
         fault = decoding_fault({{"event", "start"}, {"prompt_ids", {1, "x"}}});
         QVERIFY2(mentions(fault, "prompt_ids[1]"), fault.c_str());
         fault = decoding_fault(

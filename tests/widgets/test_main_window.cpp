@@ -28,6 +28,7 @@
 #include "app/gui/status_line.h"
 #include "app/gui/view_controls.h"
 #include "app/gui/view_docks.h"
+#include "core/backend/backend_registry.h"
 #include "core/script/script_reference.h"
 #include "frame_builder.h"
 #include "widgets/layer_maps_view.h"
@@ -338,6 +339,40 @@ private slots:
         emit menu->aboutToShow();
         QVERIFY(test::named_action(w, "k-type-bf16")->isChecked());
         QVERIFY(!test::named_action(w, "k-type-f32")->isChecked());
+    }
+
+    // Session → Backend moves the live session to another backend and keeps its rows (the
+    // state hash stays); Drift then shows the difference between the two, under the
+    // tolerance, and the menu checks the backend the Frame names.
+    void backend_menu_switches_the_live_session() {
+        SessionController c;
+        MainWindow w(c, {true, QSize(1600, 1000)});
+        w.show();
+        edited(c, w);
+        c.postCommand(command::Rebuild{});  // no stale rows from the edit
+        QVERIFY(test::wait_idle(c));
+        const uint64_t hash = c.lastFrame()->state_hash;
+        test::named_action(w, "backend-cpu:scalar")->trigger();
+        QVERIFY(test::wait_idle(c));
+        QCOMPARE(QString::fromStdString(c.lastFrame()->backend), QString("cpu:scalar"));
+        QCOMPARE(c.lastFrame()->state_hash, hash);
+        QVERIFY(c.lastFrame()->all_invariants_pass());
+        auto* menu = qobject_cast<QMenu*>(test::named_action(w, "backend-cpu")->parent());
+        QVERIFY(menu);
+        emit menu->aboutToShow();
+        QVERIFY(test::named_action(w, "backend-cpu:scalar")->isChecked());
+        QVERIFY(!test::named_action(w, "backend-cpu")->isChecked());
+
+        c.postCommand(command::Drift{});
+        QVERIFY(test::wait_idle(c));
+        const FramePtr f = c.lastFrame();
+        QVERIFY(f->drift_measured);
+        // `cpu` is the scalar kernel only on a CPU without AVX2: then there is nothing to see.
+        std::string why;
+        const bool differ = backend_available("cpu:avx2", why);
+        QVERIFY2(differ ? f->max_drift > 0 : f->max_drift == 0,
+                 qPrintable(QString::number(double(f->max_drift))));
+        QVERIFY(f->max_drift < f->drift_tolerance);
     }
 
     // A script's `click VIEW NAME` with a wrong name lists the view's controls, not the parts

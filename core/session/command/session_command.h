@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/session/command/backend_commands.h"
 #include "core/session/command/cache_commands.h"
 #include "core/session/command/edit_commands.h"
 #include "core/session/command/policy_commands.h"
@@ -23,7 +24,7 @@ using SessionCommand =
                  command::ClearInjected, command::Rebuild, command::Drift, command::SetProposer,
                  command::SetPolicyOptions, command::SetRopePolicy, command::SetLayout,
                  command::SetKvTypes, command::SetGuard, command::SetWlod, command::SetGistNet,
-                 command::Desync, command::InjectFault>;
+                 command::SetBackend, command::Desync, command::InjectFault>;
 
 // The trace event's name ("tick", "set_layout", ...).
 std::string_view event_name(const SessionCommand& command);
