@@ -13,10 +13,10 @@
 
 #include "core/backend/backend_registry.h"
 #include "kernels/convert_kernels.h"
-#include "kernels/forward_kernels.h"
-#include "kernels/read_sweep_kernel.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
+#include "kernels/forward_kernels.h"
+#include "kernels/read_sweep_kernel.h"
 
 namespace kvw {
 namespace {
@@ -151,7 +151,8 @@ public:
         if (n <= 0 || w.rows == 0) return;
         const void* weights = device_weights(w);
         if (dtype_is_quantized(w.dtype)) {
-            if (n <= kMatvecItems) return cuda::matvec(weights, w.dtype, w.rows, w.cols, x, n, y, stream());
+            if (n <= kMatvecItems)
+                return cuda::matvec(weights, w.dtype, w.rows, w.cols, x, n, y, stream());
             tile_.reserve(size_t(w.rows) * size_t(w.cols) * sizeof(float));
             cuda::dequantize_rows(weights, w.dtype, w.rows, w.cols, tile_.as<float>(), stream());
             return gemm(w, tile_.get(), DType::F32, x, n, y);
@@ -164,8 +165,8 @@ public:
         std::vector<int32_t> tokens(items.size());
         for (size_t i = 0; i < items.size(); ++i) tokens[i] = items[i].token;
         tokens_.copy_from_host(tokens.data(), tokens.size() * sizeof(int32_t), stream());
-        cuda::embed_rows(rows, table.dtype, table.cols, tokens_.as<int32_t>(), int(items.size()),
-                         x, stream());
+        cuda::embed_rows(rows, table.dtype, table.cols, tokens_.as<int32_t>(), int(items.size()), x,
+                         stream());
         for (size_t i = 0; i < items.size(); ++i)  // gists: their embedding as given
             if (items[i].token < 0)
                 upload(x + i * size_t(table.cols), items[i].embedding.data(),
@@ -215,20 +216,25 @@ public:
         a.out = call.out;
         if (ctx.rows > 0) {
             size_t physical = size_t(ctx.rows);
-            if (ctx.index) physical = size_t(*std::max_element(ctx.index, ctx.index + ctx.rows)) + 1;
+            if (ctx.index)
+                physical = size_t(*std::max_element(ctx.index, ctx.index + ctx.rows)) + 1;
             a.k = upload_rows(ctx_k_, ctx.k.data, physical * kv_dim * kv_type_bytes(ctx.k.type));
             a.v = upload_rows(ctx_v_, ctx.v.data, physical * kv_dim * kv_type_bytes(ctx.v.type));
             a.k_type = ctx.k.type;
             a.v_type = ctx.v.type;
             const size_t scale_bytes = physical * size_t(call.n_kv_heads) * sizeof(float);
-            if (ctx.k.scale) a.k_scale = static_cast<const float*>(upload_rows(k_scale_, ctx.k.scale, scale_bytes));
-            if (ctx.v.scale) a.v_scale = static_cast<const float*>(upload_rows(v_scale_, ctx.v.scale, scale_bytes));
+            if (ctx.k.scale)
+                a.k_scale =
+                    static_cast<const float*>(upload_rows(k_scale_, ctx.k.scale, scale_bytes));
+            if (ctx.v.scale)
+                a.v_scale =
+                    static_cast<const float*>(upload_rows(v_scale_, ctx.v.scale, scale_bytes));
             if (ctx.index)
                 a.index = static_cast<const int32_t*>(
                     upload_rows(index_, ctx.index, size_t(ctx.rows) * sizeof(int32_t)));
             if (ctx.positions)
-                a.context_positions = static_cast<const int32_t*>(
-                    upload_rows(context_positions_, ctx.positions, size_t(ctx.rows) * sizeof(int32_t)));
+                a.context_positions = static_cast<const int32_t*>(upload_rows(
+                    context_positions_, ctx.positions, size_t(ctx.rows) * sizeof(int32_t)));
         }
         a.positions = static_cast<const int32_t*>(
             upload_rows(positions_, call.positions.data(), size_t(n) * sizeof(int32_t)));

@@ -234,8 +234,8 @@ int run_bench_decode(const CliArgs& args) {
     for (const std::string& b : plan.backends)
         for (const ModelResult& r : results)
             if (r.backend == b) {
-                std::printf("%s: %s, memory read ceiling (streaming 1 GiB) %.1f GB/s\n",
-                            b.c_str(), r.device.c_str(), r.ceiling_gbs);
+                std::printf("%s: %s, memory read ceiling (streaming 1 GiB) %.1f GB/s\n", b.c_str(),
+                            r.device.c_str(), r.ceiling_gbs);
                 break;
             }
     std::printf("%-10s %-10s %10s %11s %14s %8s %13s %14s %8s %11s\n", "type", "backend",

@@ -78,7 +78,9 @@ void HostBackend::embed(const WeightTensor& table, std::span<const Item> items, 
 void HostBackend::rmsnorm(const float* x, const float* weight, int rows, int dim, float eps,
                           float* out) {
     const size_t d = size_t(dim);
-    for_rows(rows, [&](int64_t i) { kvw::rmsnorm(x + size_t(i) * d, weight, dim, eps, out + size_t(i) * d); });
+    for_rows(rows, [&](int64_t i) {
+        kvw::rmsnorm(x + size_t(i) * d, weight, dim, eps, out + size_t(i) * d);
+    });
 }
 
 void HostBackend::add_bias(float* x, const float* bias, int rows, int dim) {

@@ -40,7 +40,8 @@ Transformer::Transformer(std::shared_ptr<const Model> model, Backend& backend,
         const LayerVectors& v = layers_.back();
         const bool biases = v.bq.size() == size_t(c.q_dim()) && v.bk.size() == size_t(c.kv_dim()) &&
                             v.bv.size() == v.bk.size();
-        const bool norms = v.q_norm.size() == size_t(c.head_dim) && v.k_norm.size() == v.q_norm.size();
+        const bool norms =
+            v.q_norm.size() == size_t(c.head_dim) && v.k_norm.size() == v.q_norm.size();
         if ((c.qkv_bias && !biases) || (c.qk_norm && !norms))
             throw std::invalid_argument("Transformer: layer " + std::to_string(layers_.size() - 1) +
                                         " lacks the biases or Q/K norms its config asks for");
@@ -107,8 +108,8 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
     const BackendArray<float> sin_table(be, rope_sin.data(), rope_sin.size());
 
     BackendArray<float> x(be, N * D), xn(be, N * D), q(be, N * q_dim), att(be, N * q_dim),
-        proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k(be, N * kv_dim),
-        v(be, N * kv_dim), k_att, v_att;
+        proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k(be, N * kv_dim), v(be, N * kv_dim),
+        k_att, v_att;
     be.embed(weights.token_embd, items, x.data());
 
     ForwardOutput result;
@@ -135,8 +136,7 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
             be.rmsnorm(q.data(), lv.q_norm.data(), n * cfg.n_heads, hd, cfg.rms_eps, q.data());
             be.rmsnorm(k.data(), lv.k_norm.data(), n * cfg.n_kv_heads, hd, cfg.rms_eps, k.data());
         }
-        be.rope(q.data(), n, cfg.n_heads, hd, cos_table.data(), sin_table.data(),
-                cfg.rope_layout);
+        be.rope(q.data(), n, cfg.n_heads, hd, cos_table.data(), sin_table.data(), cfg.rope_layout);
         be.rope(k.data(), n, cfg.n_kv_heads, hd, cos_table.data(), sin_table.data(),
                 cfg.rope_layout);
 

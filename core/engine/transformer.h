@@ -46,7 +46,6 @@ public:
     const RopeParams& rope() const { return rope_; }
 
 private:
-
     std::shared_ptr<const Model> model_;
     Backend& backend_;
     RopeParams rope_;

@@ -138,7 +138,7 @@ struct Frame {
     // An accelerator's name and the memory in use on it ("NVIDIA H100 (sm_90), 1.4 of 79.1 GiB
     // in use"); empty on the host, whose memory the status bar does not show.
     std::string device;
-    int capacity = 0;     // rows per layer
+    int capacity = 0;  // rows per layer
     CacheLayout layout = CacheLayout::Contiguous;
     RingOptions ring_options;  // the ring layout's (kept while another layout runs)
     std::string k_type;        // storage types of the cached rows: "f32", "bf16", "fp8", ...

@@ -22,8 +22,9 @@ __global__ void run_body(Body body) {
 template <class Body>
 void launch_body(const Body& body, cudaStream_t stream) {
     const kern::Launch l = body.shape();
-    run_body<Body><<<dim3(l.grid.x, l.grid.y, l.grid.z), dim3(l.block.x, l.block.y, l.block.z), 0,
-                     stream>>>(body);
+    run_body<Body>
+        <<<dim3(l.grid.x, l.grid.y, l.grid.z), dim3(l.block.x, l.block.y, l.block.z), 0, stream>>>(
+            body);
     KVW_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -17,9 +17,9 @@
 #include "core/cache/kv_storage.h"
 #include "core/math/row_error.h"
 #include "kernels/cache_kernels.h"
-#include "kernels/cuda_backend.h"
 #include "kernels/device_buffer.h"
 #include "kernels/launch/host_launch.h"
+#include "tests/gpu/cuda_device.h"
 
 using namespace kvw;
 using cuda::DeviceBuffer;
@@ -154,9 +154,7 @@ class TestCacheKernels : public QObject {
 
 private slots:
     void initTestCase() {
-        register_cuda_backend();
-        std::string why;
-        if (!backend_available("cuda", why)) QSKIP(why.c_str());
+        if (const std::string why = test::why_no_cuda(); !why.empty()) QSKIP(why.c_str());
     }
 
     void write_rows() {

@@ -18,8 +18,8 @@
 #include "core/model/gguf_types.h"
 #include "core/model/quantize.h"
 #include "kernels/convert_kernels.h"
-#include "kernels/cuda_backend.h"
 #include "kernels/device_buffer.h"
+#include "tests/gpu/cuda_device.h"
 
 using namespace kvw;
 
@@ -80,8 +80,8 @@ TestWeights make_weights(DType dtype, int rows, int cols, std::mt19937& rng) {
             w.values.insert(w.values.end(), row.begin(), row.end());
         }
     } else {
-        storage = std::make_shared<std::vector<uint8_t>>(size_t(rows) * size_t(cols) *
-                                                         dtype_size(dtype));
+        storage =
+            std::make_shared<std::vector<uint8_t>>(size_t(rows) * size_t(cols) * dtype_size(dtype));
         w.values = fill_weights(*storage, dtype, rng);
         w.tensor = tensor_of(*storage, dtype, rows, cols);
     }
@@ -167,9 +167,7 @@ class TestCudaBackend : public QObject {
 
 private slots:
     void initTestCase() {
-        register_cuda_backend();
-        std::string why;
-        if (!backend_available("cuda", why)) QSKIP(why.c_str());
+        if (const std::string why = test::why_no_cuda(); !why.empty()) QSKIP(why.c_str());
         backend_ = create_backend("cuda");
     }
 

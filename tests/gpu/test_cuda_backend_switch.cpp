@@ -13,7 +13,7 @@
 #include "core/model/model_loader.h"
 #include "core/session/replay.h"
 #include "core/session/session.h"
-#include "kernels/cuda_backend.h"
+#include "tests/gpu/cuda_device.h"
 
 using namespace kvw;
 
@@ -39,9 +39,7 @@ class TestCudaBackendSwitch : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        register_cuda_backend();
-        std::string why;
-        if (!backend_available("cuda", why)) QSKIP(why.c_str());
+        if (const std::string why = test::why_no_cuda(); !why.empty()) QSKIP(why.c_str());
     }
 
     void cpu_to_cuda_and_back() {

@@ -21,7 +21,7 @@
 #include "core/engine/transformer.h"
 #include "core/math/kv_quant.h"
 #include "core/model/model_loader.h"
-#include "kernels/cuda_backend.h"
+#include "tests/gpu/cuda_device.h"
 
 using namespace kvw;
 
@@ -107,9 +107,7 @@ class TestCudaForward : public QObject {
 
 private slots:
     void initTestCase() {
-        register_cuda_backend();
-        std::string why;
-        if (!backend_available("cuda", why)) QSKIP(why.c_str());
+        if (const std::string why = test::why_no_cuda(); !why.empty()) QSKIP(why.c_str());
         cuda_ = create_backend("cuda");
         cpu_ = create_backend("cpu");
     }
@@ -121,7 +119,8 @@ private slots:
         for (const char* w : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k"})
             QTest::newRow(w) << QString(w) << KvType::F32 << 0;
         for (KvType kv : {KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3})
-            QTest::newRow(qPrintable(QString("q4_k, kv %1").arg(kv_type_name(kv)))) << "q4_k" << kv << 0;
+            QTest::newRow(qPrintable(QString("q4_k, kv %1").arg(kv_type_name(kv))))
+                << "q4_k" << kv << 0;
         // Sliding windows on layers 0 and 2 that cut the prompt and the context.
         QTest::newRow("f32, window 4") << "f32" << KvType::F32 << 4;
         QTest::newRow("q8_0, window 7, kv int8") << "q8_0" << KvType::Int8 << 7;
@@ -134,7 +133,8 @@ private slots:
         QFETCH(QString, weights);
         QFETCH(KvType, kv);
         QFETCH(int, window);
-        auto windowed = std::make_shared<Model>(*load_model("synthetic:tiny:" + weights.toStdString()));
+        auto windowed =
+            std::make_shared<Model>(*load_model("synthetic:tiny:" + weights.toStdString()));
         if (window > 0)
             for (int l = 0; l < windowed->config.n_layers; ++l)
                 windowed->config.layer_window.push_back(l % 2 == 0 ? window : 0);
@@ -151,7 +151,8 @@ private slots:
             l.groups = cfg.n_kv_heads;
         }
         uint32_t seed = 17;
-        const std::vector<int32_t> prompt = model->tokenizer.encode("the cache remembers every row", true);
+        const std::vector<int32_t> prompt =
+            model->tokenizer.encode("the cache remembers every row", true);
         std::vector<std::vector<int32_t>> steps;
         steps.emplace_back(prompt.begin(), prompt.end());
         for (int32_t t : {5, 9, 14}) steps.push_back({t});

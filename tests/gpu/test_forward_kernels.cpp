@@ -24,6 +24,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/forward_kernels.h"
 #include "kernels/launch/host_launch.h"
+#include "tests/same_bits.h"
 #include "tests/unit/attention_case.h"
 
 using namespace kvw;
@@ -45,22 +46,6 @@ std::vector<T> download(const cuda::DeviceBuffer& b, size_t count) {
     if (count > 0) b.copy_to_host(out.data(), count * sizeof(T), nullptr);
     return out;
 }
-
-QString first_difference(const std::vector<float>& got, const std::vector<float>& want) {
-    for (size_t i = 0; i < want.size(); ++i)
-        if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(want[i]))
-            return QString("[%1]: device %2, host %3")
-                .arg(i)
-                .arg(double(got[i]), 0, 'g', 9)
-                .arg(double(want[i]), 0, 'g', 9);
-    return {};
-}
-
-#define EXPECT_SAME_BITS(got, want, what)                                      \
-    do {                                                                       \
-        const QString diff_ = first_difference(got, want);                     \
-        if (!diff_.isEmpty()) QFAIL(qPrintable(QString(what) + ": " + diff_)); \
-    } while (0)
 
 std::vector<float> random_floats(size_t n, std::mt19937& rng, float scale = 1.0f) {
     std::normal_distribution<float> normal(0.0f, scale);

@@ -31,6 +31,7 @@
 #include "kernels/bodies/rope_rows.h"
 #include "kernels/bodies/widen_rows.h"
 #include "kernels/launch/host_launch.h"
+#include "tests/same_bits.h"
 #include "tests/unit/attention_case.h"
 #include "tests/unit/quant_matmul_cases.h"
 #include "tests/unit/reference_rope.h"
@@ -51,25 +52,6 @@ double nmse(const std::vector<float>& got, const std::vector<double>& ref) {
     }
     return norm > 0.0 ? err / norm : err;
 }
-
-// The first index where got and want differ in their bits, as a message; empty when none does.
-QString first_difference(const std::vector<float>& got, const std::vector<float>& want) {
-    if (got.size() != want.size())
-        return QString("%1 values, expected %2").arg(got.size()).arg(want.size());
-    for (size_t i = 0; i < got.size(); ++i)
-        if (std::bit_cast<uint32_t>(got[i]) != std::bit_cast<uint32_t>(want[i]))
-            return QString("[%1]: %2, expected %3")
-                .arg(i)
-                .arg(double(got[i]), 0, 'g', 9)
-                .arg(double(want[i]), 0, 'g', 9);
-    return {};
-}
-
-#define EXPECT_SAME_BITS(got, want, what)                                      \
-    do {                                                                       \
-        const QString diff_ = first_difference(got, want);                     \
-        if (!diff_.isEmpty()) QFAIL(qPrintable(QString(what) + ": " + diff_)); \
-    } while (0)
 
 #define EXPECT_NMSE(got, ref, tol, what)                                                       \
     do {                                                                                       \
