@@ -151,8 +151,11 @@ public:
         if (n <= 0 || w.rows == 0) return;
         const void* weights = device_weights(w);
         if (dtype_is_quantized(w.dtype)) {
-            if (n <= kMatvecItems)
-                return cuda::matvec(weights, w.dtype, w.rows, w.cols, x, n, y, stream());
+            if (n <= kMatvecItems) {
+                matvec_lanes_.reserve(cuda::matvec_scratch_floats(w.rows, n) * sizeof(float));
+                return cuda::matvec(weights, w.dtype, w.rows, w.cols, x, n, y,
+                                    matvec_lanes_.as<float>(), stream());
+            }
             tile_.reserve(size_t(w.rows) * size_t(w.cols) * sizeof(float));
             cuda::dequantize_rows(weights, w.dtype, w.rows, w.cols, tile_.as<float>(), stream());
             return gemm(w, tile_.get(), DType::F32, x, n, y);
@@ -316,9 +319,10 @@ private:
     std::unique_ptr<CUstream_st, StreamDeleter> stream_;
     std::unique_ptr<cublasContext, BlasDeleter> blas_;
     std::unordered_map<const void*, Resident> weights_;
-    DeviceBuffer unowned_;  // the last weight without an owner
-    DeviceBuffer x16_;      // activations rounded to the weights' 16-bit type
-    DeviceBuffer tile_;     // a block-quantised weight widened to float32 for a prefill
+    DeviceBuffer unowned_;       // the last weight without an owner
+    DeviceBuffer x16_;           // activations rounded to the weights' 16-bit type
+    DeviceBuffer tile_;          // a block-quantised weight widened to float32 for a prefill
+    DeviceBuffer matvec_lanes_;  // the mat-vec's partial sums
     DeviceBuffer tokens_;
     // attention(): the context as uploaded, the new items' positions, scratch and mass
     DeviceBuffer ctx_k_, ctx_v_, k_scale_, v_scale_, index_, context_positions_, positions_,

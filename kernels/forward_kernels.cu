@@ -20,7 +20,8 @@ void launch(const kern::AddInto& body, cudaStream_t stream);
 void launch(const kern::SwigluInto& body, cudaStream_t stream);
 void launch(const kern::RopeRows& body, cudaStream_t stream);
 void launch(const kern::KvRoundTripRows& body, cudaStream_t stream);
-void launch(const kern::MatVec& body, cudaStream_t stream);
+void launch(const kern::MatVecLanes& body, cudaStream_t stream);
+void launch(const kern::MatVecFold& body, cudaStream_t stream);
 void launch(const kern::AttentionScores& body, cudaStream_t stream);
 void launch(const kern::AttentionSoftmax& body, cudaStream_t stream);
 void launch(const kern::AttentionValues& body, cudaStream_t stream);
@@ -35,7 +36,8 @@ KVW_DEVICE_LAUNCHER(kern::AddInto)
 KVW_DEVICE_LAUNCHER(kern::SwigluInto)
 KVW_DEVICE_LAUNCHER(kern::RopeRows)
 KVW_DEVICE_LAUNCHER(kern::KvRoundTripRows)
-KVW_DEVICE_LAUNCHER(kern::MatVec)
+KVW_DEVICE_LAUNCHER(kern::MatVecLanes)
+KVW_DEVICE_LAUNCHER(kern::MatVecFold)
 KVW_DEVICE_LAUNCHER(kern::AttentionScores)
 KVW_DEVICE_LAUNCHER(kern::AttentionSoftmax)
 KVW_DEVICE_LAUNCHER(kern::AttentionValues)
@@ -76,9 +78,12 @@ void kv_round_trip_rows(KvType type, float* rows, int n, int kv_dim, int groups,
 }
 
 void matvec(const void* w, DType dtype, int64_t rows, int64_t cols, const float* x, int n, float* y,
-            cudaStream_t stream) {
-    launch(kern::matvec_body(w, dtype, rows, cols, x, n, y), stream);
+            float* scratch, cudaStream_t stream) {
+    kern::matvec_passes(kern::matvec_call(w, dtype, rows, cols, x, n, y, scratch),
+                        [stream](const auto& body) { launch(body, stream); });
 }
+
+size_t matvec_scratch_floats(int64_t rows, int n) { return kern::matvec_scratch_floats(rows, n); }
 
 void dequantize_rows(const void* w, DType dtype, int64_t rows, int64_t cols, float* out,
                      cudaStream_t stream) {

@@ -43,9 +43,12 @@ void kv_round_trip_rows(KvType type, float* rows, int n, int kv_dim, int groups,
                         cudaStream_t stream);
 
 // y[n][rows] = x[n][cols] · wᵀ for every DType, w in its file layout; the scalar CPU matmul's
-// summation order (kernels/bodies/matvec.h). For decode (small n).
+// summation order (kernels/bodies/matvec.h), through `scratch` (matvec_scratch_floats). For
+// decode (small n).
 void matvec(const void* w, DType dtype, int64_t rows, int64_t cols, const float* x, int n, float* y,
-            cudaStream_t stream);
+            float* scratch, cudaStream_t stream);
+// The device floats matvec's scratch holds (partial sums: kern::matvec_scratch_floats).
+size_t matvec_scratch_floats(int64_t rows, int n);
 
 // out[rows][cols] = w widened to float (for cuBLAS over batched prefill).
 void dequantize_rows(const void* w, DType dtype, int64_t rows, int64_t cols, float* out,

@@ -53,7 +53,4 @@ KVW_HD void dequant_weight_block(DType dtype, const uint8_t* block, float* out) 
     }
 }
 
-// The largest block_elems of any type: the scratch a thread widens one block into.
-inline constexpr int kMaxBlockElems = kQ4_KBlockElems;
-
 }  // namespace kvw::kern

@@ -155,11 +155,14 @@ private slots:
                 const std::vector<float> x = random_floats(size_t(n * cols), rng);
                 const cuda::DeviceBuffer dw = upload(w), dx = upload(x);
                 cuda::DeviceBuffer dy(size_t(n) * rows * sizeof(float));
+                cuda::DeviceBuffer dlanes(cuda::matvec_scratch_floats(rows, n) * sizeof(float));
                 cuda::matvec(dw.get(), dtype, rows, cols, dx.as<float>(), n, dy.as<float>(),
-                             nullptr);
+                             dlanes.as<float>(), nullptr);
                 std::vector<float> y(size_t(n) * rows);
-                kern::host_launch(
-                    kern::matvec_body(w.data(), dtype, rows, cols, x.data(), n, y.data()));
+                std::vector<float> lanes(kern::matvec_scratch_floats(rows, n));
+                kern::matvec_passes(kern::matvec_call(w.data(), dtype, rows, cols, x.data(), n,
+                                                      y.data(), lanes.data()),
+                                    [](const auto& body) { kern::host_launch(body); });
                 EXPECT_SAME_BITS(download<float>(dy, y.size()), y,
                                  tag(dtype) + QString(" n=%1").arg(n));
             }

@@ -19,6 +19,7 @@
 
 #include "core/backend/attention_kernels.h"
 #include "core/backend/backend.h"
+#include "core/math/dequant_element.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
@@ -206,6 +207,45 @@ private slots:
         }
     }
 
+    // core/math/dequant_element.h, element by element, gives every value of the block
+    // dequantisers of dequant.h bit for bit, over every block of the gguf cases.
+    void elements_equal_the_block_dequantisers() {
+        for (const test::Case& c : test::load_cases()) {
+            if (!dtype_is_quantized(c.w.dtype)) continue;
+            const kern::WeightLayout layout = kern::weight_layout(c.w.dtype, c.w.cols);
+            std::vector<float> block(static_cast<size_t>(layout.block_elems));
+            std::vector<float> elements(block.size());
+            for (int64_t r = 0; r < c.w.rows; ++r) {
+                for (int64_t b = 0; b < layout.blocks_per_row(); ++b) {
+                    const uint8_t* at = layout.row(c.w.data, r) + size_t(b) * layout.block_bytes;
+                    kern::dequant_weight_block(c.w.dtype, at, block.data());
+                    float dl[8], ml[8], dsc[16];
+                    q4_k_sub_scales(at + 4, load_fp16_le(at), load_fp16_le(at + 2), dl, ml);
+                    q6_k_sub_scales(at, load_fp16_le(at + 208), dsc);
+                    for (int e = 0; e < layout.block_elems; ++e) {
+                        switch (c.w.dtype) {
+                            case DType::Q8_0:
+                                elements[size_t(e)] = dequant_element_q8_0(at, e);
+                                break;
+                            case DType::Q4_0:
+                                elements[size_t(e)] = dequant_element_q4_0(at, e);
+                                break;
+                            case DType::Q4_K:
+                                elements[size_t(e)] = dequant_element_q4_k(at, dl, ml, e);
+                                break;
+                            case DType::Q6_K:
+                                elements[size_t(e)] = dequant_element_q6_k(at, dsc, e);
+                                break;
+                            default: break;
+                        }
+                    }
+                    EXPECT_SAME_BITS(elements, block,
+                                     dtype_tag(c) + QString(" row %1 block %2").arg(r).arg(b));
+                }
+            }
+        }
+    }
+
     // Every storage type: the scalar CPU matmul's bits, and the float64 product of gguf's values
     // within float32 accumulation error.
     void matvec_matches_the_scalar_cpu_matmul() {
@@ -215,8 +255,10 @@ private slots:
                 const std::vector<float> x = test::inputs(n, c.w.cols, uint32_t(17 * n + 1));
                 const size_t count = size_t(n) * size_t(c.w.rows);
                 std::vector<float> y(count + 3, kSentinel);
-                kern::host_launch(kern::matvec_body(c.w.data, c.w.dtype, c.w.rows, c.w.cols,
-                                                    x.data(), n, y.data()));
+                std::vector<float> lanes(kern::matvec_scratch_floats(c.w.rows, n));
+                kern::matvec_passes(kern::matvec_call(c.w.data, c.w.dtype, c.w.rows, c.w.cols,
+                                                      x.data(), n, y.data(), lanes.data()),
+                                    [](const auto& body) { kern::host_launch(body); });
                 for (size_t i = count; i < y.size(); ++i) QCOMPARE(y[i], kSentinel);
                 y.resize(count);
                 std::vector<float> want(count);
