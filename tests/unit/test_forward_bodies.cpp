@@ -219,23 +219,21 @@ private slots:
                 for (int64_t b = 0; b < layout.blocks_per_row(); ++b) {
                     const uint8_t* at = layout.row(c.w.data, r) + size_t(b) * layout.block_bytes;
                     kern::dequant_weight_block(c.w.dtype, at, block.data());
-                    float dl[8], ml[8], dsc[16];
-                    q4_k_sub_scales(at + 4, load_fp16_le(at), load_fp16_le(at + 2), dl, ml);
-                    q6_k_sub_scales(at, load_fp16_le(at + 208), dsc);
+                    // The sub-block factors only where the type has them (a Q8_0 block is
+                    // 34 bytes: reading Q6_K's scale at byte 208 would leave it).
+                    float dl[8] = {}, ml[8] = {}, dsc[16] = {};
+                    if (c.w.dtype == DType::Q4_K)
+                        q4_k_sub_scales(at + 4, load_fp16_le(at), load_fp16_le(at + 2), dl, ml);
+                    if (c.w.dtype == DType::Q6_K) q6_k_sub_scales(at, load_fp16_le(at + 208), dsc);
                     for (int e = 0; e < layout.block_elems; ++e) {
+                        const size_t i = size_t(e);
                         switch (c.w.dtype) {
-                            case DType::Q8_0:
-                                elements[size_t(e)] = dequant_element_q8_0(at, e);
-                                break;
-                            case DType::Q4_0:
-                                elements[size_t(e)] = dequant_element_q4_0(at, e);
-                                break;
+                            case DType::Q8_0: elements[i] = dequant_element_q8_0(at, e); break;
+                            case DType::Q4_0: elements[i] = dequant_element_q4_0(at, e); break;
                             case DType::Q4_K:
-                                elements[size_t(e)] = dequant_element_q4_k(at, dl, ml, e);
+                                elements[i] = dequant_element_q4_k(at, dl, ml, e);
                                 break;
-                            case DType::Q6_K:
-                                elements[size_t(e)] = dequant_element_q6_k(at, dsc, e);
-                                break;
+                            case DType::Q6_K: elements[i] = dequant_element_q6_k(at, dsc, e); break;
                             default: break;
                         }
                     }
