@@ -6,8 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/backend/fast_cpu_backend.h"
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/fast_cpu_backend.h"
+#include "core/backend/cpu/matmul_kernels.h"
 
 namespace kvw {
 

@@ -21,7 +21,7 @@ struct BackendEntry {
 void register_backend(BackendEntry entry);
 
 // "cpu" runs the fastest matmul kernel this CPU has; "cpu:avx512", "cpu:avx2" and "cpu:scalar"
-// pin one. The kernels sum in different lane orders (core/backend/matmul_kernels.h), so the
+// pin one. The kernels sum in different lane orders (core/backend/cpu/matmul_kernels.h), so the
 // cache's bytes, and with them state hashes and golden screenshots that show one, are the same
 // on two machines only when both ran the same kernel: a trace or script that names a pinned
 // kernel reproduces on every machine that has it.

@@ -2,7 +2,7 @@
 // Activations rounded to int8 blocks, as llama.cpp rounds x before an integer dot product with
 // block-quantised weights (its `vec_dot_type`): Q8_0-style blocks of 32 for Q8_0 / Q4_0 weights,
 // Q8_K-style blocks of 256 with sums per 16 for Q4_K / Q6_K. The fast CPU kernel set
-// (core/backend/fast_kernels.h) multiplies these; the CUDA port can reuse the same rounding.
+// (core/backend/cpu/fast_kernels.h) multiplies these; the CUDA port can reuse the same rounding.
 //
 // Both scales are float32 (llama.cpp stores the Q8_0 one as f16; f32 costs two bytes a block
 // and loses nothing). Rounding: d = max|x| / 127, q = rint(x / d) computed as rint(x · (1/d)),

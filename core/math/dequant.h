@@ -50,7 +50,7 @@ KVW_HD void dequant_block_q4_0(const uint8_t* __restrict__ block, float* __restr
 //
 // q4_k_scales_mins gives the eight 6-bit scales and the eight mins as integers, a byte each,
 // little-endian in out[0..1] and out[2..3] (the fast kernels multiply them in integers,
-// core/backend/fast_kernels.h, and take the words into a vector as they are).
+// core/backend/cpu/fast_kernels.h, and take the words into a vector as they are).
 KVW_HD void q4_k_scales_mins(const uint8_t* packed, uint32_t* __restrict__ out) {
     uint32_t w[3];
     std::memcpy(w, packed, sizeof w);

@@ -1,6 +1,6 @@
 #pragma once
 // exp(x) for x ≤ 0, the exponential of a softmax's x − max, one float at a time: the scalar form
-// of the CPU attention kernels' exp_nonpositive (core/backend/attention_tiles.inc), with its
+// of the CPU attention kernels' exp_nonpositive (core/backend/cpu/attention_tiles.inc), with its
 // constants and its order of operations, each multiply-add rounded twice as the scalar CPU
 // kernel rounds it. The CUDA attention's softmax (kernels/bodies/attention.h) calls it, so a
 // device, compiled without FMA contraction, gives the scalar CPU kernel's weights bit for bit.

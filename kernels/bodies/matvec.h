@@ -1,6 +1,6 @@
 #pragma once
 // y[t][r] = x[t] · w[r] for weights in their file layout, in two passes over a scratch of
-// partial sums. The sum is the CPU matmul's (core/backend/matmul_kernels.h): eight float lanes,
+// partial sums. The sum is the CPU matmul's (core/backend/cpu/matmul_kernels.h): eight float lanes,
 // lane l summing the terms k ≡ l (mod 8) in increasing k, each product rounded before it is added
 // (no FMA, as the scalar CPU kernel), then ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)). So it gives the
 // scalar CPU kernel's bits.

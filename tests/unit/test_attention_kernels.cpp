@@ -1,4 +1,4 @@
-// core/backend/attention_kernels.h: every attention kernel this CPU runs, against float64
+// core/backend/cpu/attention_kernels.h: every attention kernel this CPU runs, against float64
 // attention written plainly here (scores, softmax and weighted values), bit for bit against
 // one plain float loop per head for the weighted values (the order the kernels promise), and
 // bit for bit against itself run one query at a time (a block's numbers do not depend on the
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "core/backend/attention_kernels.h"
+#include "core/backend/cpu/attention_kernels.h"
 
 using namespace kvw;
 using cpu::AttentionBlock;

@@ -1,4 +1,4 @@
-// The CPU matmul kernels sum in the lane order core/backend/matmul_kernels.h promises, bit for
+// The CPU matmul kernels sum in the lane order core/backend/cpu/matmul_kernels.h promises, bit for
 // bit: the order written plainly here, per kernel, over the weights as weight_row_to_float
 // dequantises them, for every weight type, one token and batches (odd counts, more than one
 // chunk). Because each kernel's bits are a function of that order alone, the AVX2 and AVX-512
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/backend/backend_registry.h"
-#include "core/backend/cpu_backend.h"
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/matmul_kernels.h"
 #include "core/math/half.h"
 #include "core/model/weights.h"
 #include "core/session/session.h"

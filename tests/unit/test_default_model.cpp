@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/engine/transformer.h"
 #include "core/model/model_loader.h"
 #include "core/session/generator.h"

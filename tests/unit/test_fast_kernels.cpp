@@ -1,4 +1,4 @@
-// The fast CPU kernel set (`cpu:fast`, core/backend/fast_cpu_backend.h): each of its paths this
+// The fast CPU kernel set (`cpu:fast`, core/backend/cpu/fast_cpu_backend.h): each of its paths this
 // CPU runs against a float64 product of the weights dequantised by the `gguf` package
 // (tests/data/make_quant_matmul.py) with x rounded to int8 blocks as llama.cpp rounds it (the
 // rounding written out below, not the code under test's); the paths give the same bits; the
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/backend/backend_registry.h"
-#include "core/backend/cpu_backend.h"
-#include "core/backend/fast_cpu_backend.h"
-#include "core/backend/fast_kernels.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/fast_cpu_backend.h"
+#include "core/backend/cpu/fast_kernels.h"
 #include "core/engine/transformer.h"
 #include "core/eval/full_cache_scorer.h"
 #include "core/eval/perplexity.h"

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/engine/transformer.h"
 
 using namespace kvw;
@@ -112,7 +112,7 @@ private slots:
             start += count;
         }
         // Every sum in the CPU path has a fixed order that does not depend on how many items a
-        // pass holds (core/backend/matmul_kernels.h), so the split run agrees to the bit.
+        // pass holds (core/backend/cpu/matmul_kernels.h), so the split run agrees to the bit.
         QCOMPARE(logits, whole.logits);
         for (int l = 0; l < 2; ++l) {
             QCOMPARE(k[l].size(), kTokens.size() * kvd);

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/attention_kernels.h"
+#include "core/backend/cpu/attention_kernels.h"
 #include "core/backend/backend.h"
 #include "core/math/dequant_element.h"
 #include "core/math/kv_quant.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/eval/eval_error.h"
 #include "core/eval/full_cache_scorer.h"
 #include "core/eval/perplexity.h"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu_backend.h"
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/matmul_kernels.h"
 #include "tests/unit/quant_matmul_cases.h"
 
 using namespace kvw;

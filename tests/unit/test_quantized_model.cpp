@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/engine/transformer.h"
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_model_loader.h"

@@ -12,8 +12,8 @@
 #include <immintrin.h>
 #endif
 
-#include "core/backend/cpu_backend.h"
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/matmul_kernels.h"
 #include "core/math/half.h"
 #include "core/math/rope.h"
 

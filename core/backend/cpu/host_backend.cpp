@@ -1,4 +1,4 @@
-#include "core/backend/host_backend.h"
+#include "core/backend/cpu/host_backend.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/memory_bandwidth.h"
+#include "core/backend/cpu/memory_bandwidth.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"

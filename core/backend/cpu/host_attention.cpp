@@ -1,9 +1,9 @@
 // HostBackend::attention: grouped-query attention of the new items over a layer's context rows
-// and, causally, over each other, on the CPU kernels of core/backend/attention_kernels.h.
+// and, causally, over each other, on the CPU kernels of core/backend/cpu/attention_kernels.h.
 #include <algorithm>
 #include <vector>
 
-#include "core/backend/host_backend.h"
+#include "core/backend/cpu/host_backend.h"
 #include "core/math/kv_quant.h"
 #include "core/math/sliding_window.h"
 
@@ -62,7 +62,7 @@ constexpr int kAttentionStreams = 32;
 
 }  // namespace
 
-// The work is one K/V head × a block of queries at a time (core/backend/attention_kernels.h),
+// The work is one K/V head × a block of queries at a time (core/backend/cpu/attention_kernels.h),
 // whose numbers do not depend on the block or the thread; with mass, one thread takes all of
 // a head's blocks, so that each head's mass is summed in query order, and the heads are then
 // summed in head order.

@@ -1,7 +1,7 @@
 #pragma once
-#include "core/backend/attention_kernels.h"
+#include "core/backend/cpu/attention_kernels.h"
 #include "core/backend/backend.h"
-#include "core/backend/thread_pool.h"
+#include "core/backend/cpu/thread_pool.h"
 
 namespace kvw {
 

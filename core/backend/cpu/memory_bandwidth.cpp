@@ -1,4 +1,4 @@
-#include "core/backend/memory_bandwidth.h"
+#include "core/backend/cpu/memory_bandwidth.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,7 +9,7 @@
 #include <memory>
 #include <new>
 
-#include "core/backend/thread_pool.h"
+#include "core/backend/cpu/thread_pool.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>

@@ -1,4 +1,4 @@
-#include "core/backend/thread_pool.h"
+#include "core/backend/cpu/thread_pool.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to the CPU backend: the integer kernels of the `cpu:fast` set
-// (core/backend/fast_cpu_backend.h) for the block types Q8_0, Q4_0, Q4_K and Q6_K.
+// (core/backend/cpu/fast_cpu_backend.h) for the block types Q8_0, Q4_0, Q4_K and Q6_K.
 //
 // x arrives rounded to int8 blocks (core/math/act_quant.h): ActBlock32 for Q8_0 / Q4_0,
 // ActBlock256 for Q4_K / Q6_K, w.cols / 32 or w.cols / 256 blocks per token, token after token.

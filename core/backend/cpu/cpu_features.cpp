@@ -1,4 +1,4 @@
-#include "core/backend/cpu_features.h"
+#include "core/backend/cpu/cpu_features.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

@@ -1,6 +1,6 @@
 #include <vector>
 
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/matmul_kernels.h"
 
 namespace kvw::cpu {
 

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "core/backend/fast_kernels.h"
+#include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"
 #include "core/math/dequant.h"
 
@@ -26,7 +26,7 @@ struct Isa {
     }
 };
 
-#include "core/backend/fast_tiles.inc"
+#include "core/backend/cpu/fast_tiles.inc"
 
 }  // namespace
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "core/backend/attention_kernels.h"
+#include "core/backend/cpu/attention_kernels.h"
 #include "core/math/softmax_exp.h"
 
 #define KVW_SIMD __attribute__((target("avx2,fma")))
@@ -46,7 +46,7 @@ struct Lanes {
 
 }  // namespace
 
-#include "core/backend/attention_tiles.inc"
+#include "core/backend/cpu/attention_tiles.inc"
 
 void attention_avx2(const AttentionBlock& block) { attend_block(block); }
 

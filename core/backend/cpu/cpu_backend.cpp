@@ -1,10 +1,10 @@
-#include "core/backend/cpu_backend.h"
+#include "core/backend/cpu/cpu_backend.h"
 
 #include <string>
 
-#include "core/backend/kernel_choice.h"
-#include "core/backend/matmul_kernels.h"
-#include "core/backend/row_blocks.h"
+#include "core/backend/cpu/kernel_choice.h"
+#include "core/backend/cpu/matmul_kernels.h"
+#include "core/backend/cpu/row_blocks.h"
 
 namespace kvw {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/backend/attention_kernels.h"
+#include "core/backend/cpu/attention_kernels.h"
 #include "core/math/softmax_exp.h"
 
 #define KVW_SIMD
@@ -72,7 +72,7 @@ struct Lanes {
 
 }  // namespace
 
-#include "core/backend/attention_tiles.inc"
+#include "core/backend/cpu/attention_tiles.inc"
 
 void attention_scalar(const AttentionBlock& block) { attend_block(block); }
 

@@ -1,6 +1,6 @@
-#include "core/backend/attention_kernels.h"
+#include "core/backend/cpu/attention_kernels.h"
 
-#include "core/backend/cpu_features.h"
+#include "core/backend/cpu/cpu_features.h"
 
 namespace kvw::cpu {
 

@@ -1,12 +1,12 @@
-#include "core/backend/fast_cpu_backend.h"
+#include "core/backend/cpu/fast_cpu_backend.h"
 
 #include <string>
 #include <vector>
 
-#include "core/backend/fast_kernels.h"
-#include "core/backend/kernel_choice.h"
-#include "core/backend/matmul_kernels.h"
-#include "core/backend/row_blocks.h"
+#include "core/backend/cpu/fast_kernels.h"
+#include "core/backend/cpu/kernel_choice.h"
+#include "core/backend/cpu/matmul_kernels.h"
+#include "core/backend/cpu/row_blocks.h"
 #include "core/math/act_quant.h"
 
 namespace kvw {

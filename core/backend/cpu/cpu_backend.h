@@ -2,13 +2,13 @@
 #include <string>
 #include <string_view>
 
-#include "core/backend/host_backend.h"
+#include "core/backend/cpu/host_backend.h"
 
 namespace kvw {
 
 // The numeric reference backend. Rows of the weight are split across the pool's threads in
 // blocks of eight; each output element is computed by one kernel call whose summation order is
-// fixed (core/backend/matmul_kernels.h), so results do not depend on the thread count or on the
+// fixed (core/backend/cpu/matmul_kernels.h), so results do not depend on the thread count or on the
 // number of tokens multiplied together.
 class CpuBackend final : public HostBackend {
 public:
@@ -20,7 +20,7 @@ public:
     std::string_view name() const override { return name_; }
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
 
-    // "avx512", "avx2" or "scalar" (core/backend/matmul_kernels.h).
+    // "avx512", "avx2" or "scalar" (core/backend/cpu/matmul_kernels.h).
     std::string_view kernel() const { return kernel_name_; }
 
 private:

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/matmul_kernels.h"
 #include "core/math/dequant.h"
 
 #define KVW_SIMD __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
@@ -19,7 +19,7 @@ namespace kvw::cpu {
 
 namespace {
 
-#include "core/backend/matmul_lanes8.inc"
+#include "core/backend/cpu/matmul_lanes8.inc"
 
 // Two tokens in one vector: lanes 0..7 are the first token's eight lanes, 8..15 the second's.
 // Weights are broadcast to both halves. (The maskz forms keep GCC 12 from warning about the
@@ -88,7 +88,7 @@ struct Simd {
 
 }  // namespace
 
-#include "core/backend/matmul_tiles.inc"
+#include "core/backend/cpu/matmul_tiles.inc"
 
 void matmul_rows_avx512(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
                         int64_t row_end) {

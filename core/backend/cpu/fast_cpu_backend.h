@@ -2,14 +2,14 @@
 #include <memory>
 #include <string_view>
 
-#include "core/backend/host_backend.h"
+#include "core/backend/cpu/host_backend.h"
 
 namespace kvw {
 
 // `cpu:fast`: the CPU kernel set that rounds activations as llama.cpp does, for speed. For
 // Q8_0 / Q4_0 weights x is rounded to int8 per 32 (Q8_0-style), for Q4_K / Q6_K per 256 with
 // sums per 16 (Q8_K-style), both with a float32 scale (core/math/act_quant.h), and multiplied
-// in integers (core/backend/fast_kernels.h); F32, F16 and BF16 weights go through the reference
+// in integers (core/backend/cpu/fast_kernels.h); F32, F16 and BF16 weights go through the reference
 // kernels as they are. Each token is rounded once per product and reused for every row.
 //
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/backend/thread_pool.h"
+#include "core/backend/cpu/thread_pool.h"
 
 namespace kvw::cpu {
 

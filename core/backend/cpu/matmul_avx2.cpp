@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/backend/matmul_kernels.h"
+#include "core/backend/cpu/matmul_kernels.h"
 #include "core/math/dequant.h"
 
 #define KVW_SIMD __attribute__((target("avx2,fma,f16c")))
@@ -16,7 +16,7 @@ namespace kvw::cpu {
 
 namespace {
 
-#include "core/backend/matmul_lanes8.inc"
+#include "core/backend/cpu/matmul_lanes8.inc"
 
 struct Simd {
     using Batch = Lanes8;
@@ -29,7 +29,7 @@ struct Simd {
 
 }  // namespace
 
-#include "core/backend/matmul_tiles.inc"
+#include "core/backend/cpu/matmul_tiles.inc"
 
 void matmul_rows_avx2(const WeightTensor& w, const float* x, int n, float* y, int64_t row_begin,
                       int64_t row_end) {
