@@ -3,7 +3,8 @@
 // passes over a scratch of softmax weights: scores (a thread per query × head × row), softmax (a
 // thread per query × head), weighted values (a thread per query × head × dimension) and, when
 // asked, the attention mass (a thread per row). Each thread reduces alone, in the order the CPU
-// attention kernels promise (core/backend/cpu/attention_kernels.h) with the scalar kernel's rounding:
+// attention kernels promise (core/backend/cpu/attention_kernels.h) with the scalar kernel's
+// rounding:
 //   score_j = (Σ_d q[d]·k_j[d], d increasing) · scale over the rows the query sees, in row order;
 //   e_j = exp_nonpositive(score_j − max) (core/math/softmax_exp.h), summed in eight lanes by the
 //   rank of j among the rows seen, folded ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)); p_j = e_j·(1/sum);

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend/cpu/attention_kernels.h"
 #include "core/backend/backend.h"
+#include "core/backend/cpu/attention_kernels.h"
 #include "core/math/dequant_element.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"

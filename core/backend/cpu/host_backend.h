@@ -1,6 +1,6 @@
 #pragma once
-#include "core/backend/cpu/attention_kernels.h"
 #include "core/backend/backend.h"
+#include "core/backend/cpu/attention_kernels.h"
 #include "core/backend/cpu/thread_pool.h"
 
 namespace kvw {
