@@ -18,6 +18,7 @@
 #include "core/session/replay.h"
 #include "core/session/session.h"
 #include "core/session/trace.h"
+#include "tests/unit/decoding_fault.h"
 
 using namespace kvw;
 
@@ -76,20 +77,6 @@ bool all_invariants_pass(const Session& s) {
 bool cpu_is_scalar() {
     std::string why;
     return !backend_available("cpu:avx2", why) && !backend_available("cpu:avx512", why);
-}
-
-std::string fault_of(const nlohmann::json& event) {
-    try {
-        (void)decode_command(event, 7, "t.ndjson");
-    } catch (const TraceError& e) {
-        if (e.line() != 7 || e.file() != "t.ndjson") return "wrong place: " + std::string(e.what());
-        return e.what();
-    }
-    return "no fault";
-}
-
-bool mentions(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -158,8 +145,8 @@ private slots:
             QFAIL("an unknown backend was taken");
         } catch (const std::invalid_argument& e) {
             const std::string what = e.what();
-            QVERIFY2(mentions(what, "'tpu'") && mentions(what, "cpu:scalar") &&
-                         mentions(what, "stays on cpu"),
+            QVERIFY2(test::mentions(what, "'tpu'") && test::mentions(what, "cpu:scalar") &&
+                         test::mentions(what, "stays on cpu"),
                      e.what());
         }
         QCOMPARE(s->state_hash(), hash);
@@ -215,12 +202,13 @@ private slots:
         QCOMPARE(to_json(SessionCommand(c)),
                  (nlohmann::json{{"event", "set_backend"}, {"name", "cpu:scalar"}}));
         QVERIFY(decode_command(c.to_json(), 2, {}) == SessionCommand(c));
-        std::string fault = fault_of({{"event", "set_backend"}});
-        QVERIFY2(mentions(fault, "line 7") && mentions(fault, "\"name\""), fault.c_str());
-        fault = fault_of({{"event", "set_backend"}, {"name", 3}});
-        QVERIFY2(
-            mentions(fault, "line 7") && mentions(fault, "\"name\"") && mentions(fault, "string"),
-            fault.c_str());
+        std::string fault = test::decoding_fault({{"event", "set_backend"}});
+        QVERIFY2(test::mentions(fault, "line 7") && test::mentions(fault, "\"name\""),
+                 fault.c_str());
+        fault = test::decoding_fault({{"event", "set_backend"}, {"name", 3}});
+        QVERIFY2(test::mentions(fault, "line 7") && test::mentions(fault, "\"name\"") &&
+                     test::mentions(fault, "string"),
+                 fault.c_str());
     }
 
     void the_script_line_reads_back() {

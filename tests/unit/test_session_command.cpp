@@ -12,6 +12,7 @@
 #include "core/session/session.h"
 #include "core/session/session_error.h"
 #include "core/session/trace.h"
+#include "tests/unit/decoding_fault.h"
 
 using namespace kvw;
 
@@ -65,21 +66,6 @@ std::vector<SessionCommand> sample_commands() {
             command::SetBackend{"cpu:scalar"},
             command::Desync{1, 2},
             command::InjectFault{3}};
-}
-
-// The TraceError decoding `event` as line 7 of "t.ndjson" throws.
-std::string decoding_fault(const nlohmann::json& event) {
-    try {
-        (void)decode_command(event, 7, "t.ndjson");
-    } catch (const TraceError& e) {
-        if (e.line() != 7 || e.file() != "t.ndjson") return "wrong place: " + std::string(e.what());
-        return e.what();
-    }
-    return "no fault";
-}
-
-bool mentions(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -170,32 +156,37 @@ private slots:
     }
 
     void a_malformed_event_names_the_line_and_the_key() {
-        std::string fault = decoding_fault({{"event", "fly"}});
-        QVERIFY2(mentions(fault, "line 7") && mentions(fault, "unknown event \"fly\"") &&
-                     mentions(fault, "set_layout"),
+        std::string fault = test::decoding_fault({{"event", "fly"}});
+        QVERIFY2(test::mentions(fault, "line 7") &&
+                     test::mentions(fault, "unknown event \"fly\"") &&
+                     test::mentions(fault, "set_layout"),
                  fault.c_str());
-        fault = decoding_fault({{"tick", 3}});
-        QVERIFY2(mentions(fault, "\"event\""), fault.c_str());
-        fault = decoding_fault({{"event", "set_wlod"}, {"k", "4"}, {"max", 0}});
-        QVERIFY2(mentions(fault, "\"k\"") && mentions(fault, "integer"), fault.c_str());
-        fault = decoding_fault({{"event", "set_rope_policy"}, {"name", "sideways"}});
-        QVERIFY2(mentions(fault, "\"name\"") && mentions(fault, "RoPE policy"), fault.c_str());
-        fault = decoding_fault({{"event", "set_kv_types"}, {"k_type", "f16"}, {"v_type", "f7"}});
-        QVERIFY2(mentions(fault, "\"v_type\"") && mentions(fault, "int8"), fault.c_str());
-        fault = decoding_fault({{"event", "set_backend"}, {"name", 3}});
-        QVERIFY2(mentions(fault, "\"name\"") && mentions(fault, "string"), fault.c_str());
-        fault = decoding_fault({{"event", "start"}, {"prompt_ids", {1, "x"}}});
-        QVERIFY2(mentions(fault, "prompt_ids[1]"), fault.c_str());
-        fault = decoding_fault(
+        fault = test::decoding_fault({{"tick", 3}});
+        QVERIFY2(test::mentions(fault, "\"event\""), fault.c_str());
+        fault = test::decoding_fault({{"event", "set_wlod"}, {"k", "4"}, {"max", 0}});
+        QVERIFY2(test::mentions(fault, "\"k\"") && test::mentions(fault, "integer"), fault.c_str());
+        fault = test::decoding_fault({{"event", "set_rope_policy"}, {"name", "sideways"}});
+        QVERIFY2(test::mentions(fault, "\"name\"") && test::mentions(fault, "RoPE policy"),
+                 fault.c_str());
+        fault =
+            test::decoding_fault({{"event", "set_kv_types"}, {"k_type", "f16"}, {"v_type", "f7"}});
+        QVERIFY2(test::mentions(fault, "\"v_type\"") && test::mentions(fault, "int8"),
+                 fault.c_str());
+        fault = test::decoding_fault({{"event", "set_backend"}, {"name", 3}});
+        QVERIFY2(test::mentions(fault, "\"name\"") && test::mentions(fault, "string"),
+                 fault.c_str());
+        fault = test::decoding_fault({{"event", "start"}, {"prompt_ids", {1, "x"}}});
+        QVERIFY2(test::mentions(fault, "prompt_ids[1]"), fault.c_str());
+        fault = test::decoding_fault(
             {{"event", "set_layout"},
              {"name", "ring"},
              {"ring",
               {{"mode", "spiral"}, {"sinks", 0}, {"tokens_per_frame", 1}, {"checksum", false}}}});
-        QVERIFY2(mentions(fault, "ring.mode"), fault.c_str());
-        fault = decoding_fault({{"event", "inject"}, {"actions", {{{"action", "fly"}}}}});
-        QVERIFY2(mentions(fault, "\"actions\""), fault.c_str());
-        fault = decoding_fault({{"event", "apply_now"}});
-        QVERIFY2(mentions(fault, "\"actions\""), fault.c_str());
+        QVERIFY2(test::mentions(fault, "ring.mode"), fault.c_str());
+        fault = test::decoding_fault({{"event", "inject"}, {"actions", {{{"action", "fly"}}}}});
+        QVERIFY2(test::mentions(fault, "\"actions\""), fault.c_str());
+        fault = test::decoding_fault({{"event", "apply_now"}});
+        QVERIFY2(test::mentions(fault, "\"actions\""), fault.c_str());
     }
 
     // A list the session refused that does not read back changed nothing: nothing to repeat.
