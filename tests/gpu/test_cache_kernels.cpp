@@ -20,6 +20,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/launch/host_launch.h"
 #include "tests/gpu/cuda_device.h"
+#include "tests/unit/cache_planes.h"
 
 using namespace kvw;
 using cuda::DeviceBuffer;
@@ -29,7 +30,8 @@ using kern::host_launch;
 
 namespace {
 
-constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3};
+using test::kTypes;
+using test::random_rows;
 constexpr int kGroups = 4, kHeadDim = 10, kKvDim = kGroups * kHeadDim, kCapacity = 37;
 
 template <class T>
@@ -46,55 +48,40 @@ std::vector<T> download(const DeviceBuffer& d, size_t n) {
     return v;
 }
 
-// One plane's arrays on the host and their copy on the device.
+// One plane's arrays on the host (tests/unit/cache_planes.h) and their copy on the device.
 struct Plane {
-    std::vector<uint8_t> data;
-    std::vector<float> scales;
-    std::vector<uint32_t> saturated;
-    KvType type;
+    test::HostPlane h;
     DeviceBuffer d_data, d_scales, d_saturated;
 
-    explicit Plane(KvType t)
-        : data(size_t(kCapacity) * kKvDim * size_t(kv_type_bytes(t))),
-          scales(kv_type_scaled(t) ? size_t(kCapacity) * kGroups : 0),
-          saturated(t != KvType::F32 ? size_t(kCapacity) : 0),
-          type(t) {}
+    explicit Plane(KvType t) : h(t, kKvDim, kGroups, kCapacity) {}
 
-    CachePlane host() {
-        return CachePlane{data.data(),
-                          scales.empty() ? nullptr : scales.data(),
-                          saturated.empty() ? nullptr : saturated.data(),
-                          type,
-                          kKvDim,
-                          kGroups,
-                          kCapacity};
-    }
+    CachePlane host() { return h.view(); }
     CachePlane device() {
         return CachePlane{d_data.as<uint8_t>(),
                           d_scales.as<float>(),
                           d_saturated.as<uint32_t>(),
-                          type,
-                          kKvDim,
-                          kGroups,
-                          kCapacity};
+                          h.type,
+                          h.kv_dim,
+                          h.groups,
+                          h.capacity};
     }
     void to_device() {
-        d_data = upload(data);
-        d_scales = upload(scales);
-        d_saturated = upload(saturated);
+        d_data = upload(h.data);
+        d_scales = upload(h.scales);
+        d_saturated = upload(h.saturated);
     }
     // The device's arrays equal the host's, byte for byte.
     bool device_equals_host() const {
-        return download<uint8_t>(d_data, data.size()) == data &&
-               download<uint32_t>(d_saturated, saturated.size()) == saturated &&
-               std::memcmp(download<float>(d_scales, scales.size()).data(), scales.data(),
-                           scales.size() * sizeof(float)) == 0;
+        return download<uint8_t>(d_data, h.data.size()) == h.data &&
+               download<uint32_t>(d_saturated, h.saturated.size()) == h.saturated &&
+               std::memcmp(download<float>(d_scales, h.scales.size()).data(), h.scales.data(),
+                           h.scales.size() * sizeof(float)) == 0;
     }
 };
 
 struct Planes {
     Plane k, v;
-    explicit Planes(KvType t) : k(t), v(kTypes[(int(t) + 2) % 5]) {}
+    explicit Planes(KvType t) : k(t), v(test::other_type(t)) {}
     CachePlanes host() { return CachePlanes{{k.host(), v.host()}}; }
     CachePlanes device() { return CachePlanes{{k.device(), v.device()}}; }
     void to_device() {
@@ -103,20 +90,6 @@ struct Planes {
     }
     bool device_equals_host() const { return k.device_equals_host() && v.device_equals_host(); }
 };
-
-std::vector<float> random_rows(std::mt19937& rng, int n, int dim) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::uniform_int_distribution<int> kind(0, 199);
-    std::vector<float> x(size_t(n) * size_t(dim));
-    for (float& f : x) {
-        const int k = kind(rng);
-        f = normal(rng);
-        if (k < 6) f *= 1e5f;
-        if (k == 6) f = std::numeric_limits<float>::infinity();
-        if (k == 7) f = std::numeric_limits<float>::quiet_NaN();
-    }
-    return x;
-}
 
 bool same_stats(const std::vector<QuantStats>& a, const std::vector<QuantStats>& b) {
     for (size_t i = 0; i < a.size(); ++i)
@@ -276,8 +249,8 @@ private slots:
                 wait_for_device();
                 // Both decoded: F32 within one ulp, the others within a step of their type.
                 Plane device(t);
-                device.data = download<uint8_t>(host.k.d_data, device.data.size());
-                device.scales = download<float>(host.k.d_scales, device.scales.size());
+                device.h.data = download<uint8_t>(host.k.d_data, device.h.data.size());
+                device.h.scales = download<float>(host.k.d_scales, device.h.scales.size());
                 std::vector<float> want(n), got(n);
                 host_launch(kern::cache_decode_rows(CachePlanes{{host.k.host(), host.k.host()}},
                                                     nullptr, 0, kCapacity, want.data(),

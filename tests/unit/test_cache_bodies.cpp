@@ -1,18 +1,17 @@
-// The KV cache's kernel bodies (kernels/bodies/cache_*.h), run over their grids on the CPU by
-// host_launch through the same builders the CUDA launchers call, against the CPU cache they will
-// replace (RowBuffer, the layouts, reindex_layer's decode / rope_rerotate / encode, mean_pool_rows,
-// the state digest) and float64 loops written here; XXH64 against the Python xxhash package's
-// digests. Shapes are awkward on purpose: one row, full capacity, widths that are not multiples
-// of 32, every storage type, 1 / 4 / 8 scale groups.
+// The KV cache's kernel bodies that write, read and move rows (kernels/bodies/cache_write, _decode,
+// _gather, _ring, _kshift), run over their grids on the CPU by host_launch through the same
+// builders the CUDA launchers call, against the CPU cache they will replace (RowBuffer, the
+// layouts, reindex_layer's decode / rope_rerotate / encode). Shapes are awkward on purpose: one
+// row, full capacity, widths that are not multiples of 32, every storage type, 1 / 4 / 8 scale
+// groups (tests/unit/cache_planes.h). The bodies that reduce rows are in
+// test_cache_reduction_bodies.
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -20,75 +19,19 @@
 #include "core/cache/cache_error.h"
 #include "core/cache/kv_layout.h"
 #include "core/cache/ring_layout.h"
-#include "core/math/mean_pool.h"
 #include "core/math/rope.h"
-#include "core/math/xxh64.h"
-#include "core/mirror/chunk_revisions.h"
-#include "core/mirror/layer_map.h"
-#include "core/state/state_digest.h"
-#include "core/state/stream_hash.h"
 #include "kernels/bodies/cache_decode.h"
-#include "kernels/bodies/cache_digest.h"
-#include "kernels/bodies/cache_drift.h"
 #include "kernels/bodies/cache_gather.h"
-#include "kernels/bodies/cache_gist.h"
 #include "kernels/bodies/cache_kshift.h"
 #include "kernels/bodies/cache_ring.h"
-#include "kernels/bodies/cache_write.h"
 #include "kernels/launch/host_launch.h"
-#include "tests/testdata.h"
+#include "tests/unit/cache_planes.h"
 
 using namespace kvw;
-using kern::CachePlane;
-using kern::CachePlanes;
+using namespace kvw::test;
 using kern::host_launch;
 
 namespace {
-
-constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8, KvType::Fp8E4M3};
-
-struct Shape {
-    int groups;    // scale groups (the model's KV heads): 1, 4, 8
-    int head_dim;  // kv_dim = groups * head_dim, never a multiple of 32
-};
-constexpr Shape kShapes[] = {{1, 6}, {4, 10}, {8, 14}};
-constexpr int kCapacities[] = {1, 5, 37};
-
-// One plane's arrays on the host, in the layout CachePlane describes.
-struct HostPlane {
-    std::vector<uint8_t> data;
-    std::vector<float> scales;
-    std::vector<uint32_t> saturated;
-    KvType type = KvType::F32;
-    int kv_dim = 0, groups = 1, capacity = 0;
-
-    HostPlane(KvType t, int kv_dim_, int groups_, int capacity_)
-        : data(size_t(capacity_) * size_t(kv_dim_) * size_t(kv_type_bytes(t))),
-          scales(kv_type_scaled(t) ? size_t(capacity_) * size_t(groups_) : 0),
-          saturated(t != KvType::F32 ? size_t(capacity_) : 0),
-          type(t),
-          kv_dim(kv_dim_),
-          groups(groups_),
-          capacity(capacity_) {}
-
-    CachePlane view() {
-        return CachePlane{data.data(),
-                          scales.empty() ? nullptr : scales.data(),
-                          saturated.empty() ? nullptr : saturated.data(),
-                          type,
-                          kv_dim,
-                          groups,
-                          capacity};
-    }
-    uint32_t saturated_at(int r) const { return saturated.empty() ? 0 : saturated[size_t(r)]; }
-};
-
-struct HostPlanes {
-    HostPlane k, v;
-    HostPlanes(const KvStorage& s, int kv_dim, int capacity)
-        : k(s.k, kv_dim, s.groups, capacity), v(s.v, kv_dim, s.groups, capacity) {}
-    CachePlanes view() { return CachePlanes{{k.view(), v.view()}}; }
-};
 
 // A row as KvLayout::stored_row gives it: K bytes, K scales, V bytes, V scales.
 std::vector<uint8_t> stored_row(HostPlanes& p, int r) {
@@ -102,53 +45,6 @@ std::vector<uint8_t> stored_row(HostPlanes& p, int r) {
         }
     }
     return out;
-}
-
-// Values of every kind encoding meets: ordinary ones, ones beyond F16's and FP8's range
-// (saturated), now and then an infinity or a NaN.
-std::vector<float> random_rows(std::mt19937& rng, int n, int kv_dim) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::uniform_int_distribution<int> kind(0, 199);
-    std::vector<float> x(size_t(n) * size_t(kv_dim));
-    for (float& f : x) {
-        const int k = kind(rng);
-        f = normal(rng);
-        if (k < 6) f *= 1e5f;  // past F16's 65504
-        if (k == 6) f = std::numeric_limits<float>::infinity();
-        if (k == 7) f = std::numeric_limits<float>::quiet_NaN();
-    }
-    return x;
-}
-
-std::vector<float> finite_rows(std::mt19937& rng, int n, int kv_dim) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> x(size_t(n) * size_t(kv_dim));
-    for (float& f : x) f = normal(rng);
-    return x;
-}
-
-KvStorage storage_of(KvType k, KvType v, int groups) { return KvStorage{k, v, groups}; }
-
-// The second type every test pairs with a K type: V in another type than K.
-KvType other_type(KvType t) { return kTypes[(int(t) + 2) % 5]; }
-
-QString what(const KvStorage& s, int kv_dim, int capacity) {
-    return QString("K %1, V %2, groups %3, kv_dim %4, capacity %5")
-        .arg(kv_type_name(s.k))
-        .arg(kv_type_name(s.v))
-        .arg(s.groups)
-        .arg(kv_dim)
-        .arg(capacity);
-}
-
-// Writes rows [at, at + n) of both planes with the write body; returns the per-row stats.
-struct WriteStats {
-    std::vector<QuantStats> k, v;
-};
-WriteStats write_rows(HostPlanes& p, const float* k, const float* v, int at, int n) {
-    WriteStats st{std::vector<QuantStats>(size_t(n)), std::vector<QuantStats>(size_t(n))};
-    host_launch(kern::cache_write_rows(0, p.view(), k, v, at, n, st.k.data(), st.v.data()));
-    return st;
 }
 
 QuantStats sum(const std::vector<QuantStats>& rows) {
@@ -188,19 +84,6 @@ bool same_as_layout(HostPlanes& p, const KvLayout& layout, int first, int n, int
     for (int i = 0; i < n; ++i)
         if (stored_row(p, first + i) != layout.stored_row(0, layout_first + i)) return false;
     return true;
-}
-
-// Fills the planes with `rows` written rows (and the rows of a layout alike).
-void fill(HostPlanes& p, KvLayout* layout, std::mt19937& rng, int rows) {
-    const std::vector<float> k = random_rows(rng, rows, p.k.kv_dim);
-    const std::vector<float> v = random_rows(rng, rows, p.k.kv_dim);
-    write_rows(p, k.data(), v.data(), 0, rows);
-    if (layout) layout->append(0, k.data(), v.data(), rows);
-}
-
-std::vector<unsigned char> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -587,155 +470,6 @@ private slots:
                                          qPrintable(w));
                             }
                 }
-    }
-
-    // ---- gist -----------------------------------------------------------------------------------
-
-    void gists_equal_mean_pool_rows_and_float64_means() {
-        std::mt19937 rng(12);
-        for (int dim : {1, 40, 112}) {
-            const int rows = 37;
-            const std::vector<float> x = finite_rows(rng, rows, dim);
-            // Gists of 1, 3, 8 and all 37 rows, rows picked out of order.
-            std::vector<int32_t> offsets{0}, index;
-            for (int span : {1, 3, 8, 37}) {
-                for (int j = 0; j < span; ++j) index.push_back(int32_t(rng() % unsigned(rows)));
-                offsets.push_back(int32_t(index.size()));
-            }
-            const int gists = int(offsets.size()) - 1;
-            std::vector<float> out(size_t(gists) * size_t(dim));
-            host_launch(kern::cache_gist_pool(x.data(), index.data(), offsets.data(), gists, dim,
-                                              out.data()));
-            std::vector<float> want(static_cast<size_t>(dim));
-            for (int g = 0; g < gists; ++g) {
-                std::vector<const float*> picked;
-                for (int j = offsets[size_t(g)]; j < offsets[size_t(g) + 1]; ++j)
-                    picked.push_back(x.data() + size_t(index[size_t(j)]) * size_t(dim));
-                mean_pool_rows(picked.data(), int(picked.size()), dim, want.data());
-                QVERIFY(std::memcmp(out.data() + size_t(g) * size_t(dim), want.data(),
-                                    size_t(dim) * sizeof(float)) == 0);
-                for (int i = 0; i < dim; ++i) {
-                    double mean = 0.0;
-                    for (const float* r : picked) mean += r[i];
-                    mean /= double(picked.size());
-                    QVERIFY(std::fabs(out[size_t(g) * size_t(dim) + size_t(i)] - mean) < 1e-5);
-                }
-            }
-        }
-    }
-
-    // ---- drift ----------------------------------------------------------------------------------
-
-    void drift_equals_the_float64_row_error() {
-        std::mt19937 rng(13);
-        for (int kv_dim : {1, 40, 112}) {
-            const int n = 37;
-            std::vector<float> ref = finite_rows(rng, n, kv_dim);
-            std::vector<float> cached = ref;
-            std::normal_distribution<float> noise(0.0f, 1e-3f);
-            for (float& f : cached) f += noise(rng);
-            std::fill(ref.begin(), ref.begin() + kv_dim, 0.0f);  // row 0: absolute error
-            std::vector<float> dk(static_cast<size_t>(n)), dv(static_cast<size_t>(n));
-            host_launch(kern::cache_drift(cached.data(), ref.data(), ref.data(), ref.data(), n,
-                                          kv_dim, dk.data(), dv.data()));
-            for (int r = 0; r < n; ++r) {
-                double max_diff = 0.0, norm = 0.0;
-                for (int i = 0; i < kv_dim; ++i) {
-                    const size_t at = size_t(r) * size_t(kv_dim) + size_t(i);
-                    max_diff = std::max(max_diff, std::fabs(double(cached[at]) - double(ref[at])));
-                    norm += double(ref[at]) * double(ref[at]);
-                }
-                norm = std::sqrt(norm);
-                const float want = float(norm > 0.0 ? max_diff / norm : max_diff);
-                QCOMPARE(dk[size_t(r)], want);
-                QCOMPARE(dv[size_t(r)], 0.0f);
-            }
-        }
-    }
-
-    // ---- XXH64 and the block digests
-    // --------------------------------------------------------------
-
-    void xxh64_equals_python_xxhash_in_one_piece_and_in_cuts() {
-        std::ifstream f(test::testdata_path("stream_hash/cases.txt"));
-        const std::vector<unsigned char> input =
-            read_file(test::testdata_path("stream_hash/input.bin"));
-        std::mt19937 rng(14);
-        std::string line;
-        int cases = 0;
-        while (std::getline(f, line)) {
-            std::istringstream in(line);
-            size_t offset = 0, length = 0;
-            std::string hex;
-            in >> offset >> length >> hex;
-            QVERIFY(offset + length <= input.size());
-            const uint64_t want = std::stoull(hex, nullptr, 16);
-            const unsigned char* bytes = input.data() + offset;
-            QVERIFY2(xxh64(bytes, length) == want, qPrintable(QString("length %1").arg(length)));
-            Xxh64State cut;
-            for (size_t i = 0; i < length;) {
-                const size_t n = std::min(length - i, size_t(rng() % 45));
-                cut.update(bytes + i, n);
-                i += n;
-            }
-            QVERIFY2(cut.digest() == want, qPrintable(QString("length %1, cut").arg(length)));
-            ++cases;
-        }
-        QVERIFY(cases >= 301);  // every length 0..300, stripes whole and not, and long ones
-    }
-
-    void block_digests_equal_the_state_digests_bytes() {
-        std::mt19937 rng(15);
-        for (KvType t : kTypes) {
-            const KvStorage s = storage_of(t, other_type(t), 4);
-            const int kv_dim = 40, rows = 300, capacity = 300;
-            HostPlanes p(s, kv_dim, capacity);
-            auto layout = make_kv_layout(CacheLayout::Contiguous, 1, kv_dim, capacity, s);
-            fill(p, layout.get(), rng, rows);
-            LayerMap map;
-            for (int r = 0; r < rows; ++r) {
-                map.pos2ledger.push_back(int64_t(rng()) << 20 | r);
-                map.rope_pos.push_back(int32_t(rng() % 5000));
-            }
-            const int blocks = (rows + kRevisionBlockRows - 1) / kRevisionBlockRows;
-            std::vector<Xxh64State> begun;
-            for (int b = 0; b < blocks; ++b)
-                begun.push_back(row_block_head(map, rows, size_t(b)).state());
-            // The stored rows in physical order reversed, read through an index.
-            HostPlanes reversed(s, kv_dim, capacity);
-            std::vector<int32_t> index(static_cast<size_t>(rows));
-            for (int r = 0; r < rows; ++r) index[size_t(r)] = rows - 1 - r;
-            host_launch(kern::cache_gather_rows(reversed.view(), 0, p.view(), index.data(), 0, rows,
-                                                nullptr)
-                            .step[0]);
-            std::vector<uint64_t> plain(static_cast<size_t>(blocks)),
-                through(static_cast<size_t>(blocks));
-            host_launch(kern::cache_block_digest(p.view(), nullptr, begun.data(), 0, blocks, rows,
-                                                 kRevisionBlockRows, plain.data()));
-            host_launch(kern::cache_block_digest(reversed.view(), index.data(), begun.data(), 0,
-                                                 blocks, rows, kRevisionBlockRows, through.data()));
-            for (int b = 0; b < blocks; ++b) {
-                // The bytes StateDigest reads for the block, laid out here.
-                const int first = b * kRevisionBlockRows;
-                const int end = std::min(first + kRevisionBlockRows, rows);
-                std::vector<uint8_t> bytes;
-                const auto put = [&](const void* data, size_t n) {
-                    const auto* c = static_cast<const uint8_t*>(data);
-                    bytes.insert(bytes.end(), c, c + n);
-                };
-                const int count = end - first;
-                put(&count, sizeof count);
-                put(map.pos2ledger.data() + first, size_t(count) * sizeof(int64_t));
-                put(map.rope_pos.data() + first, size_t(count) * sizeof(int32_t));
-                put(&count, sizeof count);
-                for (int r = first; r < end; ++r) {
-                    const std::vector<uint8_t> row = layout->stored_row(0, r);
-                    put(row.data(), row.size());
-                }
-                QCOMPARE(plain[size_t(b)], xxh64(bytes.data(), bytes.size()));
-                QCOMPARE(through[size_t(b)], plain[size_t(b)]);
-            }
-        }
     }
 };
 
