@@ -56,4 +56,8 @@ const nlohmann::json& JsonFields::array(std::string_view key) const {
     return v;
 }
 
+std::string element_path(const std::string& array_path, size_t index) {
+    return array_path + "[" + std::to_string(index) + "]";
+}
+
 }  // namespace kvw

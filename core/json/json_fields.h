@@ -56,6 +56,9 @@ private:
     std::string path_;
 };
 
+// The path of an array's element: "added_tokens" and 3 give "added_tokens[3]".
+std::string element_path(const std::string& array_path, size_t index);
+
 // ---------------------------------------------------------------- implementation
 
 [[noreturn]] void throw_wrong_type(const nlohmann::json& value, const std::string& path,

@@ -15,10 +15,6 @@ using nlohmann::json;
     throw ModelError(ModelErrorKind::BadTokenizer, file, detail);
 }
 
-std::string element_path(const std::string& array_path, size_t index) {
-    return array_path + "[" + std::to_string(index) + "]";
-}
-
 std::string type_of(const JsonFields& step) { return step.get_or<std::string>("type", ""); }
 
 // The steps of a pre-tokenizer: a Sequence's elements, or the one step.

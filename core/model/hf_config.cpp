@@ -19,7 +19,7 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void bad(const std::string& file, const std::string& detail) {
+[[noreturn]] void bad_config(const std::string& file, const std::string& detail) {
     throw ModelError(ModelErrorKind::BadMetadata, file, detail);
 }
 
@@ -27,8 +27,8 @@ int positive_int(const JsonFields& config, const char* key, std::optional<int> f
                  const std::string& file) {
     const int64_t v = fallback ? config.get_or<int64_t>(key, *fallback) : config.get<int64_t>(key);
     if (v <= 0 || v > std::numeric_limits<int>::max())
-        bad(file, std::string("\"") + key + "\" is " + std::to_string(v) +
-                      ", not a positive 32-bit integer");
+        bad_config(file, std::string("\"") + key + "\" is " + std::to_string(v) +
+                             ", not a positive 32-bit integer");
     return int(v);
 }
 
@@ -36,8 +36,8 @@ float positive_float(const JsonFields& config, const char* key, float fallback,
                      const std::string& file) {
     const float v = config.get_or<float>(key, fallback);
     if (!(v > 0.0f))  // also a value so small that it rounds to 0 in float
-        bad(file,
-            std::string("\"") + key + "\" is " + std::to_string(v) + ", not a positive number");
+        bad_config(file, std::string("\"") + key + "\" is " + std::to_string(v) +
+                             ", not a positive number");
     return v;
 }
 
@@ -54,11 +54,11 @@ const Architecture& find_architecture(const JsonFields& config, const std::strin
                    find_gguf_architecture(model_type == "mistral" ? "llama" : model_type)) {
         return *a;
     }
-    bad(file, "architectures " +
-                  (config.has("architectures") ? config.at("architectures").dump()
-                                               : std::string("absent")) +
-                  ", model_type \"" + model_type + "\" is not supported; the supported " +
-                  "architectures are " + supported_hf_architectures());
+    bad_config(file, "architectures " +
+                         (config.has("architectures") ? config.at("architectures").dump()
+                                                      : std::string("absent")) +
+                         ", model_type \"" + model_type + "\" is not supported; the supported " +
+                         "architectures are " + supported_hf_architectures());
 }
 
 // What the one forward pass cannot run is refused by name, never ignored.
@@ -66,13 +66,14 @@ void refuse_unsupported(const JsonFields& config, const Architecture& arch,
                         const std::string& file) {
     const std::string act = config.get_or<std::string>("hidden_act", "silu");
     if (act != "silu")
-        bad(file, "\"hidden_act\" is \"" + act + "\"; only \"silu\" (SwiGLU) is supported");
+        bad_config(file, "\"hidden_act\" is \"" + act + "\"; only \"silu\" (SwiGLU) is supported");
     if (!arch.qkv_bias && config.get_or<bool>("attention_bias", false))
-        bad(file, "\"attention_bias\" true is not supported for " + std::string(arch.name));
-    if (config.get_or<bool>("mlp_bias", false)) bad(file, "\"mlp_bias\" true is not supported");
+        bad_config(file, "\"attention_bias\" true is not supported for " + std::string(arch.name));
+    if (config.get_or<bool>("mlp_bias", false))
+        bad_config(file, "\"mlp_bias\" true is not supported");
     if (config.has("partial_rotary_factor") && config.get<double>("partial_rotary_factor") != 1.0)
-        bad(file, "\"partial_rotary_factor\" " + config.at("partial_rotary_factor").dump() +
-                      ": partial RoPE is not supported");
+        bad_config(file, "\"partial_rotary_factor\" " + config.at("partial_rotary_factor").dump() +
+                             ": partial RoPE is not supported");
 }
 
 // Which layers attend through a sliding window, as transformers decides: Qwen2 / Qwen3 declare
@@ -87,25 +88,27 @@ void read_sliding_window(const JsonFields& config, ModelConfig& m, const std::st
         if (config.has("layer_types"))
             for (const json& t : config.array("layer_types"))
                 if (t == "sliding_attention")
-                    bad(file,
-                        "\"layer_types\" names a sliding_attention layer, but no "
-                        "\"sliding_window\" applies");
+                    bad_config(file,
+                               "\"layer_types\" names a sliding_attention layer, but no "
+                               "\"sliding_window\" applies");
         return;
     }
-    if (!declared) bad(file, "\"use_sliding_window\" is true but \"sliding_window\" is missing");
+    if (!declared)
+        bad_config(file, "\"use_sliding_window\" is true but \"sliding_window\" is missing");
     const int window = positive_int(config, "sliding_window", std::nullopt, file);
     m.layer_window.assign(size_t(m.n_layers), window);
     if (config.has("layer_types")) {
         const json& types = config.array("layer_types");
         if (types.size() != size_t(m.n_layers))
-            bad(file, "\"layer_types\" has " + std::to_string(types.size()) + " entries for " +
-                          std::to_string(m.n_layers) + " layers");
+            bad_config(file, "\"layer_types\" has " + std::to_string(types.size()) +
+                                 " entries for " + std::to_string(m.n_layers) + " layers");
         for (size_t l = 0; l < types.size(); ++l) {
             if (types[l] == "full_attention") {
                 m.layer_window[l] = 0;
             } else if (types[l] != "sliding_attention") {
-                bad(file, "\"layer_types\"[" + std::to_string(l) + "] is " + types[l].dump() +
-                              "; only \"full_attention\" and \"sliding_attention\" are supported");
+                bad_config(file,
+                           "\"layer_types\"[" + std::to_string(l) + "] is " + types[l].dump() +
+                               "; only \"full_attention\" and \"sliding_attention\" are supported");
             }
         }
     } else if (qwen_style && config.has("max_window_layers")) {
@@ -120,7 +123,8 @@ void read_sliding_window(const JsonFields& config, ModelConfig& m, const std::st
 double positive_finite(const JsonFields& fields, const char* key, const std::string& file) {
     const double v = fields.get<double>(key);
     if (!std::isfinite(v) || !(v > 0.0))
-        bad(file, fields.path_of(key) + " is " + std::to_string(v) + ", not a positive number");
+        bad_config(file,
+                   fields.path_of(key) + " is " + std::to_string(v) + ", not a positive number");
     return v;
 }
 
@@ -129,14 +133,15 @@ std::vector<float> longrope_factors(const JsonFields& s, const char* key, int he
                                     const std::string& file) {
     const json& list = s.array(key);
     if (list.size() != size_t(head_dim / 2))
-        bad(file, s.path_of(key) + " has " + std::to_string(list.size()) + " factors; a head of " +
-                      std::to_string(head_dim) + " needs " + std::to_string(head_dim / 2));
+        bad_config(file, s.path_of(key) + " has " + std::to_string(list.size()) +
+                             " factors; a head of " + std::to_string(head_dim) + " needs " +
+                             std::to_string(head_dim / 2));
     std::vector<float> out;
     for (size_t i = 0; i < list.size(); ++i) {
         const std::string path = s.path_of(key) + "[" + std::to_string(i) + "]";
         const double f = json_as<double>(list[i], path);
         if (!std::isfinite(f) || !(f > 0.0) || !(float(f) > 0.0f))
-            bad(file, path + " is " + std::to_string(f) + ", not a positive number");
+            bad_config(file, path + " is " + std::to_string(f) + ", not a positive number");
         out.push_back(float(f));
     }
     return out;
@@ -181,9 +186,9 @@ void read_rope_scaling(const JsonFields& config, ModelConfig& m, const std::stri
     if (type == "default") return;
     if (type == "longrope" || type == "su") return read_longrope(config, s, m, file);
     if (type != "linear" && type != "llama3")
-        bad(file, "rope_scaling " + config.at("rope_scaling").dump() + ": type \"" + type +
-                      "\" is not supported; the supported types are linear, llama3 and "
-                      "longrope");
+        bad_config(file, "rope_scaling " + config.at("rope_scaling").dump() + ": type \"" + type +
+                             "\" is not supported; the supported types are linear, llama3 and "
+                             "longrope");
     const double factor = positive_finite(s, "factor", file);
     m.rope_scale_factor = float(factor);
     if (type == "linear") {
@@ -194,8 +199,8 @@ void read_rope_scaling(const JsonFields& config, ModelConfig& m, const std::stri
     const double high = positive_finite(s, "high_freq_factor", file);
     const double original = positive_finite(s, "original_max_position_embeddings", file);
     if (!(high > low))
-        bad(file, "rope_scaling: high_freq_factor " + std::to_string(high) +
-                      " is not above low_freq_factor " + std::to_string(low));
+        bad_config(file, "rope_scaling: high_freq_factor " + std::to_string(high) +
+                             " is not above low_freq_factor " + std::to_string(low));
     m.rope_scaling = RopeScaling::Llama3;
     m.rope_freq_divisors.resize(size_t(m.head_dim / 2));
     for (int i = 0; i < m.head_dim / 2; ++i)
@@ -226,23 +231,25 @@ HfConfig read_config(const JsonFields& config, const std::string& file) {
     m.rope_layout = RopeLayout::HalfSplit;
 
     if (m.n_heads % m.n_kv_heads != 0)
-        bad(file, "num_attention_heads " + std::to_string(m.n_heads) +
-                      " is not a multiple of num_key_value_heads " + std::to_string(m.n_kv_heads));
+        bad_config(file, "num_attention_heads " + std::to_string(m.n_heads) +
+                             " is not a multiple of num_key_value_heads " +
+                             std::to_string(m.n_kv_heads));
     if (config.has("head_dim")) {
         m.head_dim = positive_int(config, "head_dim", std::nullopt, file);
     } else {
         if (m.n_embd % m.n_heads != 0)
-            bad(file, "hidden_size " + std::to_string(m.n_embd) +
-                          " is not a multiple of num_attention_heads " + std::to_string(m.n_heads));
+            bad_config(file, "hidden_size " + std::to_string(m.n_embd) +
+                                 " is not a multiple of num_attention_heads " +
+                                 std::to_string(m.n_heads));
         m.head_dim = m.n_embd / m.n_heads;
     }
     if (m.head_dim % 2 != 0)
-        bad(file, "head_dim " + std::to_string(m.head_dim) + " is odd; RoPE needs pairs");
+        bad_config(file, "head_dim " + std::to_string(m.head_dim) + " is odd; RoPE needs pairs");
     static constexpr ModelShapeKeys keys = {
         "num_hidden_layers", "hidden_size",       "num_attention_heads", "num_key_value_heads",
         "head_dim",          "intermediate_size", "vocab_size",          "max_position_embeddings"};
     if (const auto fault = find_shape_fault(m, keys))
-        bad(file, "\"" + fault->key + "\": " + fault->why);
+        bad_config(file, "\"" + fault->key + "\": " + fault->why);
     refuse_unsupported(config, arch, file);
     read_sliding_window(config, m, file);
     read_rope_scaling(config, m, file);

@@ -20,14 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";  // U+2581 "▁"
-
-[[noreturn]] void bad(const std::string& file, const std::string& detail) {
+[[noreturn]] void bad_tokenizer_json(const std::string& file, const std::string& detail) {
     throw ModelError(ModelErrorKind::BadTokenizer, file, detail);
-}
-
-std::string element_path(const std::string& array_path, size_t index) {
-    return array_path + "[" + std::to_string(index) + "]";
 }
 
 bool is_byte_piece(const std::string& piece) {
@@ -42,10 +36,12 @@ bool is_byte_piece(const std::string& piece) {
 void place(std::map<int64_t, std::string>& by_id, int64_t id, const std::string& piece,
            const std::string& file) {
     if (id < 0 || id > (int64_t(1) << 24))
-        bad(file, "id " + std::to_string(id) + " of '" + piece + "' is out of range");
+        bad_tokenizer_json(file,
+                           "id " + std::to_string(id) + " of '" + piece + "' is out of range");
     const auto [it, inserted] = by_id.emplace(id, piece);
     if (!inserted && it->second != piece)
-        bad(file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece + "'");
+        bad_tokenizer_json(
+            file, "id " + std::to_string(id) + " is both '" + it->second + "' and '" + piece + "'");
 }
 
 // Whether a normalizer or pre-tokenizer (`path` names it in errors) puts "▁" before the text.
@@ -162,11 +158,12 @@ void read_sentencepiece(const JsonFields& tok, const JsonFields& model, const Pi
     int64_t n_merges = 0;
     for (const auto& [left, right] : read_hf_merges(model, file)) {
         if (!id_of.count(left) || !id_of.count(right))
-            bad(file, "merge of '" + left + "' and '" + right + "' uses a piece not in vocab");
+            bad_tokenizer_json(
+                file, "merge of '" + left + "' and '" + right + "' uses a piece not in vocab");
         const auto joined = id_of.find(left + right);
         if (joined == id_of.end())
-            bad(file, "merge of '" + left + "' and '" + right + "' makes '" + left + right +
-                          "', which is not in vocab");
+            bad_tokenizer_json(file, "merge of '" + left + "' and '" + right + "' makes '" + left +
+                                         right + "', which is not in vocab");
         if (rank[joined->second] < 0) rank[joined->second] = n_merges;
         ++n_merges;
     }
@@ -191,7 +188,8 @@ void read_sentencepiece(const JsonFields& tok, const JsonFields& model, const Pi
         vocab.types[id] = t;
     }
     if (!unk_piece.empty()) {
-        if (!id_of.count(unk_piece)) bad(file, "unk_token '" + unk_piece + "' is not in vocab");
+        if (!id_of.count(unk_piece))
+            bad_tokenizer_json(file, "unk_token '" + unk_piece + "' is not in vocab");
         vocab.unk_id = id_of.at(unk_piece);
     }
 
@@ -210,7 +208,8 @@ void read_byte_level(const JsonFields& tok, const JsonFields& model, const Piece
         vocab.types[size_t(a.id)] = a.special ? TokenType::Control : TokenType::UserDefined;
     vocab.unk_id = -1;
     if (const auto unk = model.get_optional<std::string>("unk_token")) {
-        if (!id_of.count(*unk)) bad(file, "unk_token '" + *unk + "' is not in vocab");
+        if (!id_of.count(*unk))
+            bad_tokenizer_json(file, "unk_token '" + *unk + "' is not in vocab");
         vocab.unk_id = id_of.at(*unk);
     }
     read_hf_byte_level(tok, vocab, file);
@@ -222,7 +221,8 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
                           const SpecialTokens& special, const std::string& config_file) {
     const JsonFields model = tok.object("model");
     const std::string type = model.get_or<std::string>("type", "BPE");
-    if (type != "BPE") bad(file, "model type " + type + " is not supported (only BPE)");
+    if (type != "BPE")
+        bad_tokenizer_json(file, "model type " + type + " is not supported (only BPE)");
     const JsonFields pieces = model.object("vocab");
     const bool byte_level = is_byte_level_tokenizer(tok);
 
@@ -248,17 +248,17 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
             // widen the match are not implemented, so a file that sets one is refused.
             for (const char* flag : {"lstrip", "rstrip", "single_word"})
                 if (byte_level && a.get_or<bool>(flag, false))
-                    bad(file, a.path_of(flag) + " is true; only false is supported");
+                    bad_tokenizer_json(file, a.path_of(flag) + " is true; only false is supported");
         }
     }
 
     Vocabulary vocab;
     const int n = int(by_id.size());
-    if (n == 0) bad(file, "empty vocabulary");
+    if (n == 0) bad_tokenizer_json(file, "empty vocabulary");
     vocab.pieces.reserve(n);
     for (const auto& [id, piece] : by_id) {  // in id order: the first gap is the first missing id
         if (id != int64_t(vocab.pieces.size()))
-            bad(file, "no piece has id " + std::to_string(vocab.pieces.size()));
+            bad_tokenizer_json(file, "no piece has id " + std::to_string(vocab.pieces.size()));
         vocab.pieces.push_back(piece);
     }
     if (byte_level)
@@ -281,7 +281,8 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
                              const char* what) {
         if (!piece) return int32_t(-1);
         if (!id_of.count(*piece))
-            bad(from_config ? config_file : file,
+            bad_tokenizer_json(
+                from_config ? config_file : file,
                 std::string(what) + " token '" + *piece + "' is not in the vocabulary");
         return id_of.at(*piece);
     };
@@ -293,7 +294,8 @@ Vocabulary read_tokenizer(const JsonFields& tok, const std::string& file,
                     : bos           ? template_adds(tok, *bos).value_or(!byte_level)
                                     : false;
     if (vocab.add_bos && vocab.bos_id < 0)
-        bad(special.add_bos ? config_file : file, "BOS is asked for, and no BOS token is named");
+        bad_tokenizer_json(special.add_bos ? config_file : file,
+                           "BOS is asked for, and no BOS token is named");
     return vocab;
 }
 

@@ -10,7 +10,6 @@
 namespace kvw {
 namespace {
 
-constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";       // U+2581 "▁"
 constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";   // U+FFFD
 constexpr std::string_view kUnknownSurface = " \xE2\x81\x87 ";  // sentencepiece's " ⁇ "
 

@@ -1,4 +1,5 @@
 #include "core/model/synthetic_vocabulary.h"
+#include "core/model/vocabulary.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,8 +11,6 @@
 
 namespace kvw {
 namespace {
-
-constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";  // U+2581 "▁"
 
 // Common English words; every prefix of each becomes a piece, with and without "▁".
 constexpr std::string_view kWords =

@@ -3,9 +3,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kvw {
+
+// SentencePiece's word-boundary marker, U+2581 "▁", which stands for a space in pieces.
+inline constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";
 
 class PreTokenizer;
 

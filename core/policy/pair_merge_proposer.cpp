@@ -5,12 +5,11 @@
 #include <string>
 #include <utility>
 
+#include "core/model/vocabulary.h"
 #include "core/policy/policy_error.h"
 
 namespace kvw {
 namespace {
-
-constexpr std::string_view kSpaceMarker = "\xE2\x96\x81";  // U+2581 "▁"
 
 // The characters a token stands for in the tokenizer's normalised text, or nothing for
 // tokens that stand for no text (controls, unknown).

@@ -7,19 +7,16 @@
 
 #include "core/model/model_loader.h"
 #include "core/session/session_error.h"
+#include "core/session/soak_actions.h"
 #include "core/session/soak_systems.h"
 #include "core/state/action_json.h"
 
 namespace kvw {
 namespace {
 
-constexpr const char* kPrompts[] = {"The cache remembers what the model was told",
-                                    "Once upon a time there was a ledger", "a b c d e f g h i j",
-                                    "The quick brown fox jumps over the lazy dog"};
-
-int uniform(std::mt19937_64& rng, int lo, int hi) {
-    return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+constexpr const char* kSoakPrompts[] = {
+    "The cache remembers what the model was told", "Once upon a time there was a ledger",
+    "a b c d e f g h i j", "The quick brown fox jumps over the lazy dog"};
 
 // A list for a failure message, cut short: an invalid list may carry a capacity's worth of
 // tokens.
@@ -104,7 +101,7 @@ Soak::Soak(SoakOptions options, std::shared_ptr<const Model> model)
 }
 
 void Soak::restart() {
-    const char* prompt = kPrompts[uniform(rng_, 0, int(std::size(kPrompts)) - 1)];
+    const char* prompt = kSoakPrompts[uniform(rng_, 0, int(std::size(kSoakPrompts)) - 1)];
     session_->start(prompt);
     reference_.tokens.assign(size_t(session_->state().n_layers()),
                              model_->tokenizer.encode(prompt, true));

@@ -7,10 +7,6 @@
 namespace kvw {
 namespace {
 
-int uniform(std::mt19937_64& rng, int lo, int hi) {  // [lo, hi]
-    return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
-
 std::vector<int32_t> random_tokens(std::mt19937_64& rng, int n, int vocab) {
     std::vector<int32_t> ids(static_cast<size_t>(n));
     for (int32_t& id : ids) id = uniform(rng, 0, vocab - 1);
@@ -181,6 +177,10 @@ void apply_to_reference(SoakSequence& seq, const ActionList& list) {
     for (const Action& a : list)
         if (const auto* add = std::get_if<AddAction>(&a.op))
             for (auto& s : seq.tokens) s.push_back(add->token_id);
+}
+
+int uniform(std::mt19937_64& rng, int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
 }
 
 }  // namespace kvw

@@ -22,6 +22,9 @@ struct SoakSequence {
     int max_rows() const;
 };
 
+// A uniform draw from [lo, hi]: the soaks' one way to pick a number.
+int uniform(std::mt19937_64& rng, int lo, int hi);
+
 // A list pre-flight must accept: one to three delete / insert / replace_pair actions on every
 // layer or on some, with spans that do not meet on a shared layer, inside every affected layer
 // (and no insert before a BOS in row 0),

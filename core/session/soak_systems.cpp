@@ -19,16 +19,12 @@
 namespace kvw {
 namespace {
 
-constexpr const char* kPrompts[] = {"The cache remembers what the model was told",
-                                    "In the beginning God created the heaven and the earth",
-                                    "a b c d e f g h i j k l m n o p"};
+constexpr const char* kSystemsPrompts[] = {"The cache remembers what the model was told",
+                                           "In the beginning God created the heaven and the earth",
+                                           "a b c d e f g h i j k l m n o p"};
 // The rows a layer keeps free below the capacity before the soak starts a new prompt: a tick
 // and an edit list of the largest size valid_actions() makes fit.
 constexpr int kHeadroom = 12;
-
-int uniform(std::mt19937_64& rng, int lo, int hi) {
-    return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
 
 bool coin(std::mt19937_64& rng, double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
 
@@ -125,7 +121,7 @@ SystemsSoak::SystemsSoak(const SoakOptions& options, std::shared_ptr<const Model
         configuration_ = describe(o);
         try {
             auto session = std::make_unique<Session>(o, model_);
-            session->start(kPrompts[uniform(rng_, 0, int(std::size(kPrompts)) - 1)]);
+            session->start(kSystemsPrompts[uniform(rng_, 0, int(std::size(kSystemsPrompts)) - 1)]);
             session_ = std::move(session);
         } catch (const std::exception& e) {
             ++counts_.refusals;
@@ -175,7 +171,7 @@ bool SystemsSoak::step() {
         restart = restart || (s.rows(l) + kHeadroom > s.cache().capacity() &&
                               s.cache().layout() != CacheLayout::Ring);
     if (restart) {
-        session_->start(kPrompts[uniform(rng_, 0, int(std::size(kPrompts)) - 1)]);
+        session_->start(kSystemsPrompts[uniform(rng_, 0, int(std::size(kSystemsPrompts)) - 1)]);
         ++counts_.restarts;
         watch_new_ledger();
     }

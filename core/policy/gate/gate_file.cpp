@@ -8,13 +8,12 @@
 #include "core/model/gguf_sidecar.h"
 #include "core/model/gguf_writer.h"
 #include "core/model/model_error.h"
+#include "core/model/model_shape.h"
 
 namespace kvw {
 
 namespace {
 
-// Far above any gate this project trains and small enough that sizes multiply in 64 bits.
-constexpr uint32_t kMaxLayers = 4096;
 constexpr uint32_t kMaxInput = 1u << 16;
 constexpr uint32_t kMaxHidden = 4096;
 constexpr uint32_t kMaxDepth = 16;
@@ -47,7 +46,9 @@ GateMlp read_gate(std::shared_ptr<const ByteSource> source) {
         file.bad_metadata("general.architecture",
                           "'" + arch + "', a gate sidecar says '" + kGateArchitecture + "'");
     GateShape shape;
-    shape.n_layers = int(sidecar_count(file, "gate.layer_count", kMaxLayers));
+    // A gate serves a model: its layers are bounded as a model's are.
+    shape.n_layers =
+        int(sidecar_count(file, "gate.layer_count", uint32_t(ModelShapeLimits::kMaxLayers)));
     shape.input_dim = int(sidecar_count(file, "gate.input_dim", kMaxInput));
     shape.hidden = int(sidecar_count(file, "gate.hidden", kMaxHidden));
     shape.depth = int(sidecar_count(file, "gate.depth", kMaxDepth));

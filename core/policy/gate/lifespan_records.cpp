@@ -7,12 +7,12 @@
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_writer.h"
 #include "core/model/model_error.h"
+#include "core/model/model_shape.h"
 
 namespace kvw {
 
 namespace {
 
-constexpr uint32_t kMaxLayers = 4096;
 constexpr uint32_t kMaxKeyDim = 1u << 16;
 constexpr uint32_t kMaxHorizon = 1u << 24;
 
@@ -74,7 +74,7 @@ LifespanRecords read_lifespans(std::shared_ptr<const ByteSource> source) {
                               std::to_string(v) + " is outside [1, " + std::to_string(max) + "]");
         return int(v);
     };
-    r.n_layers = bounded("lifespans.layer_count", kMaxLayers);
+    r.n_layers = bounded("lifespans.layer_count", uint32_t(ModelShapeLimits::kMaxLayers));
     r.key_dim = bounded("lifespans.key_dim", kMaxKeyDim);
     r.options.horizon = bounded("lifespans.horizon", kMaxHorizon);
     r.options.threshold = file.get_f32("lifespans.threshold");
