@@ -5,7 +5,8 @@
 // the tick and its Frame but Steps 2 and 3 (brightness, the proposer), which are shown beside
 // it: the state digest, the invariants, the mirror snapshot, pre-flight, the trace event,
 // checkpoints. Guard on and off. The from-scratch digest and invariant
-// check, which the incremental ones replace, are timed beside them.
+// check, which the incremental ones replace, are timed beside them, and so is the checkpoint a
+// session takes every few ticks (a copy of the state), with its share of a tick.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -89,6 +90,12 @@ void bench_size(const std::shared_ptr<const Model>& model, const std::string& sp
     start = Clock::now();
     (void)s.state().check_invariants_full();
     const double invariants_full = ms_since(start);
+    // The checkpoint the session takes every `spacing` ticks (ARCHITECTURE §16): a copy of the
+    // whole state, which the medians of a few ticks do not show.
+    start = Clock::now();
+    { const SessionCheckpoint checkpoint(s); }
+    const double checkpoint = ms_since(start);
+    const int spacing = s.checkpoints().spacing();
 
     for (const bool guard : {true, false}) {
         s.set_guard(guard);
@@ -107,6 +114,10 @@ void bench_size(const std::shared_ptr<const Model>& model, const std::string& sp
     }
     std::printf("%-17s %2d x %6d rows  from scratch: state digest %.2f ms, invariants %.2f ms\n",
                 spec.c_str(), s.state().n_layers(), s.state().rows(0), hash_full, invariants_full);
+    if (spacing > 0)
+        std::printf("%-17s %2d x %6d rows  checkpoint %.2f ms every %d ticks = %.2f ms a tick\n",
+                    spec.c_str(), s.state().n_layers(), s.state().rows(0), checkpoint, spacing,
+                    checkpoint / spacing);
     std::fflush(stdout);
 }
 

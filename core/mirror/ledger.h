@@ -176,9 +176,14 @@ template <typename Next>
 void Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next next,
                                std::vector<float>* before) {
     ChunkedColumn<float>& column = brightness_.at(size_t(layer));
-    check_ids(ids);  // before anything is written
+    // An unknown id stops the pass, and the values written before it are put back from
+    // `before`, last first (an id met twice gets its first value back): a tick's pass over every
+    // row then reads the ids once. Without `before` there is
+    // nothing to put back from, so the ids are checked first.
+    if (!before) check_ids(ids);
     if (before) before->resize(ids.size());
     float* const old_values = before ? before->data() : nullptr;
+    const uint64_t size = uint64_t(entries_.size());
     // A layer's rows hold ids in nearly increasing order, so the chunk to write changes about
     // once per kChunkRecords values: its copy-on-write check is made once per run.
     uint64_t sum = brightness_sums_[size_t(layer)];
@@ -186,6 +191,10 @@ void Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next nex
     float* data = nullptr;
     for (size_t i = 0; i < ids.size(); ++i) {
         const size_t id = size_t(ids[i]);
+        if (uint64_t(id) >= size) {  // a negative id wraps above any size
+            for (size_t j = i; j-- > 0;) column.mutable_at(size_t(ids[j])) = old_values[j];
+            (void)at(ids[i]);  // throws, naming the id
+        }
         if (column.chunk_of(id) != chunk) {
             chunk = column.chunk_of(id);
             data = column.writable_chunk(chunk).data();

@@ -9,6 +9,7 @@
 #include "core/session/replay.h"
 #include "core/session/soak.h"
 #include "core/state/action_validation.h"
+#include "tests/run_length.h"
 
 using namespace kvw;
 
@@ -72,8 +73,8 @@ private slots:
     // (the ledger once and a few live rows per copy), not only RSS between sessions.
     void the_soak_checks_the_checkpoints_within_a_session() {
         SoakOptions o = small();
-        o.ticks = 200;
-        o.segment_ticks = 200;
+        o.ticks = test::run_length(200, 120);
+        o.segment_ticks = o.ticks;
         o.memory_check_ticks = 40;
         const SoakReport r = run_soak(o);
         QVERIFY2(r.ok(), r.failure.c_str());

@@ -183,6 +183,28 @@ private slots:
         QCOMPARE(p.ledger.brightness_sum(2), plain_sum(2));
     }
 
+    // A tick's pass over every row (update_brightness with the values before kept) that meets
+    // an unknown id after it wrote others, one of them twice: it throws, and every value and
+    // the layer's sum are as they were.
+    void an_unknown_id_in_a_pass_writes_nothing() {
+        Parts p;
+        p.ledger.set_brightness(1, std::vector<int64_t>{3, 2000, kRows - 1, 5},
+                                std::vector<float>{0.5f, 1.5f, 2.5f, 3.5f});
+        const Ledger before = p.ledger;
+        for (const int64_t bad : {int64_t(kRows), int64_t(-1)}) {
+            const std::vector<int64_t> ids = {3, 2000, 3, kRows - 1, bad, 5};
+            std::vector<float> old;
+            QVERIFY_THROWS_EXCEPTION(
+                std::out_of_range,
+                p.ledger.update_brightness(
+                    1, ids, [](size_t i, float) { return 7.0f + float(i); }, &old));
+            QCOMPARE(p.ledger.brightness_sum(1), before.brightness_sum(1));
+            for (const int64_t id : {int64_t(3), int64_t(2000), int64_t(kRows - 1), int64_t(5)})
+                QCOMPARE(p.ledger.brightness(id, 1), before.brightness(id, 1));
+            QCOMPARE(p.ledger.brightness_sum_from_scratch(1), before.brightness_sum(1));
+        }
+    }
+
     // A desync (a map row pointing at another record) at rows of every chunk and layer: the
     // incremental check reports exactly what the full check does, and fails; before it, both
     // pass. The digest follows the desync.

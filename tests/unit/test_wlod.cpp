@@ -18,6 +18,7 @@
 #include "core/state/tick.h"
 #include "core/wlod/wlod_context.h"
 #include "state_fixture.h"
+#include "tests/run_length.h"
 
 using namespace kvw;
 using namespace kvw::test;
@@ -408,7 +409,7 @@ private slots:
             std::set<int64_t> deleted;
             int64_t tick = 1;
 
-            for (int step = 0; step < 40; ++step, ++tick) {
+            for (int step = 0; step < test::run_length(40, 20); ++step, ++tick) {
                 std::uniform_int_distribution<int> pick(0, 9);
                 const int op = pick(rng);
                 std::vector<int> layers;  // empty: all

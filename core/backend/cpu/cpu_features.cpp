@@ -33,10 +33,19 @@ bool cpu_has_avx512_vnni() {
     __builtin_cpu_init();
     return cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
 }
+
+bool cpu_has_avx_vnni() {
+    // CPUID leaf 7, sub-leaf 1, EAX bit 4 (GCC 12's __builtin_cpu_supports knows no name for
+    // it); its VEX-encoded instructions need only the AVX state the avx2 check already asks.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return cpu_has_avx2() && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) &&
+           (eax & (1u << 4)) != 0;
+}
 #else
 bool cpu_has_avx2() { return false; }
 bool cpu_has_avx512() { return false; }
 bool cpu_has_avx512_vnni() { return false; }
+bool cpu_has_avx_vnni() { return false; }
 #endif
 
 }  // namespace kvw::cpu

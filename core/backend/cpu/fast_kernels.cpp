@@ -9,6 +9,7 @@ namespace {
 #if defined(__x86_64__)
 constexpr FastKernel kKernels[] = {
     {"vnni", cpu_has_avx512_vnni, fast_rows_vnni},
+    {"avx-vnni", cpu_has_avx_vnni, fast_rows_avx_vnni},
     {"avx2", cpu_has_avx2, fast_rows_avx2},
 };
 #endif

@@ -35,10 +35,14 @@ void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64
 // for the scaled sub-blocks of Q4_K / Q6_K.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
+// AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
+// Lake and later client cores, Zen 5 desktop): vpdpbusd / vpdpwssd as the vnni path uses them.
+void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                        int64_t row_end);
 #endif
 
 struct FastKernel {
-    std::string_view name;  // "vnni", "avx2"
+    std::string_view name;  // "vnni", "avx-vnni", "avx2"
     bool (*cpu_has)();
     FastRowsFn fn;
 };
