@@ -374,7 +374,7 @@ CommandSpec bench_edits_command() {
              {"prefill-rows", "N", "256", "rows of the real prefill the full edit is timed on"},
              {"reps", "N", "31", "edits timed per layout"},
              {"full-reps", "N", "5", "full replace_pair calls timed per layout"},
-             backend_option("cpu")},
+             backend_option("auto")},
             run_bench_edits};
 }
 

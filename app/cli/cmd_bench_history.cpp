@@ -140,7 +140,7 @@ CommandSpec bench_history_command() {
              {"reps", "N", "3", "repetitions timed per operation"},
              {"checkpoint-every", "N", "16",
               "ticks between the session's checkpoints (0: none, every replay from the start)"},
-             backend_option("cpu")},
+             backend_option("auto")},
             run_bench_history};
 }
 

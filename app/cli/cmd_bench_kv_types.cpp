@@ -156,7 +156,7 @@ CommandSpec bench_kv_types_command() {
              {"ctx", "N", "", "tokens per perplexity chunk (default: 128, at most the context)"},
              {"rows", "N", "4096", "rows encoded and decoded per pass"},
              {"reps", "N", "9", "passes timed per type (the best is shown)"},
-             backend_option("cpu")},
+             backend_option("auto")},
             run_bench_kv_types};
 }
 

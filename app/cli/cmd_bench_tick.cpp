@@ -74,7 +74,7 @@ void bench_size(const std::shared_ptr<const Model>& model, const std::string& sp
                 int ticks) {
     SessionOptions options;
     options.model = spec;
-    options.backend = "cpu";
+    options.backend = "auto";  // where kvw run would tick
     options.capacity = rows + 2 * ticks + 4;
     Session s(options, model);
     s.start("The cache remembers");

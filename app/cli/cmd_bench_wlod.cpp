@@ -148,7 +148,7 @@ CommandSpec bench_wlod_command() {
              {"tokens", "N", "", "tokens in the context (default the model's context length)"},
              {"wlod-k", "K", "32", "tokens per wLOD block"},
              {"reps", "N", "3", "edits timed per position"},
-             backend_option("cpu")},
+             backend_option("auto")},
             run_bench_wlod};
 }
 

@@ -178,7 +178,7 @@ CommandSpec perplexity_command() {
         options.push_back(o);
     }
     options.push_back({"seed", "S", "0", "seed of the random policy"});
-    options.push_back(backend_option("cpu"));
+    options.push_back(backend_option("auto"));
     options.push_back(json_option());
     return {"perplexity", "",
             "teacher-forced NLL and perplexity over a text file, chunked like llama-perplexity",

@@ -203,7 +203,7 @@ CommandSpec run_command() {
          "rows per layer, at most the model's context and what memory allows; 0: the model's "
          "context, at most 8192"});
     for (const OptionSpec& o : sampling_options()) options.push_back(o);
-    options.push_back(backend_option("cpu"));
+    options.push_back(backend_option("auto"));
     return {"run", "", "tick transactions headless: proposer, injected actions, invariants, trace",
             options, run_run};
 }

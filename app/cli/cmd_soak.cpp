@@ -69,7 +69,8 @@ int run_soak_command(const CliArgs& args) {
 }  // namespace
 
 CommandSpec soak_command() {
-    // The fallbacks are SoakOptions' own defaults, so that the usage shows what runs.
+    // The fallbacks are SoakOptions' own defaults, so that the usage shows what runs; the backend
+    // is "auto", as for every kvw command (SoakOptions keeps the library's reference).
     const SoakOptions defaults;
     OptionSpec model = model_option();
     model.fallback = defaults.model;
@@ -98,7 +99,7 @@ CommandSpec soak_command() {
              "Open trace)"},
             {"edits-only", "", "",
              "no systems sessions (policies, rings, K/V types, wLOD, history): edits only"},
-            backend_option(defaults.backend),
+            backend_option("auto"),
         },
         run_soak_command};
 }

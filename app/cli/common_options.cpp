@@ -32,8 +32,9 @@ OptionSpec model_option() {
 }
 
 OptionSpec backend_option(const std::string& fallback) {
-    std::string names = "auto";
-    for (const std::string& n : backend_names()) names += ", " + n;
+    std::string names = "auto (the fastest here: a usable accelerator, else cpu:fast, else cpu)";
+    for (const std::string& n : backend_names())
+        names += ", " + n + (n == "cpu" ? " (the numeric reference)" : "");
     return {"backend", "NAME", fallback, names};
 }
 

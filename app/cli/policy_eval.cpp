@@ -46,7 +46,7 @@ OptionTable policy_eval_options() {
         {"gate", "FILE", "",
          "smartkv's gate sidecar (default: the NAME.gate.gguf beside the model)"},
         pricing_rope_option(),
-        backend_option("cpu"),
+        backend_option("auto"),
     };
 }
 

@@ -27,7 +27,12 @@ std::optional<AppOptions> parse_app_options(const QStringList& arguments, int& e
                                    "synthetic:tiny|synthetic:tinyllama-shape.",
                                    "SPEC");
     const QCommandLineOption prompt("prompt", "Prompt to start after loading.", "TEXT");
-    const QCommandLineOption backend("backend", "cpu or cuda.", "NAME");
+    const QCommandLineOption backend(
+        "backend",
+        "auto (the default: the fastest here, cuda where usable, else cpu:fast, else cpu), cpu "
+        "(the numeric reference), cpu:fast, cuda, or a pinned CPU kernel (cpu:avx2, ...). With "
+        "--trace: replay on it instead of the backend the trace recorded.",
+        "NAME");
     const QCommandLineOption trace("trace",
                                    "Open a recorded session (kvw run --trace, File → Save "
                                    "trace): replayed to its last tick; --model replaces the "

@@ -11,7 +11,7 @@ namespace kvw {
 struct AppOptions {
     QString model;    // --model SPEC: load at start
     QString prompt;   // --prompt TEXT: start it after the load
-    QString backend;  // --backend cpu|cuda
+    QString backend;  // --backend NAME; empty: "auto" (with --trace: the recorded one)
     QString trace;    // --trace FILE: open a recorded session (replayed to its last tick)
     QString script;   // --script FILE: run it, then exit with its result
     QString bundle;   // --bundle DIR: write the session bundle at the end, then exit

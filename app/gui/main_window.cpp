@@ -21,6 +21,7 @@
 #include "app/gui/status_line.h"
 #include "app/gui/unsaved_sessions.h"
 #include "app/gui/view_docks.h"
+#include "core/backend/backend_registry.h"
 #include "widgets/log_view.h"
 #include "widgets/sweep_results_view.h"
 #include "widgets/timeline_view.h"
@@ -187,10 +188,10 @@ void MainWindow::openModel(const QString& spec) {
     controller_.loadModel(spec, toolbar_->backend(), toolbar_->prompt());
 }
 
-void MainWindow::openTrace(const QString& path, const QString& model) {
+void MainWindow::openTrace(const QString& path, const QString& model, const QString& backend) {
     pauseRun("open trace");
     toolbar_->setLoading(true);
-    controller_.openTrace(path, model);
+    controller_.openTrace(path, model, backend);
 }
 
 SweepResultsView* MainWindow::openSweep(const QString& dir) {
@@ -267,7 +268,10 @@ void MainWindow::setCacheLayout(CacheLayout layout, const RingOptions& ring, qin
 }
 
 void MainWindow::setPrompt(const QString& prompt) { toolbar_->setPrompt(prompt); }
-void MainWindow::setBackend(const QString& backend) { toolbar_->setBackend(backend); }
+void MainWindow::setBackend(const QString& backend) {
+    // The toolbar lists the backends themselves: "auto" shows as the one it stands for.
+    toolbar_->setBackend(QString::fromStdString(resolve_backend(backend.toStdString())));
+}
 
 namespace {
 

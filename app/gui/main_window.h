@@ -43,8 +43,8 @@ public:
     // Loads a model on the toolbar's backend; starts the toolbar's prompt when there is one.
     void openModel(const QString& spec);
     // Replaces the session with the one a recorded trace leaves (a Run pauses first); `model`
-    // replaces the trace's model when given.
-    void openTrace(const QString& path, const QString& model = {});
+    // and `backend` replace the trace's when given.
+    void openTrace(const QString& path, const QString& model = {}, const QString& backend = {});
     // A sweep's folder (kvw sweep --plan DIR) in a window of its own: its cells and its plot; a
     // cell double-clicked replaces the session with that cell at its start (a Run pauses
     // first). Returns the window, or null when DIR holds no readable plan (the status line says

@@ -160,9 +160,10 @@ void SessionController::loadModel(const QString& spec, const QString& backend,
     });
 }
 
-void SessionController::openTrace(const QString& path, const QString& model) {
-    post("open trace " + path, [path = path.toStdString(),
-                                model = model.toStdString()](SessionWorker& w) {
+void SessionController::openTrace(const QString& path, const QString& model,
+                                  const QString& backend) {
+    post("open trace " + path, [path = path.toStdString(), model = model.toStdString(),
+                                backend = backend.toStdString()](SessionWorker& w) {
         ReplayReport report;
         // The timeline a run of these ticks would have drawn, point by point; handed over only
         // when the trace opened (a failed one keeps the window's timeline too).
@@ -171,17 +172,21 @@ void SessionController::openTrace(const QString& path, const QString& model) {
         const bool opened = w.replaceSessionWith("open trace " + path, [&] {
             const Trace trace = Trace::read(path);
             cut = trace.cut_note();
-            return session_replayed(
-                trace, model.empty() ? std::nullopt : std::optional<std::string>(model), report,
-                [&](const Session& s) {
-                    if (s.started()) history->add(*s.frame());
-                });
+            ReplayTarget target;
+            if (!model.empty()) target.model = model;
+            if (!backend.empty()) target.backend = backend;
+            return session_replayed(trace, target, report, [&](const Session& s) {
+                if (s.started()) history->add(*s.frame());
+            });
         });
         if (!opened) return;
         w.publishHistory(std::move(history));
         std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
                               " events replayed, now at tick " + std::to_string(w.session().tick());
-        if (!report.state_hashes_compared)
+        if (report.other_numerics)
+            outcome += " (its state hashes not compared: recorded on " + report.recorded_backend +
+                       ", replayed on " + report.backend + ", which computes other numbers)";
+        else if (!report.state_hashes_compared)
             outcome += " (its FNV-1a state hashes, from before XXH64, not compared)";
         if (report.unhashed_events)
             outcome += " (" + std::to_string(report.unhashed_events) +

@@ -66,14 +66,15 @@ public slots:
     // (or errorOccurred) say so.
     void loadModel(const QString& spec, const QString& backend, const QString& prompt = {});
     // Replaces the session with the one a recorded trace (`kvw run --trace`, File → Save trace)
-    // leaves: its header's model (or `model` when given, as kvw replay --model), every event
+    // leaves: its header's model and backend (or `model` / `backend` when given, as kvw replay
+    // --model / --backend; a backend of other numerics compares no state hashes), every event
     // repeated, recorded outcomes compared. A recorded outcome that differs is an error
     // (errorOccurred saying DIFFERENT, as kvw replay exits 1), the replayed session open to be
     // looked at. Fails like loadModel: a malformed trace or a model that does not load keeps
     // the session as it was.
     // Once it opened, historyReplayed carries the timeline of every tick it repeated (the
     // history bar then reaches each of them, ARCHITECTURE §16).
-    void openTrace(const QString& path, const QString& model = {});
+    void openTrace(const QString& path, const QString& model = {}, const QString& backend = {});
     // Replaces the session with cell `cell` of a sweep's plan at the start of its text: the
     // plan's model and the cell's configuration (cell_session_options), the first chunk's
     // prompt prefilled as the sweep's scorer prefills it. Fails like loadModel.

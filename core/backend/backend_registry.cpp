@@ -1,5 +1,6 @@
 #include "core/backend/backend_registry.h"
 
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -73,30 +74,51 @@ bool backend_available(std::string_view name, std::string& why) {
     return entry->available(why);
 }
 
-std::unique_ptr<Backend> create_backend(std::string_view name, int cpu_threads) {
-    if (name == "cpu") return make_cpu_backend(cpu_threads);
-    if (name == "auto") {
-        std::vector<BackendEntry> entries;
-        {
-            std::lock_guard lock(registry_mutex);
-            entries = registry();
-        }
-        if (entries.empty()) {
-            spdlog::info("backend auto: cpu (no accelerator backend was compiled in)");
-            return make_cpu_backend(cpu_threads);
-        }
-        std::string reasons;
-        for (const BackendEntry& e : entries) {
-            std::string why;
-            if (e.available(why)) {
-                spdlog::info("backend auto: {}", e.name);
-                return e.create();
-            }
-            reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + why;
-        }
-        spdlog::info("backend auto: cpu ({})", reasons);
-        return make_cpu_backend(cpu_threads);
+std::optional<std::string> usable_accelerator(std::string& reasons) {
+    std::vector<BackendEntry> entries;
+    {
+        std::lock_guard lock(registry_mutex);
+        entries = registry();
     }
+    for (const BackendEntry& e : entries) {
+        std::string why;
+        if (e.available(why)) return e.name;
+        reasons += (reasons.empty() ? "" : "; ") + e.name + ": " + why;
+    }
+    return std::nullopt;
+}
+
+std::string resolve_backend(std::string_view name) {
+    if (name != "auto") return std::string(name);
+    std::string reasons;
+    std::string chosen;
+    std::string why;
+    if (const std::optional<std::string> accelerator = usable_accelerator(reasons)) {
+        chosen = *accelerator;
+    } else {
+        if (reasons.empty()) reasons = "no accelerator backend was compiled in";
+        std::string no_fast;
+        chosen = FastCpuBackend::available(no_fast) ? std::string(FastCpuBackend::kName) : "cpu";
+        why = " (" + reasons +
+              (no_fast.empty() ? "" : "; " + std::string(FastCpuBackend::kName) + ": " + no_fast) +
+              ")";
+    }
+    // Once: sweeps and soaks make many sessions, and the answer does not change.
+    static std::atomic<bool> said{false};
+    spdlog::log(said.exchange(true) ? spdlog::level::debug : spdlog::level::info,
+                "backend auto: {}{}", chosen, why);
+    return chosen;
+}
+
+std::string numeric_set(std::string_view name) {
+    if (name == FastCpuBackend::kName) return std::string(name);
+    if (name == "cpu" || name.starts_with(kCpuPrefix)) return "cpu";
+    return std::string(name);
+}
+
+std::unique_ptr<Backend> create_backend(std::string_view name, int cpu_threads) {
+    if (name == "auto") return create_backend(resolve_backend(name), cpu_threads);
+    if (name == "cpu") return make_cpu_backend(cpu_threads);
     std::string why;
     if (!backend_available(name, why))
         throw std::invalid_argument("backend '" + std::string(name) + "' unavailable: " + why);

@@ -1,6 +1,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,9 +33,23 @@ std::vector<std::string>
 backend_names();  // "cpu", the pinned CPU kernels, "cpu:fast", the registered ones
 bool backend_available(std::string_view name, std::string& why);
 
-// A name of backend_names() or "auto" (the first available accelerator, else the CPU with a log
-// line saying why). `cpu_threads` sizes a CPU backend's pool (0: every core). Throws
-// std::invalid_argument for an unknown or unavailable name.
+// The first registered accelerator that can run here, if any; `reasons` collects why each one
+// before it cannot ("cuda: no device").
+std::optional<std::string> usable_accelerator(std::string& reasons);
+
+// The backend "auto" stands for, the fastest this machine has (ARCHITECTURE §18.1): a usable
+// accelerator, else `cpu:fast` where this CPU runs it, else the reference `cpu`; the first time
+// with a log line saying which and why. Any other name comes back as it is.
+std::string resolve_backend(std::string_view name);
+
+// The numeric set a backend belongs to: backends of one set compute the same numbers for the
+// same model, so state hashes recorded on one hold on another. "cpu" for the reference family
+// (`cpu` and its pinned kernels, which sum in their own lane orders all the same), `cpu:fast`,
+// and any other backend on its own ("cuda").
+std::string numeric_set(std::string_view name);
+
+// A name of backend_names() or "auto" (resolve_backend). `cpu_threads` sizes a CPU backend's
+// pool (0: every core). Throws std::invalid_argument for an unknown or unavailable name.
 std::unique_ptr<Backend> create_backend(std::string_view name, int cpu_threads = 0);
 
 }  // namespace kvw

@@ -276,7 +276,8 @@ const ScriptCommandForm kReference[] = {
      "load a model (file, HF folder, builtin:default, synthetic:NAME)", "load synthetic:tiny",
      parse_load},
     {"backend", K::Backend, "backend NAME",
-     "backend for the following loads: cpu, cpu:avx2 (a pinned CPU kernel), cuda, auto",
+     "backend for the following loads: cpu (the reference), cpu:avx2 (a pinned CPU kernel), "
+     "cpu:fast, cuda, auto (the default: the fastest here)",
      "backend cpu:avx2", parse_backend},
     {"prompt", K::Session, "prompt TEXT", "forget the sequence and prefill BOS + TEXT (tick 0)",
      "prompt In the beginning", parse_prompt},

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/backend/backend_registry.h"
 #include "core/json/json_fields.h"
+#include "core/session/command/backend_commands.h"
 #include "core/session/command/command_table.h"
 #include "core/session/session.h"
 #include "core/session/session_checkpoint.h"
@@ -22,10 +24,12 @@ public:
         : session_(session), report_(report), file_(file) {}
 
     // Every key is read through JsonFields; its faults become TraceErrors in replay_trace().
-    void run(const nlohmann::json& event, size_t line) {
+    void run(const nlohmann::json& recorded, size_t line) {
         line_ = line;
-        const JsonFields e(event);
+        const JsonFields e(recorded);
         event_ = e.get<std::string>("event");
+        const bool switches = event_ == command::SetBackend::kEvent;
+        const nlohmann::json event = switches ? on_replayed_backends(recorded) : recorded;
         // Compared below as any outcome; read first so that a tick or hash of another type is
         // the typed error it is (naming the key), not a mismatch of "5" against 5.
         (void)e.get_optional<int64_t>("tick");
@@ -42,9 +46,25 @@ public:
         }
         const auto& written = session_.trace().events();
         if (written.size() > written_before) compare_outcomes(event, written[written_before]);
+        if (switches) {
+            report_.recorded_backend = e.get<std::string>("name");
+            report_.backend = session_.options().backend;
+        }
     }
 
 private:
+    // A set_backend event as this replay repeats it: "auto" as recorded_backend() resolves it,
+    // and a "from" naming the recorded backend in place of which the replay runs another (the
+    // first switch of a replay told another backend) names that one.
+    nlohmann::json on_replayed_backends(nlohmann::json event) const {
+        const JsonFields e(event);
+        event["name"] = recorded_backend(e.get<std::string>("name"));
+        if (const auto from = e.get_optional<std::string>("from");
+            from && *from == report_.recorded_backend)
+            event["from"] = report_.backend;
+        return event;
+    }
+
     void compare(const std::string& field, const std::string& expected, const std::string& actual) {
         ++report_.checked;
         if (expected != actual)
@@ -119,17 +139,55 @@ void replay_events(Session& session, const Trace& trace, size_t first, size_t la
     const auto& events = trace.events();
     if (!events.empty() && !header_has_current_state_hashes(events.front()))
         report.state_hashes_compared = false;
+    if (!events.empty() && report.backend.empty()) {
+        report.recorded_backend = JsonFields(events.front()).get<std::string>("backend");
+        report.backend = session.options().backend;
+    }
     for (size_t i = std::max<size_t>(first, 1); i < std::min(last, events.size()); ++i)
         replay_event(session, events[i], trace.line_of(i), trace.source(), report);
 }
 
-std::unique_ptr<Session> session_replayed(const Trace& trace,
-                                          const std::optional<std::string>& model,
+namespace {
+
+// Where the replay runs: the recorded backend, or the one it was told (ReplayTarget::backend).
+// Of another numeric set, the recorded state hashes cannot be made again: they are not
+// compared, and a warning names both (ARCHITECTURE §18.1).
+void choose_backend(const Trace& trace, const std::optional<std::string>& told,
+                    SessionOptions& options, ReplayReport& report) {
+    report.recorded_backend = JsonFields(trace.events().front()).get<std::string>("backend");
+    const std::string recorded = options.backend;
+    std::string why;
+    if (!told && !backend_available(recorded, why))
+        throw std::invalid_argument(trace.source() + ": recorded on the backend " + recorded +
+                                    ", which cannot run here (" + why +
+                                    "): replay it on another (--backend NAME)");
+    if (told) options.backend = resolve_backend(*told);
+    report.backend = options.backend;
+    if (recorded == options.backend) return;
+    if (numeric_set(recorded) != numeric_set(options.backend)) {
+        report.other_numerics = true;
+        report.state_hashes_compared = false;
+        spdlog::warn(
+            "{}: recorded on {}, replayed on {}, which computes other numbers: its state hashes "
+            "are not compared, its tokens and other outcomes are",
+            trace.source(), recorded, options.backend);
+        return;
+    }
+    spdlog::warn(
+        "{}: recorded on {}, replayed on {}, of the same numeric set: its state hashes are "
+        "compared, and differ where the two kernels sum in other lane orders",
+        trace.source(), recorded, options.backend);
+}
+
+}  // namespace
+
+std::unique_ptr<Session> session_replayed(const Trace& trace, const ReplayTarget& target,
                                           ReplayReport& report,
                                           const std::function<void(const Session&)>& after_event) {
     const auto& events = trace.events();
     if (events.empty()) throw TraceError("empty trace", 0, trace.source());
     SessionOptions options = options_from_header(events.front(), trace.source());
+    const std::optional<std::string>& model = target.model;
     if (model && *model != options.model) {
         // Allowed (the same weights under another path, a quantised copy), but the recorded
         // hashes and tokens then hold only when the model computes the same numbers.
@@ -139,6 +197,7 @@ std::unique_ptr<Session> session_replayed(const Trace& trace,
             trace.source(), options.model, *model);
         options.model = *model;
     }
+    choose_backend(trace, target.backend, options, report);
     if (!header_has_current_state_hashes(events.front())) {
         report.state_hashes_compared = false;
         spdlog::warn(
@@ -155,9 +214,9 @@ std::unique_ptr<Session> session_replayed(const Trace& trace,
     return session;
 }
 
-ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model) {
+ReplayReport replay_trace(const Trace& trace, const ReplayTarget& target) {
     ReplayReport report;
-    session_replayed(trace, model, report);
+    session_replayed(trace, target, report);
     return report;
 }
 

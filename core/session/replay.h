@@ -31,24 +31,42 @@ struct ReplayReport {
     // Events that carry no "state_hash" where the command, repeated, records one: their states
     // were not checked (a warning says so).
     size_t unhashed_events = 0;
+    // The backend the trace recorded ("backend" of the header, then "name" of each set_backend)
+    // and the one the replay runs on in its place, as of the last event repeated: equal unless
+    // the replay was told another (ReplayTarget::backend) or the trace says "auto"
+    // (recorded_backend()).
+    std::string recorded_backend;
+    std::string backend;
+    // True when the replay started on a backend of another numeric set than the recorded one
+    // (numeric_set(), ARCHITECTURE §18.1): its state hashes were not compared
+    // (state_hashes_compared is false), its tokens and other outcomes were.
+    bool other_numerics = false;
     std::vector<ReplayMismatch> mismatches;
     bool ok() const { return mismatches.empty(); }
+};
+
+// What a replay runs on instead of what the trace header names.
+struct ReplayTarget {
+    std::optional<std::string> model;  // another model spec (a file moved, a quantised copy)
+    // Another backend (a name of backend_names() or "auto"). Of another numeric set than the
+    // recorded one, its state hashes cannot match: the replay warns and compares the rest.
+    std::optional<std::string> backend;
 };
 
 // Rebuilds a Session from the trace header (model, backend, sampling, policies) and repeats
 // every command in order, comparing every key each event recorded (tick, state hash, sampled
 // tokens, the action list as applied, the tick's result, invariants, rejection; not the ring's
 // pointers, a grep aid the state hash covers) with the event the repeated command writes.
-// `model` overrides the header's model spec (a file moved). Throws TraceError for a malformed
-// trace, and whatever loading the model throws.
-ReplayReport replay_trace(const Trace& trace, const std::optional<std::string>& model = {});
+// Throws TraceError for a malformed trace, std::invalid_argument for a backend this machine
+// cannot run, and whatever loading the model throws.
+ReplayReport replay_trace(const Trace& trace, const ReplayTarget& target = {});
 
 // replay_trace()'s work, keeping the Session it rebuilt: the session as the trace left it, to
 // carry on from (the window's File → Open trace, kv-workbench --trace). `after_event`, when
 // given, sees the session after every event repeated (the window's timeline of the trace's
 // ticks).
 std::unique_ptr<Session> session_replayed(
-    const Trace& trace, const std::optional<std::string>& model, ReplayReport& report,
+    const Trace& trace, const ReplayTarget& target, ReplayReport& report,
     const std::function<void(const Session&)>& after_event = {});
 
 // One event (never the header) repeated on `session`; `line` and `file` name it in errors and

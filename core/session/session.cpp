@@ -41,12 +41,19 @@ void record_hashed(Trace& trace, nlohmann::json event, int64_t tick, uint64_t st
     record(trace, std::move(event), tick);
 }
 
+// The options with "auto" replaced by the backend it stands for: the trace header, clones,
+// checkpoints and forks name the backend the session runs on (ARCHITECTURE §18.1).
+SessionOptions with_backend_resolved(SessionOptions options) {
+    options.backend = resolve_backend(options.backend);
+    return options;
+}
+
 }  // namespace
 
 Session::Session(SessionOptions options) : Session(options, load_model(options.model)) {}
 
 Session::Session(SessionOptions options, std::shared_ptr<const Model> model)
-    : options_(std::move(options)),
+    : options_(with_backend_resolved(std::move(options))),
       model_(std::move(model)),
       backend_(create_backend(options_.backend)),
       sampler_(options_.sampling) {
@@ -392,9 +399,10 @@ void Session::set_gist_net(const std::string& path) {
 
 void Session::set_backend(std::string_view name) {
     check_model_files(*model_);
+    const std::string resolved = resolve_backend(name);
     std::unique_ptr<Backend> backend;
     try {
-        backend = create_backend(name);
+        backend = create_backend(resolved);
     } catch (const std::invalid_argument& e) {
         std::string known;
         for (const std::string& b : backend_names()) known += (known.empty() ? "" : ", ") + b;
@@ -408,7 +416,7 @@ void Session::set_backend(std::string_view name) {
     state_ = std::move(state);
     engine_ = std::move(engine);
     backend_ = std::move(backend);
-    const std::string from = std::exchange(options_.backend, std::string(name));
+    const std::string from = std::exchange(options_.backend, resolved);
     drift_current_ = false;
     refresh_invariants();
     nlohmann::json event = command::SetBackend{options_.backend}.to_json();

@@ -45,7 +45,10 @@ enum class InvalidProposals { Drop, RejectTick };
 
 struct SessionOptions {
     std::string model = kDefaultModelSpec;  // anything load_model() takes
-    std::string backend = "cpu";            // "cpu", "cuda", "auto"
+    // A name of backend_names(), or "auto": the session resolves it (resolve_backend) and
+    // records the backend it runs on. The library's default is the numeric reference; the
+    // programs default to "auto".
+    std::string backend = "cpu";
     // Rows per layer; 0: min(model context, 8192); else checked (InvalidCapacity). 64 bits, so
     // that a count from the command line reaches the check unwrapped.
     int64_t capacity = 0;
@@ -155,13 +158,13 @@ public:
     // StateError(WlodShape) while a gist row is in the context (it was made by the old net:
     // expand it first). The whole tree regenerates when wLOD is on.
     void set_gist_net(const std::string& path);
-    // Runs the model on another backend from now on (a name of backend_names() or "auto"),
-    // and clones, checkpoints and replays make that one too: a new engine, and the state copied
-    // onto it (StateManager's copy with an engine). The cached rows, the last logits and the
-    // state hash stay as the old backend computed them, so that the next drift check compares
-    // them with a recompute on the new backend (the numeric difference between the two) and a
-    // rebuild recomputes them there. std::invalid_argument naming the backend and why for an
-    // unknown or unavailable one; nothing changes then.
+    // Runs the model on another backend from now on (a name of backend_names() or "auto",
+    // recorded as the backend it resolves to), and clones, checkpoints and replays make that one
+    // too: a new engine, and the state copied onto it (StateManager's copy with an engine). The
+    // cached rows, the last logits and the state hash stay as the old backend computed them, so
+    // that the next drift check compares them with a recompute on the new backend (the numeric
+    // difference between the two) and a rebuild recomputes them there. std::invalid_argument
+    // naming the backend and why for an unknown or unavailable one; nothing changes then.
     void set_backend(std::string_view name);
 
     // ---- history (ARCHITECTURE §15; session_history.cpp) ---------------------------------------

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "core/backend/backend_registry.h"
 #include "core/json/json_fields.h"
 #include "core/names/enum_names.h"
 #include "core/state/action_json.h"
@@ -74,6 +75,12 @@ std::optional<StateHashKind> header_state_hash(const nlohmann::json& header) {
 
 }  // namespace
 
+std::string recorded_backend(const std::string& name) {
+    if (name != "auto") return name;
+    std::string reasons;
+    return usable_accelerator(reasons).value_or("cpu");
+}
+
 const char* state_hash_name(StateHashKind kind) { return name_in(kStateHashNames, kind); }
 
 bool header_has_current_state_hashes(const nlohmann::json& header) {
@@ -91,7 +98,7 @@ SessionOptions options_from_header(const nlohmann::json& header, const std::stri
                                  std::to_string(kTraceVersion) + ")",
                              1, file);
         o.model = h.get<std::string>("model");
-        o.backend = h.get<std::string>("backend");
+        o.backend = recorded_backend(h.get<std::string>("backend"));
         o.capacity = h.get<int64_t>("capacity");  // the Session checks the range
         const auto policy = parse_rope_policy(h.get<std::string>("rope_policy"));
         if (!policy) throw TraceError("header: unknown rope_policy", 1, file);

@@ -24,6 +24,11 @@ const char* state_hash_name(StateHashKind kind);
 // have no such key: their hashes are FNV-1a values that no state of this build can give, so a
 // replay compares their other outcomes only.
 bool header_has_current_state_hashes(const nlohmann::json& header);
+// The backend a trace's "backend" (header) or set_backend "name" / "from" runs on: the name
+// itself, except "auto", which only a build from before the session recorded the backend it
+// resolved to wrote, when "auto" meant the first usable accelerator, else `cpu`: that, as it was
+// replayed then (ARCHITECTURE §18.1).
+std::string recorded_backend(const std::string& name);
 nlohmann::json tick_result_json(const TickResult& result);
 nlohmann::json policy_options_json(const PolicyOptions& options);
 // Throws JsonError naming the key.

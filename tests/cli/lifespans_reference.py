@@ -71,7 +71,8 @@ def main():
     records = os.path.join(a.work, "lifespans.gguf")
     out = run([a.kvw, "run", "--model", a.model, "--prompt", PROMPT, "--ticks", str(TICKS),
                "--temp", "0.9", "--seed", str(SEED), "--lifespan-horizon", str(HORIZON),
-               "--lifespan-threshold", str(THRESHOLD), "--record-lifespans", records, "--quiet"])
+               "--lifespan-threshold", str(THRESHOLD), "--record-lifespans", records,
+               "--backend", "cpu", "--quiet"])
     generated = [int(line.split()[1]) for line in out.splitlines()
                  if line[:4].strip().isdigit()]
     assert len(generated) == TICKS, f"{len(generated)} tick lines"

@@ -117,7 +117,8 @@ def main():
     a = ap.parse_args()
 
     got = json.loads(run([a.kvw, "perplexity", "--model", a.model, "--file", a.text, "--ctx",
-                          str(a.ctx), "--stride", str(a.stride), "--json", "--quiet"]))
+                          str(a.ctx), "--stride", str(a.stride), "--backend", "cpu", "--json",
+                          "--quiet"]))
     cfg, w = load(a.model)
     text = open(a.text, encoding="utf-8").read()
     if a.spm:

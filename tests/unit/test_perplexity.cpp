@@ -171,7 +171,7 @@ private slots:
         QCOMPARE(ticked.chunk_nll, fast.chunk_nll);
         QCOMPARE(ticked.nll, fast.nll);
         // Teacher-forced ticks are commands like any other: the trace replays them.
-        QVERIFY(replay_trace(session.trace(), std::nullopt).ok());
+        QVERIFY(replay_trace(session.trace()).ok());
     }
 
     // The session path really runs the proposer between predictions: on a text made of pairs
@@ -197,7 +197,7 @@ private slots:
         QVERIFY(merges > 0);
         QCOMPARE(merged.scored, fast.scored);
         QVERIFY(merged.nll != fast.nll);
-        QVERIFY(replay_trace(session.trace(), std::nullopt).ok());
+        QVERIFY(replay_trace(session.trace()).ok());
     }
 
     void chunk_plan_follows_llama_perplexity() {

@@ -232,7 +232,7 @@ private slots:
             QCOMPARE(old.events().front().at("ring").at("tokens_per_frame").get<int>(), 4);
 
             ReplayReport report;
-            const std::unique_ptr<Session> replayed = session_replayed(old, std::nullopt, report);
+            const std::unique_ptr<Session> replayed = session_replayed(old, {}, report);
             QVERIFY2(report.mismatches.empty(),
                      report.mismatches.empty() ? "" : report.mismatches.front().field.c_str());
             QCOMPARE(report.events, s.trace().events().size() - 1);

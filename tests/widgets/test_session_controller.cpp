@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "app/gui/session_controller.h"
+#include "core/backend/backend_registry.h"
 #include "core/eval/ab_compare.h"
 #include "core/model/model_loader.h"
 #include "tests/testdata.h"
@@ -333,6 +334,18 @@ private slots:
         QCOMPARE(b.lastFrame()->state_hash, saved->state_hash);
         QCOMPARE(b.lastFrame()->tick, saved->tick);
         QVERIFY(before->tick != saved->tick);
+
+        // Told another backend (kv-workbench --trace FILE --backend NAME), it replays there; of
+        // other numerics than the recorded cpu, by its tokens, which this F32 model keeps.
+        std::string why;
+        if (backend_available("cpu:fast", why)) {
+            QSignalSpy failed(&b, &SessionController::errorOccurred);
+            b.openTrace(dir + "/session.ndjson", {}, "cpu:fast");
+            QVERIFY(wait_idle(b));
+            QCOMPARE(failed.count(), 0);
+            QCOMPARE(b.lastFrame()->backend, std::string("cpu:fast"));
+            QCOMPARE(b.lastFrame()->tick, saved->tick);
+        }
         QDir(dir).removeRecursively();
     }
 

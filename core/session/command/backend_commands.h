@@ -14,8 +14,9 @@ class Session;
 namespace command {
 
 // Session::set_backend: the engine made again on the backend `name` (a name of backend_names()
-// or "auto"); the cached rows stay as the old backend computed them, so that the next drift
-// check shows the difference between the two and a rebuild recomputes them on the new one.
+// or "auto", which the event records as the backend it resolved to); the cached rows stay as
+// the old backend computed them, so that the next drift check shows the difference between
+// the two and a rebuild recomputes them on the new one.
 // The Session adds the outcomes "from" (the backend before) and "rows": "kept".
 struct SetBackend {
     static constexpr std::string_view kEvent = "set_backend";
