@@ -10,15 +10,6 @@ namespace kvw::cli {
 
 namespace {
 
-// Why the recorded state hashes were not compared, if they were not.
-std::string hashes_skipped(const ReplayReport& report) {
-    if (report.state_hashes_compared) return "";
-    if (report.other_numerics)
-        return " (not its state hashes: recorded on " + report.recorded_backend + ", replayed on " +
-               report.backend + ", which computes other numbers)";
-    return " (not its FNV-1a state hashes)";
-}
-
 int run_replay(const CliArgs& args) {
     if (args.positional().size() != 1) throw UsageError("replay takes one trace file");
     const Trace trace = Trace::read(args.positional()[0]);
@@ -33,8 +24,10 @@ int run_replay(const CliArgs& args) {
         report.unhashed_events
             ? " (" + std::to_string(report.unhashed_events) + " events without a state hash)"
             : "";
+    const std::string skipped = hashes_not_compared(report);
+    const std::string skipped_note = skipped.empty() ? "" : " (" + skipped + ")";
     std::printf("replayed %zu events, %zu outcomes checked%s%s, %zu mismatches: %s\n",
-                report.events, report.checked, hashes_skipped(report).c_str(), unhashed.c_str(),
+                report.events, report.checked, skipped_note.c_str(), unhashed.c_str(),
                 report.mismatches.size(), report.ok() ? "identical" : "DIFFERENT");
     // A trace cut by a kill is replayed up to its last whole line: what it recorded holds, so
     // the exit status is that of the comparison; the note says the rest is missing.

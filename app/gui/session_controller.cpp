@@ -183,11 +183,8 @@ void SessionController::openTrace(const QString& path, const QString& model,
         w.publishHistory(std::move(history));
         std::string outcome = "opened " + path + ": " + std::to_string(report.events) +
                               " events replayed, now at tick " + std::to_string(w.session().tick());
-        if (report.other_numerics)
-            outcome += " (its state hashes not compared: recorded on " + report.recorded_backend +
-                       ", replayed on " + report.backend + ", which computes other numbers)";
-        else if (!report.state_hashes_compared)
-            outcome += " (its FNV-1a state hashes, from before XXH64, not compared)";
+        if (const std::string skipped = hashes_not_compared(report); !skipped.empty())
+            outcome += " (" + skipped + ")";
         if (report.unhashed_events)
             outcome += " (" + std::to_string(report.unhashed_events) +
                        " events without a state hash: their states not checked)";

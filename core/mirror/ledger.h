@@ -180,8 +180,10 @@ void Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next nex
     // `before`, last first (an id met twice gets its first value back): a tick's pass over every
     // row then reads the ids once. Without `before` there is
     // nothing to put back from, so the ids are checked first.
-    if (!before) check_ids(ids);
-    if (before) before->resize(ids.size());
+    if (before)
+        before->resize(ids.size());
+    else
+        check_ids(ids);
     float* const old_values = before ? before->data() : nullptr;
     const uint64_t size = uint64_t(entries_.size());
     // A layer's rows hold ids in nearly increasing order, so the chunk to write changes about
@@ -191,7 +193,7 @@ void Ledger::update_brightness(int layer, std::span<const int64_t> ids, Next nex
     float* data = nullptr;
     for (size_t i = 0; i < ids.size(); ++i) {
         const size_t id = size_t(ids[i]);
-        if (uint64_t(id) >= size) {  // a negative id wraps above any size
+        if (id >= size) {  // a negative id wraps above any size
             for (size_t j = i; j-- > 0;) column.mutable_at(size_t(ids[j])) = old_values[j];
             (void)at(ids[i]);  // throws, naming the id
         }

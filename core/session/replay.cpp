@@ -214,6 +214,14 @@ std::unique_ptr<Session> session_replayed(const Trace& trace, const ReplayTarget
     return session;
 }
 
+std::string hashes_not_compared(const ReplayReport& report) {
+    if (report.state_hashes_compared) return "";
+    if (report.other_numerics)
+        return "not its state hashes: recorded on " + report.recorded_backend + ", replayed on " +
+               report.backend + ", which computes other numbers";
+    return "not its FNV-1a state hashes, from before XXH64";
+}
+
 ReplayReport replay_trace(const Trace& trace, const ReplayTarget& target) {
     ReplayReport report;
     session_replayed(trace, target, report);

@@ -45,6 +45,10 @@ struct ReplayReport {
     bool ok() const { return mismatches.empty(); }
 };
 
+// Why the replay did not compare the recorded state hashes ("not its state hashes: recorded on
+// cpu:fast, replayed on cpu, ..."); empty when it compared them. For kvw replay and the window.
+std::string hashes_not_compared(const ReplayReport& report);
+
 // What a replay runs on instead of what the trace header names.
 struct ReplayTarget {
     std::optional<std::string> model;  // another model spec (a file moved, a quantised copy)
