@@ -38,7 +38,7 @@ void BatchSpliceLayout::begin_edits(Layer& L) {
 void BatchSpliceLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
     Layer& L = layers_[size_t(layer)];
     if (!L.pending && row == L.rows) {  // an append with nothing pending moves nothing: write it
-        slab_.write(layer, row, k, v, n);
+        slab().write(layer, row, k, v, n);
         L.rows += n;
         L.slab_rows += n;
         return;
@@ -98,17 +98,17 @@ void BatchSpliceLayout::apply_pending(int layer) const {
     if (!L.pending) return;
     int at = 0;
     for (const Piece& p : L.pieces) {
-        if (!p.staged && at < p.start) slab_.move(layer, at, p.start, p.count);
+        if (!p.staged && at < p.start) slab().move(layer, at, p.start, p.count);
         at += p.count;
     }
     const size_t d = size_t(kv_dim());
     for (auto p = L.pieces.rbegin(); p != L.pieces.rend(); ++p) {
         at -= p->count;
         if (p->staged)
-            slab_.write(layer, at, L.staged_k.data() + size_t(p->start) * d,
-                        L.staged_v.data() + size_t(p->start) * d, p->count);
+            slab().write(layer, at, L.staged_k.data() + size_t(p->start) * d,
+                         L.staged_v.data() + size_t(p->start) * d, p->count);
         else if (at > p->start)
-            slab_.move(layer, at, p->start, p->count);
+            slab().move(layer, at, p->start, p->count);
     }
     L.slab_rows = L.rows;
     L.pending = false;
@@ -130,7 +130,7 @@ int BatchSpliceLayout::physical_row(int layer, int row) const {
 
 LayerContext BatchSpliceLayout::layer_view(int layer, int rows) const {
     if (!prefix_untouched(layers_[size_t(layer)], rows)) apply_pending(layer);
-    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
+    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer)};
 }
 
 }  // namespace kvw

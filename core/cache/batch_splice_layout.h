@@ -24,15 +24,15 @@ public:
     BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     CacheLayout layout() const override { return CacheLayout::BatchSplice; }
-    std::unique_ptr<KvLayout> clone() const override {
-        return std::unique_ptr<KvLayout>(new BatchSpliceLayout(*this));
-    }
     // The slab rows the pending edits refer to (rows() once they are applied).
     int physical_rows(int layer) const override;
     // Edits recorded and not yet applied to the layer's slab rows.
     bool pending(int layer) const { return layers_.at(size_t(layer)).pending; }
 
 protected:
+    std::unique_ptr<KvLayout> copy_layout() const override {
+        return std::unique_ptr<KvLayout>(new BatchSpliceLayout(*this));
+    }
     int logical_rows(int layer) const override { return layers_[size_t(layer)].rows; }
     void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
     void remove_row(int layer, int row) override;

@@ -25,8 +25,8 @@ int IndirectionLayout::physical_rows(int layer) const {
 void IndirectionLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
     Layer& L = layers_[size_t(layer)];
     if (L.used + n > capacity()) compact(layer);  // room is checked: the live rows leave enough
-    slab_.write(layer, L.used, k, v, n);
-    slab_.count_moved((L.index.size() - size_t(row)) * sizeof(int32_t));
+    slab().write(layer, L.used, k, v, n);
+    slab().count_moved((L.index.size() - size_t(row)) * sizeof(int32_t));
     const auto at = L.index.insert(L.index.begin() + row, size_t(n), 0);
     std::iota(at, at + n, int32_t(L.used));
     L.used += n;
@@ -34,7 +34,7 @@ void IndirectionLayout::insert_rows(int layer, int row, const float* k, const fl
 
 void IndirectionLayout::remove_row(int layer, int row) {
     Layer& L = layers_[size_t(layer)];
-    slab_.count_moved((L.index.size() - size_t(row) - 1) * sizeof(int32_t));
+    slab().count_moved((L.index.size() - size_t(row) - 1) * sizeof(int32_t));
     L.index.erase(L.index.begin() + row);
     compact_if_fragmented(layer);
 }
@@ -72,7 +72,7 @@ void IndirectionLayout::compact(int layer) {
         const int run_start = p;
         for (; p < L.used && renumber_[size_t(p)] >= 0; ++p)
             renumber_[size_t(p)] = next + (p - run_start);
-        slab_.move(layer, next, run_start, p - run_start);
+        slab().move(layer, next, run_start, p - run_start);
         next += p - run_start;
     }
     for (int32_t& p : L.index) p = renumber_[size_t(p)];
@@ -85,7 +85,7 @@ int IndirectionLayout::physical_row(int layer, int row) const {
 }
 
 LayerContext IndirectionLayout::layer_view(int layer, int rows) const {
-    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer),
+    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer),
                         layers_[size_t(layer)].index.data()};
 }
 

@@ -19,17 +19,17 @@ public:
                       double max_dead_fraction = 0.5);
 
     CacheLayout layout() const override { return CacheLayout::Indirection; }
-    std::unique_ptr<KvLayout> clone() const override {
-        return std::unique_ptr<KvLayout>(new IndirectionLayout(*this));
-    }
     // Used slab rows, live and dead.
     int physical_rows(int layer) const override;
     uint64_t bytes() const override {
-        return slab_.bytes() + uint64_t(n_layers()) * uint64_t(capacity()) * sizeof(int32_t);
+        return slab().bytes() + uint64_t(n_layers()) * uint64_t(capacity()) * sizeof(int32_t);
     }
     int64_t compactions() const { return compactions_; }
 
 protected:
+    std::unique_ptr<KvLayout> copy_layout() const override {
+        return std::unique_ptr<KvLayout>(new IndirectionLayout(*this));
+    }
     int logical_rows(int layer) const override { return int(layers_[size_t(layer)].index.size()); }
     void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
     void remove_row(int layer, int row) override;

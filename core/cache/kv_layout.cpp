@@ -41,7 +41,7 @@ int KvLayout::rows(int layer) const {
 int KvLayout::physical_rows(int layer) const { return rows(layer); }
 
 int64_t KvLayout::scan_nonfinite_scales(int layer, int row, int n) const {
-    const KvRows k = slab_.k_rows(layer), v = slab_.v_rows(layer);
+    const KvRows k = slab().k_rows(layer), v = slab().v_rows(layer);
     if (!k.scale && !v.scale) return 0;
     const size_t groups = size_t(storage().groups);
     int64_t bad = 0;
@@ -53,9 +53,19 @@ int64_t KvLayout::scan_nonfinite_scales(int layer, int row, int n) const {
     return bad;
 }
 
-void KvLayout::set_dormant(bool dormant) {
-    for (int l = 0; l < n_layers(); ++l)
-        slab_.resize_rows(l, dormant ? slab_rows_in_use(l) : capacity());
+std::unique_ptr<KvLayout> KvLayout::clone() const {
+    std::unique_ptr<KvLayout> copy = copy_layout();
+    copy->slab_ = std::make_shared<RowBuffer>(dormant() ? slab().thawed() : slab());
+    return copy;
+}
+
+std::unique_ptr<KvLayout> KvLayout::dormant_clone(const KvLayout* earlier) const {
+    std::vector<int> rows_in_use;
+    for (int l = 0; l < n_layers(); ++l) rows_in_use.push_back(slab_rows_in_use(l));
+    std::unique_ptr<KvLayout> copy = copy_layout();
+    copy->slab_ = std::make_shared<RowBuffer>(
+        slab().frozen(rows_in_use, earlier && earlier->dormant() ? &earlier->slab() : nullptr));
+    return copy;
 }
 
 void KvLayout::check_room(int layer, int n) const {
@@ -99,7 +109,7 @@ void KvLayout::overwrite(int layer, int row, const float* k, const float* v, int
     nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, n);
     const size_t d = size_t(kv_dim());
     for (int i = 0; i < n; ++i)
-        slab_.write(layer, physical_row(layer, row + i), k + size_t(i) * d, v + size_t(i) * d, 1);
+        slab().write(layer, physical_row(layer, row + i), k + size_t(i) * d, v + size_t(i) * d, 1);
     rows_rewritten(layer, row, n);
     row_revisions_[size_t(layer)].renew_rows(row, row + n);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);
@@ -122,7 +132,7 @@ void KvLayout::reset() {
 void KvLayout::overwrite_k(int layer, int row, const float* k) {
     check_rows(layer, row, 1, rows(layer));
     nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, 1);
-    slab_.write_k(layer, physical_row(layer, row), k);
+    slab().write_k(layer, physical_row(layer, row), k);
     rows_rewritten(layer, row, 1);
     row_revisions_[size_t(layer)].renew_rows(row, row + 1);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, 1);
@@ -137,8 +147,8 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
     const std::vector<float> zeros(size_t(n) * size_t(kv_dim()), 0.0f);
     append(layer, zeros.data(), zeros.data(), n);
     for (int r = 0; r < n; ++r)
-        slab_.copy_rows(layer, physical_row(layer, first + r), src.slab_,
-                        src.physical_row(layer, r), 1);
+        slab().copy_rows(layer, physical_row(layer, first + r), src.slab(),
+                         src.physical_row(layer, r), 1);
     rows_rewritten(layer, first, n);
     row_revisions_[size_t(layer)].renew_rows(first, first + n);
     nonfinite_scales_[size_t(layer)] += src.nonfinite_scales(layer);
@@ -146,12 +156,12 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
 
 void KvLayout::read_k(int layer, int row, float* out) const {
     check_rows(layer, row, 1, rows(layer));
-    slab_.read_k(layer, physical_row(layer, row), out);
+    slab().read_k(layer, physical_row(layer, row), out);
 }
 
 void KvLayout::read_v(int layer, int row, float* out) const {
     check_rows(layer, row, 1, rows(layer));
-    slab_.read_v(layer, physical_row(layer, row), out);
+    slab().read_v(layer, physical_row(layer, row), out);
 }
 
 namespace {
@@ -169,7 +179,7 @@ void append_stored_half(std::vector<uint8_t>& out, const KvRows& rows, size_t p,
 
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
     std::vector<uint8_t> out;
-    out.reserve(slab_.row_bytes());
+    out.reserve(slab().row_bytes());
     append_stored_row(layer, row, out);
     return out;
 }
@@ -177,8 +187,8 @@ std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
 void KvLayout::append_stored_row(int layer, int row, std::vector<uint8_t>& out) const {
     check_rows(layer, row, 1, rows(layer));
     const size_t p = size_t(physical_row(layer, row));
-    append_stored_half(out, slab_.k_rows(layer), p, kv_dim(), storage().groups);
-    append_stored_half(out, slab_.v_rows(layer), p, kv_dim(), storage().groups);
+    append_stored_half(out, slab().k_rows(layer), p, kv_dim(), storage().groups);
+    append_stored_half(out, slab().v_rows(layer), p, kv_dim(), storage().groups);
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

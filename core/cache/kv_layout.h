@@ -1,6 +1,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -30,18 +31,25 @@ public:
 
     virtual CacheLayout layout() const = 0;
     // An exact copy, the layout's own bookkeeping included (a ring's head and counters, dead
-    // indirection rows, batch-splice's pending edits): a session checkpoint (ARCHITECTURE §16).
-    virtual std::unique_ptr<KvLayout> clone() const = 0;
-    // Bytes the layout holds: its slab, and the buffers and index tables a layout adds; what a
-    // clone takes.
-    virtual uint64_t bytes() const { return slab_.bytes(); }
-    // A dormant cache (a checkpoint's, only ever cloned) keeps only the slab rows in use; a
-    // cache made live again gets its whole slab back, the rows in use as they were.
-    void set_dormant(bool dormant);
-    int n_layers() const { return slab_.n_layers(); }
-    int kv_dim() const { return slab_.kv_dim(); }
-    int capacity() const { return slab_.capacity(); }
-    const KvStorage& storage() const { return slab_.storage(); }
+    // indirection rows, batch-splice's pending edits), live: a session clone or a checkpoint
+    // restored (ARCHITECTURE §16). A dormant cache's copy gets its whole slab back.
+    std::unique_ptr<KvLayout> clone() const;
+    // A checkpoint's copy (ARCHITECTURE §16): the bookkeeping copied, the slab rows in use
+    // frozen in blocks, each shared with `earlier` (another dormant copy, or null) when its rows
+    // did not change since that one was made (RowBuffer::frozen). It is only cloned and measured.
+    std::unique_ptr<KvLayout> dormant_clone(const KvLayout* earlier) const;
+    bool dormant() const { return slab().is_frozen(); }
+    // Bytes the layout holds: its slab (a dormant copy's blocks, those it shares included), and
+    // the buffers and index tables a layout adds; what a clone takes.
+    virtual uint64_t bytes() const { return slab().bytes(); }
+    // A dormant copy's slab blocks, each once with its bytes (RowBuffer::for_each_frozen_block).
+    void for_each_frozen_block(const std::function<void(const void*, uint64_t)>& f) const {
+        slab().for_each_frozen_block(f);
+    }
+    int n_layers() const { return slab().n_layers(); }
+    int kv_dim() const { return slab().kv_dim(); }
+    int capacity() const { return slab().capacity(); }
+    const KvStorage& storage() const { return slab().storage(); }
     int rows(int layer) const;
     int remaining(int layer) const { return capacity() - rows(layer); }
     // Slab rows the layer occupies now, live or not: rows() plus the dead rows indirection has
@@ -52,7 +60,7 @@ public:
         return std::max(rows(layer), physical_rows(layer));
     }
     // Bytes of existing K/V rows (and index entries) moved by edits so far; see RowBuffer.
-    uint64_t bytes_moved() const { return slab_.bytes_moved(); }
+    uint64_t bytes_moved() const { return slab().bytes_moved(); }
 
     // Throws CapacityExceeded when `n` more rows do not fit in the layer.
     void check_room(int layer, int n) const;
@@ -96,8 +104,8 @@ public:
         return row_revisions_.at(size_t(layer)).block(block);
     }
     // What encoding met since construction: values clamped to the type's range, NaN inputs.
-    const QuantStats& k_stats(int layer) const { return slab_.k_stats(layer); }
-    const QuantStats& v_stats(int layer) const { return slab_.v_stats(layer); }
+    const QuantStats& k_stats(int layer) const { return slab().k_stats(layer); }
+    const QuantStats& v_stats(int layer) const { return slab().v_stats(layer); }
 
     // The first `rows` logical rows of a layer (all when rows < 0) as the engine reads them:
     // row j at physical row view.index[j], or j when the view has no index.
@@ -105,11 +113,14 @@ public:
 
 protected:
     KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
-        : slab_(n_layers, kv_dim, capacity, storage),
+        : slab_(std::make_shared<RowBuffer>(n_layers, kv_dim, capacity, storage)),
           nonfinite_scales_(size_t(n_layers), 0),
           row_revisions_(size_t(n_layers)) {}
-    // Only through clone(): a copy of a cache is a whole slab, never made by accident.
+    // Only through clone() and dormant_clone(), which give the copy a slab of its own: the
+    // copy constructor shares the slab, so that a dormant copy never copies the whole of it.
     KvLayout(const KvLayout&) = default;
+    // The subclass's copy (its copy constructor), the slab still shared.
+    virtual std::unique_ptr<KvLayout> copy_layout() const = 0;
 
     // Called with validated arguments; rows(), room and ranges are already checked.
     virtual int logical_rows(int layer) const = 0;
@@ -126,9 +137,9 @@ protected:
     // append_stored), for a layout that keeps a second copy of them.
     virtual void rows_rewritten(int, int, int) {}
 
-    // Mutable because batch-splice applies its pending edits on a read: the logical rows, the
-    // only state a const caller can observe, stay the same.
-    mutable RowBuffer slab_;
+    // Writable from const calls because batch-splice applies its pending edits on a read: the
+    // logical rows, the only state a const caller can observe, stay the same.
+    RowBuffer& slab() const { return *slab_; }
 
 private:
     void check_layer(int layer) const;
@@ -136,6 +147,7 @@ private:
     // Non-finite scales of logical rows [row, row + n), read from the slab.
     int64_t scan_nonfinite_scales(int layer, int row, int n) const;
 
+    std::shared_ptr<RowBuffer> slab_;            // this layout's alone but in copy_layout()'s copy
     std::vector<int64_t> nonfinite_scales_;      // [layer]: scan_nonfinite_scales of every row
     std::vector<ChunkRevisions> row_revisions_;  // [layer]
 };

@@ -9,21 +9,21 @@ KvStore::KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage)
 
 void KvStore::insert_rows(int layer, int row, const float* k, const float* v, int n) {
     int& rows = rows_[size_t(layer)];
-    slab_.move(layer, row + n, row, rows - row);
-    slab_.write(layer, row, k, v, n);
+    slab().move(layer, row + n, row, rows - row);
+    slab().write(layer, row, k, v, n);
     rows += n;
 }
 
 void KvStore::remove_row(int layer, int row) {
     int& rows = rows_[size_t(layer)];
-    slab_.move(layer, row, row + 1, rows - row - 1);
+    slab().move(layer, row, row + 1, rows - row - 1);
     rows -= 1;
 }
 
 void KvStore::reset_rows() { std::fill(rows_.begin(), rows_.end(), 0); }
 
 LayerContext KvStore::layer_view(int layer, int rows) const {
-    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
+    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer)};
 }
 
 }  // namespace kvw

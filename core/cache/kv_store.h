@@ -13,11 +13,11 @@ public:
     KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
 
     CacheLayout layout() const override { return CacheLayout::Contiguous; }
-    std::unique_ptr<KvLayout> clone() const override {
-        return std::unique_ptr<KvLayout>(new KvStore(*this));
-    }
 
 protected:
+    std::unique_ptr<KvLayout> copy_layout() const override {
+        return std::unique_ptr<KvLayout>(new KvStore(*this));
+    }
     int logical_rows(int layer) const override { return rows_[size_t(layer)]; }
     void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
     void remove_row(int layer, int row) override;

@@ -50,7 +50,7 @@ RingLayout::RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage
 uint64_t RingLayout::bytes() const {
     uint64_t table_bytes = 0;
     for (const std::vector<int32_t>& t : tables_) table_bytes += t.size() * sizeof(int32_t);
-    return slab_.bytes() + scratch_.bytes() + shadow_.bytes() + table_bytes;
+    return slab().bytes() + scratch_.bytes() + shadow_.bytes() + table_bytes;
 }
 
 int RingLayout::sink_rows(int layer) const {
@@ -80,14 +80,15 @@ void RingLayout::insert_rows(int layer, int row, const float* k, const float* v,
     RingLayerState& L = layers_[size_t(layer)];
     if (row < L.rows) {  // in the middle: as contiguous, once physical order is logical
         normalise(layer);
-        slab_.move(layer, row + n, row, L.rows - row);
-        slab_.write(layer, row, k, v, n);
+        slab().move(layer, row + n, row, L.rows - row);
+        slab().write(layer, row, k, v, n);
     } else {  // at the end: at the write pointer, wrapping once at the slab end
         const int p = physical_row(layer, row);
         const int first = std::min(n, capacity() - p);
-        slab_.write(layer, p, k, v, first);
+        slab().write(layer, p, k, v, first);
         const size_t d = size_t(kv_dim());
-        slab_.write(layer, options_.sinks, k + size_t(first) * d, v + size_t(first) * d, n - first);
+        slab().write(layer, options_.sinks, k + size_t(first) * d, v + size_t(first) * d,
+                     n - first);
     }
     if (options_.checksum) {
         shadow_.move(layer, row + n, row, L.rows - row);
@@ -107,7 +108,7 @@ void RingLayout::remove_rows(int layer, int row, int n) {
         return;
     }
     normalise(layer);
-    slab_.move(layer, row, row + n, L.rows - row - n);
+    slab().move(layer, row, row + n, L.rows - row - n);
     L.rows -= n;
     L.removed += n;
 }
@@ -122,7 +123,7 @@ void RingLayout::drop_front(int layer, int n) {
     L.dropped += n;
     L.rows -= n;
     if (options_.mode == RingMode::Roll) {
-        slab_.move(layer, S, S + n, left);
+        slab().move(layer, S, S + n, left);
         L.rotated += n;
     } else {
         L.head = (L.head + n) % ring_slots();
@@ -154,8 +155,8 @@ void RingLayout::normalise(int layer) {
     if (L.head == 0) return;
     const int S = options_.sinks, m = ring_rows(layer);
     assemble(layer, L.rows);
-    slab_.copy_rows(layer, S, scratch_, S, m);
-    slab_.count_moved(uint64_t(m) * slab_.slot_bytes());
+    slab().copy_rows(layer, S, scratch_, S, m);
+    slab().count_moved(uint64_t(m) * slab().slot_bytes());
     L.rotated += L.head;
     L.head = 0;
 }
@@ -163,7 +164,7 @@ void RingLayout::normalise(int layer) {
 void RingLayout::rows_rewritten(int layer, int row, int n) {
     if (!options_.checksum) return;
     for (int r = row; r < row + n; ++r)
-        shadow_.copy_rows(layer, r, slab_, physical_row(layer, r), 1);
+        shadow_.copy_rows(layer, r, slab(), physical_row(layer, r), 1);
 }
 
 // ---- reads
@@ -175,10 +176,10 @@ void RingLayout::assemble(int layer, int rows) const {
     const RingRanges r = read_ranges(layer, rows);
     const int s = std::min(options_.sinks, rows);
     const int tail = r.tail_end - r.tail_begin;
-    scratch_.copy_rows(layer, 0, slab_, 0, s);
-    scratch_.copy_rows(layer, s, slab_, r.tail_begin, tail);
-    scratch_.copy_rows(layer, s + tail, slab_, r.head_begin, r.head_end - r.head_begin);
-    bytes_assembled_ += uint64_t(rows) * slab_.slot_bytes();
+    scratch_.copy_rows(layer, 0, slab(), 0, s);
+    scratch_.copy_rows(layer, s, slab(), r.tail_begin, tail);
+    scratch_.copy_rows(layer, s + tail, slab(), r.head_begin, r.head_end - r.head_begin);
+    bytes_assembled_ += uint64_t(rows) * slab().slot_bytes();
 }
 
 LayerContext RingLayout::window(int layer, int rows) const {
@@ -188,11 +189,11 @@ LayerContext RingLayout::window(int layer, int rows) const {
             return LayerContext{rows, scratch_.k_rows(layer), scratch_.v_rows(layer)};
         case RingMode::Lut:
             return LayerContext{
-                rows, slab_.k_rows(layer), slab_.v_rows(layer),
+                rows, slab().k_rows(layer), slab().v_rows(layer),
                 tables_[size_t(layers_[size_t(layer)].head / options_.tokens_per_block)].data()};
         case RingMode::Roll: break;
     }
-    return LayerContext{rows, slab_.k_rows(layer), slab_.v_rows(layer)};
+    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer)};
 }
 
 LayerContext RingLayout::layer_view(int layer, int rows) const {
@@ -245,8 +246,8 @@ std::string RingLayout::check_window(int layer) const {
     const int groups = storage().groups;
     for (int j = 0; j < n; ++j) {
         const size_t p = size_t(physical_row(layer, j));
-        if (!same_half(ctx.k, ctx.physical_row(j), slab_.k_rows(layer), p, kv_dim(), groups) ||
-            !same_half(ctx.v, ctx.physical_row(j), slab_.v_rows(layer), p, kv_dim(), groups))
+        if (!same_half(ctx.k, ctx.physical_row(j), slab().k_rows(layer), p, kv_dim(), groups) ||
+            !same_half(ctx.v, ctx.physical_row(j), slab().v_rows(layer), p, kv_dim(), groups))
             return "assembled row " + std::to_string(j) + " (K/V or scales) is not slab row " +
                    std::to_string(p);
     }

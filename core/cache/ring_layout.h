@@ -33,9 +33,6 @@ public:
     RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage, RingOptions options);
 
     CacheLayout layout() const override { return CacheLayout::Ring; }
-    std::unique_ptr<KvLayout> clone() const override {
-        return std::unique_ptr<KvLayout>(new RingLayout(*this));
-    }
     const RingOptions& options() const { return options_; }
     uint64_t bytes() const override;
     // Ring rows sit anywhere in the slab once the head moved.
@@ -51,12 +48,12 @@ public:
     RingRanges read_ranges(int layer, int rows = -1) const;
     // The slab as stored (rows by slab row, scales beside them) and where a logical row sits,
     // for the UI Frame's view of the ring (RingFrame, core/session/ring_frame.cpp).
-    KvRows slab_k(int layer) const { return slab_.k_rows(layer); }
-    KvRows slab_v(int layer) const { return slab_.v_rows(layer); }
+    KvRows slab_k(int layer) const { return slab().k_rows(layer); }
+    KvRows slab_v(int layer) const { return slab().v_rows(layer); }
     int slab_row(int layer, int row) const { return physical_row(layer, row); }
     // K plus V values clipped when slab row `slab_row` was encoded (RowBuffer::k_saturated).
     uint32_t slab_saturated(int layer, int slab_row) const {
-        return slab_.k_saturated(layer, slab_row) + slab_.v_saturated(layer, slab_row);
+        return slab().k_saturated(layer, slab_row) + slab().v_saturated(layer, slab_row);
     }
     // Bytes copied into the scratch by reads and checks (Pointer); edits' traffic is
     // bytes_moved().
@@ -71,6 +68,9 @@ public:
     std::string check_checksum(int layer) const;
 
 protected:
+    std::unique_ptr<KvLayout> copy_layout() const override {
+        return std::unique_ptr<KvLayout>(new RingLayout(*this));
+    }
     int logical_rows(int layer) const override { return layers_[size_t(layer)].rows; }
     void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
     void remove_row(int layer, int row) override { remove_rows(layer, row, 1); }

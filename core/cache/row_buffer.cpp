@@ -18,6 +18,15 @@ void check_shape(int n_layers, int kv_dim, int capacity, const KvStorage& storag
 
 }  // namespace
 
+// Physical rows [first, first + rows) of one layer, K's slots then V's (Plane::save's form).
+struct RowBuffer::FrozenBlock {
+    uint64_t revision = 0;
+    int rows = 0;
+    std::vector<uint8_t> k_and_v;
+
+    uint64_t bytes() const { return k_and_v.size(); }
+};
+
 RowBuffer::Plane::Plane(KvType t, int n_layers, int kv_dim_, int groups_, int capacity)
     : type(t), kv_dim(kv_dim_), groups(groups_), stats(size_t(n_layers)) {
     data.assign(size_t(n_layers), std::vector<uint8_t>(size_t(capacity) * data_bytes()));
@@ -68,6 +77,30 @@ void RowBuffer::Plane::read(int layer, int row, float* out) const {
                   r.scale ? r.scale + size_t(row) * groups : nullptr, kv_dim, groups, out);
 }
 
+void RowBuffer::Plane::save(int layer, int first, int n, uint8_t* out) const {
+    const size_t l = size_t(layer), r = size_t(first), count = size_t(n);
+    std::memcpy(out, data[l].data() + r * data_bytes(), count * data_bytes());
+    out += count * data_bytes();
+    if (!scales.empty()) {
+        std::memcpy(out, scales[l].data() + r * size_t(groups),
+                    count * scale_count() * sizeof(float));
+        out += count * scale_count() * sizeof(float);
+    }
+    if (!saturated.empty()) std::memcpy(out, saturated[l].data() + r, count * sizeof(uint32_t));
+}
+
+void RowBuffer::Plane::load(int layer, int first, int n, const uint8_t* in) {
+    const size_t l = size_t(layer), r = size_t(first), count = size_t(n);
+    std::memcpy(data[l].data() + r * data_bytes(), in, count * data_bytes());
+    in += count * data_bytes();
+    if (!scales.empty()) {
+        std::memcpy(scales[l].data() + r * size_t(groups), in,
+                    count * scale_count() * sizeof(float));
+        in += count * scale_count() * sizeof(float);
+    }
+    if (!saturated.empty()) std::memcpy(saturated[l].data() + r, in, count * sizeof(uint32_t));
+}
+
 KvRows RowBuffer::Plane::rows(int layer) const {
     return KvRows{data[size_t(layer)].data(), type,
                   scales.empty() ? nullptr : scales[size_t(layer)].data()};
@@ -79,7 +112,80 @@ RowBuffer::RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage)
       capacity_(capacity),
       storage_((check_shape(n_layers, kv_dim, capacity, storage), storage)),
       k_(storage.k, n_layers, kv_dim, storage.groups, capacity),
-      v_(storage.v, n_layers, kv_dim, storage.groups, capacity) {}
+      v_(storage.v, n_layers, kv_dim, storage.groups, capacity),
+      revisions_(size_t(n_layers)) {}
+
+RowBuffer::RowBuffer(const RowBuffer& shape, Empty)
+    : n_layers_(shape.n_layers_),
+      kv_dim_(shape.kv_dim_),
+      capacity_(shape.capacity_),
+      storage_(shape.storage_),
+      k_(storage_.k, n_layers_, kv_dim_, storage_.groups, 0),
+      v_(storage_.v, n_layers_, kv_dim_, storage_.groups, 0),
+      bytes_moved_(shape.bytes_moved_),
+      revisions_(shape.revisions_),
+      frozen_(size_t(n_layers_)) {
+    k_.stats = shape.k_.stats;
+    v_.stats = shape.v_.stats;
+}
+
+RowBuffer RowBuffer::frozen(std::span<const int> rows_in_use, const RowBuffer* earlier) const {
+    if (is_frozen()) throw std::logic_error("RowBuffer::frozen: the buffer is frozen already");
+    if (rows_in_use.size() != size_t(n_layers_))
+        throw std::invalid_argument("RowBuffer::frozen: rows in use for every layer expected");
+    if (earlier && (!earlier->is_frozen() || earlier->n_layers_ != n_layers_)) earlier = nullptr;
+    RowBuffer copy(*this, Empty{});
+    const size_t k_slot = k_.slot_bytes(), slot = k_slot + v_.slot_bytes();
+    for (int l = 0; l < n_layers_; ++l) {
+        const int rows = std::clamp(rows_in_use[size_t(l)], 0, capacity_);
+        FrozenLayer& blocks = copy.frozen_[size_t(l)];
+        const FrozenLayer* before = earlier ? &earlier->frozen_[size_t(l)] : nullptr;
+        for (int first = 0, b = 0; first < rows; first += kRevisionBlockRows, ++b) {
+            const int n = std::min(kRevisionBlockRows, rows - first);
+            const uint64_t revision = revisions_[size_t(l)].block(size_t(b));
+            // An earlier block with more rows holds these as they are, and the rows past them
+            // as the slab still holds them.
+            if (before && size_t(b) < before->size() &&
+                (*before)[size_t(b)]->revision == revision && (*before)[size_t(b)]->rows >= n) {
+                blocks.push_back((*before)[size_t(b)]);
+                continue;
+            }
+            auto block = std::make_shared<FrozenBlock>();
+            block->revision = revision;
+            block->rows = n;
+            block->k_and_v.resize(size_t(n) * slot);
+            k_.save(l, first, n, block->k_and_v.data());
+            v_.save(l, first, n, block->k_and_v.data() + size_t(n) * k_slot);
+            blocks.push_back(std::move(block));
+        }
+    }
+    return copy;
+}
+
+RowBuffer RowBuffer::thawed() const {
+    if (!is_frozen()) throw std::logic_error("RowBuffer::thawed: the buffer is not frozen");
+    RowBuffer live(n_layers_, kv_dim_, capacity_, storage_);
+    live.k_.stats = k_.stats;
+    live.v_.stats = v_.stats;
+    live.bytes_moved_ = bytes_moved_;
+    live.revisions_ = revisions_;
+    const size_t k_slot = k_.slot_bytes();
+    for (int l = 0; l < n_layers_; ++l) {
+        int first = 0;
+        for (const auto& block : frozen_[size_t(l)]) {
+            live.k_.load(l, first, block->rows, block->k_and_v.data());
+            live.v_.load(l, first, block->rows,
+                         block->k_and_v.data() + size_t(block->rows) * k_slot);
+            first += kRevisionBlockRows;
+        }
+    }
+    return live;
+}
+
+void RowBuffer::for_each_frozen_block(const std::function<void(const void*, uint64_t)>& f) const {
+    for (const FrozenLayer& layer : frozen_)
+        for (const auto& block : layer) f(block.get(), block->bytes());
+}
 
 void RowBuffer::write(int layer, int row, const float* k, const float* v, int n) {
     const size_t d = size_t(kv_dim_);
@@ -87,12 +193,14 @@ void RowBuffer::write(int layer, int row, const float* k, const float* v, int n)
         k_.write(layer, row + i, k + size_t(i) * d);
         v_.write(layer, row + i, v + size_t(i) * d);
     }
+    renew(layer, row, row + n);
 }
 
 void RowBuffer::move(int layer, int to, int from, int n) {
     if (n <= 0 || to == from) return;
     k_.move(layer, to, from, n);
     v_.move(layer, to, from, n);
+    renew(layer, to, to + n);
     bytes_moved_ += uint64_t(n) * slot_bytes();
 }
 
@@ -103,6 +211,7 @@ void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int
         throw std::invalid_argument("kv cache: copying a row between different storages");
     k_.copy_rows(layer, to, src.k_, from, n);
     v_.copy_rows(layer, to, src.v_, from, n);
+    renew(layer, to, to + n);
 }
 
 void RowBuffer::read_k(int layer, int row, float* out) const { k_.read(layer, row, out); }
@@ -115,24 +224,8 @@ uint64_t RowBuffer::bytes() const {
         for (const std::vector<float>& s : p->scales) sum += s.size() * sizeof(float);
         for (const std::vector<uint32_t>& c : p->saturated) sum += c.size() * sizeof(uint32_t);
     }
+    for_each_frozen_block([&](const void*, uint64_t bytes) { sum += bytes; });
     return sum;
-}
-
-void RowBuffer::resize_rows(int layer, int rows) {
-    for (Plane* p : {&k_, &v_}) {
-        std::vector<uint8_t>& d = p->data.at(size_t(layer));
-        d.resize(size_t(rows) * p->data_bytes());
-        d.shrink_to_fit();
-        if (!p->saturated.empty()) {
-            std::vector<uint32_t>& c = p->saturated[size_t(layer)];
-            c.resize(size_t(rows));
-            c.shrink_to_fit();
-        }
-        if (p->scales.empty()) continue;
-        std::vector<float>& s = p->scales[size_t(layer)];
-        s.resize(size_t(rows) * p->scale_count());
-        s.shrink_to_fit();
-    }
 }
 
 uint64_t RowBuffer::counter_bytes(const KvStorage& storage) {

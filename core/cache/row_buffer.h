@@ -1,10 +1,14 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "core/cache/kv_storage.h"
 #include "core/engine/forward_types.h"
+#include "core/mirror/chunk_revisions.h"
 
 namespace kvw {
 
@@ -14,9 +18,28 @@ namespace kvw {
 // only writes, moves and copies rows — the only calls that touch rows, so a row's scales cannot
 // part from it — and counts the bytes of existing rows it moved so that layouts can be compared
 // by traffic, not just by time.
+//
+// Every call that changes a physical row renews the revision of its block of kRevisionBlockRows
+// physical rows, so that a checkpoint's frozen copy (frozen()) copies only the blocks that
+// changed since the copy before it and shares the rest with it (ARCHITECTURE §16).
 class RowBuffer {
 public:
     RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
+
+    // A checkpoint's copy: each layer's physical rows [0, rows_in_use[layer]) in shared
+    // read-only blocks of kRevisionBlockRows rows (the last one shorter), nothing else allocated.
+    // A block of `earlier` (another frozen copy, or null) with the same layer, index and
+    // revision, and at least as many rows, is shared, not copied: equal revisions mean equal
+    // rows (core/mirror/revision.h). A frozen buffer is only copied, thawed or measured; its
+    // rows are neither read nor written. Rows past those in use are not kept: like a layout's
+    // rows past its own, they must not be read before they are written again.
+    RowBuffer frozen(std::span<const int> rows_in_use, const RowBuffer* earlier) const;
+    // A live buffer again: the whole slab, the frozen rows where they were, revisions kept.
+    RowBuffer thawed() const;
+    bool is_frozen() const { return !frozen_.empty(); }
+    // Calls `f(block, bytes)` once per block a frozen copy holds, `block` naming it (a checkpoint
+    // store counts the blocks its copies share once).
+    void for_each_frozen_block(const std::function<void(const void*, uint64_t)>& f) const;
 
     int n_layers() const { return n_layers_; }
     int kv_dim() const { return kv_dim_; }
@@ -24,12 +47,9 @@ public:
     const KvStorage& storage() const { return storage_; }
     // Bytes of one K row plus one V row, scales included.
     size_t row_bytes() const { return k_.row_bytes() + v_.row_bytes(); }
-    // Bytes allocated for every layer's rows.
+    // Bytes allocated for every layer's rows: the slab's, or a frozen copy's blocks (those it
+    // shares included).
     uint64_t bytes() const;
-    // Keeps the layer's first `rows` physical rows allocated (the rest freed; a checkpoint's
-    // dormant copy, ARCHITECTURE §16), or, given capacity(), the whole slab again (the rows kept
-    // as they were). Rows past `rows` must not be read or written meanwhile.
-    void resize_rows(int layer, int rows);
     // Bytes that travel with a row when it is moved or copied: row_bytes() and the row's clip
     // counters (counter_bytes). What bytes_moved() and a ring's bytes_assembled() count.
     size_t slot_bytes() const { return row_bytes() + size_t(counter_bytes(storage_)); }
@@ -37,7 +57,10 @@ public:
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
     // Only the K of one physical row (the RoPE re-rotation rewrites K and leaves V alone).
-    void write_k(int layer, int row, const float* k) { k_.write(layer, row, k); }
+    void write_k(int layer, int row, const float* k) {
+        k_.write(layer, row, k);
+        renew(layer, row, row + 1);
+    }
     // K and V of physical rows [from, from + n) to [to, to + n), scales with them; the ranges
     // may overlap.
     void move(int layer, int to, int from, int n);
@@ -70,6 +93,9 @@ public:
     void count_moved(uint64_t bytes) { bytes_moved_ += bytes; }
 
 private:
+    struct FrozenBlock;
+    using FrozenLayer = std::vector<std::shared_ptr<const FrozenBlock>>;
+
     // K or V of every layer in one type.
     struct Plane {
         KvType type = KvType::F32;
@@ -85,10 +111,16 @@ private:
             return saturated.empty() ? 0 : saturated[size_t(layer)][size_t(row)];
         }
 
+        // capacity 0: nothing allocated (a frozen buffer's planes).
         Plane(KvType t, int n_layers, int kv_dim, int groups, int capacity);
         size_t data_bytes() const { return size_t(kv_dim) * size_t(kv_type_bytes(type)); }
         size_t scale_count() const { return kv_type_scaled(type) ? size_t(groups) : 0; }
         size_t row_bytes() const { return data_bytes() + scale_count() * sizeof(float); }
+        // Bytes of one row with its clip counter: what a frozen block holds per row and plane.
+        size_t slot_bytes() const { return row_bytes() + (counts(type) ? sizeof(uint32_t) : 0); }
+        // Rows [first, first + n) of a layer, bytes, scales and counters, to `out` and back.
+        void save(int layer, int first, int n, uint8_t* out) const;
+        void load(int layer, int first, int n, const uint8_t* in);
         void write(int layer, int row, const float* x);
         void move(int layer, int to, int from, int n);
         void copy_rows(int layer, int to, const Plane& src, int from, int n);
@@ -100,9 +132,19 @@ private:
     int kv_dim_;
     int capacity_;
     KvStorage storage_;
+    // `shape`'s layers, capacity, storage, statistics and revisions, no rows allocated, a frozen
+    // layer per layer to fill (frozen()).
+    struct Empty {};
+    RowBuffer(const RowBuffer& shape, Empty);
+
+    // Physical rows [first, end) of a layer changed.
+    void renew(int layer, int first, int end) { revisions_[size_t(layer)].renew_rows(first, end); }
+
     Plane k_;
     Plane v_;
     uint64_t bytes_moved_ = 0;
+    std::vector<ChunkRevisions> revisions_;  // [layer], by physical row
+    std::vector<FrozenLayer> frozen_;        // [layer][block]: a frozen copy's rows; else empty
 };
 
 }  // namespace kvw

@@ -239,10 +239,11 @@ private:
                                                        const CheckpointStore*);
     // A deep copy of every member the next command depends on (session_checkpoint.cpp), with a
     // backend and engine of its own (`with_engine`) or none (a checkpoint's dormant copy, only
-    // ever copied from). Neither the trace nor the history (redo stack, snapshots,
-    // checkpoints) is copied: the callers set what they need. A member added to Session is
-    // added there too.
-    Session(const Session& other, bool with_engine);
+    // ever copied from, which shares the cache blocks that did not change with `earlier`, the
+    // dormant copy before it, if any). Neither the trace nor the history (redo stack,
+    // snapshots, checkpoints) is copied: the callers set what they need. A member added to
+    // Session is added there too.
+    Session(const Session& other, bool with_engine, const Session* earlier = nullptr);
     // Becomes `other`, keeping the redo stack, the snapshots and the checkpoints.
     void become(std::unique_ptr<Session> other);
     // Called in the handler of a StateError a command threw part way: a NonFinite one (a NaN

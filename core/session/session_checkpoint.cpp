@@ -13,14 +13,15 @@
 
 namespace kvw {
 
-Session::Session(const Session& other, bool with_engine)
+Session::Session(const Session& other, bool with_engine, const Session* earlier)
     : options_(other.options_),
       model_(other.model_),
       backend_(with_engine ? create_backend(options_.backend) : nullptr),
       engine_context_(other.engine_context_),
       engine_(with_engine ? std::make_unique<Transformer>(model_, *backend_, engine_context_)
                           : nullptr),
-      state_(std::make_unique<StateManager>(*other.state_, engine_.get())),
+      state_(std::make_unique<StateManager>(*other.state_, engine_.get(),
+                                            earlier ? earlier->state_.get() : nullptr)),
       proposer_(other.proposer_->clone()),
       wlod_(other.wlod_ ? std::make_unique<WlodContext>(*other.wlod_) : nullptr),
       gist_net_(other.gist_net_),
@@ -64,10 +65,11 @@ uint64_t default_checkpoint_budget() {
 
 namespace {
 
-// What a dormant copy holds alone (its trimmed cache, maps and last logits), roughly: its
-// ledger is counted by the store, per chunk.
+// What a dormant copy holds alone (its cache but the frozen slab blocks, its maps and last
+// logits), roughly: its ledger and its slab blocks are counted by the store, each once.
 uint64_t own_estimated_bytes(const StateManager& state) {
     uint64_t bytes = state.cache().bytes();
+    state.cache().for_each_frozen_block([&](const void*, uint64_t block) { bytes -= block; });
     for (int l = 0; l < state.n_layers(); ++l)
         bytes += uint64_t(state.rows(l)) * (sizeof(int64_t) + sizeof(int32_t) + sizeof(float));
     return bytes + state.last_logits().size() * sizeof(float);
@@ -83,8 +85,8 @@ uint64_t estimated_bytes(const std::vector<LedgerEntry>& records, int n_layers) 
 
 }  // namespace
 
-SessionCheckpoint::SessionCheckpoint(const Session& session)
-    : dormant_(new Session(session, false)),
+SessionCheckpoint::SessionCheckpoint(const Session& session, const SessionCheckpoint* earlier)
+    : dormant_(new Session(session, false, earlier ? earlier->dormant_.get() : nullptr)),
       events_(session.trace().events().size()),
       prefix_hash_(session.trace().prefix_hash(events_)),
       tick_(session.tick()),
@@ -93,6 +95,8 @@ SessionCheckpoint::SessionCheckpoint(const Session& session)
 SessionCheckpoint::~SessionCheckpoint() = default;
 
 const Ledger& SessionCheckpoint::ledger() const { return dormant_->state().ledger(); }
+
+const KvLayout& SessionCheckpoint::cache() const { return dormant_->state().cache(); }
 
 bool SessionCheckpoint::serves(const Trace& trace, size_t events) const {
     return events_ <= events && events <= trace.events().size() &&
@@ -120,7 +124,8 @@ void CheckpointStore::set_options(const CheckpointOptions& options) {
 
 void CheckpointStore::after_tick(const Session& session) {
     if (spacing_ == 0 || session.tick() % spacing_ != 0) return;
-    kept_.push_back(std::make_shared<const SessionCheckpoint>(session));
+    kept_.push_back(std::make_shared<const SessionCheckpoint>(
+        session, kept_.empty() ? nullptr : kept_.back().get()));
     enforce_budget();
 }
 
@@ -152,9 +157,13 @@ void CheckpointStore::keep_serving(const Trace& trace, size_t events) {
 
 uint64_t CheckpointStore::bytes() const {
     uint64_t sum = 0;
-    std::unordered_set<const void*> counted;  // ledger chunks, shared by consecutive copies
+    // Ledger chunks and slab blocks, shared by consecutive copies.
+    std::unordered_set<const void*> counted;
     for (const auto& c : kept_) {
         sum += c->own_bytes();
+        c->cache().for_each_frozen_block([&](const void* block, uint64_t bytes) {
+            if (counted.insert(block).second) sum += bytes;
+        });
         const Ledger& ledger = c->ledger();
         for (const auto& chunk : ledger.record_chunks())
             if (counted.insert(chunk.get()).second)

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/cache/kv_layout.h"
 #include "core/mirror/ledger.h"
 #include "core/session/trace.h"
 
@@ -38,17 +39,21 @@ struct CheckpointOptions {
 // it was taken after (Trace::prefix_hash), and restore() gives back a live session on them.
 class SessionCheckpoint {
 public:
-    explicit SessionCheckpoint(const Session& session);
+    // `earlier`: the checkpoint before it in the same store, if any, whose cache blocks it
+    // shares where the rows did not change since (KvLayout::dormant_clone).
+    explicit SessionCheckpoint(const Session& session, const SessionCheckpoint* earlier = nullptr);
     ~SessionCheckpoint();
     SessionCheckpoint(const SessionCheckpoint&) = delete;
     SessionCheckpoint& operator=(const SessionCheckpoint&) = delete;
 
     size_t events() const { return events_; }  // trace events it follows, the header included
     int64_t tick() const { return tick_; }
-    // The memory it holds alone (an estimate from the sizes of its trimmed cache and maps);
-    // its ledger's chunks, shared with the session and the other checkpoints, are not in it.
+    // The memory it holds alone (an estimate from the sizes of its cache and maps); its
+    // ledger's chunks and its cache's slab blocks, shared with the session and the other
+    // checkpoints, are not in it.
     uint64_t own_bytes() const { return own_bytes_; }
     const Ledger& ledger() const;
+    const KvLayout& cache() const;  // dormant
     // Whether `trace`'s first `events` events begin with the ones this was taken after.
     bool serves(const Trace& trace, size_t events) const;
     // The session as it was: its own backend and engine on the checkpoint's model, and
@@ -80,8 +85,8 @@ public:
     void keep_serving(const Trace& trace, size_t events);
 
     size_t size() const { return kept_.size(); }
-    // What the kept checkpoints hold: each one's own bytes, and every ledger chunk they hold
-    // (records and brightness) once however many of them share it.
+    // What the kept checkpoints hold: each one's own bytes, and every ledger chunk (records and
+    // brightness) and cache slab block they hold once however many of them share it.
     uint64_t bytes() const;
     int spacing() const { return spacing_; }  // ticks between checkpoints now
     const std::vector<std::shared_ptr<const SessionCheckpoint>>& kept() const { return kept_; }

@@ -50,7 +50,8 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
                          "wlod_k " + std::to_string(wlod_k_) + " is neither 0 (none) nor >= 2");
 }
 
-StateManager::StateManager(const StateManager& other, const Transformer* engine)
+StateManager::StateManager(const StateManager& other, const Transformer* engine,
+                           const StateManager* earlier)
     : engine_(engine),
       policy_(other.policy_),
       guard_(other.guard_),
@@ -58,7 +59,8 @@ StateManager::StateManager(const StateManager& other, const Transformer* engine)
       maps_(other.maps_),
       memory_budget_(other.memory_budget_),
       ring_options_(other.ring_options_),
-      cache_(other.cache_->clone()),
+      cache_(engine ? other.cache_->clone()
+                    : other.cache_->dormant_clone(earlier ? earlier->cache_.get() : nullptr)),
       last_logits_(other.last_logits_),
       last_attention_mass_(other.last_attention_mass_),
       fault_countdown_(other.fault_countdown_),
@@ -67,9 +69,7 @@ StateManager::StateManager(const StateManager& other, const Transformer* engine)
       gists_(other.gists_),
       // Their chunk summaries hold for the copy: the revisions are copied too.
       digest_(other.digest_),
-      invariant_summary_(other.invariant_summary_) {
-    cache_->set_dormant(engine == nullptr);
-}
+      invariant_summary_(other.invariant_summary_) {}
 
 std::vector<int32_t> StateManager::tokens(int layer) const {
     std::vector<int32_t> out;

@@ -78,8 +78,10 @@ public:
     // An exact copy of `other` (ledger, maps, cache rows and the layout's bookkeeping, the last
     // logits and attention mass, the gists) that computes with `engine`, an engine of the same
     // model; null: a detached copy that is only ever copied from (a session checkpoint,
-    // ARCHITECTURE §16).
-    StateManager(const StateManager& other, const Transformer* engine);
+    // ARCHITECTURE §16), its cache dormant (KvLayout::dormant_clone), sharing the blocks that
+    // did not change with `earlier`'s, the detached copy made before it, if any.
+    StateManager(const StateManager& other, const Transformer* engine,
+                 const StateManager* earlier = nullptr);
 
     // ---- primitives -------------------------------------------------------------------------
     // Writes the tokens after the last row of every layer (prefill and decode alike) and
