@@ -97,11 +97,12 @@ std::vector<ActionOutcome> action_outcomes(const Frame& frame) {
 }
 
 QString step_timings_text(const StepTimings& t) {
-    return QString("sample %1 · brightness %2 · propose %3 · apply %4 · total %5")
+    return QString("sample %1 · brightness %2 · propose %3 · apply %4 (forward %5) · total %6")
         .arg(t.sample_ms, 0, 'f', 2)
         .arg(t.brightness_ms, 0, 'f', 2)
         .arg(t.propose_ms, 0, 'f', 2)
         .arg(t.apply_ms, 0, 'f', 2)
+        .arg(t.forward_ms, 0, 'f', 2)
         .arg(t.total_ms, 0, 'f', 2);
 }
 

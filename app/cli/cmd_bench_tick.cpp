@@ -1,12 +1,12 @@
 // kvw bench tick: what a tick costs beside its forward pass at long contexts (ARCHITECTURE
 // §6.1). A session of the thin 22-layer model is filled to 8k, 32k and 100k rows (the default
-// model to its context), then stepped; each tick's forward pass is timed on its own (the same
-// one-token pass over the same rows the tick's append runs), and the bookkeeping is the rest of
-// the tick and its Frame but Steps 2 and 3 (brightness, the proposer), which are shown beside
-// it: the state digest, the invariants, the mirror snapshot, pre-flight, the trace event,
-// checkpoints. Guard on and off. The from-scratch digest and invariant
-// check, which the incremental ones replace, are timed beside them, and so is the checkpoint a
-// session takes every few ticks (a copy of the state), with its share of a tick.
+// model to its context), then stepped; the forward pass is the tick's own (StepTimings::
+// forward_ms: the engine's time inside Step 4), and the bookkeeping is the rest of the tick and
+// its Frame but Steps 2 and 3 (brightness, the proposer), which are shown beside it: the state
+// digest, the invariants, the mirror snapshot, pre-flight, the trace event, checkpoints. Guard
+// on and off. The from-scratch digest and invariant check, which the incremental ones replace,
+// are timed beside them, and so is the checkpoint a session takes every few ticks (a copy of
+// what changed since the one before it), with its share of a tick.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -35,28 +35,18 @@ ActionList fill_actions(int rows_now, int rows, int vocab) {
     return adds;
 }
 
-// The one-token forward pass a tick's append runs over the rows there are now.
-double forward_ms(const Session& s) {
-    const StateManager& state = s.state();
-    const std::vector<LayerContext> context = state.whole_context();
-    const Item item = Item::of_token(5);
-    const int32_t position = state.rows(0);
-    const auto start = Clock::now();
-    (void)state.engine().forward(std::span<const Item>(&item, 1),
-                                 std::span<const int32_t>(&position, 1), context,
-                                 ForwardOptions{true, true});
-    return ms_since(start);
-}
-
+// Medians over a run of ticks, each measured on the same tick: its forward pass, wall time,
+// Frame, Steps 2 and 3, what is beside its forward pass (the tick and its Frame but the forward
+// pass) and the bookkeeping (that but Steps 2 and 3, the tick's own work: every row's
+// brightness decays).
 struct TickCosts {
-    double forward = 0, tick = 0, frame = 0, brightness = 0, propose = 0;
+    double forward = 0, tick = 0, frame = 0, brightness = 0, propose = 0, beside_forward = 0,
+           bookkeeping = 0;
 };
 
-// Medians over `ticks` ticks.
 TickCosts time_ticks(Session& s, int ticks) {
-    std::vector<double> forward, tick, frame, brightness, propose;
+    std::vector<double> forward, tick, frame, brightness, propose, beside, bookkeeping;
     for (int i = 0; i < ticks; ++i) {
-        forward.push_back(forward_ms(s));
         const StepTimings before = s.summed_timings();
         auto start = Clock::now();
         s.step();
@@ -64,10 +54,15 @@ TickCosts time_ticks(Session& s, int ticks) {
         start = Clock::now();
         (void)s.frame();
         frame.push_back(ms_since(start));
-        brightness.push_back(s.summed_timings().brightness_ms - before.brightness_ms);
-        propose.push_back(s.summed_timings().propose_ms - before.propose_ms);
+        const StepTimings& after = s.summed_timings();
+        forward.push_back(after.forward_ms - before.forward_ms);
+        brightness.push_back(after.brightness_ms - before.brightness_ms);
+        propose.push_back(after.propose_ms - before.propose_ms);
+        beside.push_back(tick.back() + frame.back() - forward.back());
+        bookkeeping.push_back(beside.back() - brightness.back() - propose.back());
     }
-    return {median(forward), median(tick), median(frame), median(brightness), median(propose)};
+    return {median(forward), median(tick),   median(frame),      median(brightness),
+            median(propose), median(beside), median(bookkeeping)};
 }
 
 void bench_size(const std::shared_ptr<const Model>& model, const std::string& spec, int rows,
@@ -101,17 +96,13 @@ void bench_size(const std::shared_ptr<const Model>& model, const std::string& sp
     for (const bool guard : {true, false}) {
         s.set_guard(guard);
         const TickCosts c = time_ticks(s, ticks);
-        // Steps 2 and 3 are the tick's own work (every row's brightness decays), not
-        // bookkeeping: shown beside it.
-        const double beside_forward = c.tick + c.frame - c.forward;
-        const double bookkeeping = beside_forward - c.brightness - c.propose;
         std::printf(
             "%-17s %2d x %6d rows  guard %-3s  forward %7.2f ms  tick %7.2f ms  Frame %5.2f ms  "
             "bookkeeping %6.2f ms = %5.1f %% of forward  (step 2 brightness %.2f, step 3 %.2f; "
             "all but the forward pass %.2f ms = %.1f %%)\n",
             spec.c_str(), s.state().n_layers(), s.state().rows(0), guard ? "on" : "off", c.forward,
-            c.tick, c.frame, bookkeeping, 100.0 * bookkeeping / c.forward, c.brightness, c.propose,
-            beside_forward, 100.0 * beside_forward / c.forward);
+            c.tick, c.frame, c.bookkeeping, 100.0 * c.bookkeeping / c.forward, c.brightness,
+            c.propose, c.beside_forward, 100.0 * c.beside_forward / c.forward);
     }
     std::printf("%-17s %2d x %6d rows  from scratch: state digest %.2f ms, invariants %.2f ms\n",
                 spec.c_str(), s.state().n_layers(), s.state().rows(0), hash_full, invariants_full);

@@ -70,4 +70,74 @@ void LayerMaps::roll_back() {
     }
 }
 
+LayerMaps LayerMaps::frozen(const LayerMaps* earlier) const {
+    if (is_frozen() || journal_open())
+        throw std::logic_error("layer maps: only maps with no journal open can be frozen");
+    if (earlier && (!earlier->is_frozen() || earlier->size() != size())) earlier = nullptr;
+    LayerMaps copy(0);
+    copy.maps_.resize(size());
+    copy.revisions_ = revisions_;
+    copy.frozen_.resize(size());
+    constexpr size_t kBlock = kRevisionBlockRows;
+    for (size_t l = 0; l < size(); ++l) {
+        const LayerMap& map = maps_[l];
+        FrozenLayer& layer = copy.frozen_[l];
+        layer.ids = map.pos2ledger.size();
+        layer.phases = map.rope_pos.size();
+        const auto* before = earlier ? &earlier->frozen_[l].blocks : nullptr;
+        for (size_t first = 0, b = 0; first < std::max(layer.ids, layer.phases);
+             first += kBlock, ++b) {
+            const size_t ids = std::min(kBlock, layer.ids - std::min(first, layer.ids));
+            const size_t phases = std::min(kBlock, layer.phases - std::min(first, layer.phases));
+            const uint64_t revision = revisions_[l].block(b);
+            if (before && b < before->size()) {
+                const FrozenBlock& e = *(*before)[b];
+                if (e.revision == revision && e.pos2ledger.size() >= ids &&
+                    e.rope_pos.size() >= phases) {
+                    layer.blocks.push_back((*before)[b]);
+                    continue;
+                }
+            }
+            auto block = std::make_shared<FrozenBlock>();
+            block->revision = revision;
+            block->pos2ledger.assign(map.pos2ledger.begin() + ptrdiff_t(first),
+                                     map.pos2ledger.begin() + ptrdiff_t(first + ids));
+            block->rope_pos.assign(map.rope_pos.begin() + ptrdiff_t(first),
+                                   map.rope_pos.begin() + ptrdiff_t(first + phases));
+            layer.blocks.push_back(std::move(block));
+        }
+    }
+    return copy;
+}
+
+LayerMaps LayerMaps::thawed() const {
+    if (!is_frozen()) throw std::logic_error("layer maps: thawed() of maps that are not frozen");
+    LayerMaps live(size());
+    live.revisions_ = revisions_;
+    for (size_t l = 0; l < size(); ++l) {
+        const FrozenLayer& layer = frozen_[l];
+        LayerMap& map = live.maps_[l];
+        map.pos2ledger.reserve(layer.ids);
+        map.rope_pos.reserve(layer.phases);
+        for (const auto& block : layer.blocks) {
+            const size_t ids =
+                std::min(block->pos2ledger.size(), layer.ids - map.pos2ledger.size());
+            const size_t phases =
+                std::min(block->rope_pos.size(), layer.phases - map.rope_pos.size());
+            map.pos2ledger.insert(map.pos2ledger.end(), block->pos2ledger.begin(),
+                                  block->pos2ledger.begin() + ptrdiff_t(ids));
+            map.rope_pos.insert(map.rope_pos.end(), block->rope_pos.begin(),
+                                block->rope_pos.begin() + ptrdiff_t(phases));
+        }
+    }
+    return live;
+}
+
+void LayerMaps::for_each_frozen_block(const std::function<void(const void*, uint64_t)>& f) const {
+    for (const FrozenLayer& layer : frozen_)
+        for (const auto& block : layer.blocks)
+            f(block.get(), block->pos2ledger.size() * sizeof(int64_t) +
+                               block->rope_pos.size() * sizeof(int32_t));
+}
+
 }  // namespace kvw

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -66,7 +68,30 @@ public:
     void close_journal() { journal_.clear(); }
     bool journal_open() const { return !journal_.empty(); }
 
+    // A checkpoint's copy (ARCHITECTURE §16): every layer's rows in shared read-only blocks of
+    // kRevisionBlockRows rows, its maps empty. A block of `earlier` (another frozen copy, or
+    // null) with the same layer, index and revision, holding at least the rows needed, is
+    // shared, not copied: equal revisions mean equal rows (core/mirror/revision.h). A frozen
+    // copy is only thawed or measured.
+    LayerMaps frozen(const LayerMaps* earlier) const;
+    // The maps again, revisions kept.
+    LayerMaps thawed() const;
+    bool is_frozen() const { return !frozen_.empty(); }
+    // Calls `f(block, bytes)` once per block a frozen copy holds, `block` naming it.
+    void for_each_frozen_block(const std::function<void(const void*, uint64_t)>& f) const;
+
 private:
+    struct FrozenBlock {
+        uint64_t revision = 0;
+        std::vector<int64_t> pos2ledger;  // at most kRevisionBlockRows rows of each
+        std::vector<int32_t> rope_pos;
+    };
+    // One layer of a frozen copy: its row counts and blocks.
+    struct FrozenLayer {
+        size_t ids = 0, phases = 0;
+        std::vector<std::shared_ptr<const FrozenBlock>> blocks;
+    };
+
     // One layer's journal: rows [0, kept) are as they were when it was opened, and the rows it
     // had from `kept` on are saved here.
     struct SavedRows {
@@ -77,6 +102,7 @@ private:
     std::vector<LayerMap> maps_;
     std::vector<ChunkRevisions> revisions_;  // [layer]
     std::vector<SavedRows> journal_;         // [layer] while open; empty when closed
+    std::vector<FrozenLayer> frozen_;        // [layer] in a frozen copy; else empty
 };
 
 }  // namespace kvw

@@ -98,6 +98,7 @@ struct StepTimings {
     double propose_ms = 0;     // Step 3 (proposer + conflict resolution + its bookkeeping)
     double apply_ms = 0;       // Step 4 (pre-flight + edits + append)
     double total_ms = 0;
+    double forward_ms = 0;  // Step 4's forward passes (a part of apply_ms)
 };
 
 struct ModelSummary {

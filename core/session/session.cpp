@@ -209,6 +209,7 @@ TickResult Session::apply_now(const ActionList& actions) {
     check_no_collapse_under(options_.proposer, actions);
     try {
         const int64_t first_new = state_->ledger().size();
+        const double forward_before = state_->forward_ms();
         const auto start = std::chrono::steady_clock::now();
         TickResult result = [&] {
             const FaultScope fault(*state_, armed_fault_);
@@ -221,6 +222,7 @@ TickResult Session::apply_now(const ActionList& actions) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
         timings_.total_ms = timings_.apply_ms;
+        timings_.forward_ms = state_->forward_ms() - forward_before;
         light_new_records(first_new);
         note_result(result, actions);
         nlohmann::json event = command::ApplyNow{actions}.to_json();

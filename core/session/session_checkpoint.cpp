@@ -65,13 +65,14 @@ uint64_t default_checkpoint_budget() {
 
 namespace {
 
-// What a dormant copy holds alone (its cache but the frozen slab blocks, its maps and last
-// logits), roughly: its ledger and its slab blocks are counted by the store, each once.
+// What a dormant copy holds alone (its cache but the frozen slab blocks, its last logits and
+// attention mass), roughly: its ledger's chunks and its cache's and maps' blocks are counted by
+// the store, each once (SessionCheckpoint::for_each_shared_block).
 uint64_t own_estimated_bytes(const StateManager& state) {
     uint64_t bytes = state.cache().bytes();
     state.cache().for_each_frozen_block([&](const void*, uint64_t block) { bytes -= block; });
-    for (int l = 0; l < state.n_layers(); ++l)
-        bytes += uint64_t(state.rows(l)) * (sizeof(int64_t) + sizeof(int32_t) + sizeof(float));
+    for (const std::vector<float>& mass : state.last_attention_mass())
+        bytes += mass.size() * sizeof(float);
     return bytes + state.last_logits().size() * sizeof(float);
 }
 
@@ -95,6 +96,12 @@ SessionCheckpoint::SessionCheckpoint(const Session& session, const SessionCheckp
 SessionCheckpoint::~SessionCheckpoint() = default;
 
 const Ledger& SessionCheckpoint::ledger() const { return dormant_->state().ledger(); }
+
+void SessionCheckpoint::for_each_shared_block(
+    const std::function<void(const void*, uint64_t)>& f) const {
+    dormant_->state().cache().for_each_frozen_block(f);
+    dormant_->state().layer_maps().for_each_frozen_block(f);
+}
 
 const KvLayout& SessionCheckpoint::cache() const { return dormant_->state().cache(); }
 
@@ -157,11 +164,11 @@ void CheckpointStore::keep_serving(const Trace& trace, size_t events) {
 
 uint64_t CheckpointStore::bytes() const {
     uint64_t sum = 0;
-    // Ledger chunks and slab blocks, shared by consecutive copies.
+    // Ledger chunks, slab and map blocks, shared by consecutive copies.
     std::unordered_set<const void*> counted;
     for (const auto& c : kept_) {
         sum += c->own_bytes();
-        c->cache().for_each_frozen_block([&](const void* block, uint64_t bytes) {
+        c->for_each_shared_block([&](const void* block, uint64_t bytes) {
             if (counted.insert(block).second) sum += bytes;
         });
         const Ledger& ledger = c->ledger();

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,12 +49,13 @@ public:
 
     size_t events() const { return events_; }  // trace events it follows, the header included
     int64_t tick() const { return tick_; }
-    // The memory it holds alone (an estimate from the sizes of its cache and maps); its
-    // ledger's chunks and its cache's slab blocks, shared with the session and the other
-    // checkpoints, are not in it.
+    // The memory it holds alone (an estimate); its ledger's chunks and the blocks of its cache
+    // and maps, shared with the session and the other checkpoints, are not in it.
     uint64_t own_bytes() const { return own_bytes_; }
     const Ledger& ledger() const;
     const KvLayout& cache() const;  // dormant
+    // Calls `f(block, bytes)` once per cache slab block and map block it holds, shared or not.
+    void for_each_shared_block(const std::function<void(const void*, uint64_t)>& f) const;
     // Whether `trace`'s first `events` events begin with the ones this was taken after.
     bool serves(const Trace& trace, size_t events) const;
     // The session as it was: its own backend and engine on the checkpoint's model, and
@@ -86,7 +88,7 @@ public:
 
     size_t size() const { return kept_.size(); }
     // What the kept checkpoints hold: each one's own bytes, and every ledger chunk (records and
-    // brightness) and cache slab block they hold once however many of them share it.
+    // brightness) and cache or map block they hold once however many of them share it.
     uint64_t bytes() const;
     int spacing() const { return spacing_; }  // ticks between checkpoints now
     const std::vector<std::shared_ptr<const SessionCheckpoint>>& kept() const { return kept_; }

@@ -152,8 +152,10 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
 
         mark = Clock::now();
         const int64_t first_new = state_->ledger().size();
+        const double forward_before = state_->forward_ms();
         TickResult result = apply_tick_list(list, n_injected, end_proposed, block);
         t.apply_ms = ms_since(mark);
+        t.forward_ms = state_->forward_ms() - forward_before;
         mark = Clock::now();  // the proposer's bookkeeping counts as Step 3
         proposer_->observe(*state_, !result.rejected && !result.aborted);
         t.propose_ms += ms_since(mark);
@@ -177,6 +179,7 @@ TickResult Session::tick(std::span<const int32_t> forced, int sampled) {
         summed_timings_.propose_ms += t.propose_ms;
         summed_timings_.apply_ms += t.apply_ms;
         summed_timings_.total_ms += t.total_ms;
+        summed_timings_.forward_ms += t.forward_ms;
         ++timed_ticks_;
         note_result(result, list);
         // The command part (a forced tick's tokens), then the outcomes beside it.

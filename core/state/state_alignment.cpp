@@ -78,7 +78,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
             context.push_back(context_view(m, start));  // even empty: it carries the types
         const bool has_layer0 = group.front() == 0;
         ForwardOutput out =
-            engine_->forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
+            run_forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
                              ForwardOptions{has_layer0, false});
         const std::string rows_made =
             "the recomputed rows " + std::to_string(start) + ".." + std::to_string(n - 1);

@@ -1,6 +1,7 @@
 #include "core/state/state_manager.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "core/cache/cache_capacity.h"
@@ -56,7 +57,8 @@ StateManager::StateManager(const StateManager& other, const Transformer* engine,
       policy_(other.policy_),
       guard_(other.guard_),
       ledger_(other.ledger_),
-      maps_(other.maps_),
+      maps_(engine ? (other.maps_.is_frozen() ? other.maps_.thawed() : other.maps_)
+                   : other.maps_.frozen(earlier ? &earlier->maps_ : nullptr)),
       memory_budget_(other.memory_budget_),
       ring_options_(other.ring_options_),
       cache_(engine ? other.cache_->clone()
@@ -193,6 +195,17 @@ LayerContext StateManager::context_view(int layer, int rows) const {
     return ctx;
 }
 
+ForwardOutput StateManager::run_forward(std::span<const Item> items,
+                                        std::span<const int32_t> positions,
+                                        std::span<const LayerContext> context,
+                                        const ForwardOptions& options) const {
+    const auto start = std::chrono::steady_clock::now();
+    ForwardOutput out = engine_->forward(items, positions, context, options);
+    forward_ms_ +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
 std::vector<LayerContext> StateManager::context_before(int row) const {
     std::vector<LayerContext> context;
     for (int l = 0; l < n_layers(); ++l) context.push_back(context_view(l, std::min(row, rows(l))));
@@ -212,7 +225,7 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
     const std::vector<int32_t> phases = new_phases(row, ids);
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out =
-        engine_->forward(items, phases, context_before(row), ForwardOptions{false, false});
+        run_forward(items, phases, context_before(row), ForwardOptions{false, false});
     require_finite(
         out, "insert",
         "the " + std::to_string(tokens.size()) + " inserted row(s) at row " + std::to_string(row));
@@ -238,8 +251,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     const std::vector<int64_t> ids = add_records(tokens, kind, tick);
     const std::vector<int32_t> phases = new_phases(rows(0), ids);
     const std::vector<Item> items = items_of(tokens);
-    ForwardOutput out =
-        engine_->forward(items, phases, whole_context(), ForwardOptions{true, true});
+    ForwardOutput out = run_forward(items, phases, whole_context(), ForwardOptions{true, true});
     require_finite(out, "append", "the " + std::to_string(n) + " appended row(s)");
     for (int l = 0; l < n_layers(); ++l)
         cache_->append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);

@@ -78,8 +78,9 @@ public:
     // An exact copy of `other` (ledger, maps, cache rows and the layout's bookkeeping, the last
     // logits and attention mass, the gists) that computes with `engine`, an engine of the same
     // model; null: a detached copy that is only ever copied from (a session checkpoint,
-    // ARCHITECTURE §16), its cache dormant (KvLayout::dormant_clone), sharing the blocks that
-    // did not change with `earlier`'s, the detached copy made before it, if any.
+    // ARCHITECTURE §16), its cache dormant (KvLayout::dormant_clone) and its maps frozen
+    // (LayerMaps::frozen), sharing the blocks that did not change with `earlier`'s, the
+    // detached copy made before it, if any. A detached copy's maps read as empty.
     StateManager(const StateManager& other, const Transformer* engine,
                  const StateManager* earlier = nullptr);
 
@@ -192,6 +193,9 @@ public:
     // ---- read access ------------------------------------------------------------------------
     // The engine the state computes with; a detached copy (see below) has none.
     const Transformer& engine() const { return *engine_; }
+    // Milliseconds the engine's forward passes for this state took, summed since it was made:
+    // what a tick's Step 4 spends beside its bookkeeping (StepTimings::forward_ms).
+    double forward_ms() const { return forward_ms_; }
     const Ledger& ledger() const { return ledger_; }
     const LayerMap& layer_map(int layer) const { return maps_.at(size_t(layer)); }
     // What the engine attends over in `layer`: its first `rows` cache rows with their rope
@@ -303,6 +307,10 @@ private:
         std::vector<float> logits;             // of the last row of layer 0's list, if computed
     };
     Recompute reference(int from_row) const;
+    // engine_->forward, its time added to forward_ms_.
+    ForwardOutput run_forward(std::span<const Item> items, std::span<const int32_t> positions,
+                              std::span<const LayerContext> context,
+                              const ForwardOptions& options) const;
 
     const Transformer* engine_;
     RopePolicy policy_;
@@ -321,6 +329,7 @@ private:
     uint64_t revision_ = 0;                          // mutations so far
     mutable uint64_t hashed_revision_ = ~uint64_t(0);
     mutable uint64_t hash_ = 0;  // state_hash() at hashed_revision_
+    mutable double forward_ms_ = 0;
     mutable BrightnessInDigest hashed_brightness_ = BrightnessInDigest::Sum;  // ... read so
     mutable StateDigest digest_;                  // the chunk digests hash_ was combined from
     mutable InvariantSummary invariant_summary_;  // check_invariants' chunk summaries

@@ -123,7 +123,7 @@ ForwardOutput StateManager::forward_records(int row, std::span<const int64_t> id
     for (int64_t id : ids)
         items.push_back(gists_.count(id) ? Item{-1, gists_.at(id).embedding}
                                          : Item::of_token(ledger_.at(id).token_id));
-    return engine_->forward(items, phases, context_before(row), ForwardOptions{false, false});
+    return run_forward(items, phases, context_before(row), ForwardOptions{false, false});
 }
 
 // Rows [row, row + K) of every layer in `layers` are the same K children of level - 1.

@@ -256,6 +256,9 @@ private slots:
         QVERIFY(test::wait_idle(c));
         QCOMPARE(test::status_message(w), QString());  // the error is old news
         QVERIFY(c.lastFrame()->timings.sample_ms > 0 || c.lastFrame()->timings.total_ms > 0);
+        // The tick's forward pass is a part of its Step 4.
+        QVERIFY(c.lastFrame()->timings.forward_ms > 0);
+        QVERIFY(c.lastFrame()->timings.forward_ms <= c.lastFrame()->timings.apply_ms);
 
         c.postCommand(command::ApplyNow{{Action{DeleteAction{3}, {}}}});
         QVERIFY(test::wait_idle(c));
@@ -263,6 +266,7 @@ private slots:
         QCOMPARE(t.sample_ms, 0.0);  // no sampling, no proposer ran
         QCOMPARE(t.propose_ms, 0.0);
         QCOMPARE(t.total_ms, t.apply_ms);
+        QCOMPARE(t.forward_ms, 0.0);  // a delete runs no forward pass
         QTRY_VERIFY(test::log_text(w).contains("applied 1 action(s) now at tick 4"));
 
         c.postCommand(command::Rebuild{});

@@ -24,7 +24,7 @@ std::shared_ptr<Frame> frame_with_actions() {
     f->last_given_index = {1, 0, 2};
     f->last_result.tick = 7;
     f->last_result.actions_applied = 3;
-    f->timings = {1.25, 0.5, 0.25, 2.0, 4.0};
+    f->timings = {1.25, 0.5, 0.25, 2.0, 4.0, 1.5};
     return f;
 }
 
@@ -65,8 +65,8 @@ private slots:
                  (QStringList{"applied", "applied", "applied"}));
         QVERIFY(view.findChild<QLabel*>("result")->text().contains("applied 3 of 3"));
         const QString timings = view.findChild<QLabel*>("timings")->text();
-        for (const char* part :
-             {"sample 1.25", "brightness 0.50", "propose 0.25", "apply 2.00", "total 4.00"})
+        for (const char* part : {"sample 1.25", "brightness 0.50", "propose 0.25",
+                                 "apply 2.00 (forward 1.50)", "total 4.00"})
             QVERIFY2(timings.contains(part), qPrintable(timings));
     }
 
