@@ -3,7 +3,6 @@
 #include "core/session/session_checkpoint.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -125,7 +124,7 @@ std::unique_ptr<Session> SessionCheckpoint::restore(const Trace& trace) const {
 void CheckpointStore::set_options(const CheckpointOptions& options) {
     options_ = options;
     spacing_ = std::max(options.every, 0);
-    if (spacing_ == 0) kept_.clear();
+    if (spacing_ == 0) drop_if([](const SessionCheckpoint&) { return true; });
     enforce_budget();
 }
 
@@ -133,6 +132,7 @@ void CheckpointStore::after_tick(const Session& session) {
     if (spacing_ == 0 || session.tick() % spacing_ != 0) return;
     kept_.push_back(std::make_shared<const SessionCheckpoint>(
         session, kept_.empty() ? nullptr : kept_.back().get()));
+    count(*kept_.back(), 1);
     enforce_budget();
 }
 
@@ -143,8 +143,11 @@ void CheckpointStore::enforce_budget() {
            (kept_.size() > options_.max_kept || bytes() > options_.budget_bytes)) {
         const size_t before = kept_.size();
         spacing_ *= 2;
-        std::erase_if(kept_, [&](const auto& c) { return c->tick() % spacing_ != 0; });
-        if (kept_.size() == before) kept_.erase(kept_.begin());  // they all sit on the spacing
+        drop_if([&](const SessionCheckpoint& c) { return c.tick() % spacing_ != 0; });
+        if (kept_.size() == before) {  // they all sit on the spacing: the oldest goes
+            const SessionCheckpoint* oldest = kept_.front().get();
+            drop_if([&](const SessionCheckpoint& c) { return &c == oldest; });
+        }
         spdlog::debug(
             "checkpoints: over the budget of {} bytes or {} kept, every {} ticks now ({} kept)",
             options_.budget_bytes, options_.max_kept, spacing_, kept_.size());
@@ -159,27 +162,43 @@ std::shared_ptr<const SessionCheckpoint> CheckpointStore::nearest(const Trace& t
 }
 
 void CheckpointStore::keep_serving(const Trace& trace, size_t events) {
-    std::erase_if(kept_, [&](const auto& c) { return !c->serves(trace, events); });
+    drop_if([&](const SessionCheckpoint& c) { return !c.serves(trace, events); });
 }
 
-uint64_t CheckpointStore::bytes() const {
-    uint64_t sum = 0;
-    // Ledger chunks, slab and map blocks, shared by consecutive copies.
-    std::unordered_set<const void*> counted;
-    for (const auto& c : kept_) {
-        sum += c->own_bytes();
-        c->for_each_shared_block([&](const void* block, uint64_t bytes) {
-            if (counted.insert(block).second) sum += bytes;
-        });
-        const Ledger& ledger = c->ledger();
-        for (const auto& chunk : ledger.record_chunks())
-            if (counted.insert(chunk.get()).second)
-                sum += estimated_bytes(*chunk, ledger.n_layers());
-        for (int l = 0; l < ledger.n_layers(); ++l)
-            for (const auto& chunk : ledger.brightness_chunks(l))
-                if (counted.insert(chunk.get()).second) sum += chunk->size() * sizeof(float);
-    }
-    return sum;
+void CheckpointStore::drop_if(const std::function<bool(const SessionCheckpoint&)>& drop) {
+    std::erase_if(kept_, [&](const auto& c) {
+        if (!drop(*c)) return false;
+        count(*c, -1);
+        return true;
+    });
+}
+
+void CheckpointStore::count(const SessionCheckpoint& checkpoint, int copies) {
+    // A piece's bytes are measured when the first checkpoint holding it comes, and that
+    // figure leaves with the last one: the pieces are not changed while shared.
+    const auto piece = [&](const void* address, const auto& measure) {
+        if (copies > 0) {
+            Piece& p = pieces_[address];
+            if (p.copies++ == 0) bytes_ += (p.bytes = measure());
+            return;
+        }
+        const auto p = pieces_.find(address);
+        if (--p->second.copies > 0) return;
+        bytes_ -= p->second.bytes;
+        pieces_.erase(p);
+    };
+    if (copies > 0)
+        bytes_ += checkpoint.own_bytes();
+    else
+        bytes_ -= checkpoint.own_bytes();
+    const Ledger& ledger = checkpoint.ledger();
+    for (const auto& chunk : ledger.record_chunks())
+        piece(chunk.get(), [&] { return estimated_bytes(*chunk, ledger.n_layers()); });
+    for (int l = 0; l < ledger.n_layers(); ++l)
+        for (const auto& chunk : ledger.brightness_chunks(l))
+            piece(chunk.get(), [&] { return uint64_t(chunk->size() * sizeof(float)); });
+    checkpoint.for_each_shared_block(
+        [&](const void* block, uint64_t bytes) { piece(block, [bytes] { return bytes; }); });
 }
 
 }  // namespace kvw

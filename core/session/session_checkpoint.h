@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "core/cache/kv_layout.h"
@@ -88,17 +89,29 @@ public:
 
     size_t size() const { return kept_.size(); }
     // What the kept checkpoints hold: each one's own bytes, and every ledger chunk (records and
-    // brightness) and cache or map block they hold once however many of them share it.
-    uint64_t bytes() const;
+    // brightness) and cache or map block they hold once however many of them share it. Kept
+    // up to date as checkpoints come and go: a new one counts only the pieces it adds.
+    uint64_t bytes() const { return bytes_; }
     int spacing() const { return spacing_; }  // ticks between checkpoints now
     const std::vector<std::shared_ptr<const SessionCheckpoint>>& kept() const { return kept_; }
 
 private:
     void enforce_budget();
+    // Counts a checkpoint in bytes() (copies = 1) or out of it (copies = -1).
+    void count(const SessionCheckpoint& checkpoint, int copies);
+    void drop_if(const std::function<bool(const SessionCheckpoint&)>& drop);
+
+    // A ledger chunk or a cache or map block, with the number of kept checkpoints holding it.
+    struct Piece {
+        uint64_t bytes = 0;
+        int copies = 0;
+    };
 
     CheckpointOptions options_;
     int spacing_ = CheckpointOptions{}.every;
     std::vector<std::shared_ptr<const SessionCheckpoint>> kept_;
+    std::unordered_map<const void*, Piece> pieces_;  // what the kept ones hold, by address
+    uint64_t bytes_ = 0;                             // bytes()
 };
 
 }  // namespace kvw

@@ -269,6 +269,7 @@ private slots:
         // Off: none kept, and a fork replays from the start, still exact.
         s.set_checkpoint_options({0, 0});
         QCOMPARE(s.checkpoints().size(), size_t(0));
+        QCOMPARE(s.checkpoints().bytes(), uint64_t(0));  // every piece counted out again
         QCOMPARE(s.fork(20)->state_hash(), hashes[20]);
     }
 
@@ -364,6 +365,14 @@ private slots:
                                     .arg(after.size())));
             QVERIFY(after.size() >= size_t(6 * layers));  // so the sharing is not vacuous
         }
+        // The store counts a shared block once: less than the copies' sum, more than any one.
+        uint64_t sum = 0, largest = 0;
+        for (const auto& c : kept) {
+            sum += copy_bytes(*c);
+            largest = std::max(largest, copy_bytes(*c));
+        }
+        QVERIFY(s.checkpoints().bytes() < sum / 2);
+        QVERIFY(s.checkpoints().bytes() > largest);
         // A delete near the front moves every later row: every block is new. The checkpoint
         // after it, restored, is the live session's state to the byte.
         s.inject({Action{DeleteAction{3}, {}}});
