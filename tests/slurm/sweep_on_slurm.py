@@ -18,6 +18,7 @@ Skipped (77), saying why, where Slurm is not installed or its daemons cannot sta
 
 usage: sweep_on_slurm.py KVW MODEL_A MODEL_B TEXT_A TEXT_B WORK
 """
+import json
 import os
 import pathlib
 import shutil
@@ -93,6 +94,10 @@ def main():
     reference = local[1]
     assert reference[0].count(b"\n") == 1 + 2 * 7, reference[0]
     assert local[2] == reference and local[3] == reference, "--jobs 1/2/3 differ"
+    # The default backend, auto, is resolved when the plan is written: every shard, here or on
+    # whatever node Slurm gives it, computes with the backend the plan names.
+    backend = json.loads((WORK / "jobs1" / "plan.json").read_text())["backend"]
+    assert backend in ("cpu", "cpu:fast"), backend
 
     # Refused before sbatch: an sbatch that only records that it was called.
     fake = WORK / "fake-bin"

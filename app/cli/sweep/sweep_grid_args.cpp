@@ -5,6 +5,7 @@
 #include <map>
 
 #include "../policy_eval.h"
+#include "core/backend/backend_registry.h"
 #include "core/model/builtin_models.h"
 #include "core/model/model_loader.h"
 #include "core/state/stream_hash.h"
@@ -103,7 +104,9 @@ std::string model_content_hash(const std::string& spec) {
 SweepPlan plan_from_args(const CliArgs& args) {
     SweepPlan plan;
     plan.program = std::string("kvw ") + KVW_VERSION;
-    plan.backend = args.get("backend");
+    // Resolved here, not on each node: every shard computes the same numbers, and the merge
+    // reads one backend's results (a GPU for Slurm's tasks is asked for by naming cuda).
+    plan.backend = resolve_backend(args.get("backend"));
     plan.ctx = int(args.get_count("ctx", INT32_MAX));
     plan.seed = uint64_t(args.get_count("seed", INT64_MAX));
     plan.gate = args.get("gate");
