@@ -30,6 +30,17 @@ const Block* round_tokens(ThreadPool& pool, const float* x, int n, int64_t cols,
     return blocks.data();
 }
 
+// n tokens of `cols` floats rounded to bf16 (token after token), a token per pool chunk.
+const uint16_t* round_tokens_bf16(ThreadPool& pool, const float* x, int n, int64_t cols,
+                                  std::vector<uint16_t>& out) {
+    out.resize(size_t(n * cols));
+    pool.parallel_for(n, [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t)
+            round_act_row_bf16(x + t * cols, cols, out.data() + t * cols);
+    });
+    return out.data();
+}
+
 }  // namespace
 
 FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : HostBackend(threads) {
@@ -48,20 +59,26 @@ bool FastCpuBackend::available(std::string& why) {
 
 void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {
     if (n <= 0 || w.rows == 0) return;
-    if (!cpu::fast_kernels_handle(w.dtype)) {
-        cpu::for_row_blocks(
-            pool_, w.rows, [&](int64_t begin, int64_t end) { reference_(w, x, n, y, begin, end); });
-        return;
-    }
     // Per calling thread: the engine may call one backend from more than one thread.
     thread_local std::vector<ActBlock32> rounded32;
     thread_local std::vector<ActBlock256> rounded256;
-    const void* rounded =
-        cpu::act_block_elems(w.dtype) == kAct32Elems
-            ? static_cast<const void*>(round_tokens(pool_, x, n, w.cols, rounded32))
-            : round_tokens(pool_, x, n, w.cols, rounded256);
+    thread_local std::vector<uint16_t> rounded_bf16;
+    const void* input = nullptr;
+    switch (cpu::fast_input(w.dtype, w.cols)) {
+        case cpu::FastInput::Reference:
+            cpu::for_row_blocks(pool_, w.rows, [&](int64_t begin, int64_t end) {
+                reference_(w, x, n, y, begin, end);
+            });
+            return;
+        case cpu::FastInput::Act32: input = round_tokens(pool_, x, n, w.cols, rounded32); break;
+        case cpu::FastInput::Act256: input = round_tokens(pool_, x, n, w.cols, rounded256); break;
+        case cpu::FastInput::Bf16:
+            input = round_tokens_bf16(pool_, x, n, w.cols, rounded_bf16);
+            break;
+        case cpu::FastInput::Float: input = x; break;
+    }
     cpu::for_row_blocks(pool_, w.rows,
-                        [&](int64_t begin, int64_t end) { fast_(w, rounded, n, y, begin, end); });
+                        [&](int64_t begin, int64_t end) { fast_(w, input, n, y, begin, end); });
 }
 
 }  // namespace kvw
