@@ -6,7 +6,6 @@ namespace kvw::cpu {
 bool cpu_has_avx2();         // AVX2 + FMA + F16C
 bool cpu_has_avx512();       // cpu_has_avx2() + AVX-512 F, BW, VL
 bool cpu_has_avx512_vnni();  // cpu_has_avx512() + AVX-512 VNNI
-bool cpu_has_avx512_bf16();  // cpu_has_avx512_vnni() + AVX-512 BF16
 bool cpu_has_avx_vnni();     // cpu_has_avx2() + AVX-VNNI (the VEX form: Alder Lake, Zen 5)
 
 }  // namespace kvw::cpu

@@ -5,7 +5,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"

@@ -8,7 +8,6 @@ namespace {
 
 #if defined(__x86_64__)
 constexpr FastKernel kKernels[] = {
-    {"avx512-bf16", cpu_has_avx512_bf16, fast_rows_avx512_bf16},
     {"vnni", cpu_has_avx512_vnni, fast_rows_vnni},
     {"avx-vnni", cpu_has_avx_vnni, fast_rows_avx_vnni},
     {"avx2", cpu_has_avx2, fast_rows_avx2},

@@ -49,9 +49,6 @@ using FastRowsFn = void (*)(const WeightTensor& w, const void* x, int n, float* 
 // AVX2 + FMA + F16C: vpmaddubsw + vpmaddwd; F16 / BF16 on pairs of 256-bit FMA vectors.
 void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
-// AVX-512 VNNI + BF16: the vnni path with vdpbf16ps for BF16 weights.
-void fast_rows_avx512_bf16(const WeightTensor& w, const void* x, int n, float* y,
-                           int64_t row_begin, int64_t row_end);
 // AVX-512 VNNI (with VL, on 256-bit vectors): vpdpbusd for Q8_0 / Q4_0, vpmaddubsw + vpdpwssd
 // for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 on 512-bit FMA vectors.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
@@ -63,7 +60,7 @@ void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, i
 #endif
 
 struct FastKernel {
-    std::string_view name;  // "avx512-bf16", "vnni", "avx-vnni", "avx2"
+    std::string_view name;  // "vnni", "avx-vnni", "avx2"
     bool (*cpu_has)();
     FastRowsFn fn;
 };
