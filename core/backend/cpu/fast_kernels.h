@@ -21,19 +21,27 @@
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h).
 //
 // F16 and BF16 (w.cols a multiple of 32; other shapes take the reference kernels). Sixteen
-// float lanes per output, fed a chunk of 32 elements at a time, chunk after chunk:
-//   F16: x as it is (float32, not rounded); w widened by F16C; lane l sums k ≡ l (mod 16) in
-//     increasing k, each product fused: acc_l = fma(w_k, x_k, acc_l).
-//   BF16: x rounded to bf16 (round to nearest even, act_quant.h); lane l of a chunk takes the
-//     pair of elements 2l, 2l + 1 as `vdpbf16ps` does (Intel's pseudo-code, checked on the
-//     hardware bit for bit): acc_l = fma(w_2l+1, x_2l+1, acc_l), then
-//     acc_l = fma(w_2l, x_2l, acc_l), the odd element first; two fused steps, not one fused
-//     pair. vdpbf16ps treats subnormal inputs as zero and flushes subnormal results to zero
-//     whatever MXCSR says, so every path runs its BF16 kernel with MXCSR's DAZ and FTZ set (the
-//     FMA paths then do the same, the final sums too) and restores MXCSR after.
+// float lanes per output, fed a chunk of 32 elements at a time, chunk after chunk, each product
+// fused into its lane:
+//   F16: x as it is (float32, not rounded: llama.cpp rounds it to f16, which buys nothing on a
+//     CPU with F16C and costs a conversion per x vector); w widened by F16C; lane l takes
+//     element l of the chunk, then l + 16: acc_l = fma(w_k, x_k, acc_l).
+//   BF16: x rounded to bf16 (round to nearest even; ActChunkBf16, core/math/act_quant.h); lane
+//     l takes the pair 2l, 2l + 1 in `vdpbf16ps`'s order (Intel's pseudo-code; checked on the
+//     hardware bit for bit, 3.2 million random lanes with subnormals among them, and by
+//     test_fast_kernels): acc_l = fma(w_2l+1, x_2l+1, acc_l),
+//     then acc_l = fma(w_2l, x_2l, acc_l), the odd element first; two fused steps, not one
+//     fused pair. vdpbf16ps treats subnormal inputs as zero and flushes subnormal results to
+//     zero whatever MXCSR says, so the BF16 kernels run with MXCSR's DAZ and FTZ set (the final
+//     sums too) and restore it after.
 // Then the sixteen lanes fold to eight as l + (l + 8) and those are added in the reference's
-// order above. With the order fixed and each step one rounding, the paths (vdpbf16ps, 512-bit
-// FMA, two 256-bit FMA vectors) give the same bits for any tile, thread and batch.
+// order above. Every path computes F16 and BF16 with FMAs (512-bit on the vnni path, two
+// 256-bit vectors on avx-vnni / avx2), the same roundings in the same order, so the paths give
+// the same bits for any tile, thread and batch. There is no vdpbf16ps path: on the AVX-512 BF16
+// machine this was built on (12 and 24 independent chains, thread CPU time) a zmm vdpbf16ps
+// took 0.79 ns (32 products) and a zmm FMA 0.19 ns (16), so FMAs are 2× the products per
+// second and vdpbf16ps is the slower way to the same bits; a vdpbf16ps path would give them
+// (test_fast_kernels checks the instruction against the kernels).
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -46,11 +54,11 @@ using FastRowsFn = void (*)(const WeightTensor& w, const void* x, int n, float* 
                             int64_t row_begin, int64_t row_end);
 
 #if defined(__x86_64__)
-// AVX2 + FMA + F16C: vpmaddubsw + vpmaddwd; F16 / BF16 on pairs of 256-bit FMA vectors.
+// AVX2 + FMA + F16C: vpmaddubsw + vpmaddwd; F16 / BF16 in pairs of 256-bit FMA vectors.
 void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
 // AVX-512 VNNI (with VL, on 256-bit vectors): vpdpbusd for Q8_0 / Q4_0, vpmaddubsw + vpdpwssd
-// for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 on 512-bit FMA vectors.
+// for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 in 512-bit FMA vectors.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
