@@ -90,8 +90,8 @@ std::vector<double> fast_inputs(const Case& c, const std::vector<float>& x) {
 // fall below float32's normal range.
 Case float_case(DType type, int64_t rows, int64_t cols, uint32_t seed, bool tiny = false) {
     Case c;
-    c.name = std::string(dtype_name(type)) + (tiny ? "_tiny_" : "_") + std::to_string(rows) +
-             "x" + std::to_string(cols);
+    c.name = std::string(dtype_name(type)) + (tiny ? "_tiny_" : "_") + std::to_string(rows) + "x" +
+             std::to_string(cols);
     c.stored = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(rows * cols * 2));
     c.reference.resize(static_cast<size_t>(rows * cols));
     for (size_t i = 0; i < c.reference.size(); ++i) {
@@ -203,8 +203,7 @@ bool vdpbf16ps_runs() {
 // instruction per chunk of 32 from zero, then folded and added as promised, those sums too with
 // MXCSR's DAZ / FTZ set.
 __attribute__((target("avx512f,avx512bf16"))) float vdpbf16ps_sum(const uint16_t* w,
-                                                                   const uint16_t* x,
-                                                                   int64_t cols) {
+                                                                  const uint16_t* x, int64_t cols) {
     __m512 acc = _mm512_setzero_ps();
     for (int64_t c = 0; c < cols; c += 32)
         acc = _mm512_dpbf16_ps(acc, __m512bh(_mm512_loadu_si512(w + c)),
@@ -316,8 +315,9 @@ private slots:
                 for (size_t i = 0; i < y.size(); ++i)
                     other_order += std::memcmp(&eight_lanes[i], &y[i], 4) != 0;
             }
-            QVERIFY2(other_order > 0, qPrintable(QString("%1: another order gives the same bits")
-                                                     .arg(c.name.c_str())));
+            QVERIFY2(
+                other_order > 0,
+                qPrintable(QString("%1: another order gives the same bits").arg(c.name.c_str())));
         }
     }
 
@@ -354,8 +354,8 @@ private slots:
     void bf16_kernels_give_vdpbf16ps_bits() {
         if (!vdpbf16ps_runs()) QSKIP("this CPU lacks AVX-512 BF16 (vdpbf16ps)");
         FastCpuBackend backend(2);
-        for (const Case& c : {float_case(DType::BF16, 37, 352, 4),
-                              float_case(DType::BF16, 19, 128, 5, true)}) {
+        for (const Case& c :
+             {float_case(DType::BF16, 37, 352, 4), float_case(DType::BF16, 19, 128, 5, true)}) {
             const int n = 3;
             const std::vector<float> x = inputs(n, c.w.cols, 17);
             const std::vector<double> rounded = bf16_rounded(x);

@@ -82,7 +82,12 @@ std::span<const FastKernel> fast_kernels();
 // goes through the reference kernels as it is.
 enum class FastInput { Reference, Act32, Act256, Bf16, Float };
 
-inline constexpr int64_t kFastChunk = 32;  // elements per step of the F16 / BF16 kernels
+inline constexpr int64_t kFastChunk = 32;  // elements per chunk of the F16 / BF16 kernels
+
+// x of F16 weights as the kernels read it: a chunk of a token's floats as they are.
+struct FloatChunk {
+    float q[kFastChunk];
+};
 
 constexpr FastInput fast_input(DType d, int64_t cols) {
     switch (d) {
