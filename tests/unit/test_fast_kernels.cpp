@@ -160,10 +160,14 @@ float promised_order_sum(DType type, const float* w, const float* x, int64_t col
     return ((e[0] + e[4]) + (e[2] + e[6])) + ((e[1] + e[5]) + (e[3] + e[7]));
 }
 
+// Skips the test where this CPU lacks the path's instructions, naming them.
 void skip_unless_cpu_has(const QString& path) {
     for (const cpu::FastKernel& k : cpu::fast_kernels())
-        if (QString::fromUtf8(k.name.data(), qsizetype(k.name.size())) == path && !k.cpu_has())
-            QSKIP("this CPU lacks the path's instructions");
+        if (QString::fromUtf8(k.name.data(), qsizetype(k.name.size())) == path && !k.cpu_has()) {
+            if (path == "vnni") QSKIP("this CPU lacks AVX-512 F / BW / VL / VNNI");
+            if (path == "avx-vnni") QSKIP("this CPU lacks AVX-VNNI");
+            QSKIP("this CPU lacks AVX2 / FMA / F16C");
+        }
 }
 
 std::vector<float> product(Backend& backend, const Case& c, const std::vector<float>& x, int n) {
