@@ -1,8 +1,9 @@
 #pragma once
-// Activations rounded to int8 blocks, as llama.cpp rounds x before an integer dot product with
-// block-quantised weights (its `vec_dot_type`): Q8_0-style blocks of 32 for Q8_0 / Q4_0 weights,
-// Q8_K-style blocks of 256 with sums per 16 for Q4_K / Q6_K. The fast CPU kernel set
-// (core/backend/cpu/fast_kernels.h) multiplies these; the CUDA port can reuse the same rounding.
+// Activations rounded as llama.cpp rounds x before a dot product (its `vec_dot_type`): to int8
+// blocks for block-quantised weights, Q8_0-style blocks of 32 for Q8_0 / Q4_0 weights,
+// Q8_K-style blocks of 256 with sums per 16 for Q4_K / Q6_K; to bf16 for BF16 weights. The fast
+// CPU kernel set (core/backend/cpu/fast_kernels.h) multiplies these; the CUDA port can reuse
+// the same rounding.
 //
 // Both scales are float32 (llama.cpp stores the Q8_0 one as f16; f32 costs two bytes a block
 // and loses nothing). Rounding: d = max|x| / 127, q = rint(x / d) computed as rint(x · (1/d)),
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/math/half.h"
 #include "core/math/hd.h"
 
 namespace kvw {
@@ -59,6 +61,24 @@ KVW_HD void round_act_row_256(const float* x, int64_t blocks, ActBlock256* out) 
             out[b].sums[g] = int16_t(sum);
         }
     }
+}
+
+// BF16 weights: x rounded to bf16 (round to nearest even, NaN kept quiet: float_to_bf16) and
+// widened back to float, each chunk of 32 elements as its 16 odd elements (1, 3, .. 31) then
+// its 16 even ones, the order of the pairs `vdpbf16ps` multiplies (fast_kernels.h).
+inline constexpr int kActBf16Chunk = 32;
+
+struct ActChunkBf16 {
+    float odd[kActBf16Chunk / 2], even[kActBf16Chunk / 2];
+};
+
+// x[0 .. 32·chunks) into `chunks` chunks.
+KVW_HD void round_act_row_bf16(const float* x, int64_t chunks, ActChunkBf16* out) {
+    for (int64_t c = 0; c < chunks; ++c)
+        for (int i = 0; i < kActBf16Chunk / 2; ++i) {
+            out[c].odd[i] = bf16_to_float(float_to_bf16(x[c * kActBf16Chunk + 2 * i + 1]));
+            out[c].even[i] = bf16_to_float(float_to_bf16(x[c * kActBf16Chunk + 2 * i]));
+        }
 }
 
 }  // namespace kvw

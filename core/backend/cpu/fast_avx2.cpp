@@ -1,9 +1,12 @@
-// The fast set on AVX2 (fast_kernels.h): vpmaddubsw pairs, vpmaddwd to int32. Only these
+// The fast set on AVX2 (fast_kernels.h): vpmaddubsw pairs, vpmaddwd to int32; F16 / BF16 in two
+// 256-bit FMA vectors. Only these
 // functions carry the target attribute; FastCpuBackend picks them after checking the CPU.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"
@@ -15,7 +18,10 @@ namespace kvw::cpu {
 
 namespace {
 
+#include "core/backend/cpu/fast_lanes256.inc"
+
 struct Isa {
+    using Lanes16 = Lanes16x256;
     KVW_SIMD static __m256i quads(__m256i acc, __m256i u, __m256i s) {
         return _mm256_add_epi32(
             acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));

@@ -5,7 +5,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"
@@ -17,7 +19,10 @@ namespace kvw::cpu {
 
 namespace {
 
+#include "core/backend/cpu/fast_lanes256.inc"
+
 struct Isa {
+    using Lanes16 = Lanes16x256;
     KVW_SIMD static __m256i quads(__m256i acc, __m256i u, __m256i s) {
         return _mm256_dpbusd_avx_epi32(acc, u, s);
     }

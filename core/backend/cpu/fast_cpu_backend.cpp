@@ -13,19 +13,17 @@ namespace kvw {
 
 namespace {
 
-// n tokens of `cols` floats rounded into `blocks` (token after token), a token per pool chunk.
-template <class Block>
+// n tokens of `cols` floats rounded by `round_row` into `blocks` of kElems elements (token
+// after token), a token per pool chunk.
+template <class Block, int kElems>
 const Block* round_tokens(ThreadPool& pool, const float* x, int n, int64_t cols,
-                          std::vector<Block>& blocks) {
-    const int64_t per_token = cols / int64_t(sizeof(Block::q));
+                          std::vector<Block>& blocks,
+                          void (*round_row)(const float*, int64_t, Block*)) {
+    const int64_t per_token = cols / kElems;
     blocks.resize(size_t(n * per_token));
     pool.parallel_for(n, [&](int64_t begin, int64_t end) {
-        for (int64_t t = begin; t < end; ++t) {
-            if constexpr (sizeof(Block::q) == kAct32Elems)
-                round_act_row_32(x + t * cols, per_token, blocks.data() + t * per_token);
-            else
-                round_act_row_256(x + t * cols, per_token, blocks.data() + t * per_token);
-        }
+        for (int64_t t = begin; t < end; ++t)
+            round_row(x + t * cols, per_token, blocks.data() + t * per_token);
     });
     return blocks.data();
 }
@@ -48,20 +46,33 @@ bool FastCpuBackend::available(std::string& why) {
 
 void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {
     if (n <= 0 || w.rows == 0) return;
-    if (!cpu::fast_kernels_handle(w.dtype)) {
-        cpu::for_row_blocks(
-            pool_, w.rows, [&](int64_t begin, int64_t end) { reference_(w, x, n, y, begin, end); });
-        return;
-    }
     // Per calling thread: the engine may call one backend from more than one thread.
     thread_local std::vector<ActBlock32> rounded32;
     thread_local std::vector<ActBlock256> rounded256;
-    const void* rounded =
-        cpu::act_block_elems(w.dtype) == kAct32Elems
-            ? static_cast<const void*>(round_tokens(pool_, x, n, w.cols, rounded32))
-            : round_tokens(pool_, x, n, w.cols, rounded256);
+    thread_local std::vector<ActChunkBf16> rounded_bf16;
+    const void* input = nullptr;
+    switch (cpu::fast_input(w.dtype, w.cols)) {
+        case cpu::FastInput::Reference:
+            cpu::for_row_blocks(pool_, w.rows, [&](int64_t begin, int64_t end) {
+                reference_(w, x, n, y, begin, end);
+            });
+            return;
+        case cpu::FastInput::Act32:
+            input = round_tokens<ActBlock32, kAct32Elems>(pool_, x, n, w.cols, rounded32,
+                                                          round_act_row_32);
+            break;
+        case cpu::FastInput::Act256:
+            input = round_tokens<ActBlock256, kAct256Elems>(pool_, x, n, w.cols, rounded256,
+                                                            round_act_row_256);
+            break;
+        case cpu::FastInput::Bf16:
+            input = round_tokens<ActChunkBf16, kActBf16Chunk>(pool_, x, n, w.cols, rounded_bf16,
+                                                              round_act_row_bf16);
+            break;
+        case cpu::FastInput::Float: input = x; break;
+    }
     cpu::for_row_blocks(pool_, w.rows,
-                        [&](int64_t begin, int64_t end) { fast_(w, rounded, n, y, begin, end); });
+                        [&](int64_t begin, int64_t end) { fast_(w, input, n, y, begin, end); });
 }
 
 }  // namespace kvw

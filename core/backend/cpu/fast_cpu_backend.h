@@ -9,13 +9,17 @@ namespace kvw {
 // `cpu:fast`: the CPU kernel set that rounds activations as llama.cpp does, for speed. For
 // Q8_0 / Q4_0 weights x is rounded to int8 per 32 (Q8_0-style), for Q4_K / Q6_K per 256 with
 // sums per 16 (Q8_K-style), both with a float32 scale (core/math/act_quant.h), and multiplied
-// in integers (core/backend/cpu/fast_kernels.h); F32, F16 and BF16 weights go through the reference
-// kernels as they are. Each token is rounded once per product and reused for every row.
+// in integers; for BF16 weights x is rounded to bf16 (round to nearest even) and multiplied in
+// vdpbf16ps's order with FMAs; F16 weights multiply x as it is (float32) in sixteen lanes
+// (core/backend/cpu/fast_kernels.h). F32 weights, and F16 / BF16 ones whose rows are not whole
+// chunks of 32, go through the reference kernels as they are. Each token is rounded once per
+// product and reused for every row.
 //
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
-// reference's by the rounding of x (about 2^-8 of each element). It is deterministic all the
-// same: the same bits for any thread count and any batch split, and the same bits on each of its
-// paths (AVX-512 VNNI, AVX2), so on every machine with AVX2.
+// reference's by the rounding of x (about 2^-8 of each element for int8 and bf16) and, for
+// F16 / BF16, by the order of the sums. It is deterministic all the same: the same bits for any
+// thread count and any batch split, and the same bits on each of its paths (AVX-512 VNNI,
+// AVX-VNNI, AVX2), so on every machine with AVX2.
 class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";

@@ -1,21 +1,47 @@
 #pragma once
-// Internal to the CPU backend: the integer kernels of the `cpu:fast` set
-// (core/backend/cpu/fast_cpu_backend.h) for the block types Q8_0, Q4_0, Q4_K and Q6_K.
+// Internal to the CPU backend: the kernels of the `cpu:fast` set
+// (core/backend/cpu/fast_cpu_backend.h): integer dot products for the block types Q8_0, Q4_0,
+// Q4_K and Q6_K, float ones for F16 and BF16.
 //
-// x arrives rounded to int8 blocks (core/math/act_quant.h): ActBlock32 for Q8_0 / Q4_0,
-// ActBlock256 for Q4_K / Q6_K, w.cols / 32 or w.cols / 256 blocks per token, token after token.
 // y[t][r] = Σ_k w[r][k] · x̃[t][k] for rows [row_begin, row_end) and every token t < n, where
-// x̃ = d · q is the rounded activation, computed as llama.cpp computes it: integer products of the
-// weight's quants with x's int8 quants, scaled per block.
+// x̃ is x as the set rounds it for w's type (fast_input below), token after token.
 //
-// The order, the same on every path of the set (so they give the same bits) and for every tile,
-// thread and batch: a row is cut into chunks of 32 elements and lane l (of eight) of a chunk holds
-// elements 4l .. 4l + 3. Per weight block and lane, an exact int32 I_l sums those elements'
-// products (Q4_0: (q - 8) · x; Q6_K: scale · (q - 32) · x over its sub-blocks of 16; Q4_K:
-// scale · q · x over its sub-blocks of 32, and M_l = min_l · Σ x of sub-block l). A float lane
-// accumulates block after block: acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then
+// Block types. x arrives rounded to int8 blocks (core/math/act_quant.h): ActBlock32 for Q8_0 /
+// Q4_0, ActBlock256 for Q4_K / Q6_K, w.cols / 32 or w.cols / 256 blocks per token; x̃ = d · q,
+// computed as llama.cpp computes it: integer products of the weight's quants with x's int8
+// quants, scaled per block.
+//
+// Their order, the same on every path of the set (so they give the same bits) and for every
+// tile, thread and batch: a row is cut into chunks of 32 elements and lane l (of eight) of a
+// chunk holds elements 4l .. 4l + 3. Per weight block and lane, an exact int32 I_l sums those
+// elements' products (Q4_0: (q - 8) · x; Q6_K: scale · (q - 32) · x over its sub-blocks of 16;
+// Q4_K: scale · q · x over its sub-blocks of 32, and M_l = min_l · Σ x of sub-block l). A float
+// lane accumulates block after block: acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then
 // acc_l = fma(-(dmin · d_x), float(M_l), acc_l); the lanes are added as the reference adds them
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h).
+//
+// F16 and BF16 (w.cols a multiple of 32; other shapes take the reference kernels). Sixteen
+// float lanes per output, fed a chunk of 32 elements at a time, chunk after chunk, each product
+// fused into its lane:
+//   F16: x as it is (float32, not rounded: llama.cpp rounds it to f16, which buys nothing on a
+//     CPU with F16C and costs a conversion per x vector); w widened by F16C; lane l takes
+//     element l of the chunk, then l + 16: acc_l = fma(w_k, x_k, acc_l).
+//   BF16: x rounded to bf16 (round to nearest even; ActChunkBf16, core/math/act_quant.h); lane
+//     l takes the pair 2l, 2l + 1 in `vdpbf16ps`'s order (Intel's pseudo-code; checked on the
+//     hardware bit for bit, 3.2 million random lanes with subnormals among them, and by
+//     test_fast_kernels): acc_l = fma(w_2l+1, x_2l+1, acc_l),
+//     then acc_l = fma(w_2l, x_2l, acc_l), the odd element first; two fused steps, not one
+//     fused pair. vdpbf16ps treats subnormal inputs as zero and flushes subnormal results to
+//     zero whatever MXCSR says, so the BF16 kernels run with MXCSR's DAZ and FTZ set (the final
+//     sums too) and restore it after.
+// Then the sixteen lanes fold to eight as l + (l + 8) and those are added in the reference's
+// order above. Every path computes F16 and BF16 with FMAs (512-bit on the vnni path, two
+// 256-bit vectors on avx-vnni / avx2), the same roundings in the same order, so the paths give
+// the same bits for any tile, thread and batch. There is no vdpbf16ps path: on the AVX-512 BF16
+// machine this was built on (12 and 24 independent chains, thread CPU time) a zmm vdpbf16ps
+// took 0.79 ns (32 products) and a zmm FMA 0.19 ns (16), so FMAs are 2× the products per
+// second and vdpbf16ps is the slower way to the same bits; a vdpbf16ps path would give them
+// (test_fast_kernels checks the instruction against the kernels).
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -28,11 +54,11 @@ using FastRowsFn = void (*)(const WeightTensor& w, const void* x, int n, float* 
                             int64_t row_begin, int64_t row_end);
 
 #if defined(__x86_64__)
-// AVX2 + FMA + F16C: vpmaddubsw + vpmaddwd.
+// AVX2 + FMA + F16C: vpmaddubsw + vpmaddwd; F16 / BF16 in pairs of 256-bit FMA vectors.
 void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
 // AVX-512 VNNI (with VL, on 256-bit vectors): vpdpbusd for Q8_0 / Q4_0, vpmaddubsw + vpdpwssd
-// for the scaled sub-blocks of Q4_K / Q6_K.
+// for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 in 512-bit FMA vectors.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
@@ -50,13 +76,35 @@ struct FastKernel {
 // Every path built into this program, fastest first (empty off x86-64).
 std::span<const FastKernel> fast_kernels();
 
-// Whether the fast set has integer kernels for weights of type `d` (the others use the
-// reference kernels).
-constexpr bool fast_kernels_handle(DType d) {
-    return d == DType::Q8_0 || d == DType::Q4_0 || d == DType::Q4_K || d == DType::Q6_K;
+// What the set multiplies a weight by: x rounded to int8 blocks of 32 or 256 (the block
+// types), x rounded to bf16 ([n][w.cols] uint16_t), or x itself (F16). `Reference`: the set has
+// no kernel for this weight (F32; F16 and BF16 whose rows are not whole chunks of 32), which
+// goes through the reference kernels as it is.
+enum class FastInput { Reference, Act32, Act256, Bf16, Float };
+
+inline constexpr int64_t kFastChunk = 32;  // elements per chunk of the F16 / BF16 kernels
+
+// x of F16 weights as the kernels read it: a chunk of a token's floats as they are.
+struct FloatChunk {
+    float q[kFastChunk];
+};
+
+constexpr FastInput fast_input(DType d, int64_t cols) {
+    switch (d) {
+        case DType::Q8_0:
+        case DType::Q4_0: return FastInput::Act32;
+        case DType::Q4_K:
+        case DType::Q6_K: return FastInput::Act256;
+        case DType::BF16: return cols % kFastChunk == 0 ? FastInput::Bf16 : FastInput::Reference;
+        case DType::F16: return cols % kFastChunk == 0 ? FastInput::Float : FastInput::Reference;
+        case DType::F32: return FastInput::Reference;
+    }
+    return FastInput::Reference;
 }
 
-// Elements per rounded activation block for weights of type `d` (32 or 256).
-constexpr int act_block_elems(DType d) { return d == DType::Q8_0 || d == DType::Q4_0 ? 32 : 256; }
+// Whether the fast set has its own kernel for `w` (the others use the reference kernels).
+inline bool fast_kernels_handle(const WeightTensor& w) {
+    return fast_input(w.dtype, w.cols) != FastInput::Reference;
+}
 
 }  // namespace kvw::cpu

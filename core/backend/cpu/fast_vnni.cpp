@@ -1,11 +1,13 @@
-// The fast set on AVX-512 VNNI (fast_kernels.h), on 256-bit vectors so that its int32 lanes are
-// the AVX2 path's: vpdpbusd sums four u8 · s8 products into each lane, vpdpwssd two i16 · i16.
-// Only these functions carry the target attribute; FastCpuBackend picks them after checking the
-// CPU.
+// The fast set on AVX-512 VNNI (fast_kernels.h): the integer steps on 256-bit vectors so that
+// their int32 lanes are the AVX2 path's (vpdpbusd sums four u8 · s8 products into each lane,
+// vpdpwssd two i16 · i16); F16 / BF16 in sixteen float lanes of one 512-bit vector. Only these
+// functions carry the target attribute; FastCpuBackend picks them after checking the CPU.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"
@@ -17,7 +19,10 @@ namespace kvw::cpu {
 
 namespace {
 
+#include "core/backend/cpu/fast_lanes512.inc"
+
 struct Isa {
+    using Lanes16 = Lanes16x512;
     KVW_SIMD static __m256i quads(__m256i acc, __m256i u, __m256i s) {
         return _mm256_dpbusd_epi32(acc, u, s);
     }
