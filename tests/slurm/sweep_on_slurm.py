@@ -61,7 +61,8 @@ def tables(folder):
 
 def wait_for_merge(folder, node, timeout=240):
     deadline = time.monotonic() + timeout
-    while not (folder / "sweep.csv").exists():
+    # The merge writes sweep.csv, then overlap.csv (each renamed into place whole): both.
+    while not ((folder / "sweep.csv").exists() and (folder / "overlap.csv").exists()):
         if time.monotonic() > deadline:
             status = kvw("--status", str(folder), env=node.env, check=False).stdout
             raise AssertionError(f"no merge in {folder} after {timeout} s\n{status}\n"
