@@ -77,9 +77,8 @@ StateManager::Recompute StateManager::reference(int from_row) const {
         for (int m = 0; m < L; ++m)
             context.push_back(context_view(m, start));  // even empty: it carries the types
         const bool has_layer0 = group.front() == 0;
-        ForwardOutput out =
-            run_forward(items, std::span<const int32_t>(P).subspan(size_t(start)), context,
-                             ForwardOptions{has_layer0, false});
+        ForwardOutput out = run_forward(items, std::span<const int32_t>(P).subspan(size_t(start)),
+                                        context, ForwardOptions{has_layer0, false});
         const std::string rows_made =
             "the recomputed rows " + std::to_string(start) + ".." + std::to_string(n - 1);
         for (int l : group) {
