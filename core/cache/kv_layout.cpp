@@ -64,7 +64,7 @@ std::unique_ptr<KvLayout> KvLayout::dormant_clone(const KvLayout* earlier) const
     for (int l = 0; l < n_layers(); ++l) rows_in_use.push_back(slab_rows_in_use(l));
     std::unique_ptr<KvLayout> copy = copy_layout();
     copy->slab_ = std::make_shared<RowBuffer>(
-        slab().frozen(rows_in_use, earlier && earlier->dormant() ? &earlier->slab() : nullptr));
+        slab().frozen(rows_in_use, earlier ? &earlier->slab() : nullptr));
     return copy;
 }
 

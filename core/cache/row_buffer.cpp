@@ -1,8 +1,10 @@
 #include "core/cache/row_buffer.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 namespace kvw {
 
@@ -77,28 +79,39 @@ void RowBuffer::Plane::read(int layer, int row, float* out) const {
                   r.scale ? r.scale + size_t(row) * groups : nullptr, kv_dim, groups, out);
 }
 
-void RowBuffer::Plane::save(int layer, int first, int n, uint8_t* out) const {
+template <class Self>
+auto RowBuffer::Plane::sections(Self& plane, int layer, int first, int n) {
+    using Byte = std::conditional_t<std::is_const_v<Self>, const uint8_t, uint8_t>;
+    struct Section {
+        Byte* at = nullptr;
+        size_t bytes = 0;
+    };
+    const auto bytes_at = [](auto& v, size_t element) {
+        return reinterpret_cast<Byte*>(v.data() + element);
+    };
     const size_t l = size_t(layer), r = size_t(first), count = size_t(n);
-    std::memcpy(out, data[l].data() + r * data_bytes(), count * data_bytes());
-    out += count * data_bytes();
-    if (!scales.empty()) {
-        std::memcpy(out, scales[l].data() + r * size_t(groups),
-                    count * scale_count() * sizeof(float));
-        out += count * scale_count() * sizeof(float);
+    std::array<Section, 3> out{};
+    out[0] = {bytes_at(plane.data[l], r * plane.data_bytes()), count * plane.data_bytes()};
+    if (!plane.scales.empty())
+        out[1] = {bytes_at(plane.scales[l], r * size_t(plane.groups)),
+                  count * plane.scale_count() * sizeof(float)};
+    if (!plane.saturated.empty())
+        out[2] = {bytes_at(plane.saturated[l], r), count * sizeof(uint32_t)};
+    return out;
+}
+
+void RowBuffer::Plane::save(int layer, int first, int n, uint8_t* out) const {
+    for (const auto& s : sections(*this, layer, first, n)) {
+        if (s.bytes > 0) std::memcpy(out, s.at, s.bytes);
+        out += s.bytes;
     }
-    if (!saturated.empty()) std::memcpy(out, saturated[l].data() + r, count * sizeof(uint32_t));
 }
 
 void RowBuffer::Plane::load(int layer, int first, int n, const uint8_t* in) {
-    const size_t l = size_t(layer), r = size_t(first), count = size_t(n);
-    std::memcpy(data[l].data() + r * data_bytes(), in, count * data_bytes());
-    in += count * data_bytes();
-    if (!scales.empty()) {
-        std::memcpy(scales[l].data() + r * size_t(groups), in,
-                    count * scale_count() * sizeof(float));
-        in += count * scale_count() * sizeof(float);
+    for (const auto& s : sections(*this, layer, first, n)) {
+        if (s.bytes > 0) std::memcpy(s.at, in, s.bytes);
+        in += s.bytes;
     }
-    if (!saturated.empty()) std::memcpy(saturated[l].data() + r, in, count * sizeof(uint32_t));
 }
 
 KvRows RowBuffer::Plane::rows(int layer) const {

@@ -52,7 +52,7 @@ public:
     uint64_t bytes() const;
     // Bytes that travel with a row when it is moved or copied: row_bytes() and the row's clip
     // counters (counter_bytes). What bytes_moved() and a ring's bytes_assembled() count.
-    size_t slot_bytes() const { return row_bytes() + size_t(counter_bytes(storage_)); }
+    size_t slot_bytes() const { return k_.slot_bytes() + v_.slot_bytes(); }
 
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
@@ -118,7 +118,10 @@ private:
         size_t row_bytes() const { return data_bytes() + scale_count() * sizeof(float); }
         // Bytes of one row with its clip counter: what a frozen block holds per row and plane.
         size_t slot_bytes() const { return row_bytes() + (counts(type) ? sizeof(uint32_t) : 0); }
-        // Rows [first, first + n) of a layer, bytes, scales and counters, to `out` and back.
+        // Rows [first, first + n) of a layer as a frozen block holds them: their bytes, scales
+        // and counters, each a range of `plane` (empty where the type has none), in that order.
+        template <class Self>  // Plane or const Plane
+        static auto sections(Self& plane, int layer, int first, int n);
         void save(int layer, int first, int n, uint8_t* out) const;
         void load(int layer, int first, int n, const uint8_t* in);
         void write(int layer, int row, const float* x);
