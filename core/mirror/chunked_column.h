@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -11,8 +12,20 @@ namespace kvw {
 
 // One value per ledger record, in fixed-size chunks that Frames and session copies share
 // (ARCHITECTURE §7.1): a Frame takes a column by its chunk pointers, and a write copies a chunk
-// only while someone else still holds it. A tick that decays every brightness thus pays for the
-// copy in the tick, which writes every value anyway, and the Frame after it copies nothing.
+// only while someone else may read the value it changes. A tick that decays every brightness
+// thus pays for the copy in the tick, which writes every value anyway, and the Frame after it
+// copies nothing.
+//
+// Appends go into the last chunk in place even while it is shared: every holder reads a chunk
+// only up to its own count (a Frame's, a copy's size()), never past it, so a value put after
+// what the holders took is seen by nobody but the writer. Thus a tick that adds a record and
+// marks it live copies no chunk, where it used to copy the last 1,024 records for the Frame and
+// the mirror snapshot that shared them. The rule that makes it safe: a chunk's values past the
+// count some holder took (`shared_upto_`) belong to whoever appended them last, which is this
+// column exactly when the chunk's length equals its own count (a holder that appended past it
+// makes the chunk longer). Holders read the chunk's values through data(), never its size(),
+// which only the writing thread reads: a chunk handed out is a prefix of the values, counted by
+// whoever holds it (chunk_count_at).
 template <class T>
 class ChunkedColumn {
 public:
@@ -24,59 +37,117 @@ public:
     // otherwise.
     explicit ChunkedColumn(size_t chunk_size)
         : chunk_size_(chunk_size), shift_(chunk_shift(chunk_size, "ChunkedColumn")) {}
+    // A copy shares every chunk; both sides then copy before writing a value the other holds.
+    ChunkedColumn(const ChunkedColumn& other)
+        : chunk_size_(other.chunk_size_),
+          shift_(other.shift_),
+          size_(other.size_),
+          chunks_(other.chunks_),
+          shared_upto_(other.share_tail()) {}
+    ChunkedColumn& operator=(const ChunkedColumn& other) {
+        if (this != &other) *this = ChunkedColumn(other);
+        return *this;
+    }
+    ChunkedColumn(ChunkedColumn&&) noexcept = default;
+    ChunkedColumn& operator=(ChunkedColumn&&) noexcept = default;
+    ~ChunkedColumn() = default;
 
     size_t size() const { return size_; }
     const T& operator[](size_t i) const { return (*chunks_[i >> shift_])[i & (chunk_size_ - 1)]; }
 
     void push_back(T value) {
-        if (size_ % chunk_size_ == 0) {
+        const size_t offset = offset_of(size_);
+        if (offset == 0) {
             auto chunk = std::make_shared<Chunk>();
             chunk->reserve(chunk_size_);
             chunks_.push_back(std::move(chunk));
+            shared_upto_ = 0;
         }
-        writable(chunks_.size() - 1).push_back(std::move(value));
+        Chunk& last = appendable();
+        last.push_back(std::move(value));
         ++size_;
     }
 
     // Precondition: i < size().
     void set(size_t i, const T& value) { mutable_at(i) = value; }
-    // The value at i, to change in place: its chunk is copied first while another owner holds
-    // it. Precondition: i < size().
-    T& mutable_at(size_t i) { return writable(i >> shift_)[i & (chunk_size_ - 1)]; }
-    // Chunk `c` to change in place, copied first while another owner holds it: one check for
-    // a run of writes to the same chunk. Precondition: c < chunks().size().
-    Chunk& writable_chunk(size_t c) { return writable(c); }
+    // The value at i, to change in place: its chunk is copied first while another holder may
+    // read it. Precondition: i < size().
+    T& mutable_at(size_t i) { return writable(i >> shift_, offset_of(i))[offset_of(i)]; }
+    // Chunk `c` to change in place (any of its values), copied first while another owner holds
+    // it: one check for a run of writes to the same chunk. Precondition: c < chunks().size().
+    Chunk& writable_chunk(size_t c) { return writable(c, 0); }
     // The chunk that holds index i, and i's place in it.
     size_t chunk_of(size_t i) const { return i >> shift_; }
     size_t offset_of(size_t i) const { return i & (chunk_size_ - 1); }
+    size_t chunk_size() const { return chunk_size_; }
 
-    // Every chunk full but the last; what a Frame holds of the column.
-    const std::vector<ChunkPtr>& chunks() const { return chunks_; }
+    // Every chunk, full but the last, of which a holder reads chunk_count_at(c) values (a chunk
+    // may hold more, appended after); what a Frame holds of the column. Taking them marks the
+    // last chunk's values as shared: the next write to one of them copies it.
+    const std::vector<ChunkPtr>& chunks() const {
+        (void)share_tail();
+        return chunks_;
+    }
+    // How many of chunk c's values are this column's.
+    size_t chunk_count_at(size_t c) const {
+        return std::min(chunk_size_, size_ - std::min(size_, c * chunk_size_));
+    }
 
 private:
-    // The chunk to write, copied first while another owner holds it. use_count() may only
-    // overstate the owners here: copies of a chunk pointer are made by the thread that writes
-    // (the session's), and the others only let theirs go.
-    Chunk& writable(size_t c) {
+    // Marks this column's values in its last chunk as another holder's too; returns their count.
+    size_t share_tail() const {
+        shared_upto_ = chunks_.empty() ? 0 : chunk_count_at(chunks_.size() - 1);
+        return shared_upto_;
+    }
+
+    // Chunk c with this column's own values only, no other owner's: the chunk itself while
+    // nobody else holds it (values another owner appended after are dropped), else a copy.
+    Chunk& own_copy(size_t c) {
         ChunkPtr& chunk = chunks_[c];
+        const size_t count = chunk_count_at(c);
         if (chunk.use_count() != 1) {
             auto copy = std::make_shared<Chunk>();
             copy->reserve(chunk_size_);
-            copy->assign(chunk->begin(), chunk->end());
+            copy->assign(chunk->begin(), chunk->begin() + ptrdiff_t(count));
             chunk = std::move(copy);
-        } else {
-            // use_count() is a relaxed load: this fence orders the write below after the last
-            // reads of the owner (a Frame on the UI thread) whose release it just saw.
-            std::atomic_thread_fence(std::memory_order_acquire);
+            if (c + 1 == chunks_.size()) shared_upto_ = 0;
+            return const_cast<Chunk&>(*chunk);
         }
+        // use_count() is a relaxed load: this fence orders the writes after it after the last
+        // reads of the owner (a Frame on the UI thread) whose release it just saw.
+        std::atomic_thread_fence(std::memory_order_acquire);
         // Every chunk was made here as a non-const Chunk, so writing through it is defined.
-        return const_cast<Chunk&>(*chunk);
+        Chunk& mine = const_cast<Chunk&>(*chunk);
+        if (mine.size() > count) mine.erase(mine.begin() + ptrdiff_t(count), mine.end());
+        return mine;
+    }
+
+    // The last chunk to append to: in place when this column appended last (no holder reads
+    // past shared_upto_ <= its count), else its own copy.
+    Chunk& appendable() {
+        const size_t c = chunks_.size() - 1;
+        if (chunks_[c]->size() == chunk_count_at(c)) return const_cast<Chunk&>(*chunks_[c]);
+        return own_copy(c);
+    }
+
+    // Chunk c to write from value `from` on: in place when no other holder can read those
+    // values (nobody else holds the chunk, or they lie in the last chunk past what was shared
+    // and this column appended last), else its own copy.
+    Chunk& writable(size_t c, size_t from) {
+        const ChunkPtr& chunk = chunks_[c];
+        if (chunk.use_count() != 1 && c + 1 == chunks_.size() && from >= shared_upto_ &&
+            chunk->size() == chunk_count_at(c))
+            return const_cast<Chunk&>(*chunk);
+        return own_copy(c);
     }
 
     size_t chunk_size_;
     unsigned shift_;  // log2(chunk_size_)
     size_t size_ = 0;
     std::vector<ChunkPtr> chunks_;
+    // How many of the last chunk's values some other holder may read (a copy of this column,
+    // a Frame, a snapshot took them): a write to one of them copies the chunk first.
+    mutable size_t shared_upto_ = 0;
 };
 
 }  // namespace kvw

@@ -41,6 +41,7 @@ int64_t Ledger::add(EntryKind kind, int32_t token_id, std::string piece, int64_t
     entries_.push_back(std::move(e));
     if (id % kChunkRecords == 0) chunk_revisions_.push_back(0);
     chunk_revisions_.back() = next_revision();
+    record_revisions_.push_back(chunk_revisions_.back());
     // A new record's brightness is 0.0f, whose bits are 0: the sums stay as they are.
     for (ChunkedColumn<float>& column : brightness_) column.push_back(0.0f);
     return id;
@@ -60,7 +61,9 @@ LedgerEntry& Ledger::entry(int64_t id) {
 
 LedgerEntry& Ledger::changed_entry(int64_t id) {
     LedgerEntry& e = entry(id);
-    chunk_revisions_[size_t(id / kChunkRecords)] = next_revision();
+    const uint64_t revision = next_revision();
+    chunk_revisions_[size_t(id / kChunkRecords)] = revision;
+    record_revisions_.set(size_t(id), revision);
     return e;
 }
 

@@ -142,6 +142,14 @@ public:
     // Revisions are unique across every Ledger of the process, so an equal revision means equal
     // records even after the session replaced its ledger: Frames share unchanged chunks by it.
     uint64_t chunk_revision(int64_t c) const { return chunk_revisions_[size_t(c)]; }
+    // Each record's own revision in chunk c (as chunk_revision: taken when it was added or its
+    // standing last changed), so that a reader that remembers what it read of a chunk can tell
+    // which records are still as it read them: the state digest goes on from the records a
+    // tick left alone instead of reading the chunk again (ARCHITECTURE §6.1).
+    std::span<const uint64_t> record_revisions(int64_t c) const {
+        return {&record_revisions_[size_t(c) * size_t(kChunkRecords)],
+                record_revisions_.chunk_count_at(size_t(c))};
+    }
 
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can
     // put the mirror back without touching history: records born after the snapshot are kept,
@@ -166,10 +174,11 @@ private:
     LedgerEntry& changed_entry(int64_t id);
 
     int n_layers_;
-    ChunkedColumn<LedgerEntry> entries_{size_t(kChunkRecords)};  // [id]
-    std::vector<uint64_t> chunk_revisions_;                      // [chunk]
-    std::vector<ChunkedColumn<float>> brightness_;               // [layer][id]
-    std::vector<uint64_t> brightness_sums_;                      // [layer]: brightness_sum
+    ChunkedColumn<LedgerEntry> entries_{size_t(kChunkRecords)};        // [id]
+    std::vector<uint64_t> chunk_revisions_;                            // [chunk]
+    ChunkedColumn<uint64_t> record_revisions_{size_t(kChunkRecords)};  // [id]
+    std::vector<ChunkedColumn<float>> brightness_;                     // [layer][id]
+    std::vector<uint64_t> brightness_sums_;                            // [layer]: brightness_sum
 };
 
 template <typename Next>

@@ -21,16 +21,21 @@ public:
     // A layer's rows, chunk by chunk: the last Frame's chunk while it kept its revision
     // (LayerMaps::chunk_revision: a write renews the chunks from its first row on), else a
     // copy. Tracked, not compared: comparing 22 layers x 100,000 rows costs more than the Frame.
-    // So a tick that appends copies each layer's last chunk, a delete the chunks from its row.
+    // The last chunk, to which a tick appends a row, goes on in place past the rows the Frames
+    // before read, when its rows are unchanged (its blocks' revisions, and the rows of the block
+    // the append moved compared): a tick copies no rows, where each layer's last 4,096 were
+    // copied; a delete copies the chunks from its row.
     SharedRows<int64_t> pos2ledger(const LayerMaps& maps, int layer);
     SharedRows<int32_t> rope_pos(const LayerMaps& maps, int layer);
 
-private:
     template <class T>
     struct Kept {
         SharedRows<T> rows;
-        std::vector<uint64_t> revisions;  // [chunk] of the map they were copied from
+        std::vector<uint64_t> revisions;    // [chunk] of the map they were copied from
+        std::vector<uint64_t> last_blocks;  // [block of the last chunk] their revisions then
     };
+
+private:
     std::vector<Kept<int64_t>> pos2ledger_;  // [layer]
     std::vector<Kept<int32_t>> rope_pos_;    // [layer]
 };

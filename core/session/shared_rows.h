@@ -29,6 +29,13 @@ public:
     // Throws std::invalid_argument unless chunk_size is a power of two.
     explicit ChunkedRecords(size_t chunk_size)
         : shift_(chunk_shift(chunk_size, "ChunkedRecords")) {}
+    // The first `size` values of a ChunkedColumn's chunks (chunks(): each full but the last, which
+    // its writer may go on appending to after this Frame took it, so it is read up to `size`).
+    ChunkedRecords(const std::vector<ChunkPtr>& chunks, size_t size, size_t chunk_size)
+        : ChunkedRecords(chunk_size) {
+        for (size_t c = 0; c < chunks.size() && c * chunk_size < size; ++c)
+            append_chunk(chunks[c], std::min(chunk_size, size - c * chunk_size));
+    }
     // Cuts `records` into chunks (tests, small Frames, a vector handed over whole).
     ChunkedRecords(std::vector<Record> records,  // NOLINT(google-explicit-constructor)
                    size_t chunk_size = kDefaultChunk)
@@ -36,24 +43,30 @@ public:
         for (size_t first = 0; first < records.size(); first += chunk_size) {
             const size_t last = std::min(records.size(), first + chunk_size);
             append_chunk(std::make_shared<const Chunk>(
-                std::make_move_iterator(records.begin() + ptrdiff_t(first)),
-                std::make_move_iterator(records.begin() + ptrdiff_t(last))));
+                             std::make_move_iterator(records.begin() + ptrdiff_t(first)),
+                             std::make_move_iterator(records.begin() + ptrdiff_t(last))),
+                         last - first);
         }
     }
 
-    // Chunks are appended whole, each of at most chunk_size() records, and every chunk but the
-    // last must be full: std::logic_error otherwise.
-    void append_chunk(ChunkPtr chunk) {
-        if ((!chunks_.empty() && chunks_.back()->size() != chunk_size()) ||
-            chunk->size() > chunk_size())
-            throw std::logic_error("ChunkedRecords: a chunk of " + std::to_string(chunk->size()) +
-                                   " after a partial one, or over " + std::to_string(chunk_size()));
-        size_ += chunk->size();
+    // The first `count` records of `chunk` (at most its size and chunk_size()) after every
+    // chunk before, which must each have been taken full: std::logic_error otherwise. Only the
+    // count is read: the chunk may grow after (ChunkedColumn appends past what others took).
+    void append_chunk(ChunkPtr chunk, size_t count) {
+        if (size_ != chunks_.size() * chunk_size() || count > chunk_size() || count > chunk->size())
+            throw std::logic_error("ChunkedRecords: " + std::to_string(count) +
+                                   " records after a partial chunk, or over " +
+                                   std::to_string(chunk_size()) + " or the chunk's own");
+        size_ += count;
         data_.push_back(chunk->data());
         chunks_.push_back(std::move(chunk));
     }
     size_t chunk_count() const { return chunks_.size(); }
+    // Chunk c, of which this holds chunk_count_at(c) records (its own size may be larger).
     const ChunkPtr& chunk(size_t c) const { return chunks_[c]; }
+    size_t chunk_count_at(size_t c) const {
+        return std::min(chunk_size(), size_ - std::min(size_, c * chunk_size()));
+    }
     size_t chunk_size() const { return size_t(1) << shift_; }
 
     size_t size() const { return size_; }

@@ -41,15 +41,19 @@ void hash_stored_rows(StreamHash& f, const KvLayout& cache, int layer, int first
     f.bytes(stored.data(), stored.size());
 }
 
-uint64_t record_chunk_digest(const Ledger& ledger, int64_t chunk) {
-    StreamHash f;
+// Records [first, end) of the ledger fed to f, each with its standing.
+void hash_records(StreamHash& f, const Ledger& ledger, int64_t first, int64_t end) {
     const Ledger::Entries entries = ledger.entries();
-    const int64_t first = chunk * Ledger::kChunkRecords;
-    const int64_t end = std::min(first + Ledger::kChunkRecords, ledger.size());
     for (int64_t id = first; id < end; ++id) {
         hash_record(f, entries[size_t(id)]);
         hash_standing(f, entries[size_t(id)]);
     }
+}
+
+uint64_t record_chunk_digest(const Ledger& ledger, int64_t chunk) {
+    StreamHash f;
+    const int64_t first = chunk * Ledger::kChunkRecords;
+    hash_records(f, ledger, first, std::min(first + Ledger::kChunkRecords, ledger.size()));
     return f.digest();
 }
 
@@ -75,8 +79,15 @@ void hash_brightness(StreamHash& f, const Ledger& ledger, BrightnessInDigest how
                                  : ledger.brightness_sum(l));
             continue;
         }
-        for (const auto& chunk : ledger.brightness_chunks(l))
-            f.bytes(chunk->data(), chunk->size() * sizeof(float));
+        // each chunk up to the ledger's own count: a chunk may hold values appended after it
+        // (ChunkedColumn), which belong to another copy of the ledger
+        const auto& chunks = ledger.brightness_chunks(l);
+        for (size_t c = 0; c < chunks.size(); ++c) {
+            const size_t first = c * size_t(Ledger::kChunkRecords);
+            f.bytes(chunks[c]->data(),
+                    std::min(size_t(Ledger::kChunkRecords), size_t(ledger.size()) - first) *
+                        sizeof(float));
+        }
     }
 }
 
@@ -105,6 +116,24 @@ uint64_t StateDigest::from_scratch(const StateParts& state, BrightnessInDigest b
     return StateDigest().combine(state, brightness, true);
 }
 
+uint64_t StateDigest::records_digest(const Ledger& ledger, int64_t chunk, RecordsMemo& memo) {
+    const std::span<const uint64_t> revisions = ledger.record_revisions(chunk);
+    // Revisions are unique to a change of one record in any ledger (next_revision), so a record
+    // with the revision it had when hashed is the record that was hashed, in this ledger or in
+    // the one it was copied from.
+    const size_t kept = memo.revisions.size();
+    const bool goes_on =
+        kept > 0 && kept <= revisions.size() &&
+        std::equal(memo.revisions.begin(), memo.revisions.end(), revisions.begin());
+    if (!goes_on) memo.after = StreamHash();
+    const int64_t first = chunk * Ledger::kChunkRecords;
+    hash_records(memo.after, ledger, first + int64_t(goes_on ? kept : 0),
+                 first + int64_t(revisions.size()));
+    memo.revisions.assign(revisions.begin(), revisions.end());
+    memo.revision = ledger.chunk_revision(chunk);
+    return memo.after.digest();
+}
+
 uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness,
                               bool from_scratch) {
     StreamHash f;
@@ -112,11 +141,11 @@ uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness
     f.value(s.ledger.size());
     records_.resize(size_t(s.ledger.chunk_count()));
     for (int64_t c = 0; c < s.ledger.chunk_count(); ++c) {
-        Memo& m = records_[size_t(c)];
-        if (m.revision != s.ledger.chunk_revision(c)) {
-            m.revision = s.ledger.chunk_revision(c);
+        RecordsMemo& m = records_[size_t(c)];
+        if (from_scratch)
             m.digest = record_chunk_digest(s.ledger, c);
-        }
+        else if (m.revision != s.ledger.chunk_revision(c))
+            m.digest = records_digest(s.ledger, c, m);
         f.value(m.digest);
     }
     hash_brightness(f, s.ledger, brightness, from_scratch);

@@ -46,7 +46,17 @@ private:
         uint64_t cache_revision = 0;  // row blocks: the cache's revision of the same rows
         uint64_t digest = 0;
     };
-    std::vector<Memo> records_;            // [ledger chunk]
+    // A chunk of records as last digested: besides its revision and digest, the hash's state
+    // after its records and their revisions (Ledger::record_revisions), so that a chunk whose
+    // first records kept their revisions (a tick appended one, and marked it live) is digested
+    // on from there: the last chunk's 1,024 records with their per-layer standing were hashed
+    // again after every tick.
+    struct RecordsMemo : Memo {
+        StreamHash after;
+        std::vector<uint64_t> revisions;  // [record of the chunk] as hashed into `after`
+    };
+    uint64_t records_digest(const Ledger& ledger, int64_t chunk, RecordsMemo& memo);
+    std::vector<RecordsMemo> records_;     // [ledger chunk]
     std::vector<std::vector<Memo>> rows_;  // [layer][row block]
 };
 

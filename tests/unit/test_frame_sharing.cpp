@@ -222,14 +222,20 @@ private slots:
         for (int r = 0; r < a->layers[0].rows(); ++r)
             lit_before.push_back(a->layers[0].brightness(size_t(r)));
 
-        // A tick adds a record to the last chunk: the full chunks before it are shared.
+        // A tick adds a record to the last chunk, past what Frame a holds: every chunk is
+        // shared, the last one appended in place, and a still reads only its own records.
+        const std::vector<LedgerEntry> records_of_a = a->ledger.to_vector();
         s.step();
         const FramePtr b = s.frame();
         compare_with_state(*b, s);
-        for (size_t c = 0; c + 1 < a->ledger.chunk_count(); ++c)
+        QCOMPARE(b->ledger.size(), a->ledger.size() + 1);
+        for (size_t c = 0; c < a->ledger.chunk_count(); ++c)
             QVERIFY2(b->ledger.chunk(c) == a->ledger.chunk(c), qPrintable(QString::number(c)));
-        QVERIFY(b->ledger.chunk(a->ledger.chunk_count() - 1) !=
-                a->ledger.chunk(a->ledger.chunk_count() - 1));
+        QCOMPARE(a->ledger.size(), records_of_a.size());
+        for (size_t i = 0; i < records_of_a.size(); ++i) {
+            QCOMPARE(a->ledger[i].status, records_of_a[i].status);
+            QCOMPARE(a->ledger[i].died_tick, records_of_a[i].died_tick);
+        }
         // The tick's brightness update (decay and the new row's attention) reached every layer
         // and every chunk of it, in new copies: the Frame before still shows what it showed.
         for (size_t l = 0; l < a->layers.size(); ++l)
@@ -261,10 +267,10 @@ private slots:
         QCOMPARE(c->ledger[size_t(gone)].status[1], RowStatus::Removed);
     }
 
-    // A layer's rows travel in LayerMaps::kChunkRows chunks: an append renews the last chunk
-    // of every layer, a delete or an insert the chunks from its row on in its layers, and every
-    // other chunk is the last Frame's copy; each Frame still equals the state row for row, and
-    // an older Frame keeps the rows it had.
+    // A layer's rows travel in LayerMaps::kChunkRows chunks: an append goes on in the last
+    // chunk of every layer past the rows the Frames before read, a delete or an insert renews
+    // the chunks from its row on in its layers, and every other chunk is the last Frame's copy;
+    // each Frame still equals the state row for row, and an older Frame keeps the rows it had.
     void layer_rows_are_shared_by_chunk() {
         constexpr size_t kRows = LayerMaps::kChunkRows;
         SessionOptions o = options();
@@ -287,11 +293,9 @@ private slots:
         s.step();
         const FramePtr b = s.frame();
         compare_with_state(*b, s);
-        for (size_t l = 0; l < b->layers.size(); ++l) {
-            QVERIFY(shared(a, b, l, 0));
-            QVERIFY(shared(a, b, l, 1));
-            QVERIFY(!shared(a, b, l, 2));
-        }
+        for (size_t l = 0; l < b->layers.size(); ++l)
+            for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(a, b, l, chunk));
+        QCOMPARE(b->layers[0].rows(), a->layers[0].rows() + 1);
 
         s.apply_now({del(int(kRows) + 7, {1})});  // in layer 1's second chunk
         const FramePtr c = s.frame();
@@ -307,6 +311,19 @@ private slots:
         for (size_t l = 0; l < d->layers.size(); ++l)
             for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(!shared(c, d, l, chunk));
 
+        // The last row deleted and a tick's row put in its place: the rows the Frame before read
+        // changed, so the last chunk is a new copy, and that Frame keeps its rows.
+        const std::vector<int64_t> rows_of_d = d->layers[0].pos2ledger.to_vector();
+        const TickResult deleted = s.apply_now({del(d->layers[0].rows() - 1, {0})});
+        QVERIFY2(!deleted.rejected && !deleted.aborted,
+                 deleted.rejections.empty() ? "" : deleted.rejections[0].message.c_str());
+        QCOMPARE(s.state().rows(0), d->layers[0].rows() - 1);
+        s.step();
+        const FramePtr e = s.frame();
+        compare_with_state(*e, s);
+        QCOMPARE(e->layers[0].rows(), d->layers[0].rows());
+        QVERIFY(e->layers[0].pos2ledger.chunk(2) != d->layers[0].pos2ledger.chunk(2));
+        QVERIFY(d->layers[0].pos2ledger == rows_of_d);
         QVERIFY(a->layers[0].pos2ledger == rows_of_a);
     }
 
@@ -325,12 +342,77 @@ private slots:
         const ChunkedColumn<float>::Chunk* copy = column.chunks()[1].get();
         column.set(6, 60.0f);
         QVERIFY(column.chunks()[1].get() == copy);
-        column.push_back(10.0f);  // into the held last chunk: copied first
-        QCOMPARE(held[2]->size(), size_t(2));
+        // (chunks() would share the values it hands out: the chunk is told by its values' address)
+        column.push_back(10.0f);  // past what the holder took: in place, unseen by it
+        QVERIFY(&column[8] == held[2]->data());
+        column.set(10, 100.0f);  // the value only this column has: still in place
+        QVERIFY(&column[8] == held[2]->data());
+        column.set(9, 90.0f);  // a value the holder reads: copied first
+        QVERIFY(&column[8] != held[2]->data());
         QCOMPARE(column.size(), size_t(11));
         for (size_t i = 0; i < column.size(); ++i)
-            QCOMPARE(column[i], i == 5 ? 50.0f : i == 6 ? 60.0f : float(i));
-        for (size_t i = 0; i < 8; ++i) QCOMPARE((*held[i / 4])[i % 4], float(i));
+            QCOMPARE(column[i], i == 5    ? 50.0f
+                                : i == 6  ? 60.0f
+                                : i == 9  ? 90.0f
+                                : i == 10 ? 100.0f
+                                          : float(i));
+        for (size_t i = 0; i < 10; ++i) QCOMPARE((*held[i / 4])[i % 4], float(i));
+    }
+
+    // Two copies of a column share its last chunk; each appends, writes and reads its own
+    // values only, whichever appends first, and the copies' values never leak into each other.
+    // Checked against plain vectors that each copy's writes went to.
+    void column_copies_append_to_a_shared_chunk_without_seeing_each_other() {
+        constexpr size_t kChunk = 8;
+        ChunkedColumn<int> a(kChunk);
+        std::vector<int> want_a;
+        for (int i = 0; i < 11; ++i) {
+            a.push_back(i);
+            want_a.push_back(i);
+        }
+        ChunkedColumn<int> b = a;  // a snapshot: shares all of a's chunks
+        std::vector<int> want_b = want_a;
+        const auto same = [](const ChunkedColumn<int>& column, const std::vector<int>& want) {
+            if (column.size() != want.size()) return false;
+            for (size_t i = 0; i < want.size(); ++i)
+                if (column[i] != want[i]) return false;
+            return true;
+        };
+        // (chunks() would share the values it hands out: a chunk is told by its values' address)
+        const int* tail = &a[8];
+        a.push_back(100);  // a appended last: in place
+        want_a.push_back(100);
+        QVERIFY(&a[8] == tail);
+        a.set(11, 101);  // a's own value: in place
+        want_a[11] = 101;
+        QVERIFY(&a[8] == tail);
+        b.push_back(200);  // the chunk holds a's value there: b copies
+        want_b.push_back(200);
+        QVERIFY(&b[8] != tail);
+        a.set(10, 110);  // b held it (until b copied): a copies too
+        want_a[10] = 110;
+        for (int i = 0; i < 9; ++i) {  // both over a new chunk
+            a.push_back(300 + i);
+            want_a.push_back(300 + i);
+            b.push_back(400 + i);
+            want_b.push_back(400 + i);
+        }
+        QVERIFY(same(a, want_a));
+        QVERIFY(same(b, want_b));
+        QVERIFY(a.chunks()[0] == b.chunks()[0]);  // never written: still one chunk
+
+        // A copy left alone with a chunk another copy appended to drops those values before
+        // appending its own in place.
+        ChunkedColumn<int> c(kChunk);
+        for (int i = 0; i < 3; ++i) c.push_back(i);
+        {
+            ChunkedColumn<int> d = c;
+            d.push_back(7);
+            d.push_back(8);
+        }
+        c.push_back(3);
+        QVERIFY(same(c, {0, 1, 2, 3}));
+        QCOMPARE(c.chunks()[0]->size(), size_t(4));
     }
 
     // Layers of different lengths and orders (per-layer eviction) each read their own records'
@@ -356,8 +438,8 @@ private slots:
         for (int l = 0; l < kLayers; ++l) {
             LayerFrame got;
             got.pos2ledger = layer_rows[size_t(l)];
-            for (const auto& chunk : ledger.brightness_chunks(l))
-                got.record_brightness.append_chunk(chunk);
+            got.record_brightness = ChunkedRecords<float>(
+                ledger.brightness_chunks(l), size_t(ledger.size()), size_t(Ledger::kChunkRecords));
             const std::vector<int64_t>& want = layer_rows[size_t(l)];
             QCOMPARE(size_t(got.rows()), want.size());
             for (size_t r = 0; r < want.size(); ++r)

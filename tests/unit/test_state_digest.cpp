@@ -134,6 +134,41 @@ private slots:
         expect_new("a brightness in the last chunk of another layer");
     }
 
+    // The last chunk of records digested on from the records a change left alone: records
+    // appended one at a time (each marked live), a record earlier in the same chunk changed,
+    // and the ledger put back to an older copy of itself whose records the digest read in
+    // another standing. After each, the digest equals the from-scratch one, and every change
+    // gives a digest not seen before.
+    void a_chunk_is_digested_on_from_its_unchanged_records() {
+        Parts p;
+        StateDigest digest;
+        std::vector<uint64_t> seen{digest.update(p.state(), kSum)};
+        const auto expect_new = [&](const QString& what) {
+            const uint64_t now = digest.update(p.state(), kSum);
+            QVERIFY2(std::find(seen.begin(), seen.end(), now) == seen.end(), qPrintable(what));
+            QCOMPARE(now, StateDigest::from_scratch(p.state(), kSum));
+            seen.push_back(now);
+        };
+        const Ledger before = p.ledger;
+        for (int i = 0; i < 5; ++i) {
+            const int64_t id = p.ledger.add(EntryKind::Generated, 9 + i, "g", 1 + i);
+            expect_new(QString("record %1 added").arg(id));
+            p.ledger.mark_live(id, i % kLayers);
+            expect_new(QString("record %1 live").arg(id));
+        }
+        const int64_t last_chunk_first =
+            (p.ledger.size() - 1) / Ledger::kChunkRecords * Ledger::kChunkRecords;
+        p.ledger.mark_removed(last_chunk_first + 1, 1, 9);  // before the records appended
+        expect_new("an earlier record of the chunk removed");
+        p.ledger.add(EntryKind::Generated, 3, "h", 10);
+        expect_new("a record after it");
+        p.ledger = before;  // older: the same ids, other standing
+        QCOMPARE(digest.update(p.state(), kSum), seen.front());
+        QCOMPARE(digest.update(p.state(), kSum), StateDigest::from_scratch(p.state(), kSum));
+        p.ledger.add(EntryKind::Generated, 11, "i", 1);
+        expect_new("a record added to the older ledger");
+    }
+
     // The ledger's brightness sum, kept by every write, against the sum over every value
     // written plainly here: after random writes in every layer, after one bit of one value
     // changed, and after two records exchanged their values (each changes the sum).
