@@ -61,6 +61,12 @@ void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64
 // for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 in 512-bit FMA vectors.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
+// The vnni path's batches of the block types from kVnniBatchTokens tokens on: sixteen tokens in
+// a 512-bit vector (fast_vnni_batch.cpp), the same bits as the tiles of fast_tiles.inc. False
+// (nothing computed) for the other types.
+inline constexpr int kVnniBatchTokens = 8;
+bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                     int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
 // Lake and later client cores, Zen 5 desktop): vpdpbusd / vpdpwssd as the vnni path uses them.
 void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
