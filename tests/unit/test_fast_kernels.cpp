@@ -176,6 +176,11 @@ std::vector<float> product(Backend& backend, const Case& c, const std::vector<fl
     return y;
 }
 
+// Batch sizes that reach every tile: 1 (one token), 2 .. 7 (the tiles of fast_tiles.inc and
+// their tails), 8, 9, 16, 17 and 33 (the vnni path's vectors of sixteen tokens,
+// fast_vnni_batch.cpp: one partly filled, one full, full ones and a tail).
+constexpr int kBatchSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 33};
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
 }
@@ -242,7 +247,8 @@ private slots:
     }
 
     // Q8_0, Q4_0, Q4_K, Q6_K, F16, BF16: rows not a multiple of any tile, several blocks or
-    // chunks a row, 1..9 tokens (one-token tiles, batch tiles and their tails): each output
+    // chunks a row, every batch size of kBatchSizes (one-token tiles, batch tiles, vectors of
+    // sixteen tokens and their tails): each output
     // within float32 rounding of the float64 product with x as the set rounds it (a wrong
     // nibble, scale, min or lane is off by O(1)).
     void path_matches_float64_reference() {
@@ -252,7 +258,7 @@ private slots:
         QCOMPARE(QString::fromUtf8(backend.path().data(), qsizetype(backend.path().size())), path);
         int checked = 0;
         for (const Case& c : fast_cases()) {
-            for (int n = 1; n <= 9; ++n) {
+            for (const int n : kBatchSizes) {
                 const std::vector<float> x = inputs(n, c.w.cols, uint32_t(40 + n));
                 const std::vector<float> y = product(backend, c, x, n);
                 const double err = worst_relative_error(c, fast_inputs(c, x), n, y);
@@ -425,16 +431,19 @@ private slots:
     void bitwise_stable_over_threads_and_batches_data() { path_matches_float64_reference_data(); }
 
     // 1, 2 and 3 threads give the same bits; a token's outputs are the same bits alone as in a
-    // batch of 2 .. 9 (every batch tile and tail) at any place in it.
+    // batch of any size of kBatchSizes (every batch tile and tail) at any place in it.
     void bitwise_stable_over_threads_and_batches() {
         QFETCH(QString, path);
         skip_unless_cpu_has(path);
         const std::vector<Case> cases = fast_cases();
-        std::vector<std::vector<float>> one_thread(cases.size());
+        // one thread's batch of each case and size, [case][size]
+        std::vector<std::vector<float>> one_thread(cases.size() * std::size(kBatchSizes));
         for (const int threads : {1, 2, 3}) {
             FastCpuBackend backend(threads, path.toStdString());
             for (const Case& c : cases) {
-                for (int n = 2; n <= 9; ++n) {
+                for (size_t size = 0; size < std::size(kBatchSizes); ++size) {
+                    const int n = kBatchSizes[size];
+                    if (n == 1) continue;
                     const std::vector<float> x = inputs(n, c.w.cols, 99);
                     const std::vector<float> batch = product(backend, c, x, n);
                     for (int t = 0; t < n; ++t) {
@@ -449,14 +458,15 @@ private slots:
                                                 .arg(n)
                                                 .arg(threads)));
                     }
-                    if (n != 9) continue;
-                    std::vector<float>& reference = one_thread[size_t(&c - cases.data())];
+                    std::vector<float>& reference =
+                        one_thread[size_t(&c - cases.data()) * std::size(kBatchSizes) + size];
                     if (threads == 1)
                         reference = batch;
                     else
                         QVERIFY2(same_bits(batch, reference),
-                                 qPrintable(QString("%1: %2 threads differ from 1")
+                                 qPrintable(QString("%1, %2 tokens: %3 threads differ from 1")
                                                 .arg(c.name.c_str())
+                                                .arg(n)
                                                 .arg(threads)));
                 }
             }
