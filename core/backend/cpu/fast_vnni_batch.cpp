@@ -51,7 +51,6 @@ struct XBlock {
 
 // The maskz forms keep GCC 12 from warning about the _mm512_undefined inside the plain
 // intrinsics (as fast_lanes512.inc).
-KVW_SIMD inline __m512i srl(__m512i v, unsigned n) { return _mm512_maskz_srli_epi32(0xffff, v, n); }
 KVW_SIMD inline __m512i sll(__m512i v, unsigned n) { return _mm512_maskz_slli_epi32(0xffff, v, n); }
 KVW_SIMD inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
 
@@ -61,102 +60,115 @@ KVW_SIMD inline float half_at(const uint8_t* p) {
     return _cvtsh_ss(h);
 }
 
-KVW_SIMD inline __m512i dword_broadcast(const uint8_t* p) {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return _mm512_set1_epi32(v);
+KVW_SIMD inline __m256i load32(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// Each type: its activation block (Act, C chunks), the correction's c (kCorrShift: c = 2^k,
-// or none), the block's bytes, and per (block, lane, row) `lane_sum` (the int32 I_l for the
-// tokens of one vector) and the float steps around it.
+KVW_SIMD inline void store32(uint8_t* p, __m256i v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+}
+
+// Each type: its activation block (Act, C chunks of 32), the correction's c (kCorrShift:
+// c = 2^k, or none), its block's bytes, and W, a block unpacked once per row tile and chunk of
+// tokens (then read by every vector of tokens): the unsigned weight bytes in element order (so
+// lane l of chunk c is q[32c + 4l ..]), the scales as floats and, for Q4_K / Q6_K, the
+// sub-blocks' scales as int32 (high half 0, for vpdpwssd) and Q4_K's mins as float.
 struct Q8_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
-    struct Row {
-        const uint8_t* b;
+    static constexpr bool kMins = false;
+    struct W {
+        uint8_t q[32];  // w + 128
+        float d;
     };
-    KVW_SIMD static Row row(const uint8_t* b) { return {b}; }
-    KVW_SIMD static float d(const Row& r) { return half_at(r.b); }
-    KVW_STEP static __m512i weight(const Row& r, int /*c*/, int l) {
-        return _mm512_xor_si512(dword_broadcast(r.b + 2 + 4 * l), _mm512_set1_epi8(int8_t(0x80)));
+    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+        store32(w.q, _mm256_xor_si256(load32(b + 2), _mm256_set1_epi8(int8_t(0x80))));
+        w.d = half_at(b);
     }
 };
 
 struct Q4_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ4_0BlockBytes, kCorrShift = 3;
-    struct Row {
-        const uint8_t* b;
+    static constexpr bool kMins = false;
+    struct W {
+        uint8_t q[32];  // w + 8
+        float d;
     };
-    KVW_SIMD static Row row(const uint8_t* b) { return {b}; }
-    KVW_SIMD static float d(const Row& r) { return half_at(r.b); }
-    // elements 4l .. 4l + 3: the low nibbles of bytes 4l .. for l < 4, the high ones of 4(l - 4)
-    KVW_STEP static __m512i weight(const Row& r, int /*c*/, int l) {
-        const __m512i bytes = dword_broadcast(r.b + 2 + 4 * (l % 4));
-        return _mm512_and_si512(l < 4 ? bytes : srl(bytes, 4), _mm512_set1_epi8(0x0f));
+    // elements 0 .. 15 the low nibbles of the 16 bytes, 16 .. 31 the high ones
+    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 2));
+        store32(w.q, _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(bytes, 4), bytes),
+                                      _mm256_set1_epi8(0x0f)));
+        w.d = half_at(b);
     }
 };
 
-// Q4_K and Q6_K: a row's block decoded once per tile into scales (int32, high half 0, for
-// vpdpwssd) and, for Q4_K, mins as float.
 struct Q4_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ4_KBlockBytes, kCorrShift = -1;
-    struct Row {
-        const uint8_t* b;
+    static constexpr bool kMins = true;
+    struct W {
+        uint8_t q[256];
+        float d, dmin;
         int32_t scale[8];
         float min[8];
     };
-    KVW_SIMD static Row row(const uint8_t* b) {
-        Row r;
-        r.b = b;
+    // sub-blocks 2p and 2p + 1: the low and the high nibbles of 32 bytes
+    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+        w.d = half_at(b);
+        w.dmin = half_at(b + 2);
         uint32_t words[4];
         q4_k_scales_mins(b + 4, words);
         uint8_t bytes[16];
         std::memcpy(bytes, words, 16);
         for (int j = 0; j < 8; ++j) {
-            r.scale[j] = bytes[j];
-            r.min[j] = float(bytes[8 + j]);
+            w.scale[j] = bytes[j];
+            w.min[j] = float(bytes[8 + j]);
         }
-        return r;
+        const __m256i low4 = _mm256_set1_epi8(0x0f);
+        for (int p = 0; p < 4; ++p) {
+            const __m256i q = load32(b + 16 + 32 * p);
+            store32(w.q + 64 * p, _mm256_and_si256(q, low4));
+            store32(w.q + 64 * p + 32, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4));
+        }
     }
-    KVW_SIMD static float d(const Row& r) { return half_at(r.b); }
-    KVW_SIMD static float dmin(const Row& r) { return half_at(r.b + 2); }
-    // chunk c: sub-block c, the low nibbles of 32 bytes for even c, the high ones for odd c
-    KVW_STEP static __m512i weight(const Row& r, int c, int l) {
-        const __m512i bytes = dword_broadcast(r.b + 16 + 32 * (c / 2) + 4 * l);
-        return _mm512_and_si512(c % 2 == 0 ? bytes : srl(bytes, 4), _mm512_set1_epi8(0x0f));
-    }
-    KVW_SIMD static int scale_of(int c, int /*l*/) { return c; }
+    // chunk c is sub-block c
+    static constexpr int scale_of(int c, int /*l*/) { return c; }
 };
 
 struct Q6_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ6_KBlockBytes, kCorrShift = 5;
-    struct Row {
-        const uint8_t* b;
+    static constexpr bool kMins = false;
+    struct W {
+        uint8_t q[256];  // w + 32
+        float d;
         int32_t scale[16];
     };
-    KVW_SIMD static Row row(const uint8_t* b) {
-        Row r;
-        r.b = b;
-        for (int j = 0; j < 16; ++j) r.scale[j] = int32_t(uint16_t(int16_t(int8_t(b[192 + j]))));
-        return r;
-    }
-    KVW_SIMD static float d(const Row& r) { return half_at(r.b + 208); }
-    // dequant.h's layout: chunk c = 4h + k of half h takes its low bits from nibble k / 2 of
+    // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
     // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]
-    KVW_STEP static __m512i weight(const Row& r, int c, int l) {
-        const int h = c / 4, k = c % 4;
-        const __m512i ql = dword_broadcast(r.b + 64 * h + 32 * (k % 2) + 4 * l);
-        const __m512i qh = dword_broadcast(r.b + 128 + 32 * h + 4 * l);
-        const __m512i low = _mm512_and_si512(k < 2 ? ql : srl(ql, 4), _mm512_set1_epi8(0x0f));
-        const __m512i high = k == 0 ? sll(qh, 4) : k == 1 ? sll(qh, 2) : k == 2 ? qh : srl(qh, 2);
-        return _mm512_ternarylogic_epi32(low, high, _mm512_set1_epi8(0x30), 0xf8);  // a | b & c
+    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+        w.d = half_at(b + 208);
+        for (int j = 0; j < 16; ++j)
+            w.scale[j] = int32_t(uint16_t(int16_t(static_cast<int8_t>(b[192 + j]))));
+        const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i ql0 = load32(b + 64 * h), ql1 = load32(b + 64 * h + 32);
+            const __m256i qh = load32(b + 128 + 32 * h);
+            uint8_t* q = w.q + 128 * h;
+            store32(q, _mm256_or_si256(_mm256_and_si256(ql0, low4),
+                                       _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)));
+            store32(q + 32, _mm256_or_si256(_mm256_and_si256(ql1, low4),
+                                            _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)));
+            store32(q + 64, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                                            _mm256_and_si256(qh, bits45)));
+            store32(q + 96, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                            _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)));
+        }
     }
     // lane l of chunk c lies in sub-block 2c + (l >= 4)
-    KVW_SIMD static int scale_of(int c, int l) { return 2 * c + (l >= 4 ? 1 : 0); }
+    static constexpr int scale_of(int c, int l) { return 2 * c + (l >= 4 ? 1 : 0); }
 };
 
 // x[t0 .. t0 + 16) (tokens past n as zeros) laid out as XBlock for each of the `blocks` blocks.
@@ -191,32 +203,33 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
     }
 }
 
-// The int32 I_l of R rows for sixteen tokens: Q8_0 / Q4_0 one vpdpbusd from the correction;
-// Q4_K / Q6_K the sum over chunks of each chunk's four products times its scale.
+// Lane l's int32 I_l of one row's block w for sixteen tokens x, the weight's four bytes of each
+// chunk broadcast: Q8_0 / Q4_0 one vpdpbusd from the correction; Q4_K / Q6_K the sum over
+// chunks of each chunk's four products times its scale.
 template <class K>
-KVW_STEP __m512i lane_sum(const typename K::Row& row, const XBlock<K::C>& x, int l) {
-    if constexpr (K::C == 1) {
-        return _mm512_dpbusd_epi32(_mm512_load_si512(x.corr[0][l]), K::weight(row, 0, l),
-                                   _mm512_load_si512(x.q[0][l]));
-    } else {
-        __m512i sum = _mm512_setzero_si512();
+KVW_STEP __m512i lane_sum(const typename K::W& w, const XBlock<K::C>& x, int l) {
+    __m512i sum = _mm512_setzero_si512();
 #pragma GCC unroll 8
-        for (int c = 0; c < K::C; ++c) {
-            const __m512i start =
-                K::kCorrShift >= 0 ? _mm512_load_si512(x.corr[c][l]) : _mm512_setzero_si512();
-            const __m512i four =
-                _mm512_dpbusd_epi32(start, K::weight(row, c, l), _mm512_load_si512(x.q[c][l]));
-            sum = _mm512_dpwssd_epi32(sum, four, _mm512_set1_epi32(row.scale[K::scale_of(c, l)]));
-        }
-        return sum;
+    for (int c = 0; c < K::C; ++c) {
+        int32_t four_bytes;
+        std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
+        const __m512i start =
+            K::kCorrShift >= 0 ? _mm512_load_si512(x.corr[c][l]) : _mm512_setzero_si512();
+        const __m512i four =
+            _mm512_dpbusd_epi32(start, _mm512_set1_epi32(four_bytes), _mm512_load_si512(x.q[c][l]));
+        if constexpr (K::C == 1)
+            sum = four;
+        else
+            sum = _mm512_dpwssd_epi32(sum, four, _mm512_set1_epi32(w.scale[K::scale_of(c, l)]));
     }
+    return sum;
 }
 
-// R weight rows × the sixteen tokens of `xs` (blocks of them): acc[r][l] the lanes of row r for
-// the sixteen tokens, the promised steps per block; then added in the promised order into
-// y[(t0 + t) · y_stride + row] for the valid tokens.
+// R unpacked weight rows (blocks of them) × the sixteen tokens of xs (tokens t0 ..): acc[r][l]
+// the lanes of row r for the sixteen tokens, the promised steps per block; then added in the
+// promised order into y[t · y_stride + row] for the `valid` tokens.
 template <class K, int R>
-KVW_SIMD void tile(const uint8_t* const* rows, const int64_t* row_of, const XBlock<K::C>* xs,
+KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, const XBlock<K::C>* xs,
                    int64_t blocks, int64_t t0, int valid, float* y, int64_t y_stride) {
     __m512 acc[R][kLanes];
 #pragma GCC unroll 8
@@ -226,29 +239,25 @@ KVW_SIMD void tile(const uint8_t* const* rows, const int64_t* row_of, const XBlo
     for (int64_t b = 0; b < blocks; ++b) {
         const XBlock<K::C>& x = xs[b];
         const __m512 dx = _mm512_load_ps(x.d);
-        typename K::Row row[R];
         __m512 scale[R];
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) {
-            row[r] = K::row(rows[r] + b * K::kBytes);
-            scale[r] = _mm512_mul_ps(_mm512_set1_ps(K::d(row[r])), dx);
-        }
+        for (int r = 0; r < R; ++r) scale[r] = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].d), dx);
 #pragma GCC unroll 8
         for (int l = 0; l < kLanes; ++l)
 #pragma GCC unroll 8
             for (int r = 0; r < R; ++r)
                 acc[r][l] =
-                    _mm512_fmadd_ps(scale[r], to_float(lane_sum<K>(row[r], x, l)), acc[r][l]);
-        if constexpr (requires { K::dmin(row[0]); }) {
+                    _mm512_fmadd_ps(scale[r], to_float(lane_sum<K>(rows[r][b], x, l)), acc[r][l]);
+        if constexpr (K::kMins) {
             // Q4_K's mins: lane l is sub-block l, min_l · Σ x exact in float
 #pragma GCC unroll 8
             for (int r = 0; r < R; ++r) {
-                const __m512 dmin = _mm512_mul_ps(_mm512_set1_ps(K::dmin(row[r])), dx);
+                const __m512 scale_min = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].dmin), dx);
 #pragma GCC unroll 8
                 for (int l = 0; l < kLanes; ++l)
                     acc[r][l] = _mm512_fnmadd_ps(
-                        dmin,
-                        _mm512_mul_ps(_mm512_set1_ps(row[r].min[l]), _mm512_load_ps(x.sums[l])),
+                        scale_min,
+                        _mm512_mul_ps(_mm512_set1_ps(rows[r][b].min[l]), _mm512_load_ps(x.sums[l])),
                         acc[r][l]);
             }
         }
@@ -261,50 +270,51 @@ KVW_SIMD void tile(const uint8_t* const* rows, const int64_t* row_of, const XBlo
                           _mm512_add_ps(_mm512_add_ps(a[1], a[5]), _mm512_add_ps(a[3], a[7])));
         alignas(64) float out[kTokens];
         _mm512_store_ps(out, sum);
-        for (int t = 0; t < valid; ++t) y[(t0 + t) * y_stride + row_of[r]] = out[t];
+        for (int t = 0; t < std::min(kTokens, valid); ++t)
+            y[(t0 + t) * y_stride + row_of[r]] = out[t];
     }
 }
 
 // x laid out per call, a chunk of tokens whose layout fits kChunkBytes (in L2 while every row
-// tile passes); rows in tiles of kRows, the rest one at a time.
-constexpr int64_t kChunkBytes = 768 << 10;
+// tile passes); each tile's rows unpacked once per chunk (in L1 while the chunk's vectors of
+// tokens pass), the rows in tiles of R, the rest one at a time. Measured (one thread, 128
+// tokens, thread CPU time): R = 4 (Q4_0 / Q8_0 / Q6_K) and 3 (Q4_K) beat 1 to 6 rows by one
+// or two vectors of tokens; unpacking once per chunk beat unpacking per vector by 1.1-1.3×.
+constexpr int64_t kChunkBytes = 768 << 10;  // 256 KiB and 1.5 MiB were slower on 5632 columns
 
-template <class K, int kRows>
+template <class K, int R>
 KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int64_t row_begin,
                     int64_t row_end) {
     const auto* x = static_cast<const typename K::Act*>(xv);
     const int64_t blocks = w.cols / (32 * K::C);
     const int64_t groups = (n + kTokens - 1) / kTokens;
-    const int64_t group_bytes = blocks * int64_t(sizeof(XBlock<K::C>));
-    const int64_t per_chunk = std::max<int64_t>(1, kChunkBytes / group_bytes);
+    const int64_t per_chunk =
+        std::max<int64_t>(1, kChunkBytes / (blocks * int64_t(sizeof(XBlock<K::C>))));
     thread_local std::vector<XBlock<K::C>> laid;
+    thread_local std::vector<typename K::W> unpacked;
     laid.resize(size_t(std::min(groups, per_chunk) * blocks));
+    unpacked.resize(size_t(R * blocks));
     for (int64_t g0 = 0; g0 < groups; g0 += per_chunk) {
         const int64_t g1 = std::min(groups, g0 + per_chunk);
         for (int64_t g = g0; g < g1; ++g)
             lay_out<K>(x, blocks, g * kTokens, n, laid.data() + (g - g0) * blocks);
-        const auto run = [&]<int R>(const uint8_t* const* rows, const int64_t* row_of) {
-            for (int64_t g = g0; g < g1; ++g) {
-                const int valid = int(std::min<int64_t>(kTokens, n - g * kTokens));
-                tile<K, R>(rows, row_of, laid.data() + (g - g0) * blocks, blocks, g * kTokens,
-                           valid, y, w.rows);
+        const auto rows_from = [&]<int RR>(int64_t r0) {
+            const typename K::W* rows[RR];
+            int64_t row_of[RR];
+            for (int i = 0; i < RR; ++i) {
+                row_of[i] = r0 + i;
+                typename K::W* out = unpacked.data() + i * blocks;
+                const uint8_t* in = w.row_ptr(r0 + i);
+                for (int64_t b = 0; b < blocks; ++b) K::unpack(in + b * K::kBytes, out[b]);
+                rows[i] = out;
             }
+            for (int64_t g = g0; g < g1; ++g)
+                tile<K, RR>(rows, row_of, laid.data() + (g - g0) * blocks, blocks, g * kTokens,
+                            int(n - g * kTokens), y, w.rows);
         };
         int64_t r = row_begin;
-        for (; r + kRows <= row_end; r += kRows) {
-            const uint8_t* rows[kRows];
-            int64_t row_of[kRows];
-            for (int i = 0; i < kRows; ++i) {
-                row_of[i] = r + i;
-                rows[i] = w.row_ptr(r + i);
-            }
-            run.template operator()<kRows>(rows, row_of);
-        }
-        for (; r < row_end; ++r) {
-            const uint8_t* rows[1] = {w.row_ptr(r)};
-            const int64_t row_of[1] = {r};
-            run.template operator()<1>(rows, row_of);
-        }
+        for (; r + R <= row_end; r += R) rows_from.template operator()<R>(r);
+        for (; r < row_end; ++r) rows_from.template operator()<1>(r);
     }
 }
 
@@ -313,10 +323,10 @@ KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int6
 bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                      int64_t row_end) {
     switch (w.dtype) {
-        case DType::Q8_0: batch<Q8_0Batch, 3>(w, x, n, y, row_begin, row_end); return true;
-        case DType::Q4_0: batch<Q4_0Batch, 3>(w, x, n, y, row_begin, row_end); return true;
-        case DType::Q4_K: batch<Q4_KBatch, 2>(w, x, n, y, row_begin, row_end); return true;
-        case DType::Q6_K: batch<Q6_KBatch, 2>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q8_0: batch<Q8_0Batch, 4>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_0: batch<Q4_0Batch, 4>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_K: batch<Q4_KBatch, 3>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q6_K: batch<Q6_KBatch, 4>(w, x, n, y, row_begin, row_end); return true;
         default: return false;
     }
 }
