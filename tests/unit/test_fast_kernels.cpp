@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "core/backend/backend_registry.h"
+#include "core/backend/cpu/act_round.h"
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_features.h"
 #include "core/backend/cpu/fast_cpu_backend.h"
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/engine/transformer.h"
@@ -425,6 +427,52 @@ private slots:
         }
 #else
         QSKIP("MXCSR is x86's");
+#endif
+    }
+
+    // x's int8 rounding on AVX-512 (act_round_avx512.cpp) gives the scalar functions' bits
+    // (core/math/act_quant.h): scales, quants and sums per 16, on blocks of mixed magnitudes,
+    // an all-zero block, NaN at every place of a block, infinities, subnormals, signed zeros and
+    // exact halves (x · (1/d) landing on .5: 127 · k / 254 with max|x| = 1, which rounds to even).
+    void avx512_rounding_gives_the_scalar_bits() {
+#if defined(__x86_64__)
+        if (!cpu::cpu_has_avx512()) QSKIP("this CPU lacks AVX-512 F / BW / VL");
+        constexpr int64_t kBlocks256 = 16, kCols = 256 * kBlocks256;
+        std::vector<float> x(static_cast<size_t>(kCols));
+        uint32_t seed = 5;
+        for (int64_t i = 0; i < kCols; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            const float unit = float(seed >> 8) / float(1u << 23) - 1.0f;
+            x[size_t(i)] = std::ldexp(unit, int(i / 256) * 4 - 30);  // 2^-30 .. 2^30
+        }
+        for (int i = 256; i < 512; ++i) x[size_t(i)] = 0.0f;          // an all-zero block of 256
+        for (int k = 0; k < 32; ++k) x[size_t(2560 + 33 * k)] = NAN;  // at each place of a block
+        x[900] = INFINITY;
+        x[1400] = -INFINITY;
+        x[1700] = std::ldexp(1.0f, -140);  // subnormal
+        x[1701] = -0.0f;
+        x[2048] = 1.0f;  // a block whose max is 1: halves at 127 · k / 254
+        for (int k = 1; k < 32; ++k) x[size_t(2048 + k)] = float(2 * k - 1) / 254.0f;
+        const auto bytes_equal = [](const auto& a, const auto& b) {
+            return a.size() == b.size() &&
+                   std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+        };
+        std::vector<ActBlock32> want32(static_cast<size_t>(kCols / 32)), got32(want32.size());
+        round_act_row_32(x.data(), int64_t(want32.size()), want32.data());
+        cpu::round_act_row_32_avx512(x.data(), int64_t(got32.size()), got32.data());
+        QVERIFY(bytes_equal(want32, got32));
+        std::vector<ActBlock256> want256(static_cast<size_t>(kBlocks256)), got256(want256.size());
+        round_act_row_256(x.data(), kBlocks256, want256.data());
+        cpu::round_act_row_256_avx512(x.data(), kBlocks256, got256.data());
+        QVERIFY(bytes_equal(want256, got256));
+        // the data reach the cases named: a zero block, a NaN quant, a tie rounded to even
+        QCOMPARE(want256[1].d, 0.0f);
+        QCOMPARE(int(want32[2560 / 32].q[0]), 0);
+        QVERIFY(want32[2560 / 32].d > 0.0f);       // the NaN left out of max|x|
+        QCOMPARE(int(want32[2048 / 32].q[1]), 0);  // 0.5 → 0
+        QCOMPARE(int(want32[2048 / 32].q[2]), 2);  // 1.5 → 2
+#else
+        QSKIP("AVX-512 is x86's");
 #endif
     }
 

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/backend/cpu/fast_kernels.h"
@@ -38,15 +39,25 @@ namespace {
 constexpr int kTokens = 16;  // tokens in a vector
 constexpr int kLanes = 8;    // int32 lanes of a 32-element chunk (fast_kernels.h)
 
-// A block's x for sixteen tokens, C chunks of 32 elements: q[c][l] the four int8 of lane l of
-// chunk c for each token; corr[c][l] the int32 each of their sums starts from; d the tokens'
-// scales; sums[j] (Q4_K) Σ x of sub-block j as float (exact: |Σ| <= 32 · 127).
+// A block's x for sixteen tokens, K::C chunks of 32 elements: q[c][l] the four int8 of lane l
+// of chunk c for each token; d the tokens' scales; where the type needs them, corr.v[c][l] the
+// int32 each of their sums starts from and (Q4_K) sums.v[j], Σ x of sub-block j as float
+// (exact: |Σ| <= 32 · 127).
+struct None {};
 template <int C>
+struct Corrections {
+    int32_t v[C][kLanes][kTokens];
+};
+struct SubBlockSums {
+    float v[8][kTokens];
+};
+
+template <class K>
 struct XBlock {
-    alignas(64) int8_t q[C][kLanes][4 * kTokens];
-    int32_t corr[C][kLanes][kTokens];
+    alignas(64) int8_t q[K::C][kLanes][4 * kTokens];
     float d[kTokens];
-    float sums[C == 8 ? 8 : 1][kTokens];
+    [[no_unique_address]] std::conditional_t<(K::kCorrShift >= 0), Corrections<K::C>, None> corr;
+    [[no_unique_address]] std::conditional_t<K::kMins, SubBlockSums, None> sums;
 };
 
 // The maskz forms keep GCC 12 from warning about the _mm512_undefined inside the plain
@@ -173,8 +184,7 @@ struct Q6_KBatch {
 
 // x[t0 .. t0 + 16) (tokens past n as zeros) laid out as XBlock for each of the `blocks` blocks.
 template <class K>
-KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int n,
-                      XBlock<K::C>* out) {
+KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int n, XBlock<K>* out) {
     using Act = typename K::Act;
     const __mmask16 valid = __mmask16((1u << std::min<int64_t>(kTokens, n - t0)) - 1u);
     const __m512i stride = _mm512_set1_epi32(int(blocks * int64_t(sizeof(Act))));
@@ -183,7 +193,7 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
     const __m512i ones = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
     for (int64_t b = 0; b < blocks; ++b) {
         const auto* base = reinterpret_cast<const uint8_t*>(x + t0 * blocks + b);
-        XBlock<K::C>& o = out[b];
+        XBlock<K>& o = out[b];
         _mm512_store_ps(o.d, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, index,
                                                       base + offsetof(Act, d), 1));
         for (int c = 0; c < K::C; ++c) {
@@ -194,11 +204,11 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
                 _mm512_store_si512(o.q[c][l], q);
                 const __m512i four = _mm512_dpbusd_epi32(zero, ones, q);  // Σ of four x
                 if constexpr (K::kCorrShift >= 0)
-                    _mm512_store_si512(o.corr[c][l],
+                    _mm512_store_si512(o.corr.v[c][l],
                                        _mm512_sub_epi32(zero, sll(four, K::kCorrShift)));
                 chunk_sum = _mm512_add_epi32(chunk_sum, four);
             }
-            if constexpr (K::C == 8) _mm512_store_ps(o.sums[c], to_float(chunk_sum));
+            if constexpr (K::kMins) _mm512_store_ps(o.sums.v[c], to_float(chunk_sum));
         }
     }
 }
@@ -207,14 +217,14 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
 // chunk broadcast: Q8_0 / Q4_0 one vpdpbusd from the correction; Q4_K / Q6_K the sum over
 // chunks of each chunk's four products times its scale.
 template <class K>
-KVW_STEP __m512i lane_sum(const typename K::W& w, const XBlock<K::C>& x, int l) {
+KVW_STEP __m512i lane_sum(const typename K::W& w, const XBlock<K>& x, int l) {
     __m512i sum = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int c = 0; c < K::C; ++c) {
         int32_t four_bytes;
         std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
-        const __m512i start =
-            K::kCorrShift >= 0 ? _mm512_load_si512(x.corr[c][l]) : _mm512_setzero_si512();
+        __m512i start = _mm512_setzero_si512();
+        if constexpr (K::kCorrShift >= 0) start = _mm512_load_si512(x.corr.v[c][l]);
         const __m512i four =
             _mm512_dpbusd_epi32(start, _mm512_set1_epi32(four_bytes), _mm512_load_si512(x.q[c][l]));
         if constexpr (K::C == 1)
@@ -229,7 +239,7 @@ KVW_STEP __m512i lane_sum(const typename K::W& w, const XBlock<K::C>& x, int l) 
 // the lanes of row r for the sixteen tokens, the promised steps per block; then added in the
 // promised order into y[t · y_stride + row] for the `valid` tokens.
 template <class K, int R>
-KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, const XBlock<K::C>* xs,
+KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, const XBlock<K>* xs,
                    int64_t blocks, int64_t t0, int valid, float* y, int64_t y_stride) {
     __m512 acc[R][kLanes];
 #pragma GCC unroll 8
@@ -237,7 +247,7 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
 #pragma GCC unroll 8
         for (int l = 0; l < kLanes; ++l) acc[r][l] = _mm512_setzero_ps();
     for (int64_t b = 0; b < blocks; ++b) {
-        const XBlock<K::C>& x = xs[b];
+        const XBlock<K>& x = xs[b];
         const __m512 dx = _mm512_load_ps(x.d);
         __m512 scale[R];
 #pragma GCC unroll 8
@@ -255,10 +265,10 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
                 const __m512 scale_min = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].dmin), dx);
 #pragma GCC unroll 8
                 for (int l = 0; l < kLanes; ++l)
-                    acc[r][l] = _mm512_fnmadd_ps(
-                        scale_min,
-                        _mm512_mul_ps(_mm512_set1_ps(rows[r][b].min[l]), _mm512_load_ps(x.sums[l])),
-                        acc[r][l]);
+                    acc[r][l] = _mm512_fnmadd_ps(scale_min,
+                                                 _mm512_mul_ps(_mm512_set1_ps(rows[r][b].min[l]),
+                                                               _mm512_load_ps(x.sums.v[l])),
+                                                 acc[r][l]);
             }
         }
     }
@@ -289,8 +299,8 @@ KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int6
     const int64_t blocks = w.cols / (32 * K::C);
     const int64_t groups = (n + kTokens - 1) / kTokens;
     const int64_t per_chunk =
-        std::max<int64_t>(1, kChunkBytes / (blocks * int64_t(sizeof(XBlock<K::C>))));
-    thread_local std::vector<XBlock<K::C>> laid;
+        std::max<int64_t>(1, kChunkBytes / (blocks * int64_t(sizeof(XBlock<K>))));
+    thread_local std::vector<XBlock<K>> laid;
     thread_local std::vector<typename K::W> unpacked;
     laid.resize(size_t(std::min(groups, per_chunk) * blocks));
     unpacked.resize(size_t(R * blocks));
