@@ -92,7 +92,7 @@ struct Q8_0Batch {
         uint8_t q[32];  // w + 128
         float d;
     };
-    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
         store32(w.q, _mm256_xor_si256(load32(b + 2), _mm256_set1_epi8(int8_t(0x80))));
         w.d = half_at(b);
     }
@@ -107,7 +107,7 @@ struct Q4_0Batch {
         float d;
     };
     // elements 0 .. 15 the low nibbles of the 16 bytes, 16 .. 31 the high ones
-    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
         const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 2));
         store32(w.q, _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(bytes, 4), bytes),
                                       _mm256_set1_epi8(0x0f)));
@@ -126,7 +126,7 @@ struct Q4_KBatch {
         float min[8];
     };
     // sub-blocks 2p and 2p + 1: the low and the high nibbles of 32 bytes
-    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b);
         w.dmin = half_at(b + 2);
         uint32_t words[4];
@@ -159,7 +159,7 @@ struct Q6_KBatch {
     };
     // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
     // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]
-    KVW_SIMD static void unpack(const uint8_t* b, W& w) {
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b + 208);
         for (int j = 0; j < 16; ++j)
             w.scale[j] = int32_t(uint16_t(int16_t(static_cast<int8_t>(b[192 + j]))));
@@ -285,6 +285,13 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
     }
 }
 
+// A row's blocks unpacked (here, where the steps inline; not in the lambda below, which lacks
+// the target)
+template <class K>
+KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, typename K::W* out) {
+    for (int64_t b = 0; b < blocks; ++b) K::unpack(row + b * K::kBytes, out[b]);
+}
+
 // x laid out per call, a chunk of tokens whose layout fits kChunkBytes (in L2 while every row
 // tile passes); each tile's rows unpacked once per chunk (in L1 while the chunk's vectors of
 // tokens pass), the rows in tiles of R, the rest one at a time. Measured (one thread, 128
@@ -314,8 +321,7 @@ KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int6
             for (int i = 0; i < RR; ++i) {
                 row_of[i] = r0 + i;
                 typename K::W* out = unpacked.data() + i * blocks;
-                const uint8_t* in = w.row_ptr(r0 + i);
-                for (int64_t b = 0; b < blocks; ++b) K::unpack(in + b * K::kBytes, out[b]);
+                unpack_row<K>(w.row_ptr(r0 + i), blocks, out);
                 rows[i] = out;
             }
             for (int64_t g = g0; g < g1; ++g)
