@@ -124,10 +124,43 @@ Case float_case(DType type, int64_t rows, int64_t cols, uint32_t seed, bool tiny
     return c;
 }
 
+// A [rows][cols] Q8_0 weight made here: per block of 32 an f16 scale (1 + m / 1024) · 2^(e - 15),
+// e in 5 .. 9, and int8 quants in -127 .. 127 from a fixed LCG; the reference is scale · q.
+Case q8_0_case(int64_t rows, int64_t cols, uint32_t seed) {
+    Case c;
+    c.name = "q8_0_" + std::to_string(rows) + "x" + std::to_string(cols);
+    const int64_t blocks = rows * cols / 32;
+    c.stored = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(blocks * 34));
+    c.reference.resize(static_cast<size_t>(rows * cols));
+    for (int64_t b = 0; b < blocks; ++b) {
+        seed = seed * 1664525u + 1013904223u;
+        const uint32_t exponent = 5 + (seed >> 20) % 5, mantissa = (seed >> 8) & 0x3ffu;
+        const uint16_t bits = uint16_t(exponent << 10 | mantissa);
+        const double scale = std::ldexp(1.0 + mantissa / 1024.0, int(exponent) - 15);
+        uint8_t* block = c.stored->data() + b * 34;
+        std::memcpy(block, &bits, 2);
+        for (int i = 0; i < 32; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            const int q = int((seed >> 8) % 255) - 127;
+            block[2 + i] = uint8_t(int8_t(q));
+            c.reference[size_t(b * 32 + i)] = float(scale * q);
+        }
+    }
+    c.w.name = c.name;
+    c.w.dtype = DType::Q8_0;
+    c.w.rows = rows;
+    c.w.cols = cols;
+    c.w.data = c.stored->data();
+    c.w.owner = c.stored;
+    return c;
+}
+
 // Every weight the fast set has a kernel for: the data's block types, F16 and BF16 made here
 // (the data's F16 / BF16 shapes are not whole chunks of 32 and take the reference kernels):
 // rows not a multiple of any tile, eleven chunks a row, and rows of 16384 columns, which a batch
-// takes in several passes and chunks of fewer than nine tokens (fast_tiles.inc).
+// takes in several passes and chunks of fewer than nine tokens (fast_tiles.inc); and Q8_0 rows
+// of 16384 columns, whose layout for the vnni batches holds one vector of sixteen tokens a chunk
+// (fast_vnni_batch.cpp), so 33 tokens take three chunks.
 std::vector<Case> fast_cases() {
     std::vector<Case> cases;
     for (Case& c : load_cases())
@@ -136,6 +169,7 @@ std::vector<Case> fast_cases() {
     cases.push_back(float_case(DType::BF16, 37, 352, 4));
     cases.push_back(float_case(DType::F16, 13, 16384, 6));
     cases.push_back(float_case(DType::BF16, 13, 16384, 7));
+    cases.push_back(q8_0_case(6, 16384, 8));
     return cases;
 }
 
@@ -274,7 +308,7 @@ private slots:
             }
             ++checked;
         }
-        QCOMPARE(checked, 8);
+        QCOMPARE(checked, 9);
     }
 
     // The rounding is what separates the sets: against x unrounded the same products are
