@@ -22,7 +22,9 @@
 #include <vector>
 
 #include "core/backend/backend_registry.h"
+#include "core/backend/cpu/act_round.h"
 #include "core/backend/cpu/cpu_backend.h"
+#include "core/backend/cpu/cpu_features.h"
 #include "core/backend/cpu/fast_cpu_backend.h"
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/engine/transformer.h"
@@ -122,10 +124,43 @@ Case float_case(DType type, int64_t rows, int64_t cols, uint32_t seed, bool tiny
     return c;
 }
 
+// A [rows][cols] Q8_0 weight made here: per block of 32 an f16 scale (1 + m / 1024) · 2^(e - 15),
+// e in 5 .. 9, and int8 quants in -127 .. 127 from a fixed LCG; the reference is scale · q.
+Case q8_0_case(int64_t rows, int64_t cols, uint32_t seed) {
+    Case c;
+    c.name = "q8_0_" + std::to_string(rows) + "x" + std::to_string(cols);
+    const int64_t blocks = rows * cols / 32;
+    c.stored = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(blocks * 34));
+    c.reference.resize(static_cast<size_t>(rows * cols));
+    for (int64_t b = 0; b < blocks; ++b) {
+        seed = seed * 1664525u + 1013904223u;
+        const uint32_t exponent = 5 + (seed >> 20) % 5, mantissa = (seed >> 8) & 0x3ffu;
+        const uint16_t bits = uint16_t(exponent << 10 | mantissa);
+        const double scale = std::ldexp(1.0 + mantissa / 1024.0, int(exponent) - 15);
+        uint8_t* block = c.stored->data() + b * 34;
+        std::memcpy(block, &bits, 2);
+        for (int i = 0; i < 32; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            const int q = int((seed >> 8) % 255) - 127;
+            block[2 + i] = uint8_t(int8_t(q));
+            c.reference[size_t(b * 32 + i)] = float(scale * q);
+        }
+    }
+    c.w.name = c.name;
+    c.w.dtype = DType::Q8_0;
+    c.w.rows = rows;
+    c.w.cols = cols;
+    c.w.data = c.stored->data();
+    c.w.owner = c.stored;
+    return c;
+}
+
 // Every weight the fast set has a kernel for: the data's block types, F16 and BF16 made here
 // (the data's F16 / BF16 shapes are not whole chunks of 32 and take the reference kernels):
 // rows not a multiple of any tile, eleven chunks a row, and rows of 16384 columns, which a batch
-// takes in several passes and chunks of fewer than nine tokens (fast_tiles.inc).
+// takes in several passes and chunks of fewer than nine tokens (fast_tiles.inc); and Q8_0 rows
+// of 16384 columns, whose layout for the vnni batches holds one vector of sixteen tokens a chunk
+// (fast_vnni_batch.cpp), so 33 tokens take three chunks.
 std::vector<Case> fast_cases() {
     std::vector<Case> cases;
     for (Case& c : load_cases())
@@ -134,6 +169,7 @@ std::vector<Case> fast_cases() {
     cases.push_back(float_case(DType::BF16, 37, 352, 4));
     cases.push_back(float_case(DType::F16, 13, 16384, 6));
     cases.push_back(float_case(DType::BF16, 13, 16384, 7));
+    cases.push_back(q8_0_case(6, 16384, 8));
     return cases;
 }
 
@@ -175,6 +211,13 @@ std::vector<float> product(Backend& backend, const Case& c, const std::vector<fl
     backend.matmul(c.w, x.data(), n, y.data());
     return y;
 }
+
+// Batch sizes that reach every tile: 1 (one token), 2 .. 9 (the tiles of fast_tiles.inc and
+// their tails), 10, 16, 17 and 33 (the vnni path's vectors of sixteen tokens from
+// cpu::kVnniBatchTokens on, fast_vnni_batch.cpp: one partly filled, one full, full ones and a
+// tail).
+constexpr int kBatchSizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 17, 33};
+static_assert(cpu::kVnniBatchTokens > 9 && cpu::kVnniBatchTokens <= 10);
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
@@ -242,7 +285,8 @@ private slots:
     }
 
     // Q8_0, Q4_0, Q4_K, Q6_K, F16, BF16: rows not a multiple of any tile, several blocks or
-    // chunks a row, 1..9 tokens (one-token tiles, batch tiles and their tails): each output
+    // chunks a row, every batch size of kBatchSizes (one-token tiles, batch tiles, vectors of
+    // sixteen tokens and their tails): each output
     // within float32 rounding of the float64 product with x as the set rounds it (a wrong
     // nibble, scale, min or lane is off by O(1)).
     void path_matches_float64_reference() {
@@ -252,7 +296,7 @@ private slots:
         QCOMPARE(QString::fromUtf8(backend.path().data(), qsizetype(backend.path().size())), path);
         int checked = 0;
         for (const Case& c : fast_cases()) {
-            for (int n = 1; n <= 9; ++n) {
+            for (const int n : kBatchSizes) {
                 const std::vector<float> x = inputs(n, c.w.cols, uint32_t(40 + n));
                 const std::vector<float> y = product(backend, c, x, n);
                 const double err = worst_relative_error(c, fast_inputs(c, x), n, y);
@@ -264,7 +308,7 @@ private slots:
             }
             ++checked;
         }
-        QCOMPARE(checked, 8);
+        QCOMPARE(checked, 9);
     }
 
     // The rounding is what separates the sets: against x unrounded the same products are
@@ -422,19 +466,68 @@ private slots:
 #endif
     }
 
+    // x's int8 rounding on AVX-512 (act_round_avx512.cpp) gives the scalar functions' bits
+    // (core/math/act_quant.h): scales, quants and sums per 16, on blocks of mixed magnitudes,
+    // an all-zero block, NaN at every place of a block, infinities, subnormals, signed zeros and
+    // exact halves (x · (1/d) landing on .5: 127 · k / 254 with max|x| = 1, which rounds to even).
+    void avx512_rounding_gives_the_scalar_bits() {
+#if defined(__x86_64__)
+        if (!cpu::cpu_has_avx512()) QSKIP("this CPU lacks AVX-512 F / BW / VL");
+        constexpr int64_t kBlocks256 = 16, kCols = 256 * kBlocks256;
+        std::vector<float> x(static_cast<size_t>(kCols));
+        uint32_t seed = 5;
+        for (int64_t i = 0; i < kCols; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            const float unit = float(seed >> 8) / float(1u << 23) - 1.0f;
+            x[size_t(i)] = std::ldexp(unit, int(i / 256) * 4 - 30);  // 2^-30 .. 2^30
+        }
+        for (int i = 256; i < 512; ++i) x[size_t(i)] = 0.0f;          // an all-zero block of 256
+        for (int k = 0; k < 32; ++k) x[size_t(2560 + 33 * k)] = NAN;  // at each place of a block
+        x[900] = INFINITY;
+        x[1400] = -INFINITY;
+        x[1700] = std::ldexp(1.0f, -140);  // subnormal
+        x[1701] = -0.0f;
+        x[2048] = 1.0f;  // a block whose max is 1: halves at 127 · k / 254
+        for (int k = 1; k < 32; ++k) x[size_t(2048 + k)] = float(2 * k - 1) / 254.0f;
+        const auto bytes_equal = [](const auto& a, const auto& b) {
+            return a.size() == b.size() &&
+                   std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+        };
+        std::vector<ActBlock32> want32(static_cast<size_t>(kCols / 32)), got32(want32.size());
+        round_act_row_32(x.data(), int64_t(want32.size()), want32.data());
+        cpu::round_act_row_32_avx512(x.data(), int64_t(got32.size()), got32.data());
+        QVERIFY(bytes_equal(want32, got32));
+        std::vector<ActBlock256> want256(static_cast<size_t>(kBlocks256)), got256(want256.size());
+        round_act_row_256(x.data(), kBlocks256, want256.data());
+        cpu::round_act_row_256_avx512(x.data(), kBlocks256, got256.data());
+        QVERIFY(bytes_equal(want256, got256));
+        // the data reach the cases named: a zero block, a NaN quant, a tie rounded to even
+        QCOMPARE(want256[1].d, 0.0f);
+        QCOMPARE(int(want32[2560 / 32].q[0]), 0);
+        QVERIFY(want32[2560 / 32].d > 0.0f);       // the NaN left out of max|x|
+        QCOMPARE(int(want32[2048 / 32].q[1]), 0);  // 0.5 → 0
+        QCOMPARE(int(want32[2048 / 32].q[2]), 2);  // 1.5 → 2
+#else
+        QSKIP("AVX-512 is x86's");
+#endif
+    }
+
     void bitwise_stable_over_threads_and_batches_data() { path_matches_float64_reference_data(); }
 
     // 1, 2 and 3 threads give the same bits; a token's outputs are the same bits alone as in a
-    // batch of 2 .. 9 (every batch tile and tail) at any place in it.
+    // batch of any size of kBatchSizes (every batch tile and tail) at any place in it.
     void bitwise_stable_over_threads_and_batches() {
         QFETCH(QString, path);
         skip_unless_cpu_has(path);
         const std::vector<Case> cases = fast_cases();
-        std::vector<std::vector<float>> one_thread(cases.size());
+        // one thread's batch of each case and size, [case][size]
+        std::vector<std::vector<float>> one_thread(cases.size() * std::size(kBatchSizes));
         for (const int threads : {1, 2, 3}) {
             FastCpuBackend backend(threads, path.toStdString());
             for (const Case& c : cases) {
-                for (int n = 2; n <= 9; ++n) {
+                for (size_t size = 0; size < std::size(kBatchSizes); ++size) {
+                    const int n = kBatchSizes[size];
+                    if (n == 1) continue;
                     const std::vector<float> x = inputs(n, c.w.cols, 99);
                     const std::vector<float> batch = product(backend, c, x, n);
                     for (int t = 0; t < n; ++t) {
@@ -449,14 +542,15 @@ private slots:
                                                 .arg(n)
                                                 .arg(threads)));
                     }
-                    if (n != 9) continue;
-                    std::vector<float>& reference = one_thread[size_t(&c - cases.data())];
+                    std::vector<float>& reference =
+                        one_thread[size_t(&c - cases.data()) * std::size(kBatchSizes) + size];
                     if (threads == 1)
                         reference = batch;
                     else
                         QVERIFY2(same_bits(batch, reference),
-                                 qPrintable(QString("%1: %2 threads differ from 1")
+                                 qPrintable(QString("%1, %2 tokens: %3 threads differ from 1")
                                                 .arg(c.name.c_str())
+                                                .arg(n)
                                                 .arg(threads)));
                 }
             }

@@ -1,5 +1,8 @@
 #include "core/backend/cpu/fast_cpu_backend.h"
 
+#include "core/backend/cpu/act_round.h"
+#include "core/backend/cpu/cpu_features.h"
+
 #include <string>
 #include <vector>
 
@@ -35,6 +38,12 @@ FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : HostBackend
     fast_ = k.fn;
     path_name_ = k.name;
     reference_ = cpu::choose_kernel(cpu::rows_kernels(), {}, "cpu backend").fn;
+#if defined(__x86_64__)
+    if (cpu::cpu_has_avx512()) {
+        round32_ = cpu::round_act_row_32_avx512;
+        round256_ = cpu::round_act_row_256_avx512;
+    }
+#endif
 }
 
 bool FastCpuBackend::available(std::string& why) {
@@ -58,12 +67,11 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
             });
             return;
         case cpu::FastInput::Act32:
-            input = round_tokens<ActBlock32, kAct32Elems>(pool_, x, n, w.cols, rounded32,
-                                                          round_act_row_32);
+            input = round_tokens<ActBlock32, kAct32Elems>(pool_, x, n, w.cols, rounded32, round32_);
             break;
         case cpu::FastInput::Act256:
-            input = round_tokens<ActBlock256, kAct256Elems>(pool_, x, n, w.cols, rounded256,
-                                                            round_act_row_256);
+            input =
+                round_tokens<ActBlock256, kAct256Elems>(pool_, x, n, w.cols, rounded256, round256_);
             break;
         case cpu::FastInput::Bf16:
             input = round_tokens<ActChunkBf16, kActBf16Chunk>(pool_, x, n, w.cols, rounded_bf16,

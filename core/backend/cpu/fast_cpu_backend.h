@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "core/backend/cpu/host_backend.h"
+#include "core/math/act_quant.h"
 
 namespace kvw {
 
@@ -40,6 +41,9 @@ private:
     void (*fast_)(const WeightTensor&, const void*, int, float*, int64_t, int64_t);
     std::string_view path_name_;
     void (*reference_)(const WeightTensor&, const float*, int, float*, int64_t, int64_t);
+    // x's int8 rounding (core/math/act_quant.h), on AVX-512 where the CPU has it: the same bits
+    void (*round32_)(const float*, int64_t, ActBlock32*) = round_act_row_32;
+    void (*round256_)(const float*, int64_t, ActBlock256*) = round_act_row_256;
 };
 
 }  // namespace kvw

@@ -18,7 +18,10 @@
 // Q4_K: scale · q · x over its sub-blocks of 32, and M_l = min_l · Σ x of sub-block l). A float
 // lane accumulates block after block: acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then
 // acc_l = fma(-(dmin · d_x), float(M_l), acc_l); the lanes are added as the reference adds them
-// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h).
+// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h). The vnni path computes batches of
+// kVnniBatchTokens or more in another layout, sixteen tokens in the lanes of a 512-bit vector
+// (fast_vnni_batch.cpp), with exactly these integers and float steps, so it gives the same
+// bits as the tiles of fast_tiles.inc.
 //
 // F16 and BF16 (w.cols a multiple of 32; other shapes take the reference kernels). Sixteen
 // float lanes per output, fed a chunk of 32 elements at a time, chunk after chunk, each product
@@ -61,6 +64,13 @@ void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64
 // for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 in 512-bit FMA vectors.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
+// The vnni path's batches of the block types from kVnniBatchTokens tokens on: sixteen tokens in
+// a 512-bit vector (fast_vnni_batch.cpp), the same bits as the tiles of fast_tiles.inc. False
+// (nothing computed) for the other types. From 10 tokens: at 8 the old tiles were as fast
+// (Q4_K) or faster (Q6_K, 1.2×); at 10 these were faster for every type (Q4_0 1.5×).
+inline constexpr int kVnniBatchTokens = 10;
+bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                     int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
 // Lake and later client cores, Zen 5 desktop): vpdpbusd / vpdpwssd as the vnni path uses them.
 void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,

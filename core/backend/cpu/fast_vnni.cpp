@@ -37,6 +37,7 @@ struct Isa {
 
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end) {
+    if (n >= kVnniBatchTokens && fast_batch_vnni(w, x, n, y, row_begin, row_end)) return;
     fast_rows_any(w, x, n, y, row_begin, row_end);
 }
 

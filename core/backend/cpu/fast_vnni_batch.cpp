@@ -1,0 +1,352 @@
+// Batches of the block types on AVX-512 VNNI (fast_kernels.h, fast_batch_vnni): sixteen tokens
+// in the lanes of a 512-bit vector. The weights stay as they are stored; x, already rounded to
+// int8 blocks, is laid out once per call so that one vector holds the same four elements of
+// sixteen tokens (lane l of a chunk, elements 4l .. 4l + 3), next to the sixteen tokens' scales
+// and the per-lane corrections each type needs. A weight's four bytes are broadcast to the
+// sixteen tokens, so one vpdpbusd gives the exact int32 I_l of sixteen (row, token) pairs, one
+// multiply gives sixteen d_w · d_x, and lane l's float accumulator of sixteen outputs is one
+// vector: the float steps are fast_kernels.h's, one FMA per lane and block for sixteen
+// outputs instead of one, and the eight lanes of each output add vertically in the promised
+// order. So this gives the bits of the one-token and small-batch kernels (fast_tiles.inc).
+//
+// vpdpbusd multiplies unsigned by signed bytes. x is the signed side (|q| <= 127); the weight is
+// made unsigned: Q8_0 as w + 128, Q4_0 and Q6_K as their stored q (w + 8, w + 32), Q4_K's q are
+// unsigned already. The difference, -c · Σ (four x) with c = 128, 8 or 32, is exact and
+// computed once per token and lane here; it starts the int32 sum. Q4_K and Q6_K multiply each
+// chunk's four-product sums by their sub-block's scale with vpdpwssd (the sum in the low int16,
+// |sum| < 2^15, times the scale; the high int16 times 0).
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/backend/cpu/fast_kernels.h"
+#include "core/math/act_quant.h"
+#include "core/math/dequant.h"
+
+#define KVW_SIMD __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+// the steps inside a tile's loops, which GCC -O2 would otherwise call
+#define KVW_STEP KVW_SIMD inline __attribute__((always_inline))
+
+namespace kvw::cpu {
+
+namespace {
+
+constexpr int kTokens = 16;  // tokens in a vector
+constexpr int kLanes = 8;    // int32 lanes of a 32-element chunk (fast_kernels.h)
+
+// A block's x for sixteen tokens, K::C chunks of 32 elements: q[c][l] the four int8 of lane l
+// of chunk c for each token; d the tokens' scales; where the type needs them, corr.v[c][l] the
+// int32 each of their sums starts from and (Q4_K) sums.v[j], Σ x of sub-block j as float
+// (exact: |Σ| <= 32 · 127).
+struct None {};
+template <int C>
+struct Corrections {
+    int32_t v[C][kLanes][kTokens];
+};
+struct SubBlockSums {
+    float v[8][kTokens];
+};
+
+template <class K>
+struct XBlock {
+    alignas(64) int8_t q[K::C][kLanes][4 * kTokens];
+    float d[kTokens];
+    [[no_unique_address]] std::conditional_t<(K::kCorrShift >= 0), Corrections<K::C>, None> corr;
+    [[no_unique_address]] std::conditional_t<K::kMins, SubBlockSums, None> sums;
+};
+
+// The maskz forms keep GCC 12 from warning about the _mm512_undefined inside the plain
+// intrinsics (as fast_lanes512.inc).
+KVW_SIMD inline __m512i sll(__m512i v, unsigned n) { return _mm512_maskz_slli_epi32(0xffff, v, n); }
+KVW_SIMD inline __m512 to_float(__m512i v) { return _mm512_maskz_cvtepi32_ps(0xffff, v); }
+
+KVW_SIMD inline float half_at(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+KVW_SIMD inline __m256i load32(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+KVW_SIMD inline void store32(uint8_t* p, __m256i v) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
+}
+
+// Each type: its activation block (Act, C chunks of 32), the correction's c (kCorrShift:
+// c = 2^k, or none), its block's bytes, and W, a block unpacked once per row tile and chunk of
+// tokens (then read by every vector of tokens): the unsigned weight bytes in element order (so
+// lane l of chunk c is q[32c + 4l ..]), the scales as floats and, for Q4_K / Q6_K, the
+// sub-blocks' scales as int32 (high half 0, for vpdpwssd) and Q4_K's mins as float.
+struct Q8_0Batch {
+    using Act = ActBlock32;
+    static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
+    static constexpr bool kMins = false;
+    struct W {
+        uint8_t q[32];  // w + 128
+        float d;
+    };
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
+        store32(w.q, _mm256_xor_si256(load32(b + 2), _mm256_set1_epi8(int8_t(0x80))));
+        w.d = half_at(b);
+    }
+};
+
+struct Q4_0Batch {
+    using Act = ActBlock32;
+    static constexpr int C = 1, kBytes = kQ4_0BlockBytes, kCorrShift = 3;
+    static constexpr bool kMins = false;
+    struct W {
+        uint8_t q[32];  // w + 8
+        float d;
+    };
+    // elements 0 .. 15 the low nibbles of the 16 bytes, 16 .. 31 the high ones
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 2));
+        store32(w.q, _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(bytes, 4), bytes),
+                                      _mm256_set1_epi8(0x0f)));
+        w.d = half_at(b);
+    }
+};
+
+struct Q4_KBatch {
+    using Act = ActBlock256;
+    static constexpr int C = 8, kBytes = kQ4_KBlockBytes, kCorrShift = -1;
+    static constexpr bool kMins = true;
+    struct W {
+        uint8_t q[256];
+        float d, dmin;
+        int32_t scale[8];
+        float min[8];
+    };
+    // sub-blocks 2p and 2p + 1: the low and the high nibbles of 32 bytes
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
+        w.d = half_at(b);
+        w.dmin = half_at(b + 2);
+        uint32_t words[4];
+        q4_k_scales_mins(b + 4, words);
+        uint8_t bytes[16];
+        std::memcpy(bytes, words, 16);
+        for (int j = 0; j < 8; ++j) {
+            w.scale[j] = bytes[j];
+            w.min[j] = float(bytes[8 + j]);
+        }
+        const __m256i low4 = _mm256_set1_epi8(0x0f);
+        for (int p = 0; p < 4; ++p) {
+            const __m256i q = load32(b + 16 + 32 * p);
+            store32(w.q + 64 * p, _mm256_and_si256(q, low4));
+            store32(w.q + 64 * p + 32, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4));
+        }
+    }
+    // chunk c is sub-block c
+    static constexpr int scale_of(int c, int /*l*/) { return c; }
+};
+
+struct Q6_KBatch {
+    using Act = ActBlock256;
+    static constexpr int C = 8, kBytes = kQ6_KBlockBytes, kCorrShift = 5;
+    static constexpr bool kMins = false;
+    struct W {
+        uint8_t q[256];  // w + 32
+        float d;
+        int32_t scale[16];
+    };
+    // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
+    // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]
+    KVW_STEP static void unpack(const uint8_t* b, W& w) {
+        w.d = half_at(b + 208);
+        for (int j = 0; j < 16; ++j)
+            w.scale[j] = int32_t(uint16_t(int16_t(static_cast<int8_t>(b[192 + j]))));
+        const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i ql0 = load32(b + 64 * h), ql1 = load32(b + 64 * h + 32);
+            const __m256i qh = load32(b + 128 + 32 * h);
+            uint8_t* q = w.q + 128 * h;
+            store32(q, _mm256_or_si256(_mm256_and_si256(ql0, low4),
+                                       _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)));
+            store32(q + 32, _mm256_or_si256(_mm256_and_si256(ql1, low4),
+                                            _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)));
+            store32(q + 64, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                                            _mm256_and_si256(qh, bits45)));
+            store32(q + 96, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                            _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)));
+        }
+    }
+    // lane l of chunk c lies in sub-block 2c + (l >= 4)
+    static constexpr int scale_of(int c, int l) { return 2 * c + (l >= 4 ? 1 : 0); }
+};
+
+// x[t0 .. t0 + 16) (tokens past n as zeros) laid out as XBlock for each of the `blocks` blocks.
+template <class K>
+KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int n, XBlock<K>* out) {
+    using Act = typename K::Act;
+    const __mmask16 valid = __mmask16((1u << std::min<int64_t>(kTokens, n - t0)) - 1u);
+    const __m512i stride = _mm512_set1_epi32(int(blocks * int64_t(sizeof(Act))));
+    const __m512i index = _mm512_mullo_epi32(
+        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), stride);
+    const __m512i ones = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const auto* base = reinterpret_cast<const uint8_t*>(x + t0 * blocks + b);
+        XBlock<K>& o = out[b];
+        _mm512_store_ps(o.d, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, index,
+                                                      base + offsetof(Act, d), 1));
+        for (int c = 0; c < K::C; ++c) {
+            __m512i chunk_sum = zero;
+            for (int l = 0; l < kLanes; ++l) {
+                const __m512i q = _mm512_mask_i32gather_epi32(
+                    zero, valid, index, base + offsetof(Act, q) + 32 * c + 4 * l, 1);
+                _mm512_store_si512(o.q[c][l], q);
+                const __m512i four = _mm512_dpbusd_epi32(zero, ones, q);  // Σ of four x
+                if constexpr (K::kCorrShift >= 0)
+                    _mm512_store_si512(o.corr.v[c][l],
+                                       _mm512_sub_epi32(zero, sll(four, K::kCorrShift)));
+                chunk_sum = _mm512_add_epi32(chunk_sum, four);
+            }
+            if constexpr (K::kMins) _mm512_store_ps(o.sums.v[c], to_float(chunk_sum));
+        }
+    }
+}
+
+// Lane l's int32 I_l of one row's block w for sixteen tokens x, the weight's four bytes of each
+// chunk broadcast: Q8_0 / Q4_0 one vpdpbusd from the correction; Q4_K / Q6_K the sum over
+// chunks of each chunk's four products times its scale.
+template <class K>
+KVW_STEP __m512i lane_sum(const typename K::W& w, const XBlock<K>& x, int l) {
+    __m512i sum = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int c = 0; c < K::C; ++c) {
+        int32_t four_bytes;
+        std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
+        __m512i start = _mm512_setzero_si512();
+        if constexpr (K::kCorrShift >= 0) start = _mm512_load_si512(x.corr.v[c][l]);
+        const __m512i four =
+            _mm512_dpbusd_epi32(start, _mm512_set1_epi32(four_bytes), _mm512_load_si512(x.q[c][l]));
+        if constexpr (K::C == 1)
+            sum = four;
+        else
+            sum = _mm512_dpwssd_epi32(sum, four, _mm512_set1_epi32(w.scale[K::scale_of(c, l)]));
+    }
+    return sum;
+}
+
+// R unpacked weight rows (blocks of them) × the sixteen tokens of xs (tokens t0 ..): acc[r][l]
+// the lanes of row r for the sixteen tokens, the promised steps per block; then added in the
+// promised order into y[t · y_stride + row] for the `valid` tokens.
+template <class K, int R>
+KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, const XBlock<K>* xs,
+                   int64_t blocks, int64_t t0, int valid, float* y, int64_t y_stride) {
+    __m512 acc[R][kLanes];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int l = 0; l < kLanes; ++l) acc[r][l] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const XBlock<K>& x = xs[b];
+        const __m512 dx = _mm512_load_ps(x.d);
+        __m512 scale[R];
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) scale[r] = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].d), dx);
+#pragma GCC unroll 8
+        for (int l = 0; l < kLanes; ++l)
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+                acc[r][l] =
+                    _mm512_fmadd_ps(scale[r], to_float(lane_sum<K>(rows[r][b], x, l)), acc[r][l]);
+        if constexpr (K::kMins) {
+            // Q4_K's mins: lane l is sub-block l, min_l · Σ x exact in float
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                const __m512 scale_min = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].dmin), dx);
+#pragma GCC unroll 8
+                for (int l = 0; l < kLanes; ++l)
+                    acc[r][l] = _mm512_fnmadd_ps(scale_min,
+                                                 _mm512_mul_ps(_mm512_set1_ps(rows[r][b].min[l]),
+                                                               _mm512_load_ps(x.sums.v[l])),
+                                                 acc[r][l]);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+        const __m512* a = acc[r];
+        const __m512 sum =
+            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[4]), _mm512_add_ps(a[2], a[6])),
+                          _mm512_add_ps(_mm512_add_ps(a[1], a[5]), _mm512_add_ps(a[3], a[7])));
+        alignas(64) float out[kTokens];
+        _mm512_store_ps(out, sum);
+        for (int t = 0; t < std::min(kTokens, valid); ++t)
+            y[(t0 + t) * y_stride + row_of[r]] = out[t];
+    }
+}
+
+// A row's blocks unpacked (here, where the steps inline; not in the lambda below, which lacks
+// the target)
+template <class K>
+KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, typename K::W* out) {
+    for (int64_t b = 0; b < blocks; ++b) K::unpack(row + b * K::kBytes, out[b]);
+}
+
+// x laid out per call, a chunk of tokens whose layout fits kChunkBytes (in L2 while every row
+// tile passes); each tile's rows unpacked once per chunk (in L1 while the chunk's vectors of
+// tokens pass), the rows in tiles of R, the rest one at a time. Measured (one thread, 128
+// tokens, thread CPU time): R = 4 (Q4_0 / Q8_0 / Q6_K) and 3 (Q4_K) beat 1 to 6 rows by one
+// or two vectors of tokens; unpacking once per chunk beat unpacking per vector by 1.1-1.3×.
+constexpr int64_t kChunkBytes = 768 << 10;  // 256 KiB and 1.5 MiB were slower on 5632 columns
+
+template <class K, int R>
+KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int64_t row_begin,
+                    int64_t row_end) {
+    const auto* x = static_cast<const typename K::Act*>(xv);
+    const int64_t blocks = w.cols / (32 * K::C);
+    const int64_t groups = (n + kTokens - 1) / kTokens;
+    const int64_t per_chunk =
+        std::max<int64_t>(1, kChunkBytes / (blocks * int64_t(sizeof(XBlock<K>))));
+    thread_local std::vector<XBlock<K>> laid;
+    thread_local std::vector<typename K::W> unpacked;
+    laid.resize(size_t(std::min(groups, per_chunk) * blocks));
+    unpacked.resize(size_t(R * blocks));
+    for (int64_t g0 = 0; g0 < groups; g0 += per_chunk) {
+        const int64_t g1 = std::min(groups, g0 + per_chunk);
+        for (int64_t g = g0; g < g1; ++g)
+            lay_out<K>(x, blocks, g * kTokens, n, laid.data() + (g - g0) * blocks);
+        const auto rows_from = [&]<int RR>(int64_t r0) {
+            const typename K::W* rows[RR];
+            int64_t row_of[RR];
+            for (int i = 0; i < RR; ++i) {
+                row_of[i] = r0 + i;
+                typename K::W* out = unpacked.data() + i * blocks;
+                unpack_row<K>(w.row_ptr(r0 + i), blocks, out);
+                rows[i] = out;
+            }
+            for (int64_t g = g0; g < g1; ++g)
+                tile<K, RR>(rows, row_of, laid.data() + (g - g0) * blocks, blocks, g * kTokens,
+                            int(n - g * kTokens), y, w.rows);
+        };
+        int64_t r = row_begin;
+        for (; r + R <= row_end; r += R) rows_from.template operator()<R>(r);
+        for (; r < row_end; ++r) rows_from.template operator()<1>(r);
+    }
+}
+
+}  // namespace
+
+bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                     int64_t row_end) {
+    switch (w.dtype) {
+        case DType::Q8_0: batch<Q8_0Batch, 4>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_0: batch<Q4_0Batch, 4>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_K: batch<Q4_KBatch, 3>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q6_K: batch<Q6_KBatch, 4>(w, x, n, y, row_begin, row_end); return true;
+        default: return false;
+    }
+}
+
+}  // namespace kvw::cpu
+
+#endif  // __x86_64__
