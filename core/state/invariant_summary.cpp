@@ -1,6 +1,7 @@
 #include "core/state/invariant_summary.h"
 
 #include <algorithm>
+#include <span>
 
 namespace kvw {
 
@@ -37,11 +38,19 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
         RecordChunk& chunk = records_[size_t(c)];
         if (chunk.revision != ledger.chunk_revision(c)) {
             chunk.revision = ledger.chunk_revision(c);
-            chunk.live.assign(n_layers, 0);
-            chunk.id_sum.assign(n_layers, 0);
+            const std::span<const uint64_t> revisions = ledger.record_revisions(c);
+            const size_t kept = chunk.revisions.size();
+            const bool goes_on =
+                kept > 0 && kept <= revisions.size() && chunk.live.size() == n_layers &&
+                std::equal(chunk.revisions.begin(), chunk.revisions.end(), revisions.begin());
+            if (!goes_on) {
+                chunk.live.assign(n_layers, 0);
+                chunk.id_sum.assign(n_layers, 0);
+            }
+            chunk.revisions.assign(revisions.begin(), revisions.end());
             const int64_t first = c * Ledger::kChunkRecords;
-            const int64_t end = std::min(first + Ledger::kChunkRecords, ledger.size());
-            for (int64_t id = first; id < end; ++id) {
+            const int64_t end = first + int64_t(revisions.size());
+            for (int64_t id = first + int64_t(goes_on ? kept : 0); id < end; ++id) {
                 const LedgerEntry& e = entries[size_t(id)];
                 for (size_t l = 0; l < n_layers && l < e.status.size(); ++l)
                     if (e.status[l] == RowStatus::Live) {

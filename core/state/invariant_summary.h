@@ -33,10 +33,14 @@ private:
         uint64_t id_sum = 0;
         bool phases_hold = true;
     };
+    // A chunk's records counted, with their revisions (Ledger::record_revisions): a chunk
+    // whose first records kept theirs (a tick appended one and marked it live) is counted on
+    // from there, as the state digest goes on (StateDigest).
     struct RecordChunk {
         uint64_t revision = 0;
-        std::vector<int64_t> live;     // [layer]: records of the chunk live there
-        std::vector<uint64_t> id_sum;  // [layer]: their mixed ids summed
+        std::vector<int64_t> live;        // [layer]: records of the chunk live there
+        std::vector<uint64_t> id_sum;     // [layer]: their mixed ids summed
+        std::vector<uint64_t> revisions;  // [record of the chunk] as counted
     };
     std::vector<RecordChunk> records_;         // [ledger chunk]
     std::vector<std::vector<RowChunk>> rows_;  // [layer][row block]
