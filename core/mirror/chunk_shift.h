@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,12 @@ inline unsigned chunk_shift(size_t chunk_size, const char* container) {
     unsigned shift = 0;
     while ((size_t(1) << shift) < chunk_size) ++shift;
     return shift;
+}
+
+// How many of `size` values, cut into chunks of chunk_size, chunk c holds: chunk_size for every
+// chunk but the last, the rest for the last, 0 past it.
+inline size_t values_in_chunk(size_t size, size_t chunk_size, size_t c) {
+    return std::min(chunk_size, size - std::min(size, c * chunk_size));
 }
 
 }  // namespace kvw

@@ -1,5 +1,4 @@
 #pragma once
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -89,9 +88,7 @@ public:
         return chunks_;
     }
     // How many of chunk c's values are this column's.
-    size_t chunk_count_at(size_t c) const {
-        return std::min(chunk_size_, size_ - std::min(size_, c * chunk_size_));
-    }
+    size_t chunk_count_at(size_t c) const { return values_in_chunk(size_, chunk_size_, c); }
 
 private:
     // Marks this column's values in its last chunk as another holder's too; returns their count.

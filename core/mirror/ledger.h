@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -149,6 +150,14 @@ public:
     std::span<const uint64_t> record_revisions(int64_t c) const {
         return {&record_revisions_[size_t(c) * size_t(kChunkRecords)],
                 record_revisions_.chunk_count_at(size_t(c))};
+    }
+    // True when a reader that read a chunk's first records with revisions `read` can go on
+    // from them: they are still the chunk's first records, none changed (`now`:
+    // record_revisions). Revisions are unique to one change of one record in any ledger, so
+    // this holds across copies of the ledger too.
+    static bool records_unchanged(std::span<const uint64_t> read, std::span<const uint64_t> now) {
+        return !read.empty() && read.size() <= now.size() &&
+               std::equal(read.begin(), read.end(), now.begin());
     }
 
     // The per-layer status, removal and died_tick of every record, so that an aborted tick can

@@ -47,7 +47,7 @@ SharedRows<T> share(std::vector<FrameSharing::Kept<T>>& last, const LayerMaps& m
     std::vector<uint64_t> revisions;
     for (size_t c = 0; c * kRows < rows.size(); ++c) {
         const uint64_t revision = maps.chunk_revision(size_t(layer), c);
-        const size_t first = c * kRows, count = std::min(kRows, rows.size() - first);
+        const size_t first = c * kRows, count = values_in_chunk(rows.size(), kRows, c);
         if (c < kept.revisions.size() && kept.revisions[c] == revision) {
             shared.append_chunk(kept.rows.chunk(c), kept.rows.chunk_count_at(c));
         } else if (only_appended(kept, maps, layer, c, rows)) {
@@ -67,9 +67,9 @@ SharedRows<T> share(std::vector<FrameSharing::Kept<T>>& last, const LayerMaps& m
     }
     const size_t chunks = revisions.size();
     kept = {shared, std::move(revisions),
-            chunks == 0
-                ? std::vector<uint64_t>{}
-                : block_revisions(maps, layer, chunks - 1, rows.size() - (chunks - 1) * kRows)};
+            chunks == 0 ? std::vector<uint64_t>{}
+                        : block_revisions(maps, layer, chunks - 1,
+                                          values_in_chunk(rows.size(), kRows, chunks - 1))};
     return shared;
 }
 

@@ -34,7 +34,7 @@ public:
     ChunkedRecords(const std::vector<ChunkPtr>& chunks, size_t size, size_t chunk_size)
         : ChunkedRecords(chunk_size) {
         for (size_t c = 0; c < chunks.size() && c * chunk_size < size; ++c)
-            append_chunk(chunks[c], std::min(chunk_size, size - c * chunk_size));
+            append_chunk(chunks[c], values_in_chunk(size, chunk_size, c));
     }
     // Cuts `records` into chunks (tests, small Frames, a vector handed over whole).
     ChunkedRecords(std::vector<Record> records,  // NOLINT(google-explicit-constructor)
@@ -64,9 +64,7 @@ public:
     size_t chunk_count() const { return chunks_.size(); }
     // Chunk c, of which this holds chunk_count_at(c) records (its own size may be larger).
     const ChunkPtr& chunk(size_t c) const { return chunks_[c]; }
-    size_t chunk_count_at(size_t c) const {
-        return std::min(chunk_size(), size_ - std::min(size_, c * chunk_size()));
-    }
+    size_t chunk_count_at(size_t c) const { return values_in_chunk(size_, chunk_size(), c); }
     size_t chunk_size() const { return size_t(1) << shift_; }
 
     size_t size() const { return size_; }

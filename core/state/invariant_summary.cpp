@@ -40,9 +40,8 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
             chunk.revision = ledger.chunk_revision(c);
             const std::span<const uint64_t> revisions = ledger.record_revisions(c);
             const size_t kept = chunk.revisions.size();
-            const bool goes_on =
-                kept > 0 && kept <= revisions.size() && chunk.live.size() == n_layers &&
-                std::equal(chunk.revisions.begin(), chunk.revisions.end(), revisions.begin());
+            const bool goes_on = chunk.live.size() == n_layers &&
+                                 Ledger::records_unchanged(chunk.revisions, revisions);
             if (!goes_on) {
                 chunk.live.assign(n_layers, 0);
                 chunk.id_sum.assign(n_layers, 0);

@@ -82,12 +82,10 @@ void hash_brightness(StreamHash& f, const Ledger& ledger, BrightnessInDigest how
         // each chunk up to the ledger's own count: a chunk may hold values appended after it
         // (ChunkedColumn), which belong to another copy of the ledger
         const auto& chunks = ledger.brightness_chunks(l);
-        for (size_t c = 0; c < chunks.size(); ++c) {
-            const size_t first = c * size_t(Ledger::kChunkRecords);
+        for (size_t c = 0; c < chunks.size(); ++c)
             f.bytes(chunks[c]->data(),
-                    std::min(size_t(Ledger::kChunkRecords), size_t(ledger.size()) - first) *
+                    values_in_chunk(size_t(ledger.size()), size_t(Ledger::kChunkRecords), c) *
                         sizeof(float));
-        }
     }
 }
 
@@ -118,13 +116,8 @@ uint64_t StateDigest::from_scratch(const StateParts& state, BrightnessInDigest b
 
 uint64_t StateDigest::records_digest(const Ledger& ledger, int64_t chunk, RecordsMemo& memo) {
     const std::span<const uint64_t> revisions = ledger.record_revisions(chunk);
-    // Revisions are unique to a change of one record in any ledger (next_revision), so a record
-    // with the revision it had when hashed is the record that was hashed, in this ledger or in
-    // the one it was copied from.
     const size_t kept = memo.revisions.size();
-    const bool goes_on =
-        kept > 0 && kept <= revisions.size() &&
-        std::equal(memo.revisions.begin(), memo.revisions.end(), revisions.begin());
+    const bool goes_on = Ledger::records_unchanged(memo.revisions, revisions);
     if (!goes_on) memo.after = StreamHash();
     const int64_t first = chunk * Ledger::kChunkRecords;
     hash_records(memo.after, ledger, first + int64_t(goes_on ? kept : 0),
