@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace kvw {
@@ -25,6 +26,16 @@ public:
     uint64_t blocks(size_t first, size_t n) const;
     // The newest revision of any block: it changes whenever a row does.
     uint64_t latest() const { return latest_; }
+    // The first block whose revision may have moved since latest() was `since`, a revision a
+    // reader saw here or in the copy this was made from: the blocks before it kept theirs, so a
+    // reader that remembers what it read per block (the state digest, the invariants' summary,
+    // a Frame) looks at the blocks from there on only, not at every block of 100,000 rows
+    // after each tick (ARCHITECTURE §6.1). kNoneRenewed when nothing moved; 0 when `since` is
+    // not among the last kRenewalsKept renewals (an older reader, or rows that do not descend
+    // from it: a restored checkpoint, another session's copy), so that every block is looked at.
+    size_t first_block_renewed_since(uint64_t since) const;
+    static constexpr size_t kNoneRenewed = std::numeric_limits<size_t>::max();
+
     // Rows from first_row on changed or moved (an append, an insert or a removal, whose later
     // rows shift): first_row's block and every later one take a new revision.
     void renew_from(int first_row);
@@ -32,8 +43,19 @@ public:
     void renew_rows(int first_row, int end_row);
 
 private:
+    // latest_ became `revision` by renewing blocks from `first_block` on (or fewer).
+    struct Renewal {
+        uint64_t revision = 0;
+        size_t first_block = 0;
+    };
+    // A tick renews a layer's rows once or twice (its edits, the append): readers that look
+    // after every command find theirs among the last few.
+    static constexpr size_t kRenewalsKept = 32;
+    void renewed(size_t first_block);
+
     std::vector<uint64_t> blocks_;  // [block]; a block past the end has latest_
     uint64_t latest_ = 0;
+    std::vector<Renewal> renewals_;  // the last kRenewalsKept, oldest first; the last is latest_
 };
 
 }  // namespace kvw

@@ -68,11 +68,18 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
     bool hold = true;
     for (size_t l = 0; l < n_layers; ++l) {
         const LayerMap& map = maps[l];
-        std::vector<RowChunk>& chunks = rows_[l];
-        chunks.resize(size_t((map.rows() + kRevisionBlockRows - 1) / kRevisionBlockRows));
-        uint64_t held_sum = 0;
-        for (size_t c = 0; c < chunks.size(); ++c) {
-            RowChunk& chunk = chunks[c];
+        LayerRows& layer = rows_[l];
+        const size_t blocks = size_t((map.rows() + kRevisionBlockRows - 1) / kRevisionBlockRows);
+        const bool same_check = layer.policy == policy && layer.capacity == capacity;
+        const size_t unchanged = same_check
+                                     ? std::min({layer.blocks.size(), blocks,
+                                                 maps.first_block_renewed_since(l, layer.revision)})
+                                     : 0;
+        layer.blocks.resize(blocks);
+        layer.sum_before.resize(blocks + 1, 0);
+        layer.failing_before.resize(blocks + 1, 0);
+        for (size_t c = unchanged; c < blocks; ++c) {
+            RowChunk& chunk = layer.blocks[c];
             const uint64_t revision = maps.block_revision(l, c);
             if (chunk.revision != revision || chunk.policy != policy ||
                 chunk.capacity != capacity) {
@@ -89,10 +96,14 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
                             phase_holds(policy, map.rope_pos[size_t(r)], r, id, capacity);
                 }
             }
-            held_sum += chunk.id_sum;
-            hold = hold && chunk.phases_hold;
+            layer.sum_before[c + 1] = layer.sum_before[c] + chunk.id_sum;
+            layer.failing_before[c + 1] = layer.failing_before[c] + (chunk.phases_hold ? 0 : 1);
         }
-        hold = hold && live[l] == map.rows() && live_sum[l] == held_sum;
+        layer.revision = maps.revision(l);
+        layer.policy = policy;
+        layer.capacity = capacity;
+        hold = hold && layer.failing_before[blocks] == 0 && live[l] == map.rows() &&
+               live_sum[l] == layer.sum_before[blocks];
     }
     return hold;
 }

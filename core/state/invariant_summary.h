@@ -42,8 +42,19 @@ private:
         std::vector<uint64_t> id_sum;     // [layer]: their mixed ids summed
         std::vector<uint64_t> revisions;  // [record of the chunk] as counted
     };
-    std::vector<RecordChunk> records_;         // [ledger chunk]
-    std::vector<std::vector<RowChunk>> rows_;  // [layer][row block]
+    // A layer's row blocks as last counted, with the layer's revision then and running totals:
+    // the blocks before the first one renewed since (first_block_renewed_since) are not looked
+    // at again, so a tick that appends a row costs the same at 8,000 rows as at 100,000.
+    struct LayerRows {
+        uint64_t revision = 0;                       // LayerMaps::revision when counted
+        RopePolicy policy = RopePolicy::FinalIndex;  // and the policy and capacity checked
+        int capacity = 0;
+        std::vector<RowChunk> blocks;
+        std::vector<uint64_t> sum_before;  // [block + 1]: the id sums of the blocks before it
+        std::vector<int> failing_before;   // [block + 1]: blocks before it whose phases fail
+    };
+    std::vector<RecordChunk> records_;  // [ledger chunk]
+    std::vector<LayerRows> rows_;       // [layer]
 };
 
 }  // namespace kvw

@@ -147,17 +147,26 @@ uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness
     for (int l = 0; l < n_layers; ++l) {
         f.value(s.maps[size_t(l)].rows());
         f.value(s.cache.rows(l));
-        std::vector<Memo>& memos = rows_[size_t(l)];
-        memos.resize(row_blocks(s, l));
-        for (size_t c = 0; c < memos.size(); ++c) {
-            Memo& m = memos[c];
-            const uint64_t map_revision = s.maps.block_revision(size_t(l), c);
-            const uint64_t cache_revision = s.cache.block_revision(l, c);
-            if (m.revision != map_revision || m.cache_revision != cache_revision) {
-                m = {map_revision, cache_revision, row_block_digest(s, l, int(c))};
+        LayerMemo& memo = rows_[size_t(l)];
+        const size_t blocks = row_blocks(s, l);
+        const size_t unchanged =
+            std::min({memo.blocks.size(), blocks,
+                      s.maps.first_block_renewed_since(size_t(l), memo.maps_revision),
+                      s.cache.first_block_renewed_since(l, memo.rows_revision)});
+        memo.blocks.resize(blocks);
+        memo.digests.resize(blocks);
+        for (size_t c = unchanged; c < blocks; ++c) {
+            const BlockRevisions now{s.maps.block_revision(size_t(l), c),
+                                     s.cache.block_revision(l, c)};
+            BlockRevisions& then = memo.blocks[c];
+            if (then.maps != now.maps || then.cache != now.cache) {
+                then = now;
+                memo.digests[c] = row_block_digest(s, l, c);
             }
-            f.value(m.digest);
         }
+        memo.maps_revision = s.maps.revision(size_t(l));
+        memo.rows_revision = s.cache.rows_revision(l);
+        f.bytes(memo.digests.data(), blocks * sizeof(uint64_t));
     }
     return f.digest();
 }

@@ -42,8 +42,7 @@ private:
     uint64_t combine(const StateParts& state, BrightnessInDigest brightness, bool from_scratch);
 
     struct Memo {
-        uint64_t revision = 0;        // 0: none yet (next_revision never returns it)
-        uint64_t cache_revision = 0;  // row blocks: the cache's revision of the same rows
+        uint64_t revision = 0;  // 0: none yet (next_revision never returns it)
         uint64_t digest = 0;
     };
     // A chunk of records as last digested: besides its revision and digest, the hash's state
@@ -56,8 +55,19 @@ private:
         std::vector<uint64_t> revisions;  // [record of the chunk] as hashed into `after`
     };
     uint64_t records_digest(const Ledger& ledger, int64_t chunk, RecordsMemo& memo);
-    std::vector<RecordsMemo> records_;     // [ledger chunk]
-    std::vector<std::vector<Memo>> rows_;  // [layer][row block]
+    // A layer's row blocks as last digested, and the layer's revisions then: the blocks before
+    // the first one renewed since (first_block_renewed_since) are not looked at again, so a
+    // tick that appends a row costs the same at 8,000 rows as at 100,000.
+    struct BlockRevisions {
+        uint64_t maps = 0, cache = 0;  // LayerMaps::block_revision, KvLayout::block_revision
+    };
+    struct LayerMemo {
+        uint64_t maps_revision = 0, rows_revision = 0;  // LayerMaps::revision, KvLayout's
+        std::vector<BlockRevisions> blocks;             // [row block]
+        std::vector<uint64_t> digests;  // [row block] their digests, fed to the hash as one run
+    };
+    std::vector<RecordsMemo> records_;  // [ledger chunk]
+    std::vector<LayerMemo> rows_;       // [layer]
 };
 
 // A block of a layer's rows as its digest begins: the block's map rows (count, pos2ledger,

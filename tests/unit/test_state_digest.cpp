@@ -9,6 +9,7 @@
 
 #include "core/backend/backend.h"
 #include "core/cache/kv_layout.h"
+#include "core/mirror/chunk_revisions.h"
 #include "core/mirror/layer_map.h"
 #include "core/mirror/ledger.h"
 #include "core/model/gguf_model_loader.h"
@@ -56,6 +57,8 @@ struct Parts {
             cache->append(l, k.data(), v.data(), kRows);
         }
     }
+    Parts(const Parts& other)
+        : ledger(other.ledger), maps(other.maps), cache(other.cache->clone()) {}
     StateParts state() const { return {RopePolicy::FinalIndex, ledger, maps, *cache}; }
 };
 
@@ -296,6 +299,94 @@ private slots:
                 QVERIFY(copy.state_hash() != before);
                 QCOMPARE(copy.state_hash(), copy.state_hash_from_scratch());
             }
+    }
+
+    // first_block_renewed_since against every block's revision written down here: after random
+    // appends, removals and rewrites, every block before the answer kept the revision it had
+    // when the reader looked (the promise the digest and the invariants skip blocks on), for
+    // readers of each age; a reader older than the renewals kept, or of rows that do not
+    // descend from what it saw (a copy taken before, a new object), is told to look at all.
+    void renewals_name_the_first_block_that_moved() {
+        std::mt19937 rng(11);
+        ChunkRevisions revisions;
+        revisions.renew_from(0);
+        revisions.renew_rows(0, 40 * kRevisionBlockRows);  // 40 blocks
+        struct Reader {
+            uint64_t since;
+            std::vector<uint64_t> blocks;
+        };
+        const auto look = [&] {
+            Reader r{revisions.latest(), {}};
+            for (size_t b = 0; b < 48; ++b) r.blocks.push_back(revisions.block(b));
+            return r;
+        };
+        std::vector<Reader> readers{look()};
+        const ChunkRevisions before_any = revisions;
+        QCOMPARE(revisions.first_block_renewed_since(readers[0].since),
+                 ChunkRevisions::kNoneRenewed);
+        int checked_some = 0;
+        for (int step = 0; step < 60; ++step) {
+            const int row = int(rng() % (40 * kRevisionBlockRows));
+            if (rng() % 2)
+                revisions.renew_from(row);
+            else
+                revisions.renew_rows(row, row + 1 + int(rng() % 700));
+            readers.push_back(look());
+            for (size_t age = 1; age < readers.size(); ++age) {
+                const Reader& r = readers[readers.size() - 1 - age];
+                const size_t first = revisions.first_block_renewed_since(r.since);
+                if (age >= 32) QCOMPARE(first, size_t(0));  // older than the renewals kept
+                QVERIFY(first != ChunkRevisions::kNoneRenewed);
+                for (size_t b = 0; b < std::min<size_t>(first, 48); ++b, ++checked_some)
+                    QCOMPARE(revisions.block(b), r.blocks[b]);
+            }
+        }
+        QVERIFY(checked_some > 1000);     // the answers are not all 0
+        ChunkRevisions copy = revisions;  // descends from every reader of `revisions`
+        QCOMPARE(copy.first_block_renewed_since(readers.back().since),
+                 ChunkRevisions::kNoneRenewed);
+        copy.renew_from(5 * kRevisionBlockRows);
+        QCOMPARE(copy.first_block_renewed_since(readers.back().since), size_t(5));
+        ChunkRevisions older = before_any;  // does not descend from the later readers
+        older.renew_from(39 * kRevisionBlockRows);
+        QCOMPARE(older.first_block_renewed_since(readers.back().since), size_t(0));
+        QCOMPARE(ChunkRevisions().first_block_renewed_since(readers.back().since), size_t(0));
+    }
+
+    // The digest and the invariants skip the blocks no renewal reached since they last read,
+    // and no more: a row rewritten in the first block and then more renewals of the last block
+    // than are kept, and a digest moved on to an older copy of the parts whose own rows changed
+    // after it was taken, and a capacity changed with no row renewed. Each digest equals the
+    // from-scratch one; each broken row is caught.
+    void the_memos_skip_only_blocks_no_renewal_reached() {
+        Parts p;
+        StateDigest digest;
+        InvariantSummary summary;
+        (void)digest.update(p.state(), kSum);
+        QVERIFY(summary.rows_hold(p.ledger, p.maps, RopePolicy::FinalIndex, kRows + 16));
+        Parts older;
+        std::vector<float> k(kKvDim, 3.0f), v(kKvDim, -1.0f);
+        p.cache->overwrite(1, 3, k.data(), v.data(), 1);
+        p.maps.edit(1, 3).rope_pos[3] = -7;  // a phase no policy allows
+        for (int i = 0; i < 40; ++i) {       // renewals of the last block only, more than are kept
+            p.cache->overwrite(1, kRows - 1, k.data(), v.data(), 1);
+            (void)p.maps.edit(1, kRows - 1);
+        }
+        p.cache->append(1, k.data(), v.data(), 1);
+        QCOMPARE(digest.update(p.state(), kSum), StateDigest::from_scratch(p.state(), kSum));
+        QVERIFY(!summary.rows_hold(p.ledger, p.maps, RopePolicy::FinalIndex, kRows + 16));
+
+        QVERIFY(summary.rows_hold(older.ledger, older.maps, RopePolicy::FinalIndex, kRows + 16));
+        // no row renewed, but a capacity the later phases exceed: every block is checked again
+        QVERIFY(!summary.rows_hold(older.ledger, older.maps, RopePolicy::FinalIndex, 100));
+        QVERIFY(summary.rows_hold(older.ledger, older.maps, RopePolicy::FinalIndex, kRows + 16));
+        (void)digest.update(older.state(), kSum);
+        Parts copy = older;  // what the digest read, then changed in its first block
+        copy.cache->overwrite(2, 1, k.data(), v.data(), 1);
+        copy.maps.edit(2, 1).rope_pos[1] = -7;
+        QCOMPARE(digest.update(copy.state(), kSum), StateDigest::from_scratch(copy.state(), kSum));
+        QVERIFY(!summary.rows_hold(copy.ledger, copy.maps, RopePolicy::FinalIndex, kRows + 16));
+        QCOMPARE(digest.update(p.state(), kSum), StateDigest::from_scratch(p.state(), kSum));
     }
 
     // The journal keeps what edits change: appends, a removal and an insert below them, and
