@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -166,29 +167,41 @@ void KvLayout::read_v(int layer, int row, float* out) const {
 
 namespace {
 
-void append_stored_half(std::vector<uint8_t>& out, const KvRows& rows, size_t p, int kv_dim,
-                        int groups) {
-    const auto* data = static_cast<const uint8_t*>(rows.row(p, kv_dim));
-    out.insert(out.end(), data, data + size_t(kv_dim) * size_t(kv_type_bytes(rows.type)));
-    if (!rows.scale) return;
-    const auto* scale = reinterpret_cast<const uint8_t*>(rows.scale + p * size_t(groups));
-    out.insert(out.end(), scale, scale + size_t(groups) * sizeof(float));
+// Row p of `rows` as stored (its `bytes` bytes, then its scales) at `out`; returns the end.
+uint8_t* put_stored_half(uint8_t* out, const KvRows& rows, size_t p, int kv_dim, size_t bytes,
+                         int groups) {
+    std::memcpy(out, rows.row(p, kv_dim), bytes);
+    out += bytes;
+    if (!rows.scale) return out;
+    const size_t scale_bytes = size_t(groups) * sizeof(float);
+    std::memcpy(out, rows.scale + p * size_t(groups), scale_bytes);
+    return out + scale_bytes;
 }
 
 }  // namespace
 
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
     std::vector<uint8_t> out;
-    out.reserve(slab().row_bytes());
-    append_stored_row(layer, row, out);
+    append_stored_rows(layer, row, row + 1, out);
     return out;
 }
 
-void KvLayout::append_stored_row(int layer, int row, std::vector<uint8_t>& out) const {
-    check_rows(layer, row, 1, rows(layer));
-    const size_t p = size_t(physical_row(layer, row));
-    append_stored_half(out, slab().k_rows(layer), p, kv_dim(), storage().groups);
-    append_stored_half(out, slab().v_rows(layer), p, kv_dim(), storage().groups);
+void KvLayout::append_stored_rows(int layer, int first, int end, std::vector<uint8_t>& out) const {
+    check_rows(layer, first, end - first, rows(layer));
+    const KvRows k = slab().k_rows(layer), v = slab().v_rows(layer);
+    const int groups = storage().groups;
+    const size_t k_bytes = size_t(kv_dim()) * size_t(kv_type_bytes(k.type));
+    const size_t v_bytes = size_t(kv_dim()) * size_t(kv_type_bytes(v.type));
+    const size_t scales = size_t(groups) * sizeof(float);
+    const size_t row_bytes = k_bytes + v_bytes + (k.scale ? scales : 0) + (v.scale ? scales : 0);
+    const size_t at = out.size();
+    out.resize(at + size_t(end - first) * row_bytes);  // one resize: a row is four copies
+    uint8_t* put = out.data() + at;
+    for (int r = first; r < end; ++r) {
+        const size_t p = size_t(physical_row(layer, r));
+        put = put_stored_half(put, k, p, kv_dim(), k_bytes, groups);
+        put = put_stored_half(put, v, p, kv_dim(), v_bytes, groups);
+    }
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

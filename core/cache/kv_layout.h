@@ -89,9 +89,11 @@ public:
     void read_k(int layer, int row, float* out) const;
     void read_v(int layer, int row, float* out) const;
     // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
-    // has them), for hashing; append_stored_row adds them to `out` (one buffer for every row).
+    // has them), for hashing; append_stored_rows adds rows [first, end) so to `out` (one
+    // buffer, grown once: the digest reads the rows of a block after every tick).
     std::vector<uint8_t> stored_row(int layer, int row) const;
-    void append_stored_row(int layer, int row, std::vector<uint8_t>& out) const;
+    size_t stored_row_bytes() const { return slab().row_bytes(); }  // its size
+    void append_stored_rows(int layer, int first, int end, std::vector<uint8_t>& out) const;
     // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types),
     // counted as rows are written and dropped, so that the per-tick invariant and every Frame
     // read it without scanning the layer. Encoding keeps scales finite (kv_quant.h): a

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/mirror/chunk_shift.h"
+#include "core/mirror/chunk_spine.h"
 
 namespace kvw {
 
@@ -35,13 +36,16 @@ public:
     // reads every record's value in every layer after each command): std::invalid_argument
     // otherwise.
     explicit ChunkedColumn(size_t chunk_size)
-        : chunk_size_(chunk_size), shift_(chunk_shift(chunk_size, "ChunkedColumn")) {}
-    // A copy shares every chunk; both sides then copy before writing a value the other holds.
+        : chunk_size_(chunk_size),
+          shift_(chunk_shift(chunk_size, "ChunkedColumn")),
+          spine_(std::make_shared<ChunkSpine<T>>()) {}
+    // A copy shares every chunk, and the list of them; both sides then copy before writing a
+    // value the other holds.
     ChunkedColumn(const ChunkedColumn& other)
         : chunk_size_(other.chunk_size_),
           shift_(other.shift_),
           size_(other.size_),
-          chunks_(other.chunks_),
+          spine_(other.spine_),
           shared_upto_(other.share_tail()) {}
     ChunkedColumn& operator=(const ChunkedColumn& other) {
         if (this != &other) *this = ChunkedColumn(other);
@@ -52,14 +56,14 @@ public:
     ~ChunkedColumn() = default;
 
     size_t size() const { return size_; }
-    const T& operator[](size_t i) const { return (*chunks_[i >> shift_])[i & (chunk_size_ - 1)]; }
+    const T& operator[](size_t i) const { return spine_->data[i >> shift_][i & (chunk_size_ - 1)]; }
 
     void push_back(T value) {
         const size_t offset = offset_of(size_);
         if (offset == 0) {
             auto chunk = std::make_shared<Chunk>();
-            chunk->reserve(chunk_size_);
-            chunks_.push_back(std::move(chunk));
+            chunk->reserve(chunk_size_);  // appends never move its values (data() is kept)
+            writable_spine(spine_, size_t(-1)).push_back(std::move(chunk));
             shared_upto_ = 0;
         }
         Chunk& last = appendable();
@@ -85,7 +89,13 @@ public:
     // last chunk's values as shared: the next write to one of them copies it.
     const std::vector<ChunkPtr>& chunks() const {
         (void)share_tail();
-        return chunks_;
+        return spine_->chunks;
+    }
+    // The same as one shared list (what a Frame takes: one pointer, not a pointer per chunk),
+    // of which a holder reads the first chunk_count_at(c) values of chunk c for this size().
+    SpinePtr<T> spine() const {
+        (void)share_tail();
+        return spine_;
     }
     // How many of chunk c's values are this column's.
     size_t chunk_count_at(size_t c) const { return values_in_chunk(size_, chunk_size_, c); }
@@ -93,22 +103,26 @@ public:
 private:
     // Marks this column's values in its last chunk as another holder's too; returns their count.
     size_t share_tail() const {
-        shared_upto_ = chunks_.empty() ? 0 : chunk_count_at(chunks_.size() - 1);
+        const size_t chunks = spine_->chunks.size();
+        shared_upto_ = chunks == 0 ? 0 : chunk_count_at(chunks - 1);
         return shared_upto_;
     }
 
     // Chunk c with this column's own values only, no other owner's: the chunk itself while
     // nobody else holds it (values another owner appended after are dropped), else a copy.
+    // The list is made this column's own first, so that a chunk's count says who else holds
+    // it (a Frame that holds the list holds every chunk in it).
     Chunk& own_copy(size_t c) {
-        ChunkPtr& chunk = chunks_[c];
+        ChunkSpine<T>& spine = writable_spine(spine_, size_t(-1));
+        const ChunkPtr& chunk = spine.chunks[c];
         const size_t count = chunk_count_at(c);
         if (chunk.use_count() != 1) {
             auto copy = std::make_shared<Chunk>();
             copy->reserve(chunk_size_);
             copy->assign(chunk->begin(), chunk->begin() + ptrdiff_t(count));
-            chunk = std::move(copy);
-            if (c + 1 == chunks_.size()) shared_upto_ = 0;
-            return const_cast<Chunk&>(*chunk);
+            spine.set(c, copy);
+            if (c + 1 == spine.chunks.size()) shared_upto_ = 0;
+            return *copy;
         }
         // use_count() is a relaxed load: this fence orders the writes after it after the last
         // reads of the owner (a Frame on the UI thread) whose release it just saw.
@@ -122,17 +136,18 @@ private:
     // The last chunk to append to: in place when this column appended last (no holder reads
     // past shared_upto_ <= its count), else its own copy.
     Chunk& appendable() {
-        const size_t c = chunks_.size() - 1;
-        if (chunks_[c]->size() == chunk_count_at(c)) return const_cast<Chunk&>(*chunks_[c]);
+        const size_t c = spine_->chunks.size() - 1;
+        const ChunkPtr& chunk = spine_->chunks[c];
+        if (chunk->size() == chunk_count_at(c)) return const_cast<Chunk&>(*chunk);
         return own_copy(c);
     }
 
     // Chunk c to write from value `from` on: in place when no other holder can read those
-    // values (nobody else holds the chunk, or they lie in the last chunk past what was shared
-    // and this column appended last), else its own copy.
+    // values (they lie in the last chunk past what was shared and this column appended last,
+    // whoever holds the chunk or the list), else own_copy.
     Chunk& writable(size_t c, size_t from) {
-        const ChunkPtr& chunk = chunks_[c];
-        if (chunk.use_count() != 1 && c + 1 == chunks_.size() && from >= shared_upto_ &&
+        const ChunkPtr& chunk = spine_->chunks[c];
+        if (c + 1 == spine_->chunks.size() && from >= shared_upto_ &&
             chunk->size() == chunk_count_at(c))
             return const_cast<Chunk&>(*chunk);
         return own_copy(c);
@@ -141,7 +156,7 @@ private:
     size_t chunk_size_;
     unsigned shift_;  // log2(chunk_size_)
     size_t size_ = 0;
-    std::vector<ChunkPtr> chunks_;
+    SpinePtr<T> spine_;  // never null
     // How many of the last chunk's values some other holder may read (a copy of this column,
     // a Frame, a snapshot took them): a write to one of them copies the chunk first.
     mutable size_t shared_upto_ = 0;

@@ -128,6 +128,10 @@ const Ledger::BrightnessChunks& Ledger::brightness_chunks(int layer) const {
     return brightness_.at(size_t(layer)).chunks();
 }
 
+SpinePtr<float> Ledger::brightness_spine(int layer) const {
+    return brightness_.at(size_t(layer)).spine();
+}
+
 void Ledger::restore_liveness(const Liveness& saved, int64_t tick) {
     constexpr size_t kChunk = size_t(kChunkRecords);
     for (size_t c = 0; c < chunk_revisions_.size(); ++c) {

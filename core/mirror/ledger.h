@@ -99,6 +99,8 @@ public:
     // run hold the records once, not once per copy (ARCHITECTURE §16).
     using RecordChunks = std::vector<ChunkedColumn<LedgerEntry>::ChunkPtr>;
     const RecordChunks& record_chunks() const { return entries_.chunks(); }
+    // The same as one shared list: what a Frame takes (one pointer, at any size).
+    SpinePtr<LedgerEntry> record_spine() const { return entries_.spine(); }
 
     void mark_live(int64_t id, int layer);
     // Records when and why the record left the layer; sets died_tick once it is live in no
@@ -124,6 +126,7 @@ public:
     // shares: a chunk is copied by the next write to it, never changed under a Frame.
     using BrightnessChunks = std::vector<ChunkedColumn<float>::ChunkPtr>;
     const BrightnessChunks& brightness_chunks(int layer) const;
+    SpinePtr<float> brightness_spine(int layer) const;  // the same as one shared list
     // A checksum of `layer`'s brightness column: the sum over records of (2·id + 1) times the
     // value's bits, mod 2^64, kept up to date by every write, so that the state digest reads
     // one number per layer where a tick changed every row's brightness (ARCHITECTURE §6.1).

@@ -8,34 +8,29 @@ namespace kvw {
 namespace {
 
 constexpr size_t kRows = LayerMaps::kChunkRows;
-constexpr size_t kBlockRows = size_t(kRevisionBlockRows);
-constexpr size_t kBlocksPerChunk = kRows / kBlockRows;
+constexpr size_t kBlocksPerChunk = kRows / size_t(kRevisionBlockRows);
 
-// The revisions of chunk c's blocks of rows that hold [c · kRows, c · kRows + count).
-std::vector<uint64_t> block_revisions(const LayerMaps& maps, int layer, size_t c, size_t count) {
-    std::vector<uint64_t> out;
-    for (size_t b = 0; b * kBlockRows < count; ++b)
-        out.push_back(maps.block_revision(size_t(layer), c * kBlocksPerChunk + b));
-    return out;
-}
-
-// True when the kept last chunk c still holds rows as the layer has them and rows were only
-// added after it: its blocks kept their revisions, but the block its last row is in, whose
-// revision an append moves, and whose rows are compared instead.
+// True when the kept chunk c, the last it holds and partial, holds rows [c · kRows, from) as
+// `rows` has them: rows before `from` kept their revisions (the first renewed block's first
+// row, c · kRows when nothing is known), the rest are compared. Only then can rows be appended
+// to it in place: nobody appended past its count either.
 template <class T>
-bool only_appended(const FrameSharing::Kept<T>& kept, const LayerMaps& maps, int layer, size_t c,
+bool only_appended(const FrameSharing::Kept<T>& kept, size_t c, size_t from,
                    const std::vector<T>& rows) {
-    if (c + 1 != kept.revisions.size()) return false;
+    if (c + 1 != kept.rows.chunk_count()) return false;
     const std::vector<T>& chunk = *kept.rows.chunk(c);
     const size_t had = kept.rows.chunk_count_at(c), first = c * kRows;
     if (chunk.size() != had || had == kRows || rows.size() < first + had) return false;
-    const size_t partial = had / kBlockRows;  // the block `had` ends in, or after the last
-    for (size_t b = 0; b < partial; ++b)
-        if (maps.block_revision(size_t(layer), c * kBlocksPerChunk + b) != kept.last_blocks[b])
-            return false;
-    const size_t from = partial * kBlockRows;
+    from = std::clamp(from, first, first + had) - first;
     return std::equal(chunk.begin() + ptrdiff_t(from), chunk.end(),
                       rows.begin() + ptrdiff_t(first + from));
+}
+
+template <class T>
+bool equal_rows(const std::vector<T>& chunk, size_t count, const std::vector<T>& rows,
+                size_t first) {
+    return chunk.size() >= count && std::equal(chunk.begin(), chunk.begin() + ptrdiff_t(count),
+                                               rows.begin() + ptrdiff_t(first));
 }
 
 template <class T>
@@ -43,14 +38,25 @@ SharedRows<T> share(std::vector<FrameSharing::Kept<T>>& last, const LayerMaps& m
                     const std::vector<T>& rows) {
     if (size_t(layer) >= last.size()) last.resize(size_t(layer) + 1);
     FrameSharing::Kept<T>& kept = last[size_t(layer)];
-    SharedRows<T> shared(kRows);
-    std::vector<uint64_t> revisions;
-    for (size_t c = 0; c * kRows < rows.size(); ++c) {
-        const uint64_t revision = maps.chunk_revision(size_t(layer), c);
+    const size_t renewed = maps.first_block_renewed_since(size_t(layer), kept.revision);
+    kept.revision = maps.revision(size_t(layer));
+    const size_t kept_full = kept.rows.size() / kRows;  // the kept chunks that are full
+    if (renewed == ChunkRevisions::kNoneRenewed && kept.rows.size() == rows.size())
+        return kept.rows;
+    // Else every chunk may have moved: a write from the first row on, renewals that do not
+    // reach back to the last Frame, or rows changed without one. Each chunk is then compared
+    // with the last Frame's and shared when equal, which costs less than copying it.
+    const bool known = renewed != 0 && renewed != ChunkRevisions::kNoneRenewed;
+    const size_t unchanged =
+        known ? std::min({renewed / kBlocksPerChunk, kept_full, rows.size() / kRows}) : 0;
+    const size_t first_renewed_row = known ? renewed * size_t(kRevisionBlockRows) : 0;
+    SharedRows<T> shared = kept.rows.first_chunks(unchanged);
+    for (size_t c = unchanged; c * kRows < rows.size(); ++c) {
         const size_t first = c * kRows, count = values_in_chunk(rows.size(), kRows, c);
-        if (c < kept.revisions.size() && kept.revisions[c] == revision) {
-            shared.append_chunk(kept.rows.chunk(c), kept.rows.chunk_count_at(c));
-        } else if (only_appended(kept, maps, layer, c, rows)) {
+        if (!known && c < kept_full && count == kRows &&
+            equal_rows(*kept.rows.chunk(c), kRows, rows, first)) {
+            shared.append_chunk(kept.rows.chunk(c), kRows);
+        } else if (only_appended(kept, c, first_renewed_row, rows)) {
             // Rows past what the Frames that hold the chunk read: appended in place, within
             // the capacity reserved when it was made, so their values never move.
             auto& chunk = const_cast<std::vector<T>&>(*kept.rows.chunk(c));
@@ -63,20 +69,15 @@ SharedRows<T> share(std::vector<FrameSharing::Kept<T>>& last, const LayerMaps& m
             chunk->assign(rows.begin() + ptrdiff_t(first), rows.begin() + ptrdiff_t(first + count));
             shared.append_chunk(std::move(chunk), count);
         }
-        revisions.push_back(revision);
     }
-    const size_t chunks = revisions.size();
-    kept = {shared, std::move(revisions),
-            chunks == 0 ? std::vector<uint64_t>{}
-                        : block_revisions(maps, layer, chunks - 1,
-                                          values_in_chunk(rows.size(), kRows, chunks - 1))};
+    kept.rows = shared;
     return shared;
 }
 
 }  // namespace
 
 LedgerRecords FrameSharing::ledger(const Ledger& ledger) {
-    return LedgerRecords(ledger.record_chunks(), size_t(ledger.size()),
+    return LedgerRecords(ledger.record_spine(), size_t(ledger.size()),
                          size_t(Ledger::kChunkRecords));
 }
 

@@ -18,21 +18,21 @@ public:
     // to it while a Frame holds it). A Frame used to copy every chunk whose revision moved:
     // after each tick the last one, up to 1,024 records with their per-layer vectors.
     static LedgerRecords ledger(const Ledger& ledger);
-    // A layer's rows, chunk by chunk: the last Frame's chunk while it kept its revision
-    // (LayerMaps::chunk_revision: a write renews the chunks from its first row on), else a
-    // copy. Tracked, not compared: comparing 22 layers x 100,000 rows costs more than the Frame.
-    // The last chunk, to which a tick appends a row, goes on in place past the rows the Frames
-    // before read, when its rows are unchanged (its blocks' revisions, and the rows of the block
-    // the append moved compared): a tick copies no rows, where each layer's last 4,096 were
-    // copied; a delete copies the chunks from its row.
+    // A layer's rows, chunk by chunk: the last Frame's chunks before the first block renewed
+    // since it was made (LayerMaps::first_block_renewed_since), copies from there on. The last
+    // chunk, to which a tick appends a row, goes on in place past the rows the Frames before
+    // read when its rows are unchanged (those of the renewed block compared): a tick copies
+    // no rows and takes no chunk pointer, where each layer's last 4,096 rows were copied and
+    // then every chunk's revision was read. A delete copies the chunks from its row. When the
+    // renewals since do not reach back to the last Frame (more than ChunkRevisions keeps, or
+    // other maps), each chunk is compared with the last Frame's and shared when equal.
     SharedRows<int64_t> pos2ledger(const LayerMaps& maps, int layer);
     SharedRows<int32_t> rope_pos(const LayerMaps& maps, int layer);
 
     template <class T>
     struct Kept {
         SharedRows<T> rows;
-        std::vector<uint64_t> revisions;    // [chunk] of the map they were copied from
-        std::vector<uint64_t> last_blocks;  // [block of the last chunk] their revisions then
+        uint64_t revision = 0;  // LayerMaps::revision of the maps they were taken from
     };
 
 private:

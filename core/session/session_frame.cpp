@@ -68,7 +68,7 @@ std::shared_ptr<Frame> Session::frame() const {
         layer.pos2ledger = frame_sharing_.pos2ledger(state_->layer_maps(), l);
         layer.rope_pos = frame_sharing_.rope_pos(state_->layer_maps(), l);
         layer.record_brightness = ChunkedRecords<float>(
-            ledger.brightness_chunks(l), size_t(ledger.size()), size_t(Ledger::kChunkRecords));
+            ledger.brightness_spine(l), size_t(ledger.size()), size_t(Ledger::kChunkRecords));
         if (drift_current_ && size_t(l) < drift_.layers.size()) {
             const LayerDrift& d = drift_.layers[size_t(l)];
             for (size_t r = 0; r < d.k.size(); ++r) {

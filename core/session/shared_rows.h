@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/mirror/chunk_shift.h"
+#include "core/mirror/chunk_spine.h"
 
 namespace kvw {
 
@@ -29,12 +30,17 @@ public:
     // Throws std::invalid_argument unless chunk_size is a power of two.
     explicit ChunkedRecords(size_t chunk_size)
         : shift_(chunk_shift(chunk_size, "ChunkedRecords")) {}
-    // The first `size` values of a ChunkedColumn's chunks (chunks(): each full but the last, which
-    // its writer may go on appending to after this Frame took it, so it is read up to `size`).
-    ChunkedRecords(const std::vector<ChunkPtr>& chunks, size_t size, size_t chunk_size)
+    // The first `size` values of a ChunkedColumn's list of chunks (spine(): each full but the
+    // last, which its writer may go on appending to after this Frame took it, so it is read up
+    // to `size`): one pointer taken, whatever the size.
+    ChunkedRecords(SpinePtr<Record> spine, size_t size, size_t chunk_size)
         : ChunkedRecords(chunk_size) {
-        for (size_t c = 0; c < chunks.size() && c * chunk_size < size; ++c)
-            append_chunk(chunks[c], values_in_chunk(size, chunk_size, c));
+        chunks_ = (size + chunk_size - 1) / chunk_size;
+        if (chunks_ > (spine ? spine->chunks.size() : 0))
+            throw std::logic_error("ChunkedRecords: " + std::to_string(size) +
+                                   " records in fewer chunks");
+        spine_ = std::move(spine);
+        size_ = size;
     }
     // Cuts `records` into chunks (tests, small Frames, a vector handed over whole).
     ChunkedRecords(std::vector<Record> records,  // NOLINT(google-explicit-constructor)
@@ -49,27 +55,44 @@ public:
         }
     }
 
+    // The first `n` chunks, each full (std::logic_error otherwise), sharing this one's list.
+    ChunkedRecords first_chunks(size_t n) const {
+        const bool full = n < chunks_ || (n == chunks_ && size_ == n * chunk_size());
+        if (!full)
+            throw std::logic_error("ChunkedRecords: the first " + std::to_string(n) + " of " +
+                                   std::to_string(chunks_) + " chunks are not all full");
+        ChunkedRecords out(*this);
+        out.chunks_ = n;
+        out.size_ = n * chunk_size();
+        return out;
+    }
+
     // The first `count` records of `chunk` (at most its size and chunk_size()) after every
     // chunk before, which must each have been taken full: std::logic_error otherwise. Only the
     // count is read: the chunk may grow after (ChunkedColumn appends past what others took).
+    // The list is shared on when it holds `chunk` next already (a Frame after a tick that
+    // appended to the last chunk in place), else copied up to here unless held alone.
     void append_chunk(ChunkPtr chunk, size_t count) {
-        if (size_ != chunks_.size() * chunk_size() || count > chunk_size() || count > chunk->size())
+        if (size_ != chunks_ * chunk_size() || count > chunk_size() || count > chunk->size())
             throw std::logic_error("ChunkedRecords: " + std::to_string(count) +
                                    " records after a partial chunk, or over " +
                                    std::to_string(chunk_size()) + " or the chunk's own");
+        if (!spine_ || chunks_ >= spine_->chunks.size() || spine_->chunks[chunks_] != chunk)
+            writable_spine(spine_, chunks_).push_back(std::move(chunk));
+        ++chunks_;
         size_ += count;
-        data_.push_back(chunk->data());
-        chunks_.push_back(std::move(chunk));
     }
-    size_t chunk_count() const { return chunks_.size(); }
+    size_t chunk_count() const { return chunks_; }
     // Chunk c, of which this holds chunk_count_at(c) records (its own size may be larger).
-    const ChunkPtr& chunk(size_t c) const { return chunks_[c]; }
+    const ChunkPtr& chunk(size_t c) const { return spine_->chunks[c]; }
     size_t chunk_count_at(size_t c) const { return values_in_chunk(size_, chunk_size(), c); }
     size_t chunk_size() const { return size_t(1) << shift_; }
 
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
-    const Record& operator[](size_t i) const { return data_[i >> shift_][i & (chunk_size() - 1)]; }
+    const Record& operator[](size_t i) const {
+        return spine_->data[i >> shift_][i & (chunk_size() - 1)];
+    }
     const Record& at(size_t i) const {
         if (i >= size_)
             throw std::out_of_range("record " + std::to_string(i) + " of " + std::to_string(size_));
@@ -80,7 +103,12 @@ public:
     std::vector<Record> to_vector() const { return {begin(), end()}; }
 
     // True when both hold the same copies (not merely equal values): nothing to refill.
-    bool shares_with(const ChunkedRecords& other) const { return chunks_ == other.chunks_; }
+    bool shares_with(const ChunkedRecords& other) const {
+        if (chunks_ != other.chunks_) return false;
+        for (size_t c = 0; c < chunks_; ++c)
+            if (chunk(c) != other.chunk(c)) return false;
+        return true;
+    }
     friend bool operator==(const ChunkedRecords& a, const std::vector<Record>& b) {
         return a.size() == b.size() && std::equal(b.begin(), b.end(), a.begin());
     }
@@ -152,9 +180,8 @@ public:
 
 private:
     unsigned shift_;
-    std::vector<ChunkPtr> chunks_;
-    // [chunk] chunks_[c]->data(): indexing reads one pointer, not a shared_ptr and a vector.
-    std::vector<const Record*> data_;
+    SpinePtr<Record> spine_;  // null while empty; may hold more chunks than chunks_
+    size_t chunks_ = 0;       // chunks of the list this holds records of
     size_t size_ = 0;
 };
 

@@ -4,7 +4,7 @@
 // block's head (its map rows, which the host keeps) is hashed on the host by row_block_head
 // (core/state/state_digest.h) and handed over as the XXH64 state it leaves (`begun`); the body
 // goes on from there over the block's stored rows, K bytes, K scales, V bytes, V scales row after
-// row (KvLayout::append_stored_row's order), and finishes it. XXH64's digest depends only on the
+// row (KvLayout::append_stored_rows' order), and finishes it. XXH64's digest depends only on the
 // bytes in order, so the number is row_block_digest's bit for bit; the host combines the block
 // digests into the state hash as StateDigest::combine does. One thread per block.
 #include <cstdint>

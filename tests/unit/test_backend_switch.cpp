@@ -62,7 +62,7 @@ std::vector<uint8_t> stored_rows(const Session& s) {
     std::vector<uint8_t> bytes;
     const StateManager& state = s.state();
     for (int l = 0; l < state.n_layers(); ++l)
-        for (int r = 0; r < state.rows(l); ++r) state.cache().append_stored_row(l, r, bytes);
+        state.cache().append_stored_rows(l, 0, state.rows(l), bytes);
     return bytes;
 }
 

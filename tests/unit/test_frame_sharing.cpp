@@ -325,6 +325,22 @@ private slots:
         QVERIFY(e->layers[0].pos2ledger.chunk(2) != d->layers[0].pos2ledger.chunk(2));
         QVERIFY(d->layers[0].pos2ledger == rows_of_d);
         QVERIFY(a->layers[0].pos2ledger == rows_of_a);
+
+        // More edits of one layer between two Frames than its revisions keep renewals of
+        // (ChunkRevisions): the Frame compares each chunk with the last Frame's, shares the
+        // equal ones and copies the others; the last Frame keeps its rows.
+        const std::vector<int64_t> rows_of_e = e->layers[1].pos2ledger.to_vector();
+        ActionList deletes;
+        for (int i = 0; i < 40; ++i) deletes.push_back(del(int(kRows) + 10 + i, {1}));
+        const TickResult deleted_many = s.apply_now(deletes);
+        QVERIFY(!deleted_many.rejected && !deleted_many.aborted);
+        const FramePtr g = s.frame();
+        compare_with_state(*g, s);
+        QVERIFY(shared(e, g, 1, 0));
+        QVERIFY(!shared(e, g, 1, 1));
+        QVERIFY(!shared(e, g, 1, 2));
+        for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(e, g, 0, chunk));
+        QVERIFY(e->layers[1].pos2ledger == rows_of_e);
     }
 
     // A column's chunks are shared until written: a holder (a Frame) keeps the values it took,
@@ -357,6 +373,41 @@ private slots:
                                 : i == 10 ? 100.0f
                                           : float(i));
         for (size_t i = 0; i < 10; ++i) QCOMPARE((*held[i / 4])[i % 4], float(i));
+    }
+
+    // A holder of the whole list of a column's chunks (spine(): what a Frame takes, one
+    // pointer) keeps the values it took while the column writes, appends new chunks and
+    // appends in place; once nobody holds them, the column writes its chunks in place again.
+    void a_held_list_of_chunks_keeps_its_values() {
+        ChunkedColumn<float> column(4);
+        for (int i = 0; i < 10; ++i) column.push_back(float(i));
+        std::vector<float> want(10);
+        for (int i = 0; i < 10; ++i) want[size_t(i)] = float(i);
+        {
+            const ChunkedRecords<float> held(column.spine(), column.size(), 4);
+            const float* middle = &column[4];
+            column.set(5, 50.0f);  // every chunk of the list is held: copied first
+            QVERIFY(&column[4] != middle);
+            column.set(9, 90.0f);  // a value of the last chunk the holder reads
+            for (int i = 10; i < 19; ++i) column.push_back(float(i));  // new chunks
+            column.set(17, 170.0f);
+            QCOMPARE(held.size(), size_t(10));
+            QCOMPARE(held.chunk_count(), size_t(3));
+            for (size_t i = 0; i < 10; ++i) QCOMPARE(held[i], want[i]);
+        }
+        const float* first = &column[0];
+        column.set(1, 10.0f);  // nobody else holds chunk 0 or the list now: in place
+        QVERIFY(&column[0] == first);
+        want[1] = 10.0f;
+        want[5] = 50.0f;
+        want[9] = 90.0f;
+        for (int i = 10; i < 19; ++i) want.push_back(i == 17 ? 170.0f : float(i));
+        QCOMPARE(column.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) QCOMPARE(column[i], want[i]);
+        const ChunkedRecords<float> all(column.spine(), column.size(), 4);
+        QVERIFY(all == want);
+        QVERIFY(all.first_chunks(2) == std::vector<float>(want.begin(), want.begin() + 8));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, (void)all.first_chunks(5));
     }
 
     // Two copies of a column share its last chunk; each appends, writes and reads its own
@@ -439,7 +490,7 @@ private slots:
             LayerFrame got;
             got.pos2ledger = layer_rows[size_t(l)];
             got.record_brightness = ChunkedRecords<float>(
-                ledger.brightness_chunks(l), size_t(ledger.size()), size_t(Ledger::kChunkRecords));
+                ledger.brightness_spine(l), size_t(ledger.size()), size_t(Ledger::kChunkRecords));
             const std::vector<int64_t>& want = layer_rows[size_t(l)];
             QCOMPARE(size_t(got.rows()), want.size());
             for (size_t r = 0; r < want.size(); ++r)
