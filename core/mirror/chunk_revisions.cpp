@@ -23,12 +23,6 @@ void ChunkRevisions::renewed(size_t first_block) {
     renewals_.push_back({latest_, first_block});
 }
 
-uint64_t ChunkRevisions::blocks(size_t first, size_t n) const {
-    if (first + n > blocks_.size()) return latest_;  // a block past the end: the newest
-    return *std::max_element(blocks_.begin() + ptrdiff_t(first),
-                             blocks_.begin() + ptrdiff_t(first + n));
-}
-
 void ChunkRevisions::renew_from(int first_row) {
     // The blocks before first_row's keep their revisions (those past the end had latest_);
     // first_row's and every later one take the new one.

@@ -9,21 +9,19 @@ namespace kvw {
 // Rows per revision block, kept alike by the maps (LayerMaps) and the cache (KvLayout), so
 // that a block of a layer's rows has one map revision and one cache revision: what the
 // incremental state digest and invariants remember a block's summary by (ARCHITECTURE §6.1).
-// Small, so that a tick's append makes them read a few hundred rows per layer again; the
-// Frame's larger chunks take the newest revision of their blocks.
+// Small, so that a tick's append makes them read a few hundred rows per layer again; a
+// Frame's larger chunks are renewed with any of their blocks.
 inline constexpr int kRevisionBlockRows = 256;
 
 // The revisions of one layer's rows by block of kRevisionBlockRows rows. Every revision comes
 // from next_revision() (core/mirror/revision.h), unique across the process and larger than
 // any before it, so that two equal revisions mean the same rows even across copies and
-// replaced objects, and the largest revision of a run of blocks is a revision of the run.
+// replaced objects.
 class ChunkRevisions {
 public:
     ChunkRevisions();
     // The revision of rows [block * kRevisionBlockRows, (block + 1) * kRevisionBlockRows).
     uint64_t block(size_t block) const { return block < blocks_.size() ? blocks_[block] : latest_; }
-    // The revision of blocks [first, first + n): the newest of theirs.
-    uint64_t blocks(size_t first, size_t n) const;
     // The newest revision of any block: it changes whenever a row does.
     uint64_t latest() const { return latest_; }
     // The first block whose revision may have moved since latest() was `since`, a revision a

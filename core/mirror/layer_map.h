@@ -27,9 +27,10 @@ struct LayerMap {
 
 // Every layer's map, each with a revision (next_revision) that every write takes anew: the
 // only way to a writable map is edit(), so no primitive can change a map and leave its
-// revision behind. The revision is also kept per chunk of kChunkRows rows, so that a Frame
-// shares the chunks of a layer's rows that a write left alone (ARCHITECTURE §7.1): an append
-// renews the last chunk only, a delete the chunks from its row on (the later rows shift).
+// revision behind. The revision is also kept per block of kRevisionBlockRows rows, and each
+// renewal is remembered, so that a Frame shares the chunks of kChunkRows rows that a write left
+// alone (ARCHITECTURE §7.1): an append renews the last block only, a delete the blocks from its
+// row on (the later rows shift).
 //
 // A journal, while open, keeps what edits change, so that a tick's Step 4 can be taken back
 // without copying every map first (ARCHITECTURE §6.1): edit() promises that the rows before
@@ -46,11 +47,6 @@ public:
     static constexpr int kChunkRows = 4096;  // a power of two (a Frame's SharedRows chunk)
     static_assert(kChunkRows % kRevisionBlockRows == 0);
     uint64_t revision(size_t layer) const { return revisions_.at(layer).latest(); }
-    // The revision of the layer's rows [chunk * kChunkRows, (chunk + 1) * kChunkRows).
-    uint64_t chunk_revision(size_t layer, size_t chunk) const {
-        constexpr size_t kBlocks = kChunkRows / kRevisionBlockRows;
-        return revisions_.at(layer).blocks(chunk * kBlocks, kBlocks);
-    }
     // The revision of the layer's rows [block * kRevisionBlockRows, (block + 1) * ...).
     uint64_t block_revision(size_t layer, size_t block) const {
         return revisions_.at(layer).block(block);
@@ -61,7 +57,7 @@ public:
         return revisions_.at(layer).first_block_renewed_since(since);
     }
     // The layer's map to change at `first_row` and after it (the rows before it stay as they
-    // are), its revision and those of the chunks from first_row's on already new.
+    // are), its revision and those of the blocks from first_row's on already new.
     LayerMap& edit(size_t layer, int first_row = 0);
     const std::vector<LayerMap>& all() const { return maps_; }
 

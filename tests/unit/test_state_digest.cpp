@@ -401,14 +401,14 @@ private slots:
         p.maps.edit(0, kChunk + 1).remove(kChunk + 1);
         p.maps.edit(0, 7).insert(7, ids, phases);
         p.maps.edit(1, 0).clear();
-        const uint64_t revision = p.maps.chunk_revision(2, 0);
+        const uint64_t revision = p.maps.revision(2);
         p.maps.roll_back();
         QVERIFY(!p.maps.journal_open());
         for (int l = 0; l < kLayers; ++l) {
             QVERIFY(p.maps[size_t(l)].pos2ledger == before[size_t(l)].pos2ledger);
             QVERIFY(p.maps[size_t(l)].rope_pos == before[size_t(l)].rope_pos);
         }
-        QCOMPARE(p.maps.chunk_revision(2, 0), revision);  // a layer no edit touched
+        QCOMPARE(p.maps.revision(2), revision);  // a layer no edit touched
         QVERIFY_THROWS_EXCEPTION(std::logic_error, p.maps.roll_back());
     }
 };
