@@ -297,13 +297,19 @@ private slots:
             for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(a, b, l, chunk));
         QCOMPARE(b->layers[0].rows(), a->layers[0].rows() + 1);
 
+        // After an edit of layer 1's second chunk: the Frame equals the state, layer 1's first
+        // chunk and all of layer 0 are shared with the Frame before, layer 1's others copied.
+        const auto only_layer_1_copied_from_its_second_chunk = [&](const FramePtr& before,
+                                                                   const FramePtr& after) {
+            compare_with_state(*after, s);
+            QVERIFY(shared(before, after, 1, 0));
+            QVERIFY(!shared(before, after, 1, 1));
+            QVERIFY(!shared(before, after, 1, 2));
+            for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(before, after, 0, chunk));
+        };
         s.apply_now({del(int(kRows) + 7, {1})});  // in layer 1's second chunk
         const FramePtr c = s.frame();
-        compare_with_state(*c, s);
-        QVERIFY(shared(b, c, 1, 0));
-        QVERIFY(!shared(b, c, 1, 1));
-        QVERIFY(!shared(b, c, 1, 2));
-        for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(b, c, 0, chunk));
+        only_layer_1_copied_from_its_second_chunk(b, c);
 
         s.apply_now({Action{InsertAction{3, {7, 8}}, {}}});  // in every layer's first chunk
         const FramePtr d = s.frame();
@@ -334,12 +340,7 @@ private slots:
         for (int i = 0; i < 40; ++i) deletes.push_back(del(int(kRows) + 10 + i, {1}));
         const TickResult deleted_many = s.apply_now(deletes);
         QVERIFY(!deleted_many.rejected && !deleted_many.aborted);
-        const FramePtr g = s.frame();
-        compare_with_state(*g, s);
-        QVERIFY(shared(e, g, 1, 0));
-        QVERIFY(!shared(e, g, 1, 1));
-        QVERIFY(!shared(e, g, 1, 2));
-        for (size_t chunk = 0; chunk < 3; ++chunk) QVERIFY(shared(e, g, 0, chunk));
+        only_layer_1_copied_from_its_second_chunk(e, s.frame());
         QVERIFY(e->layers[1].pos2ledger == rows_of_e);
     }
 
