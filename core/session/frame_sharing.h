@@ -25,7 +25,8 @@ public:
     // no rows and takes no chunk pointer, where each layer's last 4,096 rows were copied and
     // then every chunk's revision was read. A delete copies the chunks from its row. When the
     // renewals since do not reach back to the last Frame (more than ChunkRevisions keeps, or
-    // other maps), each chunk is compared with the last Frame's and shared when equal.
+    // other maps) or begin in the first block, each chunk is compared with the last Frame's
+    // and shared when equal.
     SharedRows<int64_t> pos2ledger(const LayerMaps& maps, int layer);
     SharedRows<int32_t> rope_pos(const LayerMaps& maps, int layer);
 
