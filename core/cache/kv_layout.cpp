@@ -167,9 +167,9 @@ void KvLayout::read_v(int layer, int row, float* out) const {
 
 namespace {
 
-// Row p of `rows` as stored (its `bytes` bytes, then its scales) at `out`; returns the end.
-uint8_t* put_stored_half(uint8_t* out, const KvRows& rows, size_t p, int kv_dim, size_t bytes,
-                         int groups) {
+// Row p of `rows` as stored (its bytes, then its scales) at `out`; returns the end.
+uint8_t* put_stored_half(uint8_t* out, const KvRows& rows, size_t p, int kv_dim, int groups) {
+    const size_t bytes = size_t(kv_dim) * size_t(kv_type_bytes(rows.type));
     std::memcpy(out, rows.row(p, kv_dim), bytes);
     out += bytes;
     if (!rows.scale) return out;
@@ -189,18 +189,13 @@ std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
 void KvLayout::append_stored_rows(int layer, int first, int end, std::vector<uint8_t>& out) const {
     check_rows(layer, first, end - first, rows(layer));
     const KvRows k = slab().k_rows(layer), v = slab().v_rows(layer);
-    const int groups = storage().groups;
-    const size_t k_bytes = size_t(kv_dim()) * size_t(kv_type_bytes(k.type));
-    const size_t v_bytes = size_t(kv_dim()) * size_t(kv_type_bytes(v.type));
-    const size_t scales = size_t(groups) * sizeof(float);
-    const size_t row_bytes = k_bytes + v_bytes + (k.scale ? scales : 0) + (v.scale ? scales : 0);
     const size_t at = out.size();
-    out.resize(at + size_t(end - first) * row_bytes);  // one resize: a row is four copies
+    out.resize(at + size_t(end - first) * stored_row_bytes());  // one resize: four copies a row
     uint8_t* put = out.data() + at;
     for (int r = first; r < end; ++r) {
         const size_t p = size_t(physical_row(layer, r));
-        put = put_stored_half(put, k, p, kv_dim(), k_bytes, groups);
-        put = put_stored_half(put, v, p, kv_dim(), v_bytes, groups);
+        put = put_stored_half(put, k, p, kv_dim(), storage().groups);
+        put = put_stored_half(put, v, p, kv_dim(), storage().groups);
     }
 }
 
