@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/backend/backend_registry.h"
+#include "core/backend/resident_rows.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
@@ -197,9 +198,9 @@ public:
         cuda::kv_round_trip_rows(type, rows, n, kv_dim, groups, stream());
     }
 
-    // The context rows are host memory (the cache lives on the host, §18): each call uploads the
-    // stored rows it reads, as stored (decoded on the device), with their scales, row index and
-    // positions.
+    // The cache's rows live on the host (§18): attention reads a copy of each layer's rows kept
+    // on the device, brought up to date with the rows renewed since it last read them
+    // (ResidentRows); the row index and positions are uploaded with each call.
     void attention(const AttentionCall& call) override {
         const LayerContext& ctx = call.context;
         const int n = call.n();
@@ -218,20 +219,13 @@ public:
         a.v_new = call.v_new;
         a.out = call.out;
         if (ctx.rows > 0) {
-            size_t physical = size_t(ctx.rows);
-            if (ctx.index)
-                physical = size_t(*std::max_element(ctx.index, ctx.index + ctx.rows)) + 1;
-            a.k = upload_rows(ctx_k_, ctx.k.data, physical * kv_dim * kv_type_bytes(ctx.k.type));
-            a.v = upload_rows(ctx_v_, ctx.v.data, physical * kv_dim * kv_type_bytes(ctx.v.type));
-            a.k_type = ctx.k.type;
-            a.v_type = ctx.v.type;
-            const size_t scale_bytes = physical * size_t(call.n_kv_heads) * sizeof(float);
-            if (ctx.k.scale)
-                a.k_scale =
-                    static_cast<const float*>(upload_rows(k_scale_, ctx.k.scale, scale_bytes));
-            if (ctx.v.scale)
-                a.v_scale =
-                    static_cast<const float*>(upload_rows(v_scale_, ctx.v.scale, scale_bytes));
+            const LayerContext rows = resident_.resident(ctx, kv_dim, call.n_kv_heads);
+            a.k = rows.k.data;
+            a.v = rows.v.data;
+            a.k_type = rows.k.type;
+            a.v_type = rows.v.type;
+            a.k_scale = rows.k.scale;
+            a.v_scale = rows.v.scale;
             if (ctx.index)
                 a.index = static_cast<const int32_t*>(
                     upload_rows(index_, ctx.index, size_t(ctx.rows) * sizeof(int32_t)));
@@ -324,9 +318,10 @@ private:
     DeviceBuffer tile_;          // a block-quantised weight widened to float32 for a prefill
     DeviceBuffer matvec_lanes_;  // the mat-vec's partial sums
     DeviceBuffer tokens_;
-    // attention(): the context as uploaded, the new items' positions, scratch and mass
-    DeviceBuffer ctx_k_, ctx_v_, k_scale_, v_scale_, index_, context_positions_, positions_,
-        scratch_, mass_;
+    // attention(): the cache's rows, the row index and positions as uploaded, the new items'
+    // positions, scratch and mass
+    ResidentRows resident_{*this};
+    DeviceBuffer index_, context_positions_, positions_, scratch_, mass_;
 };
 
 bool cuda_available(std::string& why) {

@@ -130,7 +130,7 @@ int BatchSpliceLayout::physical_row(int layer, int row) const {
 
 LayerContext BatchSpliceLayout::layer_view(int layer, int rows) const {
     if (!prefix_untouched(layers_[size_t(layer)], rows)) apply_pending(layer);
-    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer)};
+    return slab().context(layer, rows);
 }
 
 }  // namespace kvw

@@ -85,8 +85,7 @@ int IndirectionLayout::physical_row(int layer, int row) const {
 }
 
 LayerContext IndirectionLayout::layer_view(int layer, int rows) const {
-    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer),
-                        layers_[size_t(layer)].index.data()};
+    return slab().context(layer, rows, layers_[size_t(layer)].index.data());
 }
 
 }  // namespace kvw

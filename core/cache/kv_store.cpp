@@ -23,7 +23,7 @@ void KvStore::remove_row(int layer, int row) {
 void KvStore::reset_rows() { std::fill(rows_.begin(), rows_.end(), 0); }
 
 LayerContext KvStore::layer_view(int layer, int rows) const {
-    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer)};
+    return slab().context(layer, rows);
 }
 
 }  // namespace kvw

@@ -184,16 +184,14 @@ void RingLayout::assemble(int layer, int rows) const {
 
 LayerContext RingLayout::window(int layer, int rows) const {
     switch (options_.mode) {
-        case RingMode::Pointer:
-            assemble(layer, rows);
-            return LayerContext{rows, scratch_.k_rows(layer), scratch_.v_rows(layer)};
+        case RingMode::Pointer: assemble(layer, rows); return scratch_.context(layer, rows);
         case RingMode::Lut:
-            return LayerContext{
-                rows, slab().k_rows(layer), slab().v_rows(layer),
-                tables_[size_t(layers_[size_t(layer)].head / options_.tokens_per_block)].data()};
+            return slab().context(
+                layer, rows,
+                tables_[size_t(layers_[size_t(layer)].head / options_.tokens_per_block)].data());
         case RingMode::Roll: break;
     }
-    return LayerContext{rows, slab().k_rows(layer), slab().v_rows(layer)};
+    return slab().context(layer, rows);
 }
 
 LayerContext RingLayout::layer_view(int layer, int rows) const {

@@ -75,6 +75,13 @@ public:
     // The layer's rows as stored, from physical row 0 (LayerContext's K and V).
     KvRows k_rows(int layer) const { return k_.rows(layer); }
     KvRows v_rows(int layer) const { return v_.rows(layer); }
+    // A layer's first `rows` rows as the engine reads them (KvLayout::view): row j at physical
+    // row index[j] (j without an index), with the revisions of the physical rows.
+    LayerContext context(int layer, int rows, const int32_t* index = nullptr) const {
+        LayerContext ctx{rows, k_rows(layer), v_rows(layer), index};
+        ctx.revisions = &revisions_[size_t(layer)];
+        return ctx;
+    }
 
     // What encoding the layer's rows met since construction or the last clear_stats().
     const QuantStats& k_stats(int layer) const { return k_.stats[size_t(layer)]; }

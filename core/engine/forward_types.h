@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -7,6 +8,8 @@
 #include "core/math/kv_quant.h"
 
 namespace kvw {
+
+class ChunkRevisions;
 
 // What the engine consumes: a token id, or an embedding vector (a gist) given directly.
 struct Item {
@@ -50,8 +53,17 @@ struct LayerContext {
     // stored (usually k.type and v.type; a context given as decoded floats keeps the types).
     KvType k_store = KvType::F32;
     KvType v_store = KvType::F32;
+    // The revisions of the physical rows k and v point into (RowBuffer's, by physical row), or
+    // null for rows no cache holds (decoded floats): what lets a backend that keeps the rows in
+    // its own memory upload only those renewed since it last read them (ResidentRows).
+    const ChunkRevisions* revisions = nullptr;
 
     size_t physical_row(int j) const { return size_t(index ? index[j] : j); }
+    // Physical rows [0, physical_extent()) hold every row the context reads.
+    size_t physical_extent() const {
+        if (rows <= 0) return 0;
+        return index ? size_t(*std::max_element(index, index + rows)) + 1 : size_t(rows);
+    }
 };
 
 struct ForwardOptions {

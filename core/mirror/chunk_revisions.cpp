@@ -6,29 +6,36 @@
 
 namespace kvw {
 
-ChunkRevisions::ChunkRevisions() : latest_(next_revision()), renewals_{{latest_, 0}} {}
+ChunkRevisions::ChunkRevisions() : latest_(next_revision()), renewals_{{latest_, {0, kToEnd}}} {}
 
 size_t ChunkRevisions::first_block_renewed_since(uint64_t since) const {
-    if (since == latest_) return kNoneRenewed;
-    size_t first = kNoneRenewed;
-    for (auto r = renewals_.rbegin(); r != renewals_.rend(); ++r) {
-        if (r->revision == since) return first;
-        first = std::min(first, r->first_block);
-    }
-    return 0;
+    const RowSpan rows = rows_renewed_since(since);
+    return rows.empty() ? kNoneRenewed : size_t(rows.first / kRevisionBlockRows);
 }
 
-void ChunkRevisions::renewed(size_t first_block) {
+ChunkRevisions::RowSpan ChunkRevisions::rows_renewed_since(uint64_t since) const {
+    RowSpan renewed;  // the union of the renewals after `since`, as one span
+    for (auto r = renewals_.rbegin(); r != renewals_.rend(); ++r) {
+        if (r->revision == since) return renewed;
+        renewed = renewed.empty() ? r->rows
+                                  : RowSpan{std::min(renewed.first, r->rows.first),
+                                            std::max(renewed.end, r->rows.end)};
+    }
+    return {0, kToEnd};
+}
+
+void ChunkRevisions::renewed(RowSpan rows) {
     if (renewals_.size() == kRenewalsKept) renewals_.erase(renewals_.begin());
-    renewals_.push_back({latest_, first_block});
+    renewals_.push_back({latest_, rows});
 }
 
 void ChunkRevisions::renew_from(int first_row) {
     // The blocks before first_row's keep their revisions (those past the end had latest_);
     // first_row's and every later one take the new one.
-    blocks_.resize(size_t(std::max(first_row, 0) / kRevisionBlockRows), latest_);
+    first_row = std::max(first_row, 0);
+    blocks_.resize(size_t(first_row / kRevisionBlockRows), latest_);
     latest_ = next_revision();
-    renewed(blocks_.size());
+    renewed({first_row, kToEnd});
 }
 
 void ChunkRevisions::renew_rows(int first_row, int end_row) {
@@ -38,7 +45,7 @@ void ChunkRevisions::renew_rows(int first_row, int end_row) {
     if (blocks_.size() <= last) blocks_.resize(last + 1, latest_);
     latest_ = next_revision();
     for (size_t b = first; b <= last; ++b) blocks_[b] = latest_;
-    renewed(first);
+    renewed({std::max(first_row, 0), end_row});
 }
 
 }  // namespace kvw

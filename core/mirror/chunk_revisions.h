@@ -34,6 +34,18 @@ public:
     size_t first_block_renewed_since(uint64_t since) const;
     static constexpr size_t kNoneRenewed = std::numeric_limits<size_t>::max();
 
+    // Rows [first, end) of a layer; end kToEnd: every row from first on.
+    struct RowSpan {
+        int first = 0;
+        int end = 0;
+        bool empty() const { return end <= first; }
+    };
+    static constexpr int kToEnd = std::numeric_limits<int>::max();
+    // The rows that may have changed since latest() was `since`, by the same rule, to the row:
+    // what a copy of the rows in other memory (a backend's, ResidentRows) uploads again. Empty
+    // when nothing moved; every row ({0, kToEnd}) when `since` is not among the kept renewals.
+    RowSpan rows_renewed_since(uint64_t since) const;
+
     // Rows from first_row on changed or moved (an append, an insert or a removal, whose later
     // rows shift): first_row's block and every later one take a new revision.
     void renew_from(int first_row);
@@ -41,15 +53,15 @@ public:
     void renew_rows(int first_row, int end_row);
 
 private:
-    // latest_ became `revision` by renewing blocks from `first_block` on (or fewer).
+    // latest_ became `revision` by renewing `rows`.
     struct Renewal {
         uint64_t revision = 0;
-        size_t first_block = 0;
+        RowSpan rows;
     };
     // A tick renews a layer's rows once or twice (its edits, the append): readers that look
     // after every command find theirs among the last few.
     static constexpr size_t kRenewalsKept = 32;
-    void renewed(size_t first_block);
+    void renewed(RowSpan rows);
 
     std::vector<uint64_t> blocks_;  // [block]; a block past the end has latest_
     uint64_t latest_ = 0;
