@@ -153,7 +153,7 @@ public:
         const void* weights = device_weights(w);
         if (dtype_is_quantized(w.dtype)) {
             if (n <= kMatvecItems) {
-                matvec_lanes_.reserve(cuda::matvec_scratch_floats(w.rows, n) * sizeof(float));
+                matvec_lanes_.reserve(cuda::matvec_scratch_floats(w.rows, w.cols, n) * sizeof(float));
                 return cuda::matvec(weights, w.dtype, w.rows, w.cols, x, n, y,
                                     matvec_lanes_.as<float>(), stream());
             }
@@ -235,7 +235,8 @@ public:
         }
         a.positions = static_cast<const int32_t*>(
             upload_rows(positions_, call.positions.data(), size_t(n) * sizeof(int32_t)));
-        scratch_.reserve(cuda::attention_scratch_floats(ctx.rows, n, call.n_heads) * sizeof(float));
+        scratch_.reserve(cuda::attention_scratch_floats(ctx.rows, n, call.n_heads, call.head_dim) *
+                         sizeof(float));
         a.scratch = scratch_.as<float>();
         if (call.mass) {
             mass_.reserve(size_t(total) * sizeof(float));

@@ -23,8 +23,13 @@ void launch(const kern::KvRoundTripRows& body, cudaStream_t stream);
 void launch(const kern::MatVecLanes& body, cudaStream_t stream);
 void launch(const kern::MatVecFold& body, cudaStream_t stream);
 void launch(const kern::AttentionScores& body, cudaStream_t stream);
-void launch(const kern::AttentionSoftmax& body, cudaStream_t stream);
-void launch(const kern::AttentionValues& body, cudaStream_t stream);
+void launch(const kern::AttentionChunkMax& body, cudaStream_t stream);
+void launch(const kern::AttentionRowMax& body, cudaStream_t stream);
+void launch(const kern::AttentionChunkExp& body, cudaStream_t stream);
+void launch(const kern::AttentionRowSum& body, cudaStream_t stream);
+void launch(const kern::AttentionNormalize& body, cudaStream_t stream);
+void launch(const kern::AttentionValueChunks& body, cudaStream_t stream);
+void launch(const kern::AttentionValueFold& body, cudaStream_t stream);
 void launch(const kern::AttentionMass& body, cudaStream_t stream);
 
 }  // namespace kvw::cuda
@@ -39,8 +44,13 @@ KVW_DEVICE_LAUNCHER(kern::KvRoundTripRows)
 KVW_DEVICE_LAUNCHER(kern::MatVecLanes)
 KVW_DEVICE_LAUNCHER(kern::MatVecFold)
 KVW_DEVICE_LAUNCHER(kern::AttentionScores)
-KVW_DEVICE_LAUNCHER(kern::AttentionSoftmax)
-KVW_DEVICE_LAUNCHER(kern::AttentionValues)
+KVW_DEVICE_LAUNCHER(kern::AttentionChunkMax)
+KVW_DEVICE_LAUNCHER(kern::AttentionRowMax)
+KVW_DEVICE_LAUNCHER(kern::AttentionChunkExp)
+KVW_DEVICE_LAUNCHER(kern::AttentionRowSum)
+KVW_DEVICE_LAUNCHER(kern::AttentionNormalize)
+KVW_DEVICE_LAUNCHER(kern::AttentionValueChunks)
+KVW_DEVICE_LAUNCHER(kern::AttentionValueFold)
 KVW_DEVICE_LAUNCHER(kern::AttentionMass)
 
 namespace kvw::cuda {
@@ -83,7 +93,9 @@ void matvec(const void* w, DType dtype, int64_t rows, int64_t cols, const float*
                         [stream](const auto& body) { launch(body, stream); });
 }
 
-size_t matvec_scratch_floats(int64_t rows, int n) { return kern::matvec_scratch_floats(rows, n); }
+size_t matvec_scratch_floats(int64_t rows, int64_t cols, int n) {
+    return kern::matvec_scratch_floats(rows, cols, n);
+}
 
 void dequantize_rows(const void* w, DType dtype, int64_t rows, int64_t cols, float* out,
                      cudaStream_t stream) {

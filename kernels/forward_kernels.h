@@ -43,12 +43,12 @@ void kv_round_trip_rows(KvType type, float* rows, int n, int kv_dim, int groups,
                         cudaStream_t stream);
 
 // y[n][rows] = x[n][cols] · wᵀ for every DType, w in its file layout; the scalar CPU matmul's
-// summation order (kernels/bodies/matvec.h), through `scratch` (matvec_scratch_floats). For
-// decode (small n).
+// lanes, each summed in segments of columns (kernels/bodies/matvec.h), through `scratch`
+// (matvec_scratch_floats). For decode (small n).
 void matvec(const void* w, DType dtype, int64_t rows, int64_t cols, const float* x, int n, float* y,
             float* scratch, cudaStream_t stream);
 // The device floats matvec's scratch holds (partial sums: kern::matvec_scratch_floats).
-size_t matvec_scratch_floats(int64_t rows, int n);
+size_t matvec_scratch_floats(int64_t rows, int64_t cols, int n);
 
 // out[rows][cols] = w widened to float (for cuBLAS over batched prefill).
 void dequantize_rows(const void* w, DType dtype, int64_t rows, int64_t cols, float* out,
@@ -56,7 +56,8 @@ void dequantize_rows(const void* w, DType dtype, int64_t rows, int64_t cols, flo
 
 // Causal GQA attention of one layer (kernels/bodies/attention.h): query i (position
 // positions[i]) sees every context row and the new items 0..i within its window; head h uses KV
-// head h / (n_heads / n_kv_heads). a.scratch holds attention_scratch_floats(rows, n, n_heads).
+// head h / (n_heads / n_kv_heads). a.scratch holds attention_scratch_floats(rows, n, n_heads,
+// head_dim).
 void attention(const DeviceAttention& a, cudaStream_t stream);
 
 }  // namespace kvw::cuda

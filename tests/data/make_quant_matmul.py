@@ -27,6 +27,9 @@ CASES = [  # name, type, rows, cols
     ("q4_0_13x160", QT.Q4_0, 13, 160),
     ("q4_k_11x512", QT.Q4_K, 11, 512),
     ("q6_k_17x512", QT.Q6_K, 17, 512),
+    # Rows over several segments of the device mat-vec (256 columns), the last one short.
+    ("q8_0_5x608", QT.Q8_0, 5, 608),
+    ("q4_0_3x800", QT.Q4_0, 3, 800),
 ]
 
 

@@ -155,11 +155,12 @@ private slots:
                 const std::vector<float> x = random_floats(size_t(n * cols), rng);
                 const cuda::DeviceBuffer dw = upload(w), dx = upload(x);
                 cuda::DeviceBuffer dy(size_t(n) * rows * sizeof(float));
-                cuda::DeviceBuffer dlanes(cuda::matvec_scratch_floats(rows, n) * sizeof(float));
+                cuda::DeviceBuffer dlanes(cuda::matvec_scratch_floats(rows, cols, n) *
+                                          sizeof(float));
                 cuda::matvec(dw.get(), dtype, rows, cols, dx.as<float>(), n, dy.as<float>(),
                              dlanes.as<float>(), nullptr);
                 std::vector<float> y(size_t(n) * rows);
-                std::vector<float> lanes(kern::matvec_scratch_floats(rows, n));
+                std::vector<float> lanes(kern::matvec_scratch_floats(rows, cols, n));
                 kern::matvec_passes(kern::matvec_call(w.data(), dtype, rows, cols, x.data(), n,
                                                       y.data(), lanes.data()),
                                     [](const auto& body) { kern::host_launch(body); });
@@ -266,7 +267,8 @@ private slots:
         for (const test::AttentionShape& s : shapes) {
             const test::AttentionInputs in = test::make_attention_inputs(s, seed++);
             const size_t out_count = size_t(s.n) * in.q_dim(), total = size_t(s.rows + s.n);
-            const size_t scratch_count = cuda::attention_scratch_floats(s.rows, s.n, s.n_heads);
+            const size_t scratch_count =
+                cuda::attention_scratch_floats(s.rows, s.n, s.n_heads, s.head_dim);
             std::vector<float> out(out_count, kSentinel), mass(total, kSentinel);
             std::vector<float> scratch(scratch_count);
             const cuda::DeviceAttention host = in.view(out.data(), mass.data(), scratch.data());

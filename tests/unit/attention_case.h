@@ -131,6 +131,11 @@ inline std::vector<AttentionShape> attention_shapes() {
         {50, 2, 16, 2, 128, 0, T::Int8, T::Int8, true, true},
         {1, 1, 2, 2, 6, 0, T::F32, T::Fp8E4M3, false, true},
         {21, 3, 4, 4, 16, 0, T::F32, T::F32, true, true, 40.0f},
+        // Rows over several chunks of the bodies' sums (kernels/bodies/attention.h), a window
+        // that leaves whole chunks unseen, and one that starts inside a chunk.
+        {300, 2, 4, 2, 16, 0, T::F16, T::Int8, true, true},
+        {200, 3, 2, 1, 8, 70, T::F32, T::Fp8E4M3, false, true},
+        {130, 70, 2, 2, 8, 90, T::BF16, T::F32, true, false},
     };
 }
 

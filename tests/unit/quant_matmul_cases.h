@@ -62,7 +62,9 @@ inline std::vector<Case> load_cases() {
             qFatal("%s: sizes do not match its type and shape", c.name.c_str());
         cases.push_back(std::move(c));
     }
-    if (cases.size() != std::size(kAllDTypes)) qFatal("expected one case per storage type");
+    for (const DType d : kAllDTypes)
+        if (std::none_of(cases.begin(), cases.end(), [d](const Case& c) { return c.w.dtype == d; }))
+            qFatal("no case of storage type %s", std::string(dtype_name(d)).c_str());
     return cases;
 }
 

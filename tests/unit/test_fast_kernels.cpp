@@ -308,7 +308,7 @@ private slots:
             }
             ++checked;
         }
-        QCOMPARE(checked, 9);
+        QCOMPARE(checked, 11);
     }
 
     // The rounding is what separates the sets: against x unrounded the same products are
