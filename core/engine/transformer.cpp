@@ -108,8 +108,13 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
     const BackendArray<float> sin_table(be, rope_sin.data(), rope_sin.size());
 
     BackendArray<float> x(be, N * D), xn(be, N * D), q(be, N * q_dim), att(be, N * q_dim),
-        proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k(be, N * kv_dim), v(be, N * kv_dim),
-        k_att, v_att;
+        proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k_att, v_att;
+    // Each layer's new K and V stay in the backend until every layer is done and are then
+    // downloaded together: a download waits for the device, and one per layer made a device
+    // wait for the host to queue each next layer.
+    std::vector<BackendArray<float>> k_layers, v_layers;
+    k_layers.reserve(size_t(cfg.n_layers));
+    v_layers.reserve(size_t(cfg.n_layers));
     be.embed(weights.token_embd, items, x.data());
 
     ForwardOutput result;
@@ -121,6 +126,8 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         const LayerWeights& lw = weights.layers[l];
         const LayerVectors& lv = layers_[size_t(l)];
         const LayerContext& stored = context[l];
+        const BackendArray<float>& k = k_layers.emplace_back(be, N * kv_dim);
+        const BackendArray<float>& v = v_layers.emplace_back(be, N * kv_dim);
 
         be.rmsnorm(x.data(), lv.attn_norm.data(), n, D, cfg.rms_eps, xn.data());
         be.matmul(lw.wq, xn.data(), n, q.data());
@@ -184,11 +191,12 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         be.swiglu(gate.data(), up.data(), N * n_ff);
         be.matmul(lw.w_down, gate.data(), n, proj.data());
         be.add(x.data(), proj.data(), N * D);
-
+    }
+    for (int l = 0; l < cfg.n_layers; ++l) {
         result.k[l].resize(N * kv_dim);
         result.v[l].resize(N * kv_dim);
-        be.download(result.k[l].data(), k.data(), N * kv_dim * sizeof(float));
-        be.download(result.v[l].data(), v.data(), N * kv_dim * sizeof(float));
+        be.download(result.k[l].data(), k_layers[size_t(l)].data(), N * kv_dim * sizeof(float));
+        be.download(result.v[l].data(), v_layers[size_t(l)].data(), N * kv_dim * sizeof(float));
     }
 
     if (options.logits) {
