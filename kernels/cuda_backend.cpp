@@ -190,7 +190,8 @@ public:
 
     void rmsnorm(const float* x, const float* weight, int rows, int dim, float eps,
                  float* out) override {
-        cuda::rmsnorm_rows(x, weight, rows, dim, eps, out, stream());
+        norm_inverse_.reserve(size_t(rows) * sizeof(float));
+        cuda::rmsnorm_rows(x, weight, rows, dim, eps, out, norm_inverse_.as<float>(), stream());
     }
     void add_bias(float* x, const float* bias, int rows, int dim) override {
         cuda::add_bias_rows(x, bias, rows, dim, stream());
@@ -216,7 +217,6 @@ public:
         const LayerContext& ctx = call.context;
         const int n = call.n();
         const int kv_dim = call.n_kv_heads * call.head_dim;
-        const int total = ctx.rows + n;
         cuda::DeviceAttention a;
         a.rows = ctx.rows;
         a.n = n;
@@ -249,12 +249,8 @@ public:
         scratch_.reserve(cuda::attention_scratch_floats(ctx.rows, n, call.n_heads, call.head_dim) *
                          sizeof(float));
         a.scratch = scratch_.as<float>();
-        if (call.mass) {
-            mass_.reserve(size_t(total) * sizeof(float));
-            a.mass = mass_.as<float>();
-        }
+        a.mass = call.mass;
         cuda::attention(a, stream());
-        if (call.mass) download(call.mass, mass_.get(), size_t(total) * sizeof(float));
     }
 
 private:
@@ -328,12 +324,13 @@ private:
     DeviceBuffer x16_;           // activations rounded to the weights' 16-bit type
     DeviceBuffer tile_;          // a block-quantised weight widened to float32 for a prefill
     DeviceBuffer matvec_lanes_;  // the mat-vec's partial sums
+    DeviceBuffer norm_inverse_;  // rmsnorm(): each row's 1 / RMS
     DeviceBuffer tokens_;
     // attention(): the cache's rows, the row index and positions as uploaded, the new items'
-    // positions, scratch and mass
+    // positions and scratch
     ResidentRows resident_{*this};
     UploadedArray index_, context_positions_, positions_;
-    DeviceBuffer scratch_, mass_;
+    DeviceBuffer scratch_;
 };
 
 bool cuda_available(std::string& why) {

@@ -14,7 +14,8 @@
 namespace kvw::cuda {
 
 void launch(const kern::WidenRows& body, cudaStream_t stream);
-void launch(const kern::RmsNormRows& body, cudaStream_t stream);
+void launch(const kern::RmsNormInverse& body, cudaStream_t stream);
+void launch(const kern::RmsNormScale& body, cudaStream_t stream);
 void launch(const kern::AddBiasRows& body, cudaStream_t stream);
 void launch(const kern::AddInto& body, cudaStream_t stream);
 void launch(const kern::SwigluInto& body, cudaStream_t stream);
@@ -35,7 +36,8 @@ void launch(const kern::AttentionMass& body, cudaStream_t stream);
 }  // namespace kvw::cuda
 
 KVW_DEVICE_LAUNCHER(kern::WidenRows)
-KVW_DEVICE_LAUNCHER(kern::RmsNormRows)
+KVW_DEVICE_LAUNCHER(kern::RmsNormInverse)
+KVW_DEVICE_LAUNCHER(kern::RmsNormScale)
 KVW_DEVICE_LAUNCHER(kern::AddBiasRows)
 KVW_DEVICE_LAUNCHER(kern::AddInto)
 KVW_DEVICE_LAUNCHER(kern::SwigluInto)
@@ -61,8 +63,9 @@ void embed_rows(const void* table, DType dtype, int64_t cols, const int32_t* tok
 }
 
 void rmsnorm_rows(const float* x, const float* weight, int rows, int dim, float eps, float* out,
-                  cudaStream_t stream) {
-    launch(kern::rmsnorm_rows_body(x, weight, rows, dim, eps, out), stream);
+                  float* inverse, cudaStream_t stream) {
+    kern::rmsnorm_passes(kern::RmsNormCall{x, weight, rows, dim, eps, out, inverse},
+                         [stream](const auto& body) { launch(body, stream); });
 }
 
 void add_bias_rows(float* x, const float* bias, int rows, int dim, cudaStream_t stream) {

@@ -20,8 +20,9 @@ void embed_rows(const void* table, DType dtype, int64_t cols, const int32_t* tok
                 float* x, cudaStream_t stream);
 
 // out[r] = rmsnorm(x[r]) (core/math/rmsnorm.h) for rows of dim floats; out may alias x.
+// inverse: scratch of `rows` floats (each row's 1 / RMS).
 void rmsnorm_rows(const float* x, const float* weight, int rows, int dim, float eps, float* out,
-                  cudaStream_t stream);
+                  float* inverse, cudaStream_t stream);
 
 // x[r][d] += bias[d].
 void add_bias_rows(float* x, const float* bias, int rows, int dim, cudaStream_t stream);

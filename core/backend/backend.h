@@ -27,8 +27,8 @@ struct AttentionCall {
     const float* k_new = nullptr;
     const float* v_new = nullptr;
     float* out = nullptr;
-    // Host [context.rows + n], or null: the softmax weight each row received, summed over heads
-    // in head order and over queries in query order.
+    // Backend memory [context.rows + n], or null: the softmax weight each row received, summed
+    // over heads in head order and over queries in query order.
     float* mass = nullptr;
 
     int n() const { return int(positions.size()); }

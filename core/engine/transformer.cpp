@@ -109,12 +109,13 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
     BackendArray<float> x(be, N * D), xn(be, N * D), q(be, N * q_dim), att(be, N * q_dim),
         proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k_att, v_att;
-    // Each layer's new K and V stay in the backend until every layer is done and are then
-    // downloaded together: a download waits for the device, and one per layer made a device
-    // wait for the host to queue each next layer.
-    std::vector<BackendArray<float>> k_layers, v_layers;
+    // Each layer's new K and V, and its attention mass, stay in the backend until every layer
+    // is done and are then downloaded together: a download waits for the device, and downloads
+    // per layer made a device wait for the host to queue each next layer.
+    std::vector<BackendArray<float>> k_layers, v_layers, mass_layers;
     k_layers.reserve(size_t(cfg.n_layers));
     v_layers.reserve(size_t(cfg.n_layers));
+    mass_layers.reserve(size_t(cfg.n_layers));
     be.embed(weights.token_embd, items, x.data());
 
     ForwardOutput result;
@@ -177,10 +178,8 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         call.k_new = k_seen;
         call.v_new = v_seen;
         call.out = att.data();
-        if (options.attention_mass) {
-            result.attention_mass[l].resize(size_t(stored.rows + n));
-            call.mass = result.attention_mass[l].data();
-        }
+        if (options.attention_mass)
+            call.mass = mass_layers.emplace_back(be, size_t(stored.rows + n)).data();
         be.attention(call);
 
         be.matmul(lw.wo, att.data(), n, proj.data());
@@ -197,6 +196,11 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         result.v[l].resize(N * kv_dim);
         be.download(result.k[l].data(), k_layers[size_t(l)].data(), N * kv_dim * sizeof(float));
         be.download(result.v[l].data(), v_layers[size_t(l)].data(), N * kv_dim * sizeof(float));
+        if (options.attention_mass) {
+            const BackendArray<float>& mass = mass_layers[size_t(l)];
+            result.attention_mass[l].resize(mass.size());
+            be.download(result.attention_mass[l].data(), mass.data(), mass.size() * sizeof(float));
+        }
     }
 
     if (options.logits) {

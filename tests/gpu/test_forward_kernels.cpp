@@ -177,13 +177,15 @@ private slots:
             const std::vector<float> weight = random_floats(size_t(dim), rng);
             const cuda::DeviceBuffer dx = upload(x), dweight = upload(weight);
             cuda::DeviceBuffer dout(x.size() * sizeof(float));
+            cuda::DeviceBuffer dinverse(size_t(rows) * sizeof(float));
             cuda::rmsnorm_rows(dx.as<float>(), dweight.as<float>(), rows, dim, 1e-6f,
-                               dout.as<float>(), nullptr);
+                               dout.as<float>(), dinverse.as<float>(), nullptr);
             cuda::rmsnorm_rows(dx.as<float>(), dweight.as<float>(), rows, dim, 1e-6f,
-                               dx.as<float>(), nullptr);  // in place
-            std::vector<float> host(x.size());
-            kern::host_launch(
-                kern::rmsnorm_rows_body(x.data(), weight.data(), rows, dim, 1e-6f, host.data()));
+                               dx.as<float>(), dinverse.as<float>(), nullptr);  // in place
+            std::vector<float> host(x.size()), inverse(static_cast<size_t>(rows));
+            kern::rmsnorm_passes(
+                {x.data(), weight.data(), rows, dim, 1e-6f, host.data(), inverse.data()},
+                [](const auto& body) { kern::host_launch(body); });
             const QString where = QString("%1x%2").arg(rows).arg(dim);
             EXPECT_SAME_BITS(download<float>(dout, host.size()), host, where);
             EXPECT_SAME_BITS(download<float>(dx, host.size()), host, where + " in place");

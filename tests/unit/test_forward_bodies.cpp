@@ -290,10 +290,13 @@ private slots:
             const std::vector<float> weight = random_floats(size_t(dim), rng);
             const float eps = 1e-5f;
             std::vector<float> out(x.size(), kSentinel), in_place = x;
-            kern::host_launch(
-                kern::rmsnorm_rows_body(x.data(), weight.data(), rows, dim, eps, out.data()));
-            kern::host_launch(kern::rmsnorm_rows_body(in_place.data(), weight.data(), rows, dim,
-                                                      eps, in_place.data()));
+            std::vector<float> inverse(static_cast<size_t>(rows));
+            const auto host = [](const auto& body) { kern::host_launch(body); };
+            kern::rmsnorm_passes(
+                {x.data(), weight.data(), rows, dim, eps, out.data(), inverse.data()}, host);
+            kern::rmsnorm_passes(
+                {in_place.data(), weight.data(), rows, dim, eps, in_place.data(), inverse.data()},
+                host);
             std::vector<float> want(x.size());
             std::vector<double> ref(x.size());
             for (int r = 0; r < rows; ++r) {
