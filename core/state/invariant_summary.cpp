@@ -30,37 +30,48 @@ bool phase_holds(RopePolicy policy, int32_t phase, int row, int64_t id, int capa
 bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, RopePolicy policy,
                                  int capacity) {
     const size_t n_layers = maps.size();
-    std::vector<int64_t> live(n_layers, 0);
-    std::vector<uint64_t> live_sum(n_layers, 0);
-    records_.resize(size_t(ledger.chunk_count()));
+    const size_t chunks = size_t(ledger.chunk_count());
+    if (counted_layers_ != n_layers || chunks < records_.size()) {  // count everything again
+        records_.clear();
+        record_revisions_.clear();
+        live_total_.assign(n_layers, 0);
+        live_sum_total_.assign(n_layers, 0);
+        counted_layers_ = n_layers;
+    }
+    records_.resize(chunks);
+    record_revisions_.resize(chunks, 0);  // 0: none yet (next_revision never returns it)
     const Ledger::Entries entries = ledger.entries();
-    for (int64_t c = 0; c < ledger.chunk_count(); ++c) {
-        RecordChunk& chunk = records_[size_t(c)];
-        if (chunk.revision != ledger.chunk_revision(c)) {
-            chunk.revision = ledger.chunk_revision(c);
-            const std::span<const uint64_t> revisions = ledger.record_revisions(c);
-            const size_t kept = chunk.revisions.size();
-            const bool goes_on = chunk.live.size() == n_layers &&
-                                 Ledger::records_unchanged(chunk.revisions, revisions);
-            if (!goes_on) {
-                chunk.live.assign(n_layers, 0);
-                chunk.id_sum.assign(n_layers, 0);
-            }
-            chunk.revisions.assign(revisions.begin(), revisions.end());
-            const int64_t first = c * Ledger::kChunkRecords;
-            const int64_t end = first + int64_t(revisions.size());
-            for (int64_t id = first + int64_t(goes_on ? kept : 0); id < end; ++id) {
-                const LedgerEntry& e = entries[size_t(id)];
-                for (size_t l = 0; l < n_layers && l < e.status.size(); ++l)
-                    if (e.status[l] == RowStatus::Live) {
-                        ++chunk.live[l];
-                        chunk.id_sum[l] += mixed(id);
-                    }
-            }
+    for (size_t c = 0; c < chunks; ++c) {
+        const uint64_t revision = ledger.chunk_revision(int64_t(c));
+        if (record_revisions_[c] == revision) continue;
+        record_revisions_[c] = revision;
+        RecordChunk& chunk = records_[c];
+        const std::span<const uint64_t> revisions = ledger.record_revisions(int64_t(c));
+        const size_t kept = chunk.revisions.size();
+        const bool goes_on =
+            chunk.live.size() == n_layers && Ledger::records_unchanged(chunk.revisions, revisions);
+        for (size_t l = 0; l < chunk.live.size(); ++l) {  // out of the totals until counted
+            live_total_[l] -= chunk.live[l];
+            live_sum_total_[l] -= chunk.id_sum[l];
+        }
+        if (!goes_on) {
+            chunk.live.assign(n_layers, 0);
+            chunk.id_sum.assign(n_layers, 0);
+        }
+        chunk.revisions.assign(revisions.begin(), revisions.end());
+        const int64_t first = int64_t(c) * Ledger::kChunkRecords;
+        const int64_t end = first + int64_t(revisions.size());
+        for (int64_t id = first + int64_t(goes_on ? kept : 0); id < end; ++id) {
+            const LedgerEntry& e = entries[size_t(id)];
+            for (size_t l = 0; l < n_layers && l < e.status.size(); ++l)
+                if (e.status[l] == RowStatus::Live) {
+                    ++chunk.live[l];
+                    chunk.id_sum[l] += mixed(id);
+                }
         }
         for (size_t l = 0; l < n_layers; ++l) {
-            live[l] += chunk.live[l];
-            live_sum[l] += chunk.id_sum[l];
+            live_total_[l] += chunk.live[l];
+            live_sum_total_[l] += chunk.id_sum[l];
         }
     }
 
@@ -102,8 +113,8 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
         layer.revision = maps.revision(l);
         layer.policy = policy;
         layer.capacity = capacity;
-        hold = hold && layer.failing_before[blocks] == 0 && live[l] == map.rows() &&
-               live_sum[l] == layer.sum_before[blocks];
+        hold = hold && layer.failing_before[blocks] == 0 && live_total_[l] == map.rows() &&
+               live_sum_total_[l] == layer.sum_before[blocks];
     }
     return hold;
 }

@@ -37,11 +37,19 @@ private:
     // whose first records kept theirs (a tick appended one and marked it live) is counted on
     // from there, as the state digest goes on (StateDigest).
     struct RecordChunk {
-        uint64_t revision = 0;
         std::vector<int64_t> live;        // [layer]: records of the chunk live there
         std::vector<uint64_t> id_sum;     // [layer]: their mixed ids summed
         std::vector<uint64_t> revisions;  // [record of the chunk] as counted
     };
+    // Ledger::chunk_revision of each chunk when counted, side by side, so that a check compares
+    // one contiguous run of revisions; and the chunks' counts summed per layer, kept up to date
+    // as chunks are counted again, so that it does not add up 22 layers of 98 chunks (at 100,000
+    // records) after every primitive.
+    std::vector<uint64_t> record_revisions_;  // [ledger chunk]
+    std::vector<int64_t> live_total_;         // [layer]
+    std::vector<uint64_t> live_sum_total_;    // [layer]
+    // The layers the totals count: a state of another shape counts every chunk again.
+    size_t counted_layers_ = 0;
     // A layer's row blocks as last counted, with the layer's revision then and running totals:
     // the blocks before the first one renewed since (first_block_renewed_since) are not looked
     // at again, so a tick that appends a row costs the same at 8,000 rows as at 100,000.

@@ -123,7 +123,6 @@ uint64_t StateDigest::records_digest(const Ledger& ledger, int64_t chunk, Record
     hash_records(memo.after, ledger, first + int64_t(goes_on ? kept : 0),
                  first + int64_t(revisions.size()));
     memo.revisions.assign(revisions.begin(), revisions.end());
-    memo.revision = ledger.chunk_revision(chunk);
     return memo.after.digest();
 }
 
@@ -132,15 +131,20 @@ uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness
     StreamHash f;
     f.value(s.policy);
     f.value(s.ledger.size());
-    records_.resize(size_t(s.ledger.chunk_count()));
-    for (int64_t c = 0; c < s.ledger.chunk_count(); ++c) {
-        RecordsMemo& m = records_[size_t(c)];
-        if (from_scratch)
-            m.digest = record_chunk_digest(s.ledger, c);
-        else if (m.revision != s.ledger.chunk_revision(c))
-            m.digest = records_digest(s.ledger, c, m);
-        f.value(m.digest);
+    const size_t chunks = size_t(s.ledger.chunk_count());
+    records_.resize(chunks);
+    record_revisions_.resize(chunks, 0);  // 0: none yet (next_revision never returns it)
+    record_digests_.resize(chunks);
+    for (size_t c = 0; c < chunks; ++c) {
+        const uint64_t revision = s.ledger.chunk_revision(int64_t(c));
+        if (from_scratch) {
+            record_digests_[c] = record_chunk_digest(s.ledger, int64_t(c));
+        } else if (record_revisions_[c] != revision) {
+            record_digests_[c] = records_digest(s.ledger, int64_t(c), records_[c]);
+            record_revisions_[c] = revision;
+        }
     }
+    f.bytes(record_digests_.data(), chunks * sizeof(uint64_t));
     hash_brightness(f, s.ledger, brightness, from_scratch);
     const int n_layers = s.cache.n_layers();
     rows_.resize(size_t(n_layers));
