@@ -212,7 +212,7 @@ public:
 
     // The cache's rows live on the host (§18): attention reads a copy of each layer's rows kept
     // on the device, brought up to date with the rows renewed since it last read them
-    // (ResidentRows); the row index and positions are uploaded with each call.
+    // (ResidentRows); the row index and positions are uploaded when they changed.
     void attention(const AttentionCall& call) override {
         const LayerContext& ctx = call.context;
         const int n = call.n();

@@ -22,23 +22,14 @@
 #include "core/math/kv_quant.h"
 #include "core/model/model_loader.h"
 #include "tests/gpu/cuda_device.h"
+#include "tests/gpu/nmse.h"
 
 using namespace kvw;
+using kvw::test::nmse;
 
 Q_DECLARE_METATYPE(kvw::KvType)
 
 namespace {
-
-double nmse(const std::vector<float>& got, const std::vector<float>& want) {
-    if (got.size() != want.size()) return INFINITY;
-    double err = 0.0, norm = 0.0;
-    for (size_t i = 0; i < want.size(); ++i) {
-        const double d = double(got[i]) - double(want[i]);
-        err += d * d;
-        norm += double(want[i]) * double(want[i]);
-    }
-    return norm > 0.0 ? err / norm : err;
-}
 
 // One layer's cached rows as a cache stores them: encoded in `type`, in a shuffled physical
 // order behind an index (logical row j at physical row index[j]), with rope positions.
