@@ -22,8 +22,6 @@ void KvStore::remove_row(int layer, int row) {
 
 void KvStore::reset_rows() { std::fill(rows_.begin(), rows_.end(), 0); }
 
-LayerContext KvStore::layer_view(int layer, int rows) const {
-    return slab().context(layer, rows);
-}
+LayerContext KvStore::layer_view(int layer, int rows) const { return slab().context(layer, rows); }
 
 }  // namespace kvw
