@@ -42,10 +42,9 @@ private:
     uint64_t combine(const StateParts& state, BrightnessInDigest brightness, bool from_scratch);
 
     // A chunk of records as last digested: the hash's state after its records and their
-    // revisions (Ledger::record_revisions), so that a chunk whose
-    // first records kept their revisions (a tick appended one, and marked it live) is digested
-    // on from there: the last chunk's 1,024 records with their per-layer standing were hashed
-    // again after every tick.
+    // revisions (Ledger::record_revisions), so that a chunk whose first records kept their
+    // revisions (a tick appended one, and marked it live) is digested on from there: the last
+    // chunk's 1,024 records with their per-layer standing were hashed again after every tick.
     struct RecordsMemo {
         StreamHash after;
         std::vector<uint64_t> revisions;  // [record of the chunk] as hashed into `after`

@@ -27,6 +27,11 @@ namespace kvw::kern {
 inline constexpr int kMatVecLanes = 8;
 inline constexpr int64_t kMatVecSegment = 256;
 
+// Segments of a row of `cols` columns, the last one shorter when cols is not a multiple.
+KVW_HD size_t matvec_segments(int64_t cols) {
+    return size_t((cols + kMatVecSegment - 1) / kMatVecSegment);
+}
+
 struct MatVecCall {
     const void* w = nullptr;  // [rows] rows of layout.row_bytes
     WeightLayout layout;
@@ -34,12 +39,10 @@ struct MatVecCall {
     const float* x = nullptr;  // [n][cols]
     int n = 0;
     float* y = nullptr;      // [n][rows]
-    float* lanes = nullptr;  // scratch: [n][rows][kMatVecLanes]
+    float* lanes = nullptr;  // scratch: [n][rows][segments()][kMatVecLanes]
 
     KVW_HD size_t outputs() const { return size_t(n) * size_t(rows); }
-    KVW_HD size_t segments() const {
-        return size_t((layout.cols + kMatVecSegment - 1) / kMatVecSegment);
-    }
+    KVW_HD size_t segments() const { return matvec_segments(layout.cols); }
 };
 
 // Lane l's sum over block b of a block type: elements e ≡ l (mod 8), e increasing.
@@ -122,8 +125,7 @@ struct MatVecFold {
 };
 
 inline size_t matvec_scratch_floats(int64_t rows, int64_t cols, int n) {
-    return size_t(n) * size_t(rows) * size_t((cols + kMatVecSegment - 1) / kMatVecSegment) *
-           kMatVecLanes;
+    return size_t(n) * size_t(rows) * matvec_segments(cols) * kMatVecLanes;
 }
 
 inline MatVecCall matvec_call(const void* w, DType dtype, int64_t rows, int64_t cols,
