@@ -105,11 +105,11 @@ public:
     uint64_t block_revision(int layer, size_t block) const {
         return row_revisions_.at(size_t(layer)).block(block);
     }
-    // The newest of the layer's block revisions, and the first block whose revision may have
-    // moved since it was `since` (ChunkRevisions::first_block_renewed_since).
+    // The newest of the layer's block revisions, and the rows that may have changed since it
+    // was `since` (ChunkRevisions::rows_renewed_since).
     uint64_t rows_revision(int layer) const { return row_revisions_.at(size_t(layer)).latest(); }
-    size_t first_block_renewed_since(int layer, uint64_t since) const {
-        return row_revisions_.at(size_t(layer)).first_block_renewed_since(since);
+    ChunkRevisions::RowSpan rows_renewed_since(int layer, uint64_t since) const {
+        return row_revisions_.at(size_t(layer)).rows_renewed_since(since);
     }
     // What encoding met since construction: values clamped to the type's range, NaN inputs.
     const QuantStats& k_stats(int layer) const { return slab().k_stats(layer); }

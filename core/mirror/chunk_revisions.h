@@ -45,6 +45,8 @@ public:
     // what a copy of the rows in other memory (a backend's, ResidentRows) uploads again. Empty
     // when nothing moved; every row ({0, kToEnd}) when `since` is not among the kept renewals.
     RowSpan rows_renewed_since(uint64_t since) const;
+    // The first block `rows` reaches (kNoneRenewed when it is empty).
+    static size_t first_block(RowSpan rows);
 
     // Rows from first_row on changed or moved (an append, an insert or a removal, whose later
     // rows shift): first_row's block and every later one take a new revision.

@@ -51,10 +51,10 @@ public:
     uint64_t block_revision(size_t layer, size_t block) const {
         return revisions_.at(layer).block(block);
     }
-    // The first block of the layer whose revision may have moved since revision(layer) was
-    // `since` (ChunkRevisions::first_block_renewed_since).
-    size_t first_block_renewed_since(size_t layer, uint64_t since) const {
-        return revisions_.at(layer).first_block_renewed_since(since);
+    // The layer's rows that may have changed since revision(layer) was `since`
+    // (ChunkRevisions::rows_renewed_since): the rows before it kept their values.
+    ChunkRevisions::RowSpan rows_renewed_since(size_t layer, uint64_t since) const {
+        return revisions_.at(layer).rows_renewed_since(since);
     }
     // The layer's map to change at `first_row` and after it (the rows before it stay as they
     // are), its revision and those of the blocks from first_row's on already new.

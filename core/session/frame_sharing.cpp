@@ -8,11 +8,11 @@ namespace kvw {
 namespace {
 
 constexpr size_t kRows = LayerMaps::kChunkRows;
-constexpr size_t kBlocksPerChunk = kRows / size_t(kRevisionBlockRows);
 
 // True when the kept chunk c, the last it holds and partial, holds rows [c · kRows, from) as
-// `rows` has them: rows before `from` kept their revisions (the first renewed block's first
-// row, c · kRows when nothing is known), the rest are compared. Only then can rows be appended
+// `rows` has them: rows before `from` kept their values (the first row renewed since, which
+// after an append is the first appended one; c · kRows when nothing is known), the rest are
+// compared. Only then can rows be appended
 // to it in place: nobody appended past its count either.
 template <class T>
 bool only_appended(const FrameSharing::Kept<T>& kept, size_t c, size_t from,
@@ -38,18 +38,17 @@ SharedRows<T> share(std::vector<FrameSharing::Kept<T>>& last, const LayerMaps& m
                     const std::vector<T>& rows) {
     if (size_t(layer) >= last.size()) last.resize(size_t(layer) + 1);
     FrameSharing::Kept<T>& kept = last[size_t(layer)];
-    const size_t renewed = maps.first_block_renewed_since(size_t(layer), kept.revision);
+    const ChunkRevisions::RowSpan renewed = maps.rows_renewed_since(size_t(layer), kept.revision);
     kept.revision = maps.revision(size_t(layer));
     const size_t kept_full = kept.rows.size() / kRows;  // the kept chunks that are full
-    if (renewed == ChunkRevisions::kNoneRenewed && kept.rows.size() == rows.size())
-        return kept.rows;
+    if (renewed.empty() && kept.rows.size() == rows.size()) return kept.rows;
     // Else every chunk may have moved: a write from the first row on, renewals that do not
     // reach back to the last Frame, or rows changed without one. Each chunk is then compared
     // with the last Frame's and shared when equal, which costs less than copying it.
-    const bool known = renewed != 0 && renewed != ChunkRevisions::kNoneRenewed;
+    const bool known = !renewed.empty() && renewed.first != 0;
+    const size_t first_renewed_row = known ? size_t(renewed.first) : 0;
     const size_t unchanged =
-        known ? std::min({renewed / kBlocksPerChunk, kept_full, rows.size() / kRows}) : 0;
-    const size_t first_renewed_row = known ? renewed * size_t(kRevisionBlockRows) : 0;
+        known ? std::min({first_renewed_row / kRows, kept_full, rows.size() / kRows}) : 0;
     SharedRows<T> shared = kept.rows.first_chunks(unchanged);
     for (size_t c = unchanged; c * kRows < rows.size(); ++c) {
         const size_t first = c * kRows, count = values_in_chunk(rows.size(), kRows, c);

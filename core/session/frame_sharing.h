@@ -18,10 +18,11 @@ public:
     // to it while a Frame holds it). A Frame used to copy every chunk whose revision moved:
     // after each tick the last one, up to 1,024 records with their per-layer vectors.
     static LedgerRecords ledger(const Ledger& ledger);
-    // A layer's rows, chunk by chunk: the last Frame's chunks before the first block renewed
-    // since it was made (LayerMaps::first_block_renewed_since), copies from there on. The last
+    // A layer's rows, chunk by chunk: the last Frame's chunks before the first row renewed
+    // since it was made (LayerMaps::rows_renewed_since), copies from there on. The last
     // chunk, to which a tick appends a row, goes on in place past the rows the Frames before
-    // read when its rows are unchanged (those of the renewed block compared): a tick copies
+    // read when its rows are unchanged (those from the first renewed row on compared, none
+    // after an append): a tick copies
     // no rows and takes no chunk pointer, where each layer's last 4,096 rows were copied and
     // then every chunk's revision was read. A delete copies the chunks from its row. When the
     // renewals since do not reach back to the last Frame (more than ChunkRevisions keeps, or

@@ -94,14 +94,20 @@ Session::Sequence Session::fresh_sequence() const {
 
 void Session::new_state() { adopt(fresh_sequence()); }
 
-uint64_t Session::state_hash() const {
-    switch (options_.state_hash) {
-        case StateHashKind::ChunkDigest: return state_->state_hash(BrightnessInDigest::Sum);
+DigestForm digest_form(StateHashKind kind) {
+    switch (kind) {
+        case StateHashKind::ChunkDigest: return {BrightnessInDigest::Sum, BlockDigest::Head};
         case StateHashKind::ChunkDigestBrightnessBytes:
-            return state_->state_hash(BrightnessInDigest::Bytes);
-        case StateHashKind::Stream: return state_->stream_state_hash();
+            return {BrightnessInDigest::Bytes, BlockDigest::Head};
+        case StateHashKind::BlockStreams:
+        case StateHashKind::Stream: break;
     }
-    return 0;
+    return {};
+}
+
+uint64_t Session::state_hash() const {
+    if (options_.state_hash == StateHashKind::Stream) return state_->stream_state_hash();
+    return state_->state_hash(digest_form(options_.state_hash));
 }
 
 void Session::adopt(Sequence sequence) {
@@ -471,7 +477,8 @@ void Session::refresh_invariants() {
     const std::vector<InvariantResult> policy = proposer_->check_invariants(*state_);
     results.insert(results.end(), policy.begin(), policy.end());
     if (options_.guard_full) {
-        const std::string difference = state_->incremental_difference();
+        const std::string difference =
+            state_->incremental_difference(digest_form(options_.state_hash));
         results.push_back({"incremental_state", difference.empty(), -1, -1, difference});
     }
     // A policy's goal (focus keeps W_max) is no fault of the state under a policy without it.

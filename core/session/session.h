@@ -31,12 +31,15 @@ struct ReplayReport;
 class StateError;
 
 // How a session's trace hashes its states (ARCHITECTURE §6.1): the digest of chunk digests
-// with the ledger's brightness sums (StateManager::state_hash, trace header
-// "xxh64-chunks-bsum"); the same with every brightness value's bytes, as traces written
-// before the sums were hashed (header "xxh64-chunks"); or the stream hash of the traces
-// written before the digest of digests (header "xxh64"). A session replaying a trace hashes
-// as it did.
-enum class StateHashKind { ChunkDigest, ChunkDigestBrightnessBytes, Stream };
+// with the ledger's brightness sums and each block of rows read as streams that go on
+// (StateManager::state_hash, trace header "xxh64-chunks-bsum-streams"); the same with each
+// block's counts first, as traces written before the streams were hashed (header
+// "xxh64-chunks-bsum"); that with every brightness value's bytes, as traces written before
+// the sums were hashed (header "xxh64-chunks"); or the stream hash of the traces written
+// before the digest of digests (header "xxh64"). A session replaying a trace hashes as it did.
+enum class StateHashKind { BlockStreams, ChunkDigest, ChunkDigestBrightnessBytes, Stream };
+// The state digest's form of a kind (Stream, which is no digest of digests: the default).
+DigestForm digest_form(StateHashKind kind);
 
 // What a tick does with a proposed action that pre-flight refuses (ARCHITECTURE §2.1): drop it
 // and apply the rest of the list, or refuse the whole tick as sessions did before (trace header
@@ -71,7 +74,7 @@ struct SessionOptions {
     // Its embedding width must be the model's n_embd, its K the session's (ModelError
     // ShapeMismatch naming the file otherwise).
     std::string gist_net;
-    StateHashKind state_hash = StateHashKind::ChunkDigest;
+    StateHashKind state_hash = StateHashKind::BlockStreams;
     // `kvw run --guard full`: after every command the incremental state digest and invariants
     // are compared with their from-scratch references (ARCHITECTURE §6.1), as the invariant
     // "incremental_state" of the panel and the trace.

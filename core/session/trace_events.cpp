@@ -61,6 +61,7 @@ nlohmann::json trace_header(const SessionOptions& o) {
 namespace {
 
 constexpr EnumName<StateHashKind> kStateHashNames[] = {
+    {StateHashKind::BlockStreams, "xxh64-chunks-bsum-streams"},
     {StateHashKind::ChunkDigest, "xxh64-chunks-bsum"},
     {StateHashKind::ChunkDigestBrightnessBytes, "xxh64-chunks"},
     {StateHashKind::Stream, "xxh64"},

@@ -16,8 +16,8 @@ nlohmann::json trace_header(const SessionOptions& options);
 // Throws TraceError (line 1 of `file`) naming the key when the header lacks one or has a value
 // of the wrong type or range, or is of another version than kTraceVersion.
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file = {});
-// The header's name of a kind of state hash: "xxh64-chunks-bsum", "xxh64-chunks", or "xxh64"
-// for the stream hash (StateHashKind).
+// The header's name of a kind of state hash: "xxh64-chunks-bsum-streams", "xxh64-chunks-bsum",
+// "xxh64-chunks", or "xxh64" for the stream hash (StateHashKind).
 const char* state_hash_name(StateHashKind kind);
 // Whether this build makes the header's state hashes (any kind of StateHashKind; a session
 // replaying the trace hashes as it did). Traces written before the state hash became XXH64

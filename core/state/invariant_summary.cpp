@@ -82,10 +82,13 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
         LayerRows& layer = rows_[l];
         const size_t blocks = size_t((map.rows() + kRevisionBlockRows - 1) / kRevisionBlockRows);
         const bool same_check = layer.policy == policy && layer.capacity == capacity;
-        const size_t unchanged = same_check
-                                     ? std::min({layer.blocks.size(), blocks,
-                                                 maps.first_block_renewed_since(l, layer.revision)})
-                                     : 0;
+        const ChunkRevisions::RowSpan renewed = maps.rows_renewed_since(l, layer.revision);
+        const size_t unchanged =
+            same_check
+                ? std::min({layer.blocks.size(), blocks, ChunkRevisions::first_block(renewed)})
+                : 0;
+        // Rows before it kept their values since the layer was counted (none moved: all).
+        const int kept_to = renewed.empty() ? map.rows() : renewed.first;
         layer.blocks.resize(blocks);
         layer.sum_before.resize(blocks + 1, 0);
         layer.failing_before.resize(blocks + 1, 0);
@@ -94,11 +97,15 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
             const uint64_t revision = maps.block_revision(l, c);
             if (chunk.revision != revision || chunk.policy != policy ||
                 chunk.capacity != capacity) {
-                chunk = {revision, policy, capacity, 0, true};
                 const int first = int(c) * kRevisionBlockRows;
                 const int end = std::min(first + kRevisionBlockRows, map.rows());
                 const int phases = std::min(end, int(map.rope_pos.size()));
-                for (int r = first; r < end; ++r) {
+                const bool counts_on = chunk.policy == policy && chunk.capacity == capacity &&
+                                       chunk.phased == chunk.rows &&
+                                       first + chunk.rows <= std::min(kept_to, end);
+                if (!counts_on) chunk = {0, policy, capacity, 0, true, 0, 0};
+                chunk.revision = revision;
+                for (int r = first + chunk.rows; r < end; ++r) {
                     const int64_t id = map.pos2ledger[size_t(r)];
                     chunk.id_sum += mixed(id);
                     if (r < phases)
@@ -106,6 +113,8 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
                             chunk.phases_hold &&
                             phase_holds(policy, map.rope_pos[size_t(r)], r, id, capacity);
                 }
+                chunk.rows = end - first;
+                chunk.phased = std::max(phases - first, 0);
             }
             layer.sum_before[c + 1] = layer.sum_before[c] + chunk.id_sum;
             layer.failing_before[c + 1] = layer.failing_before[c] + (chunk.phases_hold ? 0 : 1);

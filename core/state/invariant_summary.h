@@ -26,12 +26,16 @@ public:
     bool rows_hold(const Ledger& ledger, const LayerMaps& maps, RopePolicy policy, int capacity);
 
 private:
+    // A block of rows as counted. Its rows counted, all with a phase, are counted on from
+    // when they kept their values (the block an append grew), as the digest goes on.
     struct RowChunk {
         uint64_t revision = 0;  // 0: none yet (next_revision never returns it)
         RopePolicy policy = RopePolicy::FinalIndex;
         int capacity = 0;
         uint64_t id_sum = 0;
         bool phases_hold = true;
+        int rows = 0;    // counted, from the block's first
+        int phased = 0;  // of them, those with a phase (rope_pos may be short in a bad state)
     };
     // A chunk's records counted, with their revisions (Ledger::record_revisions): a chunk
     // whose first records kept theirs (a tick appended one and marked it live) is counted on
@@ -51,8 +55,8 @@ private:
     // The layers the totals count: a state of another shape counts every chunk again.
     size_t counted_layers_ = 0;
     // A layer's row blocks as last counted, with the layer's revision then and running totals:
-    // the blocks before the first one renewed since (first_block_renewed_since) are not looked
-    // at again, so a tick that appends a row costs the same at 8,000 rows as at 100,000.
+    // the blocks before the first row renewed since (rows_renewed_since) are not looked at
+    // again, so a tick that appends a row costs the same at 8,000 rows as at 100,000.
     struct LayerRows {
         uint64_t revision = 0;                       // LayerMaps::revision when counted
         RopePolicy policy = RopePolicy::FinalIndex;  // and the policy and capacity checked

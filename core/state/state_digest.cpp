@@ -1,6 +1,7 @@
 #include "core/state/state_digest.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/state/stream_hash.h"
 
@@ -65,6 +66,21 @@ uint64_t row_block_digest(const StateParts& s, int layer, size_t chunk) {
     return f.digest();
 }
 
+// Rows [first, end) of a block's column, fed to `stream` after the rows it read when those are
+// all before `kept_to` (the first row that may have changed since), else from the block's first
+// row `block_first` on, in a stream begun anew. `feed(hash, from, to)` hashes rows [from, to).
+template <class RowStream, class Feed>
+void read_on(RowStream& stream, int block_first, int end, int kept_to, Feed feed) {
+    if (block_first + stream.rows > std::min(kept_to, end)) stream = {};
+    feed(stream.hash, block_first + stream.rows, end);
+    stream.rows = end - block_first;
+}
+
+// A ChunkRevisions::RowSpan's first row; none renewed: past every row.
+int first_renewed(ChunkRevisions::RowSpan renewed) {
+    return renewed.empty() ? std::numeric_limits<int>::max() : renewed.first;
+}
+
 size_t row_blocks(const StateParts& s, int layer) {
     const int rows = std::max(s.maps[size_t(layer)].rows(), s.cache.rows(layer));
     return size_t((rows + kRevisionBlockRows - 1) / kRevisionBlockRows);
@@ -106,12 +122,43 @@ StreamHash row_block_head(const LayerMap& map, int cache_rows, size_t block) {
     return f;
 }
 
-uint64_t StateDigest::update(const StateParts& s, BrightnessInDigest brightness) {
-    return combine(s, brightness, false);
+uint64_t StateDigest::update(const StateParts& s, DigestForm form) {
+    if (form != form_) *this = StateDigest();  // memos of another form
+    form_ = form;
+    return combine(s, form, false);
 }
 
-uint64_t StateDigest::from_scratch(const StateParts& state, BrightnessInDigest brightness) {
-    return StateDigest().combine(state, brightness, true);
+uint64_t StateDigest::from_scratch(const StateParts& state, DigestForm form) {
+    return StateDigest().combine(state, form, true);
+}
+
+uint64_t StateDigest::streams_digest(const StateParts& s, int layer, size_t block, LayerMemo& memo,
+                                     int maps_from, int cache_from) {
+    const LayerMap& map = s.maps[size_t(layer)];
+    const int first = int(block) * kRevisionBlockRows;
+    const int id_end = std::clamp(map.rows(), first, first + kRevisionBlockRows);
+    // rope_pos may be shorter than pos2ledger in a state the invariants reject.
+    const int phase_end = std::clamp(int(map.rope_pos.size()), first, id_end);
+    const int stored_end = std::clamp(s.cache.rows(layer), first, first + kRevisionBlockRows);
+    // Only the layer's last block is kept to go on from: an append grows no other.
+    BlockStreams earlier;
+    BlockStreams& b = block + 1 == row_blocks(s, layer) ? memo.last : earlier;
+    if (b.block != block) b = BlockStreams{block, {}, {}, {}};
+    read_on(b.ids, first, id_end, maps_from, [&](StreamHash& f, int from, int to) {
+        f.bytes(map.pos2ledger.data() + from, size_t(to - from) * sizeof(int64_t));
+    });
+    read_on(b.phases, first, phase_end, maps_from, [&](StreamHash& f, int from, int to) {
+        f.bytes(map.rope_pos.data() + from, size_t(to - from) * sizeof(int32_t));
+    });
+    read_on(b.stored, first, stored_end, cache_from, [&](StreamHash& f, int from, int to) {
+        hash_stored_rows(f, s.cache, layer, from, to);
+    });
+    StreamHash f;
+    for (const RowStream* column : {&b.ids, &b.phases, &b.stored}) {
+        f.value(column->rows);
+        f.value(column->hash.digest());
+    }
+    return f.digest();
 }
 
 uint64_t StateDigest::records_digest(const Ledger& ledger, int64_t chunk, RecordsMemo& memo) {
@@ -126,8 +173,7 @@ uint64_t StateDigest::records_digest(const Ledger& ledger, int64_t chunk, Record
     return memo.after.digest();
 }
 
-uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness,
-                              bool from_scratch) {
+uint64_t StateDigest::combine(const StateParts& s, DigestForm form, bool from_scratch) {
     StreamHash f;
     f.value(s.policy);
     f.value(s.ledger.size());
@@ -145,7 +191,7 @@ uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness
         }
     }
     f.bytes(record_digests_.data(), chunks * sizeof(uint64_t));
-    hash_brightness(f, s.ledger, brightness, from_scratch);
+    hash_brightness(f, s.ledger, form.brightness, from_scratch);
     const int n_layers = s.cache.n_layers();
     rows_.resize(size_t(n_layers));
     for (int l = 0; l < n_layers; ++l) {
@@ -153,10 +199,13 @@ uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness
         f.value(s.cache.rows(l));
         LayerMemo& memo = rows_[size_t(l)];
         const size_t blocks = row_blocks(s, l);
+        const ChunkRevisions::RowSpan maps_renewed =
+            s.maps.rows_renewed_since(size_t(l), memo.maps_revision);
+        const ChunkRevisions::RowSpan cache_renewed =
+            s.cache.rows_renewed_since(l, memo.rows_revision);
         const size_t unchanged =
-            std::min({memo.blocks.size(), blocks,
-                      s.maps.first_block_renewed_since(size_t(l), memo.maps_revision),
-                      s.cache.first_block_renewed_since(l, memo.rows_revision)});
+            std::min({memo.blocks.size(), blocks, ChunkRevisions::first_block(maps_renewed),
+                      ChunkRevisions::first_block(cache_renewed)});
         memo.blocks.resize(blocks);
         memo.digests.resize(blocks);
         for (size_t c = unchanged; c < blocks; ++c) {
@@ -165,7 +214,10 @@ uint64_t StateDigest::combine(const StateParts& s, BrightnessInDigest brightness
             BlockRevisions& then = memo.blocks[c];
             if (then.maps != now.maps || then.cache != now.cache) {
                 then = now;
-                memo.digests[c] = row_block_digest(s, l, c);
+                memo.digests[c] = form.blocks == BlockDigest::Head
+                                      ? row_block_digest(s, l, c)
+                                      : streams_digest(s, l, c, memo, first_renewed(maps_renewed),
+                                                       first_renewed(cache_renewed));
             }
         }
         memo.maps_revision = s.maps.revision(size_t(l));

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +25,22 @@ struct StateParts {
 // "xxh64-chunks" were hashed; kept so that they replay with their hashes compared.
 enum class BrightnessInDigest { Sum, Bytes };
 
+// How the state digest reads a block of a layer's rows. Streams: its ledger ids, its phases
+// and its stored K/V bytes each as a stream of its own, the block's digest made of their counts
+// and digests, so that a block whose rows only grew is digested on from the rows it had: a
+// tick's append hashes one row per layer, not the up to 256 of its block again. Head: the
+// block's counts, ids and phases, then its stored rows in one stream, as traces with the
+// headers "xxh64-chunks-bsum" and "xxh64-chunks" were hashed; kept so that they replay with
+// their hashes compared.
+enum class BlockDigest { Streams, Head };
+
+// What a state digest is made of: how it reads brightness and how it reads a block of rows.
+struct DigestForm {
+    BrightnessInDigest brightness = BrightnessInDigest::Sum;
+    BlockDigest blocks = BlockDigest::Streams;
+    bool operator==(const DigestForm&) const = default;
+};
+
 // The state hash as a digest of digests (ARCHITECTURE §6.1): XXH64 of the policy, one digest
 // per chunk of ledger records, the brightness columns (see BrightnessInDigest), and one digest
 // per block of each layer's rows (its pos2ledger, rope_pos and stored K/V; kRevisionBlockRows
@@ -33,13 +50,13 @@ enum class BrightnessInDigest { Sum, Bytes };
 // layer, not the whole cache.
 class StateDigest {
 public:
-    uint64_t update(const StateParts& state, BrightnessInDigest brightness);
+    uint64_t update(const StateParts& state, DigestForm form);
     // Every chunk and block digested anew and the brightness sums read from every value,
     // nothing remembered: the reference update() is checked against (tests, the soak).
-    static uint64_t from_scratch(const StateParts& state, BrightnessInDigest brightness);
+    static uint64_t from_scratch(const StateParts& state, DigestForm form);
 
 private:
-    uint64_t combine(const StateParts& state, BrightnessInDigest brightness, bool from_scratch);
+    uint64_t combine(const StateParts& state, DigestForm form, bool from_scratch);
 
     // A chunk of records as last digested: the hash's state after its records and their
     // revisions (Ledger::record_revisions), so that a chunk whose first records kept their
@@ -56,11 +73,28 @@ private:
     struct BlockRevisions {
         uint64_t maps = 0, cache = 0;  // LayerMaps::block_revision, KvLayout::block_revision
     };
+    // A block's column (ids, phases, stored rows) read as a stream, with the rows it has read
+    // from the block's first.
+    struct RowStream {
+        int rows = 0;
+        StreamHash hash;
+    };
+    // The streams of a block digested as BlockDigest::Streams, to go on from.
+    struct BlockStreams {
+        size_t block = SIZE_MAX;  // SIZE_MAX: none
+        RowStream ids, phases, stored;
+    };
     struct LayerMemo {
         uint64_t maps_revision = 0, rows_revision = 0;  // LayerMaps::revision, KvLayout's
         std::vector<BlockRevisions> blocks;             // [row block]
         std::vector<uint64_t> digests;  // [row block] their digests, fed to the hash as one run
+        BlockStreams last;              // the streams of the layer's last block
     };
+    // Block `block` of a layer as BlockDigest::Streams; the layer's last block goes on from
+    // memo.last where its rows before `maps_from` (ids, phases) and `cache_from` (stored
+    // rows), the first rows that may have changed since the memo was made, are the ones read.
+    static uint64_t streams_digest(const StateParts& s, int layer, size_t block, LayerMemo& memo,
+                                   int maps_from, int cache_from);
     // [ledger chunk]: each chunk's revision when digested and its digest side by side, so that
     // a tick compares one contiguous run of revisions and feeds the digests as one run of
     // bytes (read apart, 98 memos at 100,000 records were cold lines after every forward pass).
@@ -68,6 +102,7 @@ private:
     std::vector<uint64_t> record_digests_;
     std::vector<RecordsMemo> records_;  // [ledger chunk] what goes on from there
     std::vector<LayerMemo> rows_;       // [layer]
+    DigestForm form_;                   // what the memos were made for
 };
 
 // A block of a layer's rows as its digest begins: the block's map rows (count, pos2ledger,

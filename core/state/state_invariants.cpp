@@ -193,9 +193,9 @@ std::string described(const InvariantResult& r) {
 
 }  // namespace
 
-std::string StateManager::incremental_difference() const {
-    const uint64_t incremental = state_hash();
-    const uint64_t from_scratch = state_hash_from_scratch();
+std::string StateManager::incremental_difference(DigestForm form) const {
+    const uint64_t incremental = state_hash(form);
+    const uint64_t from_scratch = state_hash_from_scratch(form);
     if (incremental != from_scratch)
         return "the incremental state digest " + hash_hex(incremental) +
                " differs from the from-scratch one " + hash_hex(from_scratch);
@@ -209,16 +209,16 @@ std::string StateManager::incremental_difference() const {
     return {};
 }
 
-uint64_t StateManager::state_hash(BrightnessInDigest brightness) const {
-    if (hashed_revision_ == revision_ && hashed_brightness_ == brightness) return hash_;
-    hash_ = digest_.update({policy_, ledger_, maps_, *cache_}, brightness);
+uint64_t StateManager::state_hash(DigestForm form) const {
+    if (hashed_revision_ == revision_ && hashed_form_ == form) return hash_;
+    hash_ = digest_.update({policy_, ledger_, maps_, *cache_}, form);
     hashed_revision_ = revision_;
-    hashed_brightness_ = brightness;
+    hashed_form_ = form;
     return hash_;
 }
 
-uint64_t StateManager::state_hash_from_scratch(BrightnessInDigest brightness) const {
-    return StateDigest::from_scratch({policy_, ledger_, maps_, *cache_}, brightness);
+uint64_t StateManager::state_hash_from_scratch(DigestForm form) const {
+    return StateDigest::from_scratch({policy_, ledger_, maps_, *cache_}, form);
 }
 
 uint64_t StateManager::stream_state_hash() const {

@@ -170,16 +170,17 @@ public:
     std::vector<InvariantResult> check_invariants_full() const;
     // How the incremental state digest or invariants differ from their from-scratch
     // references (state_hash_from_scratch, check_invariants_full); empty when they agree.
-    std::string incremental_difference() const;
+    // `form`: the digest's, as state_hash's.
+    std::string incremental_difference(DigestForm form = {}) const;
     // A digest of the ledger, the maps and the cache's logical rows: equal states hash equal,
     // whatever the layout. Computed once per state: every mutating member starts with
     // changed(), and a second call before the next change returns the same value at no cost;
     // and then only the chunks of rows and records whose revisions moved are read again
-    // (StateDigest, ARCHITECTURE §6.1). `brightness` says how it reads the brightness
-    // columns: Bytes only for traces written before the brightness sums.
-    uint64_t state_hash(BrightnessInDigest brightness = BrightnessInDigest::Sum) const;
+    // (StateDigest, ARCHITECTURE §6.1). `form` says how it reads the brightness columns and
+    // the blocks of rows: another than the default only for traces written before it.
+    uint64_t state_hash(DigestForm form = {}) const;
     // The same digest with every chunk read anew: the reference state_hash() is checked against.
-    uint64_t state_hash_from_scratch(BrightnessInDigest brightness = BrightnessInDigest::Sum) const;
+    uint64_t state_hash_from_scratch(DigestForm form = {}) const;
     // The hash traces written before the digest of digests recorded (stream_state_hash).
     uint64_t stream_state_hash() const;
 
@@ -330,7 +331,7 @@ private:
     mutable uint64_t hashed_revision_ = ~uint64_t(0);
     mutable uint64_t hash_ = 0;  // state_hash() at hashed_revision_
     mutable double forward_ms_ = 0;
-    mutable BrightnessInDigest hashed_brightness_ = BrightnessInDigest::Sum;  // ... read so
+    mutable DigestForm hashed_form_;              // ... made so
     mutable StateDigest digest_;                  // the chunk digests hash_ was combined from
     mutable InvariantSummary invariant_summary_;  // check_invariants' chunk summaries
 };

@@ -157,8 +157,9 @@ uint64_t reference_state_hash(const StateManager& state) {
 
 // The digest of digests (docs/ARCHITECTURE.md §6.1) written out plainly: XXH64 of the policy,
 // the ledger's size, the XXH64 of each 1,024 records' bytes, per layer the sum over records of
-// (2·id + 1) times the bits of its brightness (mod 2^64), then per layer its row counts and the
-// XXH64 of each 256 rows' ids, phases and stored bytes. Every piece is read from the state anew:
+// (2·id + 1) times the bits of its brightness (mod 2^64), then per layer its row counts and per
+// 256 rows the XXH64 of the count and XXH64 of their ids, of their phases and of their stored
+// bytes, each column a stream of its own. Every piece is read from the state anew:
 // the reference the memoised hash, which rereads only chunks whose revisions moved, must equal.
 uint64_t reference_chunk_digest(const StateManager& state) {
     constexpr int64_t kRecords = 1024;
@@ -191,18 +192,23 @@ uint64_t reference_chunk_digest(const StateManager& state) {
         f.value(map.rows());
         f.value(cache_rows);
         for (int first = 0; first < std::max(map.rows(), cache_rows); first += kRows) {
-            Stream chunk;
             const int map_end = std::max(first, std::min(first + kRows, map.rows()));
-            chunk.value(map_end - first);
-            chunk.bytes(map.pos2ledger.data() + first, size_t(map_end - first) * 8);
-            chunk.bytes(map.rope_pos.data() + first, size_t(map_end - first) * 4);
             const int cache_end = std::max(first, std::min(first + kRows, cache_rows));
-            chunk.value(cache_end - first);
+            Stream ids, phases, stored;
+            ids.bytes(map.pos2ledger.data() + first, size_t(map_end - first) * 8);
+            phases.bytes(map.rope_pos.data() + first, size_t(map_end - first) * 4);
             for (int r = first; r < cache_end; ++r) {
                 const std::vector<uint8_t> row = state.cache().stored_row(l, r);
-                chunk.bytes(row.data(), row.size());
+                stored.bytes(row.data(), row.size());
             }
-            f.value(chunk.digest());
+            Stream block;
+            for (const auto& [rows, column] :
+                 {std::pair{map_end - first, &ids}, std::pair{map_end - first, &phases},
+                  std::pair{cache_end - first, &stored}}) {
+                block.value(rows);
+                block.value(column->digest());
+            }
+            f.value(block.digest());
         }
     }
     return f.digest();

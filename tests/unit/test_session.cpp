@@ -252,7 +252,7 @@ private slots:
         s.start(kPrompt);
         for (int i = 0; i < 3; ++i) s.step();
         nlohmann::json header = s.trace().events().front();
-        QCOMPARE(header.value("state_hash", ""), std::string("xxh64-chunks-bsum"));
+        QCOMPARE(header.value("state_hash", ""), std::string("xxh64-chunks-bsum-streams"));
         std::vector<nlohmann::json> events = s.trace().events();
         events.back()["state_hash"] = "0123456789abcdef";
         const auto ndjson = [&] {
@@ -276,14 +276,16 @@ private slots:
 
     // A trace of an earlier kind of hash (header "xxh64": the stream hash written before the
     // digest of digests; "xxh64-chunks": every brightness value's bytes, written before the
-    // brightness sums) replays with its hashes compared: the replaying session hashes as the
-    // trace did.
+    // brightness sums; "xxh64-chunks-bsum": each block's counts first, written before its rows
+    // were read as streams) replays with its hashes compared: the replaying session hashes as
+    // the trace did.
     void a_trace_of_an_earlier_hash_replays_with_its_hashes_compared_data() {
         QTest::addColumn<StateHashKind>("kind");
         QTest::addColumn<QString>("name");
         QTest::newRow("stream") << StateHashKind::Stream << "xxh64";
         QTest::newRow("brightness bytes")
             << StateHashKind::ChunkDigestBrightnessBytes << "xxh64-chunks";
+        QTest::newRow("block heads") << StateHashKind::ChunkDigest << "xxh64-chunks-bsum";
     }
     void a_trace_of_an_earlier_hash_replays_with_its_hashes_compared() {
         QFETCH(StateHashKind, kind);
