@@ -71,6 +71,34 @@ struct Parts {
     StateParts state() const { return {RopePolicy::FinalIndex, ledger, maps, *cache}; }
 };
 
+// A record appended to the ledger, live in every layer, and a row holding it appended to each
+// layer's map (the cache left alone: what the invariants' summary reads).
+void append_live_record(Parts& p, int32_t token) {
+    const int64_t id = p.ledger.add(EntryKind::Generated, token, "g", 1);
+    for (int l = 0; l < kLayers; ++l) {
+        const int row = p.maps[size_t(l)].rows();
+        p.ledger.mark_live(id, l);
+        p.maps.edit(size_t(l), row)
+            .insert(row, std::vector<int64_t>{id}, std::vector<int32_t>{row});
+    }
+}
+
+// A digest kept over changes of `parts`, each of which must give a digest equal to the
+// from-scratch one and not seen before.
+struct DigestsSeen {
+    Parts& parts;
+    StateDigest digest;
+    std::vector<uint64_t> digests{digest.update(parts.state(), kStreams)};
+
+    explicit DigestsSeen(Parts& p) : parts(p) {}
+    void expect_new(const QString& what) {
+        const uint64_t now = digest.update(parts.state(), kStreams);
+        QVERIFY2(std::find(digests.begin(), digests.end(), now) == digests.end(), qPrintable(what));
+        QCOMPARE(now, StateDigest::from_scratch(parts.state(), kStreams));
+        digests.push_back(now);
+    }
+};
+
 std::shared_ptr<const Model> thin_model(int layers) {
     SyntheticSpec spec = synthetic_spec("thin-22");
     spec.config.n_layers = layers;
@@ -152,14 +180,9 @@ private slots:
     // gives a digest not seen before.
     void a_chunk_is_digested_on_from_its_unchanged_records() {
         Parts p;
-        StateDigest digest;
-        std::vector<uint64_t> seen{digest.update(p.state(), kStreams)};
-        const auto expect_new = [&](const QString& what) {
-            const uint64_t now = digest.update(p.state(), kStreams);
-            QVERIFY2(std::find(seen.begin(), seen.end(), now) == seen.end(), qPrintable(what));
-            QCOMPARE(now, StateDigest::from_scratch(p.state(), kStreams));
-            seen.push_back(now);
-        };
+        DigestsSeen seen(p);
+        StateDigest& digest = seen.digest;
+        const auto expect_new = [&](const QString& what) { seen.expect_new(what); };
         const Ledger before = p.ledger;
         for (int i = 0; i < 5; ++i) {
             const int64_t id = p.ledger.add(EntryKind::Generated, 9 + i, "g", 1 + i);
@@ -174,7 +197,7 @@ private slots:
         p.ledger.add(EntryKind::Generated, 3, "h", 10);
         expect_new("a record after it");
         p.ledger = before;  // older: the same ids, other standing
-        QCOMPARE(digest.update(p.state(), kStreams), seen.front());
+        QCOMPARE(digest.update(p.state(), kStreams), seen.digests.front());
         QCOMPARE(digest.update(p.state(), kStreams),
                  StateDigest::from_scratch(p.state(), kStreams));
         p.ledger.add(EntryKind::Generated, 11, "i", 1);
@@ -188,14 +211,9 @@ private slots:
     // to a copy and back. After each, the digest equals the from-scratch one and is new.
     void a_block_is_digested_on_from_its_unchanged_rows() {
         Parts p;
-        StateDigest digest;
-        std::vector<uint64_t> seen{digest.update(p.state(), kStreams)};
-        const auto expect_new = [&](const QString& what) {
-            const uint64_t now = digest.update(p.state(), kStreams);
-            QVERIFY2(std::find(seen.begin(), seen.end(), now) == seen.end(), qPrintable(what));
-            QCOMPARE(now, StateDigest::from_scratch(p.state(), kStreams));
-            seen.push_back(now);
-        };
+        DigestsSeen seen(p);
+        StateDigest& digest = seen.digest;
+        const auto expect_new = [&](const QString& what) { seen.expect_new(what); };
         float value = 1000.0f;  // every appended row its own values
         const auto append_row = [&](Parts& parts, int layer) {
             const int row = parts.maps[size_t(layer)].rows();
@@ -234,7 +252,7 @@ private slots:
         expect_new("a row appended to the new block");
 
         Parts copy = p;  // the digest moved to a copy and back
-        QCOMPARE(digest.update(copy.state(), kStreams), seen.back());
+        QCOMPARE(digest.update(copy.state(), kStreams), seen.digests.back());
         append_row(copy, 2);
         QCOMPARE(digest.update(copy.state(), kStreams),
                  StateDigest::from_scratch(copy.state(), kStreams));
@@ -242,11 +260,13 @@ private slots:
         expect_new("back on the first parts, an earlier row rewritten");
     }
 
-    // The invariants' summary counts a block of rows on from the rows a change left alone:
-    // rows appended one at a time hold; a row earlier in the same block pointed at another
-    // record, or given a phase no policy allows, is caught (counting on from the rows counted
-    // would miss both), and put back it holds again.
-    void the_invariants_count_a_block_on_from_its_unchanged_rows() {
+    // The invariants' summary counts a chunk of records, and a block of rows, on from what a
+    // change left alone: records appended one at a time, each live with a row at the end of
+    // every layer, hold; a record earlier in the same chunk that leaves one layer while its
+    // row stays, a row earlier in the same block pointed at another record, and a row there
+    // given a phase no policy allows are each caught (counting on from the old count would
+    // miss them), and put back it holds again.
+    void the_invariants_count_on_from_unchanged_records_and_rows() {
         Parts p;
         InvariantSummary summary;
         const auto holds = [&] {
@@ -254,53 +274,24 @@ private slots:
         };
         QVERIFY(holds());
         for (int i = 0; i < 4; ++i) {
-            const int64_t id = p.ledger.add(EntryKind::Generated, 7 + i, "g", 1 + i);
-            for (int l = 0; l < kLayers; ++l) {
-                const int row = p.maps[size_t(l)].rows();
-                p.ledger.mark_live(id, l);
-                p.maps.edit(size_t(l), row)
-                    .insert(row, std::vector<int64_t>{id}, std::vector<int32_t>{row});
-            }
+            append_live_record(p, 7 + i);
             QVERIFY(holds());
         }
-        const size_t earlier = size_t(kRows - 2);  // in the last block, before the appended rows
-        const int64_t id = p.maps[1].pos2ledger[earlier];
-        p.maps.edit(1, int(earlier)).pos2ledger[earlier] = 3;  // record 3 twice, `id` in none
-        QVERIFY(!holds());
-        p.maps.edit(1, int(earlier)).pos2ledger[earlier] = id;
-        QVERIFY(holds());
-        p.maps.edit(2, int(earlier)).rope_pos[earlier] = -7;
-        QVERIFY(!holds());
-        p.maps.edit(2, int(earlier)).rope_pos[earlier] = int32_t(earlier);
-        QVERIFY(holds());
-    }
-
-    // The invariants' summary counts a chunk of records on from the records a change left
-    // alone: records appended one at a time, each live with a row in every layer, hold; a
-    // record earlier in the same chunk that leaves one layer while its row stays is caught
-    // (counting on from the old count would miss it), and marked live again it holds again.
-    void the_invariants_count_on_from_a_chunks_unchanged_records() {
-        Parts p;
-        InvariantSummary summary;
-        const auto holds = [&] {
-            return summary.rows_hold(p.ledger, p.maps, RopePolicy::FinalIndex, kRows + 16);
-        };
-        QVERIFY(holds());
-        for (int i = 0; i < 4; ++i) {
-            const int64_t id = p.ledger.add(EntryKind::Generated, 7 + i, "g", 1 + i);
-            for (int l = 0; l < kLayers; ++l) {
-                const int row = p.maps[size_t(l)].rows();
-                p.ledger.mark_live(id, l);
-                p.maps.edit(size_t(l), row)
-                    .insert(row, std::vector<int64_t>{id}, std::vector<int32_t>{row});
-            }
-            QVERIFY(holds());
-        }
-        const int64_t earlier =
+        const int64_t record =
             (p.ledger.size() - 1) / Ledger::kChunkRecords * Ledger::kChunkRecords + 1;
-        p.ledger.mark_removed(earlier, 1, 9);
+        p.ledger.mark_removed(record, 1, 9);
         QVERIFY(!holds());
-        p.ledger.mark_live(earlier, 1);
+        p.ledger.mark_live(record, 1);
+        QVERIFY(holds());
+        const size_t row = size_t(kRows - 2);  // in the last block, before the appended rows
+        const int64_t id = p.maps[1].pos2ledger[row];
+        p.maps.edit(1, int(row)).pos2ledger[row] = 3;  // record 3 twice, `id` in none
+        QVERIFY(!holds());
+        p.maps.edit(1, int(row)).pos2ledger[row] = id;
+        QVERIFY(holds());
+        p.maps.edit(2, int(row)).rope_pos[row] = -7;
+        QVERIFY(!holds());
+        p.maps.edit(2, int(row)).rope_pos[row] = int32_t(row);
         QVERIFY(holds());
     }
 
