@@ -72,7 +72,7 @@ uint64_t row_block_digest(const StateParts& s, int layer, size_t chunk) {
 template <class RowStream, class Feed>
 void read_on(RowStream& stream, int block_first, int end, int kept_to, Feed feed) {
     if (block_first + stream.rows > std::min(kept_to, end)) stream = {};
-    feed(stream.hash, block_first + stream.rows, end);
+    if (block_first + stream.rows < end) feed(stream.hash, block_first + stream.rows, end);
     stream.rows = end - block_first;
 }
 
