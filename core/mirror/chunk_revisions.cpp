@@ -8,10 +8,6 @@ namespace kvw {
 
 ChunkRevisions::ChunkRevisions() : latest_(next_revision()), renewals_{{latest_, {0, kToEnd}}} {}
 
-size_t ChunkRevisions::first_block_renewed_since(uint64_t since) const {
-    return first_block(rows_renewed_since(since));
-}
-
 size_t ChunkRevisions::first_block(RowSpan rows) {
     return rows.empty() ? kNoneRenewed : size_t(rows.first / kRevisionBlockRows);
 }

@@ -24,29 +24,27 @@ public:
     uint64_t block(size_t block) const { return block < blocks_.size() ? blocks_[block] : latest_; }
     // The newest revision of any block: it changes whenever a row does.
     uint64_t latest() const { return latest_; }
-    // The first block whose revision may have moved since latest() was `since`, a revision a
-    // reader saw here or in the copy this was made from: the blocks before it kept theirs, so a
-    // reader that remembers what it read per block (the state digest, the invariants' summary,
-    // a Frame) looks at the blocks from there on only, not at every block of 100,000 rows
-    // after each tick (ARCHITECTURE §6.1). kNoneRenewed when nothing moved; 0 when `since` is
-    // not among the last kRenewalsKept renewals (an older reader, or rows that do not descend
-    // from it: a restored checkpoint, another session's copy), so that every block is looked at.
-    size_t first_block_renewed_since(uint64_t since) const;
-    static constexpr size_t kNoneRenewed = std::numeric_limits<size_t>::max();
-
+    static constexpr int kToEnd = std::numeric_limits<int>::max();
     // Rows [first, end) of a layer; end kToEnd: every row from first on.
     struct RowSpan {
         int first = 0;
         int end = 0;
         bool empty() const { return end <= first; }
+        // The first row that may have changed; past every row when none did.
+        int first_changed() const { return empty() ? kToEnd : first; }
     };
-    static constexpr int kToEnd = std::numeric_limits<int>::max();
-    // The rows that may have changed since latest() was `since`, by the same rule, to the row:
-    // what a copy of the rows in other memory (a backend's, ResidentRows) uploads again. Empty
-    // when nothing moved; every row ({0, kToEnd}) when `since` is not among the kept renewals.
+    // The rows that may have changed since latest() was `since`, a revision a reader saw here
+    // or in the copy this was made from: the rows before them kept their values, so a reader
+    // that remembers what it read (the state digest, the invariants' summary, a Frame, a
+    // backend's copy of the rows) reads from there on only, not every row of 100,000 after
+    // each tick (ARCHITECTURE §6.1). Empty when nothing moved; every row ({0, kToEnd}) when
+    // `since` is not among the last kRenewalsKept renewals (an older reader, or rows that do
+    // not descend from it: a restored checkpoint, another session's copy).
     RowSpan rows_renewed_since(uint64_t since) const;
-    // The first block `rows` reaches (kNoneRenewed when it is empty).
+    // The first block `rows` reaches: the blocks before it kept their revisions (kNoneRenewed
+    // when it is empty).
     static size_t first_block(RowSpan rows);
+    static constexpr size_t kNoneRenewed = std::numeric_limits<size_t>::max();
 
     // Rows from first_row on changed or moved (an append, an insert or a removal, whose later
     // rows shift): first_row's block and every later one take a new revision.

@@ -12,8 +12,8 @@ constexpr size_t kRows = LayerMaps::kChunkRows;
 // True when the kept chunk c, the last it holds and partial, holds rows [c · kRows, from) as
 // `rows` has them: rows before `from` kept their values (the first row renewed since, which
 // after an append is the first appended one; c · kRows when nothing is known), the rest are
-// compared. Only then can rows be appended
-// to it in place: nobody appended past its count either.
+// compared. Only then can rows be appended to it in place: nobody appended past its count
+// either.
 template <class T>
 bool only_appended(const FrameSharing::Kept<T>& kept, size_t c, size_t from,
                    const std::vector<T>& rows) {

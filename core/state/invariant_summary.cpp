@@ -87,8 +87,7 @@ bool InvariantSummary::rows_hold(const Ledger& ledger, const LayerMaps& maps, Ro
             same_check
                 ? std::min({layer.blocks.size(), blocks, ChunkRevisions::first_block(renewed)})
                 : 0;
-        // Rows before it kept their values since the layer was counted (none moved: all).
-        const int kept_to = renewed.empty() ? map.rows() : renewed.first;
+        const int kept_to = renewed.first_changed();  // rows before it kept their values
         layer.blocks.resize(blocks);
         layer.sum_before.resize(blocks + 1, 0);
         layer.failing_before.resize(blocks + 1, 0);

@@ -1,7 +1,6 @@
 #include "core/state/state_digest.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "core/state/stream_hash.h"
 
@@ -74,11 +73,6 @@ void read_on(RowStream& stream, int block_first, int end, int kept_to, Feed feed
     if (block_first + stream.rows > std::min(kept_to, end)) stream = {};
     if (block_first + stream.rows < end) feed(stream.hash, block_first + stream.rows, end);
     stream.rows = end - block_first;
-}
-
-// A ChunkRevisions::RowSpan's first row; none renewed: past every row.
-int first_renewed(ChunkRevisions::RowSpan renewed) {
-    return renewed.empty() ? std::numeric_limits<int>::max() : renewed.first;
 }
 
 size_t row_blocks(const StateParts& s, int layer) {
@@ -216,8 +210,8 @@ uint64_t StateDigest::combine(const StateParts& s, DigestForm form, bool from_sc
                 then = now;
                 memo.digests[c] = form.blocks == BlockDigest::Head
                                       ? row_block_digest(s, l, c)
-                                      : streams_digest(s, l, c, memo, first_renewed(maps_renewed),
-                                                       first_renewed(cache_renewed));
+                                      : streams_digest(s, l, c, memo, maps_renewed.first_changed(),
+                                                       cache_renewed.first_changed());
             }
         }
         memo.maps_revision = s.maps.revision(size_t(l));

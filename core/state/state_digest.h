@@ -68,7 +68,7 @@ private:
     };
     uint64_t records_digest(const Ledger& ledger, int64_t chunk, RecordsMemo& memo);
     // A layer's row blocks as last digested, and the layer's revisions then: the blocks before
-    // the first one renewed since (first_block_renewed_since) are not looked at again, so a
+    // the first one renewed since (rows_renewed_since) are not looked at again, so a
     // tick that appends a row costs the same at 8,000 rows as at 100,000.
     struct BlockRevisions {
         uint64_t maps = 0, cache = 0;  // LayerMaps::block_revision, KvLayout::block_revision

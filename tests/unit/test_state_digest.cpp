@@ -83,6 +83,11 @@ void append_live_record(Parts& p, int32_t token) {
     }
 }
 
+// The first block renewed since `since`, as the digest and the invariants' summary ask it.
+size_t first_block_renewed(const ChunkRevisions& revisions, uint64_t since) {
+    return ChunkRevisions::first_block(revisions.rows_renewed_since(since));
+}
+
 // A digest kept over changes of `parts`, each of which must give a digest equal to the
 // from-scratch one and not seen before.
 struct DigestsSeen {
@@ -394,7 +399,8 @@ private slots:
             }
     }
 
-    // first_block_renewed_since against every block's revision written down here: after random
+    // The first block renewed (ChunkRevisions::first_block of rows_renewed_since) against every
+    // block's revision written down here: after random
     // appends, removals and rewrites, every block before the answer kept the revision it had
     // when the reader looked (the promise the digest and the invariants skip blocks on), for
     // readers of each age; a reader older than the renewals kept, or of rows that do not
@@ -415,8 +421,7 @@ private slots:
         };
         std::vector<Reader> readers{look()};
         const ChunkRevisions before_any = revisions;
-        QCOMPARE(revisions.first_block_renewed_since(readers[0].since),
-                 ChunkRevisions::kNoneRenewed);
+        QCOMPARE(first_block_renewed(revisions, readers[0].since), ChunkRevisions::kNoneRenewed);
         int checked_some = 0;
         for (int step = 0; step < 60; ++step) {
             const int row = int(rng() % (40 * kRevisionBlockRows));
@@ -427,7 +432,7 @@ private slots:
             readers.push_back(look());
             for (size_t age = 1; age < readers.size(); ++age) {
                 const Reader& r = readers[readers.size() - 1 - age];
-                const size_t first = revisions.first_block_renewed_since(r.since);
+                const size_t first = first_block_renewed(revisions, r.since);
                 if (age >= 32) QCOMPARE(first, size_t(0));  // older than the renewals kept
                 QVERIFY(first != ChunkRevisions::kNoneRenewed);
                 for (size_t b = 0; b < std::min<size_t>(first, 48); ++b, ++checked_some)
@@ -436,14 +441,13 @@ private slots:
         }
         QVERIFY(checked_some > 1000);     // the answers are not all 0
         ChunkRevisions copy = revisions;  // descends from every reader of `revisions`
-        QCOMPARE(copy.first_block_renewed_since(readers.back().since),
-                 ChunkRevisions::kNoneRenewed);
+        QCOMPARE(first_block_renewed(copy, readers.back().since), ChunkRevisions::kNoneRenewed);
         copy.renew_from(5 * kRevisionBlockRows);
-        QCOMPARE(copy.first_block_renewed_since(readers.back().since), size_t(5));
+        QCOMPARE(first_block_renewed(copy, readers.back().since), size_t(5));
         ChunkRevisions older = before_any;  // does not descend from the later readers
         older.renew_from(39 * kRevisionBlockRows);
-        QCOMPARE(older.first_block_renewed_since(readers.back().since), size_t(0));
-        QCOMPARE(ChunkRevisions().first_block_renewed_since(readers.back().since), size_t(0));
+        QCOMPARE(first_block_renewed(older, readers.back().since), size_t(0));
+        QCOMPARE(first_block_renewed(ChunkRevisions(), readers.back().since), size_t(0));
     }
 
     // The digest and the invariants skip the blocks no renewal reached since they last read,
