@@ -1,4 +1,6 @@
 #pragma once
+#include <vector>
+
 #include "core/backend/backend.h"
 #include "core/backend/cpu/attention_kernels.h"
 #include "core/backend/cpu/thread_pool.h"
@@ -38,6 +40,11 @@ public:
     void attention(const AttentionCall& call) override;
 
 protected:
+    // The context's rows decoded to float32 in logical order, in k and v; ctx itself when both
+    // are stored as float32 already (no copy on the default path).
+    LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups,
+                                 std::vector<float>& k, std::vector<float>& v);
+
     ThreadPool pool_;
 
 private:
