@@ -1,8 +1,9 @@
 // kvw bench decode: prefill and decode tokens/s per weight type (tinyllama-shape) or of a given
 // model, decode at several context lengths, against the memory read bandwidth of this machine
 // measured in the same run; each model on every backend asked for (by default the reference
-// `cpu` and `cpu:fast`) back to back, with the ratios to the first. Decoding goes through
-// Generator, the workbench's own append path (docs/ARCHITECTURE.md §5.2).
+// `cpu` and `cpu:fast`) back to back, with the ratios to the first, the K/V rows cached in the
+// storage types asked for (f32 by default). Decoding goes through Generator, the workbench's own
+// append path (docs/ARCHITECTURE.md §5.2).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "common_options.h"
 #include "core/backend/backend.h"
 #include "core/backend/backend_registry.h"
+#include "core/cache/kv_storage.h"
 #include "core/engine/transformer.h"
 #include "core/model/gguf_model_loader.h"
 #include "core/model/model_loader.h"
@@ -46,6 +48,9 @@ struct BenchPlan {
     int decode_tokens = 0;
     std::vector<std::string> backends;  // each model runs on each, in this order
     int threads = 0;  // CPU threads of the engine and the CPU backend; 0: every core
+    // Storage of the cached K and V rows: f32 by default; llama-bench keeps an f16 cache.
+    KvType k_type = KvType::F32;
+    KvType v_type = KvType::F32;
 };
 
 struct ContextLine {
@@ -93,6 +98,8 @@ ModelResult bench_model(const std::string& label, const std::shared_ptr<const Mo
     for (size_t c = 0; c < plan.contexts.size(); ++c) {
         StateOptions state;
         state.capacity = plan.contexts[c] + plan.decode_tokens;
+        state.k_type = plan.k_type;
+        state.v_type = plan.v_type;
         // The guard re-checks every row of every layer after each append (a window toggle); it
         // would add work that grows with the context to every step.
         state.guard = false;
@@ -168,6 +175,8 @@ BenchPlan plan_from_args(const CliArgs& args) {
             throw UsageError("--backend " + b + ": " + why);
     }
     plan.threads = int(args.get_count("threads", 1024));
+    plan.k_type = named_option(args, "k-type", kKvTypeNames);
+    plan.v_type = named_option(args, "v-type", kKvTypeNames);
     return plan;
 }
 
@@ -228,9 +237,9 @@ int run_bench_decode(const CliArgs& args) {
     print_config(config);
     std::string backends;
     for (const std::string& b : plan.backends) backends += (backends.empty() ? "" : ", ") + b;
-    std::printf("), backends %s, %s threads, decode %d tokens per context (median)\n",
+    std::printf("), backends %s, %s threads, decode %d tokens per context (median), K/V %s/%s\n",
                 backends.c_str(), plan.threads > 0 ? std::to_string(plan.threads).c_str() : "all",
-                plan.decode_tokens);
+                plan.decode_tokens, kv_type_name(plan.k_type), kv_type_name(plan.v_type));
     for (const std::string& b : plan.backends)
         for (const ModelResult& r : results)
             if (r.backend == b) {
@@ -257,21 +266,25 @@ int run_bench_decode(const CliArgs& args) {
 }  // namespace
 
 CommandSpec bench_decode_command() {
-    return {"bench decode",
-            "",
-            "prefill and decode tokens/s per weight type (tinyllama-shape) or of one model, "
-            "decode at several context lengths, against the memory read bandwidth",
-            {{"types", "T,T", "f32,f16",
-              "weight types of tinyllama-shape: " + weight_type_names() + " or all"},
-             {"model", "SPEC", "", "bench this model (a file or anything --model takes) instead"},
-             {"contexts", "N,N", "128,1024,4096",
-              "cached rows to decode after; the first is the timed prefill"},
-             {"decode-tokens", "N", "8", "decode steps per context (the median is reported)"},
-             {"backend", "NAME,NAME", "cpu,cpu:fast",
-              "backends to bench each model on, back to back, the ratios against the first: " +
-                  backend_option("cpu").help},
-             {"threads", "N", "0", "CPU threads (engine and CPU backend); 0: every core"}},
-            run_bench_decode};
+    return {
+        "bench decode",
+        "",
+        "prefill and decode tokens/s per weight type (tinyllama-shape) or of one model, "
+        "decode at several context lengths, against the memory read bandwidth",
+        {{"types", "T,T", "f32,f16",
+          "weight types of tinyllama-shape: " + weight_type_names() + " or all"},
+         {"model", "SPEC", "", "bench this model (a file or anything --model takes) instead"},
+         {"contexts", "N,N", "128,1024,4096",
+          "cached rows to decode after; the first is the timed prefill"},
+         {"decode-tokens", "N", "8", "decode steps per context (the median is reported)"},
+         {"backend", "NAME,NAME", "cpu,cpu:fast",
+          "backends to bench each model on, back to back, the ratios against the first: " +
+              backend_option("cpu").help},
+         {"threads", "N", "0", "CPU threads (engine and CPU backend); 0: every core"},
+         {"k-type", "TYPE", "f32", "storage of the cached K rows: " + names_in(kKvTypeNames, ", ")},
+         {"v-type", "TYPE", "f32",
+          "storage of the cached V rows: " + names_in(kKvTypeNames, ", ")}},
+        run_bench_decode};
 }
 
 }  // namespace kvw::cli

@@ -73,9 +73,9 @@ using FastAttentionFn = void (*)(const FastAttentionChunk& chunk);
 // One query and head: chunks c < n_chunks whose results sit at m[c · stride], s[c · stride] and
 // o + c · o_stride, merged as the contract above says into out (hd floats). Leaves
 // w_c · (1 / S) in weights[c], by which chunk c's e_j become p_j.
-using FastAttentionMergeFn = void (*)(int n_chunks, const float* m, const float* s,
-                                      size_t stride, const float* o, size_t o_stride, int hd,
-                                      float* out, float* weights);
+using FastAttentionMergeFn = void (*)(int n_chunks, const float* m, const float* s, size_t stride,
+                                      const float* o, size_t o_stride, int hd, float* out,
+                                      float* weights);
 
 struct FastAttentionKernel {
     std::string_view name;  // "avx512"
