@@ -1,11 +1,11 @@
 // `cpu:fast`'s attention (core/backend/cpu/fast_attention.h), through FastCpuBackend::attention
 // on every kernel this CPU runs: outputs and attention mass against float64 attention written
 // plainly (tests/unit/attention_reference.h) on awkward shapes (rows not multiples of the score
-// rows or the chunks, one row, groups 1 / 4 / 8, hd 4 … 128 and not multiples of 16, scores far
-// apart, every K/V storage type, permuted rows, sliding windows); a NaN query or K row giving
-// NaN; the same bits for 1, 2 and 3 threads and for a batch split into calls (prefill then
-// decode); f16 / bf16 rows read as stored giving the bits of the same rows decoded first, on
-// `cpu:fast` and on the reference.
+// rows or the chunks, one row, groups 1 / 4 / 8, hd 4 … 128 and not multiples of 16, hd 256
+// (which the kernels leave to the reference), scores far apart, every K/V storage type, permuted
+// rows, sliding windows); a NaN query or K row giving NaN; the same bits for 1, 2 and 3 threads and
+// for a batch split into calls (prefill then decode); f16 / bf16 rows read as stored giving the
+// bits of the same rows decoded first, on `cpu:fast` and on the reference.
 #include <QtTest>
 
 #include <bit>
@@ -81,6 +81,7 @@ std::vector<AttentionShape> shapes() {
         {200, 4, 16, 2, 24, 0, T::F16, T::F16, true, true, 40.0f},  // weights underflow
         {1000, 1, 32, 4, 64, 0, T::F32, T::F32, false, true},       // TinyLlama's heads, decode
         {190, 70, 8, 1, 36, 0, T::BF16, T::F16, false, false},      // a prefill, no mass
+        {40, 2, 4, 2, 256, 0, T::F16, T::F32, false, true},  // hd past the kernels: the reference
     };
     all.insert(all.end(), more.begin(), more.end());
     return all;

@@ -6,14 +6,15 @@
 // shorter), whatever the thread count or the batch, and each chunk is one call of a kernel.
 // For every head h of the query (K/V head g = h / group), in this order and nothing else:
 //   score_j = fold16(lane sums) · scale, lane l (of sixteen) summing q[d] · k_j[d] over
-//     d ≡ l mod 16, d increasing, one fused multiply-add per term; fold16 adds the lanes as
+//     d ≡ l mod 16, d increasing, the first term a product, each later one fused into the
+//     sum (one rounding per term); fold16 adds the lanes as
 //     ((p0 + p2) + (p1 + p3)) with p_m = (l_m + l_(m+8)) + (l_(m+4) + l_(m+12));
 //   per chunk c: m_c = max_j score_j; e_j = exp_nonpositive(score_j − m_c) (the polynomial of
 //     softmax_exp_lanes.inc); s_c = fold16 of sixteen lanes, lane l summing e_j over the
 //     chunk's rows j ≡ l mod 16 in increasing j; o_c[d] = Σ_j e_j · v_j[d], j increasing,
 //     fused;
-//   the merge (merge_fast_attention_chunks), chunk after chunk from c = 0: M = max_c m_c;
-//     w_c = exp_nonpositive(m_c − M) (core/math/softmax_exp.h); S = Σ_c w_c · s_c and
+//   the merge (FastAttentionKernel::merge), chunk after chunk from c = 0: M = max_c m_c;
+//     w_c = exp_nonpositive(m_c − M) (the same polynomial, fused); S = Σ_c w_c · s_c and
 //     O[d] = Σ_c w_c · o_c[d], both fused, starting from 0; out[d] = O[d] · (1 / S); the weight
 //     of row j of chunk c is p_j = e_j · (w_c · (1 / S)).
 // So a query's numbers depend on nothing but its own rows: not on the batch, the thread, nor
@@ -34,6 +35,10 @@ namespace kvw::cpu {
 // Rows per chunk: small enough that a decode at a short context still gives each thread a chunk,
 // large enough that a chunk's K and V rows are streamed at length.
 constexpr int kFastAttentionChunkRows = 64;
+
+// The largest head size the kernels take (a query's head in eight vectors of registers); larger
+// heads attend as the reference does.
+constexpr int kFastAttentionMaxHeadDim = 128;
 
 // One chunk of one query against its rows [0, rows) of the chunk, for every head.
 struct FastAttentionChunk {

@@ -139,7 +139,7 @@ KVW_SIMD void scores(const FastAttentionChunk& c, int r0, int r1, int k_bytes, i
     }
 }
 
-// scores<T, NV> for this chunk's hd (at most 128: NV ≤ 8).
+// scores<T, NV> for this chunk's hd (at most kFastAttentionMaxHeadDim: NV ≤ 8).
 template <KvType T>
 KVW_SIMD void scores_of(const FastAttentionChunk& c, int r0, int r1, int k_bytes, int v_bytes) {
     switch ((c.hd + kLanes - 1) / kLanes) {

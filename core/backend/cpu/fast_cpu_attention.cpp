@@ -28,10 +28,12 @@ int chunks_of(int rows) {
 
 }  // namespace
 
-// Layers with a sliding window take the reference's path: which path a layer takes then
-// depends on the layer alone, never on the batch, so a batch split keeps the bits.
+// Layers with a sliding window, and heads larger than the kernels take, go the reference's
+// way: which way a layer goes depends on the layer alone, never on the batch, so a batch split
+// keeps the bits.
 void FastCpuBackend::attention(const AttentionCall& call) {
-    if (!fast_attention_ || call.window > 0) return HostBackend::attention(call);
+    if (!fast_attention_ || call.window > 0 || call.head_dim > cpu::kFastAttentionMaxHeadDim)
+        return HostBackend::attention(call);
     const int n = call.n();
     const int hd = call.head_dim;
     const int heads = call.n_heads;
