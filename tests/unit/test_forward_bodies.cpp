@@ -34,6 +34,7 @@
 #include "kernels/launch/host_launch.h"
 #include "tests/same_bits.h"
 #include "tests/unit/attention_case.h"
+#include "tests/unit/attention_reference.h"
 #include "tests/unit/quant_matmul_cases.h"
 #include "tests/unit/reference_rope.h"
 
@@ -73,80 +74,6 @@ std::vector<float> random_floats(size_t n, std::mt19937& rng, float scale = 1.0f
 }
 
 QString dtype_tag(const test::Case& c) { return QString::fromStdString(c.name); }
-
-// The float64 softmax weights and outputs of causal GQA attention over the inputs' decoded rows.
-struct AttentionReference {
-    std::vector<double> out, mass;
-    std::vector<std::vector<double>> p;  // [i · n_heads + h][row]: 0 where not seen
-};
-
-// Context rows decoded in logical order with kv_decode_row, then the new items: [rows + n][kv_dim].
-std::vector<float> all_rows(const test::AttentionInputs& in, bool value) {
-    const int kv_dim = in.kv_dim(), groups = in.s.n_kv_heads;
-    const KvType t = value ? in.s.v_type : in.s.k_type;
-    const std::vector<uint8_t>& bytes = value ? in.v : in.k;
-    const std::vector<float>& scales = value ? in.v_scale : in.k_scale;
-    std::vector<float> rows(size_t(in.s.rows + in.s.n) * kv_dim);
-    for (int j = 0; j < in.s.rows; ++j) {
-        const size_t p = size_t(in.index.empty() ? j : in.index[size_t(j)]);
-        kv_decode_row(t, &bytes[p * size_t(kv_dim) * kv_type_bytes(t)],
-                      scales.empty() ? nullptr : &scales[p * size_t(groups)], kv_dim, groups,
-                      &rows[size_t(j) * kv_dim]);
-    }
-    const std::vector<float>& fresh = value ? in.v_new : in.k_new;
-    std::copy(fresh.begin(), fresh.end(), rows.begin() + ptrdiff_t(in.s.rows) * kv_dim);
-    return rows;
-}
-
-// The rows query i sees, in row order: written from the rule (causal, sliding window), not
-// from the body.
-std::vector<int> seen_rows(const test::AttentionInputs& in, int i) {
-    std::vector<int> seen;
-    const int64_t at = in.positions[size_t(i)];
-    for (int j = 0; j < in.s.rows + i + 1; ++j) {
-        const int64_t key =
-            j < in.s.rows ? in.context_positions[size_t(j)] : in.positions[size_t(j - in.s.rows)];
-        if (in.s.window <= 0 || at - key < in.s.window) seen.push_back(j);
-    }
-    return seen;
-}
-
-AttentionReference reference_attention(const test::AttentionInputs& in) {
-    const auto& s = in.s;
-    const int hd = s.head_dim, group = s.n_heads / s.n_kv_heads, total = s.rows + s.n;
-    const std::vector<float> k = all_rows(in, false), v = all_rows(in, true);
-    const double scale = double(1.0f / std::sqrt(float(hd)));
-    AttentionReference r;
-    r.out.assign(size_t(s.n) * in.q_dim(), 0.0);
-    r.mass.assign(size_t(total), 0.0);
-    for (int i = 0; i < s.n; ++i) {
-        const std::vector<int> seen = seen_rows(in, i);
-        for (int h = 0; h < s.n_heads; ++h) {
-            const int g = h / group;
-            std::vector<double> p(size_t(total), 0.0);
-            double max = -std::numeric_limits<double>::infinity();
-            for (int j : seen) {
-                double dot = 0.0;
-                for (int d = 0; d < hd; ++d)
-                    dot += double(in.q[size_t(i) * in.q_dim() + size_t(h) * hd + d]) *
-                           double(k[size_t(j) * in.kv_dim() + size_t(g) * hd + d]);
-                p[size_t(j)] = dot * scale;
-                max = std::max(max, p[size_t(j)]);
-            }
-            double sum = 0.0;
-            for (int j : seen) sum += (p[size_t(j)] = std::exp(p[size_t(j)] - max));
-            for (int j : seen) {
-                p[size_t(j)] /= sum;
-                r.mass[size_t(j)] += p[size_t(j)];
-                for (int d = 0; d < hd; ++d)
-                    r.out[size_t(i) * in.q_dim() + size_t(h) * hd + d] +=
-                        p[size_t(j)] * double(v[size_t(j) * in.kv_dim() + size_t(g) * hd + d]);
-            }
-            r.p.push_back(std::move(p));
-        }
-    }
-    return r;
-}
 
 const cpu::AttentionKernel& scalar_attention_kernel() {
     for (const cpu::AttentionKernel& k : cpu::attention_kernels())
@@ -451,7 +378,7 @@ private slots:
             kern::attention_passes(a, [](const auto& body) { kern::host_launch(body); });
             const QString where = shape_tag(s);
 
-            const AttentionReference ref = reference_attention(in);
+            const test::AttentionReference ref = reference_attention(in);
             EXPECT_NMSE(out, ref.out, 1e-10, where + " out");
             if (s.mass) EXPECT_NMSE(mass, ref.mass, 1e-10, where + " mass");
             if (!s.mass)

@@ -2,6 +2,7 @@
 #include <memory>
 #include <string_view>
 
+#include "core/backend/cpu/fast_attention.h"
 #include "core/backend/cpu/host_backend.h"
 #include "core/math/act_quant.h"
 
@@ -14,13 +15,16 @@ namespace kvw {
 // vdpbf16ps's order with FMAs; F16 weights multiply x as it is (float32) in sixteen lanes
 // (core/backend/cpu/fast_kernels.h). F32 weights, and F16 / BF16 ones whose rows are not whole
 // chunks of 32, go through the reference kernels as they are. Each token is rounded once per
-// product and reused for every row.
+// product and reused for every row. Attention reads each chunk of 64 K/V rows once for every
+// head of up to eight queries, in its own order (core/backend/cpu/fast_attention.h), where the
+// CPU has AVX-512 and the layer no sliding window; elsewhere it is the reference's.
 //
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
 // reference's by the rounding of x (about 2^-8 of each element for int8 and bf16) and, for
 // F16 / BF16, by the order of the sums. It is deterministic all the same: the same bits for any
-// thread count and any batch split, and the same bits on each of its paths (AVX-512 VNNI,
-// AVX-VNNI, AVX2), so on every machine with AVX2.
+// thread count and any batch split, and its products give the same bits on each of its paths
+// (AVX-512 VNNI, AVX-VNNI, AVX2), so on every machine with AVX2; its attention does not yet (a
+// CPU without AVX-512 attends as the reference does).
 class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";
@@ -31,6 +35,8 @@ public:
 
     std::string_view name() const override { return kName; }
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
+    // fast_cpu_attention.cpp
+    void attention(const AttentionCall& call) override;
 
     std::string_view path() const { return path_name_; }
 
@@ -44,6 +50,8 @@ private:
     // x's int8 rounding (core/math/act_quant.h), on AVX-512 where the CPU has it: the same bits
     void (*round32_)(const float*, int64_t, ActBlock32*) = round_act_row_32;
     void (*round256_)(const float*, int64_t, ActBlock256*) = round_act_row_256;
+    // Null where the CPU runs none of cpu::fast_attention_kernels().
+    const cpu::FastAttentionKernel* fast_attention_ = cpu::best_fast_attention_kernel();
 };
 
 }  // namespace kvw

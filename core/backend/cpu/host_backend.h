@@ -40,13 +40,14 @@ public:
     void attention(const AttentionCall& call) override;
 
 protected:
-    ThreadPool pool_;
-
-private:
     // The context's rows decoded to float32 in logical order, in k and v; ctx itself when both
     // are stored as float32 already (no copy on the default path).
     LayerContext decoded_context(const LayerContext& ctx, int kv_dim, int groups,
                                  std::vector<float>& k, std::vector<float>& v);
+
+    ThreadPool pool_;
+
+private:
     // fn(i) for every i < rows, rows split across the pool.
     template <class Fn>
     void for_rows(int64_t rows, Fn&& fn);

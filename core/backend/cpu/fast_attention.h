@@ -1,0 +1,107 @@
+#pragma once
+// Internal to the `cpu:fast` set (fast_cpu_backend.h): its attention kernel, which reads a
+// chunk of K/V rows once for every head of a run of queries (docs/ARCHITECTURE.md §5.4).
+//
+// A query's rows are cut into chunks of kFastAttentionChunkRows from row 0 (the last one
+// shorter), whatever the thread count or the batch. One kernel call takes one chunk and a run
+// of consecutive queries that reach it. For every query and head h (K/V head g = h / group), in
+// this order and nothing else:
+//   score_j = (q[0] · k_j[0], then + q[d] · k_j[d] fused for d = 1 … hd − 1 in order) · scale
+//     (the reference's score order, attention_kernels.h);
+//   per chunk c: m_c = max_j score_j; e_j = exp_nonpositive(score_j − m_c) (the polynomial of
+//     softmax_exp_lanes.inc); s_c = fold16 of sixteen lanes, lane l summing e_j over the
+//     chunk's rows j ≡ l mod 16 in increasing j; o_c[d] = Σ_j e_j · v_j[d], j increasing,
+//     fused;
+//   the merge (FastAttentionKernel::merge), chunk after chunk from c = 0: M = max_c m_c;
+//     w_c = exp_nonpositive(m_c − M) (the same polynomial, fused); S = Σ_c w_c · s_c and
+//     O[d] = Σ_c w_c · o_c[d], both fused, starting from 0; out[d] = O[d] · (1 / S); the weight
+//     of row j of chunk c is p_j = e_j · (w_c · (1 / S)).
+// So a query's numbers depend on nothing but its own rows: not on the batch, the thread, nor
+// which other queries share its chunks; a prefill of N rows followed by decode gives the bits
+// of one pass. Only the softmax and the values differ from the reference's order.
+//
+// K and V rows are read as stored, f32, f16 or bf16 (each widened to float exactly), so an
+// f16 or bf16 cache is not decoded first.
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "core/math/kv_quant.h"
+
+namespace kvw::cpu {
+
+// Rows per chunk: small enough that a decode at a short context still gives each thread a chunk
+// and that a chunk's K rows, transposed, stay in the first-level cache; large enough that a
+// chunk's rows are streamed at length.
+constexpr int kFastAttentionChunkRows = 64;
+
+// One chunk against a run of queries, every head of each.
+struct FastAttentionChunk {
+    // Query i (i < n_queries): head h's hd floats at q + i · q_stride + h · hd.
+    const float* q = nullptr;
+    size_t q_stride = 0;
+    int n_queries = 0;
+    int n_heads = 0, group = 0, hd = 0;
+    int kv_dim = 0;  // elements per K/V row: every K/V head's hd values, head after head
+    // Row r of the chunk: K at k_rows[r], V at v_rows[r], each kv_dim values. The first
+    // `stored_rows` rows are of types k_type / v_type, the rest float32 (the new items).
+    const void* const* k_rows = nullptr;
+    const void* const* v_rows = nullptr;
+    int stored_rows = 0;
+    KvType k_type = KvType::F32, v_type = KvType::F32;
+    // Query i attends the chunk's rows [0, rows_of(i)): first_rows + i, at most a chunk.
+    int first_rows = 0;
+    float scale = 1.0f;
+    // Results of query i, head h: m_c at m[i · result_stride + h], s_c at
+    // s[i · result_stride + h], o_c at o + i · result_stride + h · hd, e_j at
+    // e + i · e_query_stride + h · e_head_stride + j (only j < rows_of(i) is written).
+    float* m = nullptr;
+    float* s = nullptr;
+    float* o = nullptr;
+    size_t result_stride = 0;
+    float* e = nullptr;
+    size_t e_query_stride = 0, e_head_stride = 0;
+    // Scratch of kv_dim · kFastAttentionChunkRows floats, 64-byte aligned: the chunk's K rows
+    // transposed.
+    float* k_transposed = nullptr;
+
+    int rows_of(int i) const {
+        return first_rows + i < kFastAttentionChunkRows ? first_rows + i : kFastAttentionChunkRows;
+    }
+};
+
+// K/V storage types a kernel reads directly.
+constexpr bool fast_attention_reads(KvType t) {
+    return t == KvType::F32 || t == KvType::F16 || t == KvType::BF16;
+}
+
+// ((p0 + p2) + (p1 + p3)), p_m = (l_m + l_(m+8)) + (l_(m+4) + l_(m+12)): the kernels' fold of
+// sixteen lanes (s_c), written once.
+inline float fold16(const float* l) {
+    float p[4];
+    for (int m = 0; m < 4; ++m) p[m] = (l[m] + l[m + 8]) + (l[m + 4] + l[m + 12]);
+    return (p[0] + p[2]) + (p[1] + p[3]);
+}
+
+using FastAttentionFn = void (*)(const FastAttentionChunk& chunk);
+// One query and head: chunks c < n_chunks whose results sit at m[c · stride], s[c · stride] and
+// o + c · o_stride, merged as the contract above says into out (hd floats). Leaves
+// w_c · (1 / S) in weights[c], by which chunk c's e_j become p_j.
+using FastAttentionMergeFn = void (*)(int n_chunks, const float* m, const float* s, size_t stride,
+                                      const float* o, size_t o_stride, int hd, float* out,
+                                      float* weights);
+
+struct FastAttentionKernel {
+    std::string_view name;  // "avx512"
+    bool (*cpu_has)();
+    FastAttentionFn chunk;
+    FastAttentionMergeFn merge;
+};
+
+// Every kernel built into this program, fastest first. A CPU that runs none of them gives
+// `cpu:fast` the reference's attention (HostBackend::attention).
+std::span<const FastAttentionKernel> fast_attention_kernels();
+// The first of them this CPU runs, or null.
+const FastAttentionKernel* best_fast_attention_kernel();
+
+}  // namespace kvw::cpu

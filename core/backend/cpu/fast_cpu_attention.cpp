@@ -1,0 +1,222 @@
+// FastCpuBackend::attention: every query's rows in chunks of cpu::kFastAttentionChunkRows, each
+// chunk read once for every head of a run of queries (core/backend/cpu/fast_attention.h), then
+// merged per query and head.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "core/backend/cpu/fast_cpu_backend.h"
+
+namespace kvw {
+
+namespace {
+
+constexpr int kChunkRows = cpu::kFastAttentionChunkRows;
+
+// Floats of chunk results and weights held at once: queries are taken in blocks that fit, so a
+// long prefill does not hold every query's chunks (the blocks do not change a bit).
+constexpr size_t kBlockFloats = size_t(8) << 20;
+
+// Queries of one kernel call: its transposed K rows serve them all; more would make the units
+// of a short prefill too few to share among the threads.
+constexpr int kQueriesPerCall = 8;
+
+int chunks_of(int rows) { return (rows + kChunkRows - 1) / kChunkRows; }
+
+// Buffers kept per calling thread across calls (fresh ones would be page-faulted on every layer
+// of every token).
+struct AttentionScratch {
+    std::vector<float> k, v;  // an Int8 / FP8 context decoded
+    std::vector<const void*> k_rows, v_rows;
+    std::vector<float> results, weights, p;
+};
+
+// A pool thread's scratch for its kernel calls: the chunk's K rows transposed (64-byte aligned)
+// and, without attention mass, the calls' e_j.
+struct ChunkScratch {
+    std::vector<float> k_transposed_store, e;
+    float* k_transposed = nullptr;
+
+    void reserve(int kv_dim, int heads, bool with_mass) {
+        const size_t floats = size_t(kv_dim) * kChunkRows;
+        k_transposed_store.resize(floats + 16);
+        void* p = k_transposed_store.data();
+        size_t space = k_transposed_store.size() * sizeof(float);
+        k_transposed = static_cast<float*>(std::align(64, floats * sizeof(float), p, space));
+        e.resize(with_mass ? 0 : size_t(kQueriesPerCall) * heads * kChunkRows);
+    }
+};
+
+// One call's queries [i0, i0 + queries) of a block: where each chunk's results go, one kernel
+// call, one merge.
+struct QueryBlock {
+    const AttentionCall& call;
+    const LayerContext& ctx;
+    const cpu::FastAttentionKernel& kernel;
+    const std::vector<const void*>& k_rows;
+    const std::vector<const void*>& v_rows;
+    AttentionScratch& s;
+    int i0 = 0, queries = 0;
+
+    int heads() const { return call.n_heads; }
+    int hd() const { return call.head_dim; }
+    int q_dim() const { return call.n_heads * call.head_dim; }
+    int total() const { return ctx.rows + call.n(); }
+    int max_chunks() const { return chunks_of(total()); }
+    bool with_mass() const { return call.mass != nullptr; }
+    // Rows query qi of the block attends.
+    int rows_of(int qi) const { return ctx.rows + i0 + qi + 1; }
+    // The first query of the block that attends row j, and chunk c.
+    int first_query_of_row(int j) const { return std::max(0, j - ctx.rows - i0); }
+    int first_query_of(int c) const { return first_query_of_row(c * kChunkRows); }
+
+    // Per query: each chunk's m and s (heads each), then each chunk's o (heads · hd).
+    size_t query_results() const { return size_t(max_chunks()) * heads() * (hd() + 2); }
+    float* m_of(int qi, int c) const {
+        return s.results.data() + size_t(qi) * query_results() + size_t(c) * heads() * 2;
+    }
+    float* o_of(int qi, int c) const {
+        return s.results.data() + size_t(qi) * query_results() +
+               size_t(max_chunks()) * heads() * 2 + size_t(c) * heads() * hd();
+    }
+    float* p_of(int qi, int h) const { return s.p.data() + (size_t(qi) * heads() + h) * total(); }
+
+    // Chunk c for the queries [b, e) of the block.
+    void chunk(int c, int b, int e, ChunkScratch& scratch) const {
+        const int r0 = c * kChunkRows;
+        cpu::FastAttentionChunk k;
+        k.q = call.q + size_t(i0 + b) * q_dim();
+        k.q_stride = size_t(q_dim());
+        k.n_queries = e - b;
+        k.n_heads = heads();
+        k.group = heads() / call.n_kv_heads;
+        k.hd = hd();
+        k.kv_dim = call.n_kv_heads * hd();
+        k.k_rows = k_rows.data() + r0;
+        k.v_rows = v_rows.data() + r0;
+        k.stored_rows = std::clamp(ctx.rows - r0, 0, kChunkRows);
+        k.k_type = ctx.k.type;
+        k.v_type = ctx.v.type;
+        k.first_rows = rows_of(b) - r0;
+        k.scale = call.scale;
+        k.m = m_of(b, c);
+        k.s = k.m + heads();
+        k.o = o_of(b, c);
+        k.result_stride = query_results();
+        if (with_mass()) {
+            k.e = p_of(b, 0) + r0;
+            k.e_query_stride = size_t(heads()) * total();
+            k.e_head_stride = size_t(total());
+        } else {
+            k.e = scratch.e.data();
+            k.e_query_stride = size_t(heads()) * kChunkRows;
+            k.e_head_stride = size_t(kChunkRows);
+        }
+        k.k_transposed = scratch.k_transposed;
+        kernel.chunk(k);
+    }
+
+    // Query qi's head h from its chunks' results; with mass, its row weights p_j.
+    void merge(int qi, int h) const {
+        const int rows = rows_of(qi);
+        float* w = s.weights.data() + (size_t(qi) * heads() + h) * max_chunks();
+        kernel.merge(chunks_of(rows), m_of(qi, 0) + h, m_of(qi, 0) + heads() + h,
+                     size_t(heads()) * 2, o_of(qi, 0) + size_t(h) * hd(), size_t(heads()) * hd(),
+                     hd(), call.out + size_t(i0 + qi) * q_dim() + size_t(h) * hd(), w);
+        if (!with_mass()) return;
+        float* p = p_of(qi, h);
+        for (int j = 0; j < rows; ++j) p[j] *= w[j / kChunkRows];
+    }
+};
+
+}  // namespace
+
+// Layers with a sliding window go the reference's way: which way a layer goes depends on the
+// layer alone, never on the batch, so a batch split keeps the bits.
+void FastCpuBackend::attention(const AttentionCall& call) {
+    if (!fast_attention_ || call.window > 0) return HostBackend::attention(call);
+    const int n = call.n();
+    const int heads = call.n_heads;
+    const int kv_dim = call.n_kv_heads * call.head_dim;
+    const bool direct = cpu::fast_attention_reads(call.context.k.type) &&
+                        cpu::fast_attention_reads(call.context.v.type);
+    // The pool's threads below must see the calling thread's scratch, not their own.
+    thread_local AttentionScratch per_caller;
+    AttentionScratch& s = per_caller;
+    // Int8 and FP8 rows (and a context mixing them with another type) are decoded first.
+    const LayerContext ctx =
+        direct ? call.context : decoded_context(call.context, kv_dim, call.n_kv_heads, s.k, s.v);
+    const int total = ctx.rows + n;
+
+    s.k_rows.resize(size_t(total));
+    s.v_rows.resize(size_t(total));
+    for (int j = 0; j < total; ++j) {
+        const bool cached = j < ctx.rows;
+        s.k_rows[size_t(j)] = cached ? ctx.k.row(ctx.physical_row(j), kv_dim)
+                                     : call.k_new + size_t(j - ctx.rows) * kv_dim;
+        s.v_rows[size_t(j)] = cached ? ctx.v.row(ctx.physical_row(j), kv_dim)
+                                     : call.v_new + size_t(j - ctx.rows) * kv_dim;
+    }
+
+    QueryBlock qb{call, ctx, *fast_attention_, s.k_rows, s.v_rows, s};
+    const bool with_mass = qb.with_mass();
+    const int max_chunks = qb.max_chunks();
+    // Per query: its chunk results, its weights, and with mass every head's p.
+    const size_t query_floats = qb.query_results() + size_t(max_chunks) * heads +
+                                (with_mass ? size_t(heads) * size_t(total) : 0);
+    const int block = int(std::clamp<size_t>(kBlockFloats / query_floats, 1, size_t(n)));
+    s.results.resize(size_t(block) * qb.query_results());
+    s.weights.resize(size_t(block) * max_chunks * heads);
+    s.p.resize(with_mass ? size_t(block) * heads * total : 0);
+    if (with_mass) std::fill(call.mass, call.mass + total, 0.0f);
+
+    for (qb.i0 = 0; qb.i0 < n; qb.i0 += block) {
+        qb.queries = std::min(block, n - qb.i0);
+        const int runs = (qb.queries + kQueriesPerCall - 1) / kQueriesPerCall;
+        if (runs >= 2 * pool_.size()) {
+            // Enough queries for every thread: a unit is a run of queries, every chunk it
+            // reaches then its merges, so its chunk results are still in cache when merged.
+            pool_.parallel_for(runs, [&](int64_t begin, int64_t end) {
+                thread_local ChunkScratch scratch;
+                scratch.reserve(kv_dim, heads, with_mass);
+                for (int64_t r = begin; r < end; ++r) {
+                    const int b = int(r) * kQueriesPerCall;
+                    const int e = std::min(qb.queries, b + kQueriesPerCall);
+                    for (int c = 0; c < chunks_of(qb.rows_of(e - 1)); ++c)
+                        qb.chunk(c, std::max(b, qb.first_query_of(c)), e, scratch);
+                    for (int qi = b; qi < e; ++qi)
+                        for (int h = 0; h < heads; ++h) qb.merge(qi, h);
+                }
+            });
+        } else {
+            // A decode or a short prefill: units are chunks (each with a run of queries),
+            // chunk-major, so that a thread's consecutive units share a chunk's rows in cache;
+            // then the merges.
+            struct Unit {
+                int c, b, e;
+            };
+            std::vector<Unit> units;
+            for (int c = 0; c < chunks_of(qb.rows_of(qb.queries - 1)); ++c)
+                for (int b = qb.first_query_of(c); b < qb.queries; b += kQueriesPerCall)
+                    units.push_back({c, b, std::min(qb.queries, b + kQueriesPerCall)});
+            pool_.parallel_for(int64_t(units.size()), [&](int64_t begin, int64_t end) {
+                thread_local ChunkScratch scratch;
+                scratch.reserve(kv_dim, heads, with_mass);
+                for (int64_t u = begin; u < end; ++u)
+                    qb.chunk(units[size_t(u)].c, units[size_t(u)].b, units[size_t(u)].e, scratch);
+            });
+            pool_.parallel_for(int64_t(qb.queries) * heads, [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) qb.merge(int(t / heads), int(t % heads));
+            });
+        }
+        if (!with_mass) continue;
+        // Per row: queries in order, each query's heads in order.
+        pool_.parallel_for(total, [&](int64_t begin, int64_t end) {
+            for (int64_t j = begin; j < end; ++j)
+                for (int qi = qb.first_query_of_row(int(j)); qi < qb.queries; ++qi)
+                    for (int h = 0; h < heads; ++h) call.mass[j] += qb.p_of(qi, h)[j];
+        });
+    }
+}
+
+}  // namespace kvw
