@@ -1,11 +1,12 @@
 // `cpu:fast`'s attention (core/backend/cpu/fast_attention.h), through FastCpuBackend::attention
-// on every kernel this CPU runs: outputs and attention mass against float64 attention written
-// plainly (tests/unit/attention_reference.h) on awkward shapes (rows not multiples of the score
-// rows or the chunks, one row, groups 1 / 4 / 8, hd 4 … 256 and not multiples of 16, prefills
-// long enough to be cut into runs of queries, scores far apart, every K/V storage type, permuted
-// rows, sliding windows); a NaN query or K row giving NaN; the same bits for 1, 2 and 3 threads and
-// for a batch split into calls (prefill then decode); f16 / bf16 rows read as stored giving the
-// bits of the same rows decoded first, on `cpu:fast` and on the reference.
+// on every path this CPU runs (each with its attention kernel): outputs and attention mass against
+// float64 attention written plainly (tests/unit/attention_reference.h) on awkward shapes (rows not
+// multiples of the score rows or the chunks, one row, groups 1 / 4 / 8, hd 4 … 256 and not
+// multiples of 16, prefills long enough to be cut into runs of queries, scores far apart, every K/V
+// storage type, permuted rows, sliding windows); a NaN query or K row giving NaN; the same bits for
+// 1, 2 and 3 threads and for a batch split into calls (prefill then decode); f16 / bf16 rows read
+// as stored giving the bits of the same rows decoded first, on `cpu:fast` and on the reference;
+// every path the bits of the first.
 #include <QtTest>
 
 #include <bit>
@@ -13,12 +14,15 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/backend/backend.h"
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cpu/fast_attention.h"
 #include "core/backend/cpu/fast_cpu_backend.h"
+#include "core/backend/cpu/fast_kernels.h"
 #include "core/cache/kv_storage.h"
 #include "tests/unit/attention_case.h"
 #include "tests/unit/attention_reference.h"
@@ -100,6 +104,14 @@ QString tag(const AttentionShape& s) {
         .arg(kv_type_name(s.v_type));
 }
 
+// The cpu:fast paths this CPU runs, fastest first.
+std::vector<std::string_view> paths() {
+    std::vector<std::string_view> all;
+    for (const cpu::FastKernel& k : cpu::fast_kernels())
+        if (k.cpu_has()) all.push_back(k.name);
+    return all;
+}
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -114,15 +126,22 @@ class TestFastAttention : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!cpu::best_fast_attention_kernel())
-            QSKIP("this CPU runs none of cpu:fast's attention kernels (AVX-512)");
+        std::string why;
+        if (!FastCpuBackend::available(why)) QSKIP(why.c_str());
+    }
+
+    void outputs_and_mass_match_float64_attention_data() {
+        QTest::addColumn<QString>("path");
+        for (const std::string_view path : paths())
+            QTest::newRow(std::string(path).c_str()) << QString::fromUtf8(path);
     }
 
     void outputs_and_mass_match_float64_attention() {
+        QFETCH(QString, path);
         uint32_t seed = 1;
         for (const AttentionShape& s : shapes()) {
             const AttentionInputs in = test::make_attention_inputs(s, seed++);
-            FastCpuBackend backend(2);
+            FastCpuBackend backend(2, path.toStdString());
             const Result got = attend(backend, in);
             const test::AttentionReference want = test::reference_attention(in);
             const std::vector<float> v = test::all_rows(in, true);
@@ -151,6 +170,26 @@ private slots:
                                                   .arg(j)
                                                   .arg(got.mass[j], 0, 'g', 9)
                                                   .arg(want.mass[j], 0, 'g', 9)));
+        }
+    }
+
+    // Every path this CPU runs (the AVX-512 and the AVX2 attention kernels: sixteen lanes, or
+    // eight with the contract's sixteen in two vectors) gives the first path's bits.
+    void every_path_gives_the_same_bits() {
+        const std::vector<std::string_view> all = paths();
+        if (all.size() < 2) QSKIP("this CPU runs one cpu:fast path");
+        uint32_t seed = 300;
+        for (const AttentionShape& s : shapes()) {
+            const AttentionInputs in = test::make_attention_inputs(s, seed++);
+            FastCpuBackend first(3, all[0]);
+            const Result want = attend(first, in);
+            for (size_t k = 1; k < all.size(); ++k) {
+                FastCpuBackend other(3, all[k]);
+                const Result got = attend(other, in);
+                const QString what = tag(s) + ": " + QString::fromUtf8(all[k]);
+                QVERIFY2(same_bits(got.out, want.out), qPrintable(what));
+                QVERIFY2(same_bits(got.mass, want.mass), qPrintable(what));
+            }
         }
     }
 

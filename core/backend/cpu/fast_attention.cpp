@@ -1,5 +1,8 @@
 #include "core/backend/cpu/fast_attention.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "core/backend/cpu/cpu_features.h"
 
 namespace kvw::cpu {
@@ -9,13 +12,14 @@ void fast_attention_chunk_avx512(const FastAttentionChunk& chunk);
 void fast_attention_merge_avx512(int n_chunks, const float* m, const float* s, size_t stride,
                                  const float* o, size_t o_stride, int hd, float* out,
                                  float* weights);
-#endif
+void fast_attention_chunk_avx2(const FastAttentionChunk& chunk);
+void fast_attention_merge_avx2(int n_chunks, const float* m, const float* s, size_t stride,
+                               const float* o, size_t o_stride, int hd, float* out, float* weights);
 
-// No AVX2 kernel yet: on a CPU without AVX-512 `cpu:fast` attends as the reference does.
-#if defined(__x86_64__)
 namespace {
 constexpr FastAttentionKernel kKernels[] = {
     {"avx512", cpu_has_avx512, fast_attention_chunk_avx512, fast_attention_merge_avx512},
+    {"avx2", cpu_has_avx2, fast_attention_chunk_avx2, fast_attention_merge_avx2},
 };
 }  // namespace
 
@@ -24,10 +28,11 @@ std::span<const FastAttentionKernel> fast_attention_kernels() { return kKernels;
 std::span<const FastAttentionKernel> fast_attention_kernels() { return {}; }
 #endif
 
-const FastAttentionKernel* best_fast_attention_kernel() {
+const FastAttentionKernel& fast_attention_kernel(std::string_view name) {
     for (const FastAttentionKernel& k : fast_attention_kernels())
-        if (k.cpu_has()) return &k;
-    return nullptr;
+        if (k.name == name && k.cpu_has()) return k;
+    throw std::invalid_argument("cpu:fast has no attention kernel '" + std::string(name) +
+                                "' this CPU runs");
 }
 
 }  // namespace kvw::cpu

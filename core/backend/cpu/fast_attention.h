@@ -92,16 +92,16 @@ using FastAttentionMergeFn = void (*)(int n_chunks, const float* m, const float*
                                       float* weights);
 
 struct FastAttentionKernel {
-    std::string_view name;  // "avx512"
+    std::string_view name;  // "avx512", "avx2"
     bool (*cpu_has)();
     FastAttentionFn chunk;
     FastAttentionMergeFn merge;
 };
 
-// Every kernel built into this program, fastest first. A CPU that runs none of them gives
-// `cpu:fast` the reference's attention (HostBackend::attention).
+// Every kernel built into this program, widest first; they give the same bits.
 std::span<const FastAttentionKernel> fast_attention_kernels();
-// The first of them this CPU runs, or null.
-const FastAttentionKernel* best_fast_attention_kernel();
+// The kernel of that name (FastKernel::attention, fast_kernels.h); std::invalid_argument when
+// unknown or when this CPU lacks it.
+const FastAttentionKernel& fast_attention_kernel(std::string_view name);
 
 }  // namespace kvw::cpu

@@ -134,7 +134,7 @@ struct QueryBlock {
 // Layers with a sliding window go the reference's way: which way a layer goes depends on the
 // layer alone, never on the batch, so a batch split keeps the bits.
 void FastCpuBackend::attention(const AttentionCall& call) {
-    if (!fast_attention_ || call.window > 0) return HostBackend::attention(call);
+    if (call.window > 0) return HostBackend::attention(call);
     const int n = call.n();
     const int heads = call.n_heads;
     const int kv_dim = call.n_kv_heads * call.head_dim;

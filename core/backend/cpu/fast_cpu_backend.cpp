@@ -37,6 +37,7 @@ FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : HostBackend
     const cpu::FastKernel& k = cpu::choose_kernel(cpu::fast_kernels(), path, kName);
     fast_ = k.fn;
     path_name_ = k.name;
+    fast_attention_ = &cpu::fast_attention_kernel(k.attention);
     reference_ = cpu::choose_kernel(cpu::rows_kernels(), {}, "cpu backend").fn;
 #if defined(__x86_64__)
     if (cpu::cpu_has_avx512()) {

@@ -16,21 +16,21 @@ namespace kvw {
 // (core/backend/cpu/fast_kernels.h). F32 weights, and F16 / BF16 ones whose rows are not whole
 // chunks of 32, go through the reference kernels as they are. Each token is rounded once per
 // product and reused for every row. Attention reads each chunk of 64 K/V rows once for every
-// head of up to eight queries, in its own order (core/backend/cpu/fast_attention.h), where the
-// CPU has AVX-512 and the layer no sliding window; elsewhere it is the reference's.
+// head of up to eight queries, in its own order (core/backend/cpu/fast_attention.h), except in a
+// layer with a sliding window, where it is the reference's.
 //
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
 // reference's by the rounding of x (about 2^-8 of each element for int8 and bf16) and, for
 // F16 / BF16, by the order of the sums. It is deterministic all the same: the same bits for any
-// thread count and any batch split, and its products give the same bits on each of its paths
-// (AVX-512 VNNI, AVX-VNNI, AVX2), so on every machine with AVX2; its attention does not yet (a
-// CPU without AVX-512 attends as the reference does).
+// thread count and any batch split, and the same bits on each of its paths (AVX-512 VNNI,
+// AVX-VNNI, AVX2; the attention on AVX-512 or AVX2), so on every machine with AVX2.
 class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";
 
     // `path` names one of cpu::fast_kernels() ("vnni", "avx-vnni", "avx2"; std::invalid_argument
-    // when unknown or when this CPU lacks it); empty picks the fastest this CPU runs.
+    // when unknown or when this CPU lacks it), which picks the attention kernel too; empty picks
+    // the fastest this CPU runs.
     explicit FastCpuBackend(int threads = 0, std::string_view path = {});
 
     std::string_view name() const override { return kName; }
@@ -50,8 +50,8 @@ private:
     // x's int8 rounding (core/math/act_quant.h), on AVX-512 where the CPU has it: the same bits
     void (*round32_)(const float*, int64_t, ActBlock32*) = round_act_row_32;
     void (*round256_)(const float*, int64_t, ActBlock256*) = round_act_row_256;
-    // Null where the CPU runs none of cpu::fast_attention_kernels().
-    const cpu::FastAttentionKernel* fast_attention_ = cpu::best_fast_attention_kernel();
+    // The path's attention kernel (cpu::FastKernel::attention).
+    const cpu::FastAttentionKernel* fast_attention_ = nullptr;
 };
 
 }  // namespace kvw

@@ -81,6 +81,8 @@ struct FastKernel {
     std::string_view name;  // "vnni", "avx-vnni", "avx2"
     bool (*cpu_has)();
     FastRowsFn fn;
+    // The attention kernel of the same vector width (fast_attention.h); all give the same bits.
+    std::string_view attention;
 };
 
 // Every path built into this program, fastest first (empty off x86-64).
