@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "core/cache/kv_storage.h"
 #include "core/math/kv_quant.h"
 #include "kernels/bodies/attention.h"
 
@@ -79,6 +81,15 @@ inline void store_rows(KvType t, const std::vector<float>& x, int kv_dim, int gr
         kv_encode_row(t, &x[r * size_t(kv_dim)], kv_dim, groups, &bytes[r * width], sc, ignored);
         kv_decode_row(t, &bytes[r * width], sc, kv_dim, groups, &decoded[r * size_t(kv_dim)]);
     }
+}
+
+// The shape in words, for a failing test's message.
+inline std::string shape_tag(const AttentionShape& s) {
+    return "rows " + std::to_string(s.rows) + " n " + std::to_string(s.n) + " heads " +
+           std::to_string(s.n_heads) + "/" + std::to_string(s.n_kv_heads) + " hd " +
+           std::to_string(s.head_dim) + " window " + std::to_string(s.window) + " k " +
+           kv_type_name(s.k_type) + " v " + kv_type_name(s.v_type) +
+           (s.permuted ? " permuted" : "");
 }
 
 inline AttentionInputs make_attention_inputs(const AttentionShape& s, uint32_t seed) {

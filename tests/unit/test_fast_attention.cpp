@@ -92,17 +92,7 @@ std::vector<AttentionShape> shapes() {
     return all;
 }
 
-QString tag(const AttentionShape& s) {
-    return QString("rows %1 n %2 heads %3/%4 hd %5 window %6 k %7 v %8")
-        .arg(s.rows)
-        .arg(s.n)
-        .arg(s.n_heads)
-        .arg(s.n_kv_heads)
-        .arg(s.head_dim)
-        .arg(s.window)
-        .arg(kv_type_name(s.k_type))
-        .arg(kv_type_name(s.v_type));
-}
+QString tag(const AttentionShape& s) { return QString::fromStdString(test::shape_tag(s)); }
 
 // The cpu:fast paths this CPU runs, fastest first.
 std::vector<std::string_view> paths() {

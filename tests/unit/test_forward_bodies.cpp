@@ -81,19 +81,6 @@ const cpu::AttentionKernel& scalar_attention_kernel() {
     qFatal("no scalar attention kernel");
 }
 
-QString shape_tag(const test::AttentionShape& s) {
-    return QString("rows %1 n %2 heads %3/%4 hd %5 window %6 k %7 v %8%9")
-        .arg(s.rows)
-        .arg(s.n)
-        .arg(s.n_heads)
-        .arg(s.n_kv_heads)
-        .arg(s.head_dim)
-        .arg(s.window)
-        .arg(int(s.k_type))
-        .arg(int(s.v_type))
-        .arg(s.permuted ? " permuted" : "");
-}
-
 }  // namespace
 
 class TestForwardBodies : public QObject {
@@ -376,7 +363,7 @@ private slots:
                 cuda::attention_scratch_floats(s.rows, s.n, s.n_heads, s.head_dim), kSentinel);
             const cuda::DeviceAttention a = in.view(out.data(), mass.data(), scratch.data());
             kern::attention_passes(a, [](const auto& body) { kern::host_launch(body); });
-            const QString where = shape_tag(s);
+            const QString where = QString::fromStdString(test::shape_tag(s));
 
             const test::AttentionReference ref = reference_attention(in);
             EXPECT_NMSE(out, ref.out, 1e-10, where + " out");

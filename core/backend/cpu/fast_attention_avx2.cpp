@@ -18,17 +18,11 @@ namespace kvw::cpu {
 
 namespace {
 
-struct Lanes {
-    using V = __m256;
+#include "core/backend/cpu/attention_lanes8.inc"
+
+struct Lanes : AttentionLanes8 {
     static constexpr int kWidth = 8;
 
-    // Lanes 0 … n − 1 set (none for n ≤ 0, all for n ≥ 8).
-    KVW_SIMD static __m256i first(int n) {
-        return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    }
-
-    KVW_SIMD static V zero() { return _mm256_setzero_ps(); }
-    KVW_SIMD static V set1(float f) { return _mm256_set1_ps(f); }
     KVW_SIMD static V load(const float* p) { return _mm256_load_ps(p); }
     KVW_SIMD static void store(float* p, V v) { _mm256_store_ps(p, v); }
     KVW_SIMD static void storeu(float* p, V v) { _mm256_storeu_ps(p, v); }
@@ -68,19 +62,6 @@ struct Lanes {
             if constexpr (T == KvType::F16) return _mm256_cvtph_ps(h);
             return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
         }
-    }
-    KVW_SIMD static V add(V a, V b) { return _mm256_add_ps(a, b); }
-    KVW_SIMD static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-    KVW_SIMD static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-    KVW_SIMD static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-    KVW_SIMD static V max(V a, V b) { return _mm256_max_ps(a, b); }
-    KVW_SIMD static V floor(V v) { return _mm256_floor_ps(v); }
-    KVW_SIMD static V pow2(V n) {
-        const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
-        return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
-    }
-    KVW_SIMD static V zero_below(V x, float bound, V v) {
-        return _mm256_blendv_ps(v, zero(), _mm256_cmp_ps(x, set1(bound), _CMP_LT_OQ));
     }
 
     // Eight rows of eight floats become eight columns, in place (r[c] holds column c): pairs of
