@@ -34,6 +34,16 @@ bool cpu_has_avx512_vnni() {
     return cpu_has_avx512() && __builtin_cpu_supports("avx512vnni");
 }
 
+bool cpu_has_avx512_bf16() {
+    __builtin_cpu_init();
+    return cpu_has_avx512_vnni() && __builtin_cpu_supports("avx512bf16");
+}
+
+bool cpu_prefers_vdpbf16ps() {
+    __builtin_cpu_init();
+    return cpu_has_avx512_bf16() && __builtin_cpu_is("amd") && __builtin_cpu_is("amdfam19h");
+}
+
 bool cpu_has_avx_vnni() {
     // CPUID leaf 7, sub-leaf 1, EAX bit 4 (GCC 12's __builtin_cpu_supports knows no name for
     // it); its VEX-encoded instructions need only the AVX state the avx2 check already asks.
@@ -45,6 +55,8 @@ bool cpu_has_avx_vnni() {
 bool cpu_has_avx2() { return false; }
 bool cpu_has_avx512() { return false; }
 bool cpu_has_avx512_vnni() { return false; }
+bool cpu_has_avx512_bf16() { return false; }
+bool cpu_prefers_vdpbf16ps() { return false; }
 bool cpu_has_avx_vnni() { return false; }
 #endif
 

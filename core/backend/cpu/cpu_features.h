@@ -6,6 +6,10 @@ namespace kvw::cpu {
 bool cpu_has_avx2();         // AVX2 + FMA + F16C
 bool cpu_has_avx512();       // cpu_has_avx2() + AVX-512 F, BW, VL
 bool cpu_has_avx512_vnni();  // cpu_has_avx512() + AVX-512 VNNI
-bool cpu_has_avx_vnni();     // cpu_has_avx2() + AVX-VNNI (the VEX form: Alder Lake, Zen 5)
+bool cpu_has_avx512_bf16();  // cpu_has_avx512_vnni() + AVX-512 BF16
+// cpu_has_avx512_bf16() on AMD's Zen 4 (family 19h), which runs a 512-bit FMA as two halves, so
+// one vdpbf16ps (32 products) beats two FMAs (fast_kernels.h)
+bool cpu_prefers_vdpbf16ps();
+bool cpu_has_avx_vnni();  // cpu_has_avx2() + AVX-VNNI (the VEX form: Alder Lake, Zen 5)
 
 }  // namespace kvw::cpu

@@ -28,9 +28,9 @@ class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";
 
-    // `path` names one of cpu::fast_kernels() ("vnni", "avx-vnni", "avx2"; std::invalid_argument
-    // when unknown or when this CPU lacks it), which picks the attention kernel too; empty picks
-    // the fastest this CPU runs.
+    // `path` names one of cpu::fast_kernels() ("vnni-bf16", "vnni", "avx-vnni", "avx2";
+    // std::invalid_argument when unknown or when this CPU lacks it), which picks the attention
+    // kernel too; empty picks the fastest this CPU runs.
     explicit FastCpuBackend(int threads = 0, std::string_view path = {});
 
     std::string_view name() const override { return kName; }

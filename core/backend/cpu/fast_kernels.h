@@ -38,13 +38,14 @@
 //     zero whatever MXCSR says, so the BF16 kernels run with MXCSR's DAZ and FTZ set (the final
 //     sums too) and restore it after.
 // Then the sixteen lanes fold to eight as l + (l + 8) and those are added in the reference's
-// order above. Every path computes F16 and BF16 with FMAs (512-bit on the vnni path, two
-// 256-bit vectors on avx-vnni / avx2), the same roundings in the same order, so the paths give
-// the same bits for any tile, thread and batch. There is no vdpbf16ps path: on the AVX-512 BF16
-// machine this was built on (12 and 24 independent chains, thread CPU time) a zmm vdpbf16ps
-// took 0.79 ns (32 products) and a zmm FMA 0.19 ns (16), so FMAs are 2× the products per
-// second and vdpbf16ps is the slower way to the same bits; a vdpbf16ps path would give them
-// (test_fast_kernels checks the instruction against the kernels).
+// order above. The paths compute F16 and BF16 with FMAs (512-bit on the vnni path, two 256-bit
+// vectors on avx-vnni / avx2), the same roundings in the same order, so they give the same bits
+// for any tile, thread and batch; the vnni-bf16 path computes BF16 with vdpbf16ps, which rounds
+// the same way (test_fast_kernels checks the instruction against the kernels). It is taken on
+// AMD's Zen 4 only: on the Intel AVX-512 BF16 machine these kernels were built on (12 and 24
+// independent chains, thread CPU time) a zmm vdpbf16ps took 0.79 ns (32 products) and a zmm FMA
+// 0.19 ns (16), so FMAs were the faster way to the same bits there; Zen 4 runs a zmm FMA as two
+// halves, and vdpbf16ps took its BF16 prefill from 80–86 to 90–103 tok/s.
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -64,6 +65,10 @@ void fast_rows_avx2(const WeightTensor& w, const void* x, int n, float* y, int64
 // for the scaled sub-blocks of Q4_K / Q6_K; F16 / BF16 in 512-bit FMA vectors.
 void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
+// The vnni path with BF16 on vdpbf16ps (fast_vnni_bf16.cpp), on CPUs where that is the faster
+// way (cpu_prefers_vdpbf16ps): the same bits, a chunk of BF16 in one instruction, not two FMAs.
+void fast_rows_vnni_bf16(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                         int64_t row_end);
 // The vnni path's batches of the block types from kVnniBatchTokens tokens on: sixteen tokens in
 // a 512-bit vector (fast_vnni_batch.cpp), the same bits as the tiles of fast_tiles.inc. False
 // (nothing computed) for the other types. From 10 tokens: at 8 the old tiles were as fast
@@ -78,7 +83,7 @@ void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, i
 #endif
 
 struct FastKernel {
-    std::string_view name;  // "vnni", "avx-vnni", "avx2"
+    std::string_view name;  // "vnni-bf16", "vnni", "avx-vnni", "avx2"
     bool (*cpu_has)();
     FastRowsFn fn;
     // The attention kernel of the same vector width (fast_attention.h); all give the same bits.

@@ -21,14 +21,10 @@ namespace {
 
 #include "core/backend/cpu/fast_lanes512.inc"
 
-struct Isa {
+#include "core/backend/cpu/fast_vnni_steps.inc"
+
+struct Isa : VnniSteps {
     using Lanes16 = Lanes16x512;
-    KVW_SIMD static __m256i quads(__m256i acc, __m256i u, __m256i s) {
-        return _mm256_dpbusd_epi32(acc, u, s);
-    }
-    KVW_SIMD static __m256i pairs(__m256i acc, __m256i a, __m256i b) {
-        return _mm256_dpwssd_epi32(acc, a, b);
-    }
 };
 
 #include "core/backend/cpu/fast_tiles.inc"
