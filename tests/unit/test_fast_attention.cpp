@@ -219,15 +219,16 @@ private slots:
     }
 
     // The last queries of a batch give the bits of the same queries attending after the first
-    // ones were stored in the context: a prefill of N rows followed by decode is one pass. (40
-    // queries on two threads are cut into runs of queries, fewer into chunks: both ways.)
+    // ones were stored in the context: a prefill of N rows followed by decode is one pass. (70
+    // queries on two threads are cut into runs of 16 queries, 37 or fewer into chunks: both
+    // ways.)
     void batch_split_gives_the_same_bits() {
         for (const KvType t : {KvType::F32, KvType::F16, KvType::BF16}) {
-            const AttentionShape s{130, 40, 8, 2, 64, 0, t, t, false, false};
+            const AttentionShape s{130, 70, 8, 2, 64, 0, t, t, false, false};
             const AttentionInputs whole = test::make_attention_inputs(s, 11);
             FastCpuBackend backend(2);
             const Result want = attend(backend, whole);
-            for (const int first : {1, 5, 8, 33, 39}) {
+            for (const int first : {1, 5, 8, 33, 69}) {
                 // The first `first` new items stored after the context (their K/V are already
                 // what the storage type gives back, so storing them again keeps their values).
                 AttentionInputs later = whole;

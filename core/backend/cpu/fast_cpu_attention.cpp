@@ -18,8 +18,9 @@ constexpr int kChunkRows = cpu::kFastAttentionChunkRows;
 constexpr size_t kBlockFloats = size_t(8) << 20;
 
 // Queries of one kernel call: its transposed K rows serve them all; more would make the units
-// of a short prefill too few to share among the threads.
-constexpr int kQueriesPerCall = 8;
+// of a short prefill too few to share among the threads. (A prefill of 512 over 1,024 rows, 4
+// layers, 2 threads, Zen 4: 4 queries 123 ms, 8 117–122, 16 107–111, 32 110–115.)
+constexpr int kQueriesPerCall = 16;
 
 int chunks_of(int rows) { return (rows + kChunkRows - 1) / kChunkRows; }
 

@@ -16,7 +16,7 @@ namespace kvw {
 // (core/backend/cpu/fast_kernels.h). F32 weights, and F16 / BF16 ones whose rows are not whole
 // chunks of 32, go through the reference kernels as they are. Each token is rounded once per
 // product and reused for every row. Attention reads each chunk of 64 K/V rows once for every
-// head of up to eight queries, in its own order (core/backend/cpu/fast_attention.h), except in a
+// head of up to 16 queries, in its own order (core/backend/cpu/fast_attention.h), except in a
 // layer with a sliding window, where it is the reference's.
 //
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
