@@ -241,16 +241,6 @@ double held_out_perplexity(const std::shared_ptr<const Model>& model, Backend& b
     return perplexity(tokens, bos, {128, 128}, scorer).perplexity();
 }
 
-// Whether this CPU runs vdpbf16ps (AVX-512 BF16 and the AVX-512 state).
-bool vdpbf16ps_runs() {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
-#else
-    return false;
-#endif
-}
-
 #if defined(__x86_64__)
 // One output as a vdpbf16ps kernel would compute it under fast_kernels.h's contract: sixteen
 // lanes of vdpbf16ps over a row of `cols` (a multiple of 32) bf16 weights and x, one
@@ -407,7 +397,7 @@ private slots:
     // chunk, folded and added as promised. The set has no vdpbf16ps path (measured slower than
     // its FMAs on this CPU, fast_kernels.h), so this is what keeps one possible.
     void bf16_kernels_give_vdpbf16ps_bits() {
-        if (!vdpbf16ps_runs()) QSKIP("this CPU lacks AVX-512 BF16 (vdpbf16ps)");
+        if (!cpu::cpu_has_avx512_bf16()) QSKIP("this CPU lacks AVX-512 BF16 (vdpbf16ps)");
         FastCpuBackend backend(2);
         for (const Case& c :
              {float_case(DType::BF16, 37, 352, 4), float_case(DType::BF16, 19, 128, 5, true)}) {

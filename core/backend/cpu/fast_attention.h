@@ -31,8 +31,8 @@
 namespace kvw::cpu {
 
 // Rows per chunk: small enough that a decode at a short context still gives each thread a chunk
-// and that a chunk's K rows, transposed, stay in the first-level cache; large enough that a
-// chunk's rows are streamed at length.
+// and that a chunk's K rows, transposed, stay in the second-level cache (64 KiB at kv_dim 256);
+// large enough that a chunk's rows are streamed at length.
 constexpr int kFastAttentionChunkRows = 64;
 
 // One chunk against a run of queries, every head of each.

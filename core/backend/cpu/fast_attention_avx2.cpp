@@ -25,7 +25,6 @@ struct Lanes : AttentionLanes8 {
 
     KVW_SIMD static V load(const float* p) { return _mm256_load_ps(p); }
     KVW_SIMD static void store(float* p, V v) { _mm256_store_ps(p, v); }
-    KVW_SIMD static void storeu(float* p, V v) { _mm256_storeu_ps(p, v); }
     // Whole vectors take the plain forms: a masked store is microcoded on AMD's cores (a
     // tenth of the softmax's speed there).
     KVW_SIMD static V load_first(const float* p, int n) {

@@ -34,7 +34,6 @@ struct Lanes {
     KVW_SIMD static V set1(float f) { return _mm512_set1_ps(f); }
     KVW_SIMD static V load(const float* p) { return _mm512_load_ps(p); }
     KVW_SIMD static void store(float* p, V v) { _mm512_store_ps(p, v); }
-    KVW_SIMD static void storeu(float* p, V v) { _mm512_storeu_ps(p, v); }
     KVW_SIMD static V load_first(const float* p, int n) {
         return _mm512_maskz_loadu_ps(first(n), p);
     }

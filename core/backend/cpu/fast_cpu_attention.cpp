@@ -54,9 +54,7 @@ struct QueryBlock {
     const AttentionCall& call;
     const LayerContext& ctx;
     const cpu::FastAttentionKernel& kernel;
-    const std::vector<const void*>& k_rows;
-    const std::vector<const void*>& v_rows;
-    AttentionScratch& s;
+    AttentionScratch& s;  // the rows' pointers, the results
     int i0 = 0, queries = 0;
 
     int heads() const { return call.n_heads; }
@@ -93,8 +91,8 @@ struct QueryBlock {
         k.group = heads() / call.n_kv_heads;
         k.hd = hd();
         k.kv_dim = call.n_kv_heads * hd();
-        k.k_rows = k_rows.data() + r0;
-        k.v_rows = v_rows.data() + r0;
+        k.k_rows = s.k_rows.data() + r0;
+        k.v_rows = s.v_rows.data() + r0;
         k.stored_rows = std::clamp(ctx.rows - r0, 0, kChunkRows);
         k.k_type = ctx.k.type;
         k.v_type = ctx.v.type;
@@ -159,7 +157,7 @@ void FastCpuBackend::attention(const AttentionCall& call) {
                                      : call.v_new + size_t(j - ctx.rows) * kv_dim;
     }
 
-    QueryBlock qb{call, ctx, *fast_attention_, s.k_rows, s.v_rows, s};
+    QueryBlock qb{call, ctx, *fast_attention_, s};
     const bool with_mass = qb.with_mass();
     const int max_chunks = qb.max_chunks();
     // Per query: its chunk results, its weights, and with mass every head's p.
