@@ -63,22 +63,20 @@ KVW_HD void round_act_row_256(const float* x, int64_t blocks, ActBlock256* out) 
     }
 }
 
-// BF16 weights: x rounded to bf16 (round to nearest even, NaN kept quiet: float_to_bf16) and
-// widened back to float, each chunk of 32 elements as its 16 odd elements (1, 3, .. 31) then
-// its 16 even ones, the order of the pairs `vdpbf16ps` multiplies (fast_kernels.h).
+// BF16 weights: x rounded to bf16 (round to nearest even, NaN kept quiet: float_to_bf16), in
+// chunks of 32 elements in their order, as BF16 weights are stored: the pairs `vdpbf16ps`
+// multiplies (fast_kernels.h) are its 32-bit lanes.
 inline constexpr int kActBf16Chunk = 32;
 
 struct ActChunkBf16 {
-    float odd[kActBf16Chunk / 2], even[kActBf16Chunk / 2];
+    uint16_t bf16[kActBf16Chunk];
 };
 
 // x[0 .. 32·chunks) into `chunks` chunks.
 KVW_HD void round_act_row_bf16(const float* x, int64_t chunks, ActChunkBf16* out) {
     for (int64_t c = 0; c < chunks; ++c)
-        for (int i = 0; i < kActBf16Chunk / 2; ++i) {
-            out[c].odd[i] = bf16_to_float(float_to_bf16(x[c * kActBf16Chunk + 2 * i + 1]));
-            out[c].even[i] = bf16_to_float(float_to_bf16(x[c * kActBf16Chunk + 2 * i]));
-        }
+        for (int i = 0; i < kActBf16Chunk; ++i)
+            out[c].bf16[i] = float_to_bf16(x[c * kActBf16Chunk + i]);
 }
 
 }  // namespace kvw

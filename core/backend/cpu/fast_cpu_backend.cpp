@@ -3,6 +3,7 @@
 #include "core/backend/cpu/act_round.h"
 #include "core/backend/cpu/cpu_features.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,19 +17,25 @@ namespace kvw {
 
 namespace {
 
-// n tokens of `cols` floats rounded by `round_row` into `blocks` of kElems elements (token
-// after token), a token per pool chunk.
+// n tokens of `cols` floats rounded by `round_row` into `blocks` of kElems elements, tokens
+// cpu::fast_token_stride apart, a token per pool chunk.
 template <class Block, int kElems>
 const Block* round_tokens(ThreadPool& pool, const float* x, int n, int64_t cols,
                           std::vector<Block>& blocks,
                           void (*round_row)(const float*, int64_t, Block*)) {
     const int64_t per_token = cols / kElems;
-    blocks.resize(size_t(n * per_token));
+    const int64_t stride = cpu::fast_token_stride(per_token, sizeof(Block));
+    blocks.resize(size_t(n * stride));
     pool.parallel_for(n, [&](int64_t begin, int64_t end) {
         for (int64_t t = begin; t < end; ++t)
-            round_row(x + t * cols, per_token, blocks.data() + t * per_token);
+            round_row(x + t * cols, per_token, blocks.data() + t * stride);
     });
     return blocks.data();
+}
+
+// F16's x as it is, in FloatChunks.
+void copy_row(const float* x, int64_t chunks, cpu::FloatChunk* out) {
+    std::memcpy(out, x, size_t(chunks) * sizeof(cpu::FloatChunk));
 }
 
 }  // namespace
@@ -60,6 +67,7 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
     thread_local std::vector<ActBlock32> rounded32;
     thread_local std::vector<ActBlock256> rounded256;
     thread_local std::vector<ActChunkBf16> rounded_bf16;
+    thread_local std::vector<cpu::FloatChunk> padded;
     const void* input = nullptr;
     switch (cpu::fast_input(w.dtype, w.cols)) {
         case cpu::FastInput::Reference:
@@ -78,7 +86,12 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
             input = round_tokens<ActChunkBf16, kActBf16Chunk>(pool_, x, n, w.cols, rounded_bf16,
                                                               round_act_row_bf16);
             break;
-        case cpu::FastInput::Float: input = x; break;
+        case cpu::FastInput::Float:
+            // one token has no stride to keep
+            input = n == 1 ? static_cast<const void*>(x)
+                           : round_tokens<cpu::FloatChunk, cpu::kFastChunk>(pool_, x, n, w.cols,
+                                                                            padded, copy_row);
+            break;
     }
     cpu::for_row_blocks(pool_, w.rows,
                         [&](int64_t begin, int64_t end) { fast_(w, input, n, y, begin, end); });

@@ -94,12 +94,24 @@ struct FastKernel {
 std::span<const FastKernel> fast_kernels();
 
 // What the set multiplies a weight by: x rounded to int8 blocks of 32 or 256 (the block
-// types), x rounded to bf16 ([n][w.cols] uint16_t), or x itself (F16). `Reference`: the set has
-// no kernel for this weight (F32; F16 and BF16 whose rows are not whole chunks of 32), which
-// goes through the reference kernels as it is.
+// types), x rounded to bf16 (ActChunkBf16), or x itself in FloatChunks (F16), tokens
+// fast_token_stride apart. `Reference`: the set has no kernel for this weight (F32; F16 and
+// BF16 whose rows are not whole chunks of 32), which goes through the reference kernels as it
+// is.
 enum class FastInput { Reference, Act32, Act256, Bf16, Float };
 
 inline constexpr int64_t kFastChunk = 32;  // elements per chunk of the F16 / BF16 kernels
+
+// Where token t's x starts: t · fast_token_stride(blocks, sizeof(block)) blocks after token 0's,
+// each token `blocks` blocks long. A token that fills a multiple of 1 KiB is followed by 256
+// bytes of padding: tokens 4 KiB apart (2,048 bf16 or 1,024 floats) put a chunk of every token
+// into the same set of the first-level cache, where the tiles' tokens and weight rows (also 4 KiB
+// apart) then evict each other (BF16 on vdpbf16ps, 5632 × 2048, 128 tokens, Zen 4: 109 → 150–155
+// GFLOP/s padded; docs/ARCHITECTURE.md §5.4).
+constexpr int64_t fast_token_stride(int64_t blocks, int64_t block_bytes) {
+    return blocks * block_bytes % 1024 == 0 ? blocks + (256 + block_bytes - 1) / block_bytes
+                                            : blocks;
+}
 
 // x of F16 weights as the kernels read it: a chunk of a token's floats as they are.
 struct FloatChunk {

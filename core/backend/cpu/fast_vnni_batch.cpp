@@ -187,12 +187,13 @@ template <class K>
 KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int n, XBlock<K>* out) {
     using Act = typename K::Act;
     const __mmask16 valid = __mmask16((1u << std::min<int64_t>(kTokens, n - t0)) - 1u);
-    const __m512i stride = _mm512_set1_epi32(int(blocks * int64_t(sizeof(Act))));
+    const int64_t x_stride = fast_token_stride(blocks, sizeof(Act));
+    const __m512i stride = _mm512_set1_epi32(int(x_stride * int64_t(sizeof(Act))));
     const __m512i index = _mm512_mullo_epi32(
         _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), stride);
     const __m512i ones = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
     for (int64_t b = 0; b < blocks; ++b) {
-        const auto* base = reinterpret_cast<const uint8_t*>(x + t0 * blocks + b);
+        const auto* base = reinterpret_cast<const uint8_t*>(x + t0 * x_stride + b);
         XBlock<K>& o = out[b];
         _mm512_store_ps(o.d, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, index,
                                                       base + offsetof(Act, d), 1));

@@ -24,9 +24,8 @@ namespace {
 #include "core/backend/cpu/fast_lanes512.inc"
 #include "core/backend/cpu/fast_vnni_steps.inc"
 
-// Lanes16x512 with BF16 in one vdpbf16ps a chunk, at step 0 (step 1 adds nothing): the weights'
-// 32 bf16 as stored, x's pairs packed back into bf16 (x is already rounded, so its floats'
-// upper halves are exact), lane l holding elements 2l (low) and 2l + 1 (high).
+// Lanes16x512 with BF16 in one vdpbf16ps a chunk, at step 0 (step 1 adds nothing): the
+// weights' and x's 32 bf16 as stored, lane l holding elements 2l (low) and 2l + 1 (high).
 struct Lanes16x512Dp : Lanes16x512 {
     using Lanes16x512::load_x;
 
@@ -34,17 +33,16 @@ struct Lanes16x512Dp : Lanes16x512 {
         return step == 0 ? _mm512_castsi512_ps(_mm512_loadu_si512(chunk)) : zero();
     }
     KVW_SIMD static X load_x(const ActChunkBf16& x, int step) {
-        if (step != 0) return zero();
-        const __m512i odd = _mm512_loadu_si512(x.odd), even = _mm512_loadu_si512(x.even);
-        return _mm512_castsi512_ps(
-            _mm512_or_si512(_mm512_and_si512(odd, _mm512_set1_epi32(int(0xffff0000u))),
-                            _mm512_srli_epi32(even, 16)));
+        return load_bf16(reinterpret_cast<const uint8_t*>(x.bf16), step);
     }
     KVW_SIMD static void fma_bf16(V& acc, W w, X x, int step) {
         if (step == 0)
             acc = _mm512_dpbf16_ps(acc, __m512bh(_mm512_castps_si512(w)),
                                    __m512bh(_mm512_castps_si512(x)));
     }
+    // BF16 batches 5 rows × 5 tokens: a chunk is one register per row and token, so 25
+    // accumulators fit beside them (4 % faster than 6 × 4 on Zen 4's prefill)
+    static constexpr int kBf16BatchRows = 5, kBf16BatchTokens = 5;
 };
 
 struct Isa : VnniSteps {
