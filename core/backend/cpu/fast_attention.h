@@ -61,14 +61,18 @@ struct FastAttentionChunk {
     size_t result_stride = 0;
     float* e = nullptr;
     size_t e_query_stride = 0, e_head_stride = 0;
-    // Scratch of kv_dim · kFastAttentionChunkRows floats, 64-byte aligned: the chunk's K rows
-    // transposed.
-    float* k_transposed = nullptr;
+    // Scratch of fast_attention_scratch_floats(kv_dim, hd) floats, 64-byte aligned: the chunk's
+    // K rows, transposed or widened as they lie, and the queries' values of a K/V head.
+    float* k_scratch = nullptr;
 
     int rows_of(int i) const {
         return first_rows + i < kFastAttentionChunkRows ? first_rows + i : kFastAttentionChunkRows;
     }
 };
+
+constexpr size_t fast_attention_scratch_floats(int kv_dim, int hd) {
+    return size_t(kv_dim) * kFastAttentionChunkRows + size_t(hd) * 8;
+}
 
 // K/V storage types a kernel reads directly.
 constexpr bool fast_attention_reads(KvType t) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "core/backend/cpu/fast_attention.h"
 #include "core/math/softmax_exp.h"
@@ -106,6 +107,13 @@ struct Lanes {
 };
 
 using V = Lanes::V;
+
+#include "core/backend/cpu/attention_lanes8.inc"
+// after AttentionLanes8, which it extends
+#include "core/backend/cpu/fast_attention_lanes8.inc"
+
+// the vector of the heads-in-lanes scores (fast_attention_lanes.inc): eight heads of a decode
+using Lanes8 = FastLanes8;
 
 #include "core/backend/cpu/softmax_exp_lanes.inc"
 // after exp_nonpositive, which it calls

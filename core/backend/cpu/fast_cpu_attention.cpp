@@ -32,18 +32,18 @@ struct AttentionScratch {
     std::vector<float> results, weights, p;
 };
 
-// A pool thread's scratch for its kernel calls: the chunk's K rows transposed (64-byte aligned)
+// A pool thread's scratch for its kernel calls: FastAttentionChunk::k_scratch (64-byte aligned)
 // and, without attention mass, the calls' e_j.
 struct ChunkScratch {
-    std::vector<float> k_transposed_store, e;
-    float* k_transposed = nullptr;
+    std::vector<float> k_scratch_store, e;
+    float* k_scratch = nullptr;
 
-    void reserve(int kv_dim, int heads, bool with_mass) {
-        const size_t floats = size_t(kv_dim) * kChunkRows;
-        k_transposed_store.resize(floats + 16);
-        void* p = k_transposed_store.data();
-        size_t space = k_transposed_store.size() * sizeof(float);
-        k_transposed = static_cast<float*>(std::align(64, floats * sizeof(float), p, space));
+    void reserve(int kv_dim, int hd, int heads, bool with_mass) {
+        const size_t floats = cpu::fast_attention_scratch_floats(kv_dim, hd);
+        k_scratch_store.resize(floats + 16);
+        void* p = k_scratch_store.data();
+        size_t space = k_scratch_store.size() * sizeof(float);
+        k_scratch = static_cast<float*>(std::align(64, floats * sizeof(float), p, space));
         e.resize(with_mass ? 0 : size_t(kQueriesPerCall) * heads * kChunkRows);
     }
 };
@@ -111,7 +111,7 @@ struct QueryBlock {
             k.e_query_stride = size_t(heads()) * kChunkRows;
             k.e_head_stride = size_t(kChunkRows);
         }
-        k.k_transposed = scratch.k_transposed;
+        k.k_scratch = scratch.k_scratch;
         kernel.chunk(k);
     }
 
@@ -177,7 +177,7 @@ void FastCpuBackend::attention(const AttentionCall& call) {
             // reaches then its merges, so its chunk results are still in cache when merged.
             pool_.parallel_for(runs, [&](int64_t begin, int64_t end) {
                 thread_local ChunkScratch scratch;
-                scratch.reserve(kv_dim, heads, with_mass);
+                scratch.reserve(kv_dim, call.head_dim, heads, with_mass);
                 for (int64_t r = begin; r < end; ++r) {
                     const int b = int(r) * kQueriesPerCall;
                     const int e = std::min(qb.queries, b + kQueriesPerCall);
@@ -200,7 +200,7 @@ void FastCpuBackend::attention(const AttentionCall& call) {
                     units.push_back({c, b, std::min(qb.queries, b + kQueriesPerCall)});
             pool_.parallel_for(int64_t(units.size()), [&](int64_t begin, int64_t end) {
                 thread_local ChunkScratch scratch;
-                scratch.reserve(kv_dim, heads, with_mass);
+                scratch.reserve(kv_dim, call.head_dim, heads, with_mass);
                 for (int64_t u = begin; u < end; ++u)
                     qb.chunk(units[size_t(u)].c, units[size_t(u)].b, units[size_t(u)].e, scratch);
             });
