@@ -20,8 +20,9 @@ namespace {
 
 struct Simd {
     using Batch = Lanes8;
-    // 16 registers: 4 x 3 accumulators + 3 x + 1 weight
-    static constexpr int kDecodeRows = 8, kBatchRows = 4, kBatchVectors = 3;
+    // 16 registers: 4 x 3 accumulators + 3 x + 1 weight. One token: 4 rows (`groups` apart,
+    // matmul_tiles.inc; on Zen 4 F16 / BF16 decode 14–17 → 16–21 tok/s against 8)
+    static constexpr int kDecodeRows = 4, kBatchRows = 4, kBatchVectors = 3;
     // block types: 4 rows stream at once for one token; the batched tile (2 x 3) holds R·G
     // accumulators, a sub-block's widened quants, a weight vector and its factors
     static constexpr int kBlockDecodeRows = 4, kBlockBatchRows = 2, kBlockBatchVectors = 3;
