@@ -214,26 +214,34 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
     }
 }
 
-// Lane l's int32 I_l of one row's block w for sixteen tokens x, the weight's four bytes of each
+// Lane l's int32 I_l of block b of R rows for sixteen tokens x, the weights' four bytes of each
 // chunk broadcast: Q8_0 / Q4_0 one vpdpbusd from the correction; Q4_K / Q6_K the sum over
-// chunks of each chunk's four products times its scale.
-template <class K>
-KVW_STEP __m512i lane_sum(const typename K::W& w, const XBlock<K>& x, int l) {
-    __m512i sum = _mm512_setzero_si512();
+// chunks of each chunk's four products times its scale. The rows' chains run side by side, each
+// chunk's x (and correction) loaded once for them: Q6_K 120–133 → 131–144 GFLOP/s (one
+// thread, 128 tokens, Zen 4) against a row's lane at a time, the others unchanged.
+template <class K, int R>
+KVW_STEP void lane_sums(const typename K::W* const* rows, int64_t b, const XBlock<K>& x, int l,
+                        __m512i (&sum)[R]) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) sum[r] = _mm512_setzero_si512();
 #pragma GCC unroll 8
     for (int c = 0; c < K::C; ++c) {
-        int32_t four_bytes;
-        std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
         __m512i start = _mm512_setzero_si512();
         if constexpr (K::kCorrShift >= 0) start = _mm512_load_si512(x.corr.v[c][l]);
-        const __m512i four =
-            _mm512_dpbusd_epi32(start, _mm512_set1_epi32(four_bytes), _mm512_load_si512(x.q[c][l]));
-        if constexpr (K::C == 1)
-            sum = four;
-        else
-            sum = _mm512_dpwssd_epi32(sum, four, _mm512_set1_epi32(w.scale[K::scale_of(c, l)]));
+        const __m512i xq = _mm512_load_si512(x.q[c][l]);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            const typename K::W& w = rows[r][b];
+            int32_t four_bytes;
+            std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
+            const __m512i four = _mm512_dpbusd_epi32(start, _mm512_set1_epi32(four_bytes), xq);
+            if constexpr (K::C == 1)
+                sum[r] = four;
+            else
+                sum[r] = _mm512_dpwssd_epi32(sum[r], four,
+                                             _mm512_set1_epi32(w.scale[K::scale_of(c, l)]));
+        }
     }
-    return sum;
 }
 
 // R unpacked weight rows (blocks of them) × the sixteen tokens of xs (tokens t0 ..): acc[r][l]
@@ -254,11 +262,13 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
 #pragma GCC unroll 8
         for (int r = 0; r < R; ++r) scale[r] = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].d), dx);
 #pragma GCC unroll 8
-        for (int l = 0; l < kLanes; ++l)
+        for (int l = 0; l < kLanes; ++l) {
+            __m512i sum[R];
+            lane_sums<K, R>(rows, b, x, l, sum);
 #pragma GCC unroll 8
             for (int r = 0; r < R; ++r)
-                acc[r][l] =
-                    _mm512_fmadd_ps(scale[r], to_float(lane_sum<K>(rows[r][b], x, l)), acc[r][l]);
+                acc[r][l] = _mm512_fmadd_ps(scale[r], to_float(sum[r]), acc[r][l]);
+        }
         if constexpr (K::kMins) {
             // Q4_K's mins: lane l is sub-block l, min_l · Σ x exact in float
 #pragma GCC unroll 8
