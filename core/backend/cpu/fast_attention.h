@@ -70,6 +70,8 @@ struct FastAttentionChunk {
     }
 };
 
+// FastAttentionChunk::k_scratch's floats: the chunk's K rows as floats, then the values of the
+// (at most eight) queries' heads of one K/V head that a decode scores in eight lanes.
 constexpr size_t fast_attention_scratch_floats(int kv_dim, int hd) {
     return size_t(kv_dim) * kFastAttentionChunkRows + size_t(hd) * 8;
 }

@@ -177,8 +177,7 @@ struct Q6_KBatch {
         const __m256i scale =
             _mm256_setr_m128i(_mm_set1_epi32(static_cast<int8_t>(b[192 + 2 * c])),
                               _mm_set1_epi32(static_cast<int8_t>(b[192 + 2 * c + 1])));
-        const __m256i four =
-            _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), w);
+        const __m256i four = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), w);
         corr = _mm256_add_epi32(corr, _mm256_mullo_epi32(four, scale));
     }
     // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
@@ -193,8 +192,9 @@ struct Q6_KBatch {
             const __m256i ql0 = load32(b + 64 * h), ql1 = load32(b + 64 * h + 32);
             const __m256i qh = load32(b + 128 + 32 * h);
             int8_t* q = w.q + 128 * h;
-            chunk(b, q, 4 * h, corr, _mm256_or_si256(_mm256_and_si256(ql0, low4),
-                                            _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)));
+            chunk(b, q, 4 * h, corr,
+                  _mm256_or_si256(_mm256_and_si256(ql0, low4),
+                                  _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)));
             chunk(b, q + 32, 4 * h + 1, corr,
                   _mm256_or_si256(_mm256_and_si256(ql1, low4),
                                   _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)));
