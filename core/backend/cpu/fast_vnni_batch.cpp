@@ -9,17 +9,25 @@
 // outputs instead of one, and the eight lanes of each output add vertically in the promised
 // order. So this gives the bits of the one-token and small-batch kernels (fast_tiles.inc).
 //
-// vpdpbusd multiplies unsigned by signed bytes. For Q8_0, Q4_0 and Q4_K x is the signed side
-// (|q| <= 127) and the weight is made unsigned: Q8_0 as w + 128, Q4_0 as its stored q (w + 8),
-// Q4_K's q are unsigned already; the difference, -c · Σ (four x) with c = 128 or 8, is exact,
-// computed once per token and lane here, and starts the int32 sum. Q6_K turns it round: x is
-// laid out as x + 128 (unsigned) and the weight as q - 32 (signed), so its difference,
+// vpdpbusd multiplies unsigned by signed bytes. For Q8_0 and Q4_0 x is the signed side
+// (|q| <= 127) and the weight is made unsigned: Q8_0 as w + 128, Q4_0 as its stored q (w + 8);
+// the difference, -c · Σ (four x) with c = 128 or 8, is exact, computed once per token and lane
+// here, and starts the int32 sum. Q4_K and Q6_K turn it round: x is laid out as x + 128
+// (unsigned) and the weight as it is signed (Q4_K's q, Q6_K's q - 32), so the difference,
 // -128 · Σ_c scale · Σ (four w), depends on the weights alone and is one int32 per lane and
 // block, worked out when the row is unpacked: the sum starts from it and the chunks load
 // nothing but x (with a per-token correction loaded per chunk, Q6_K ran at 139 GFLOP/s, 161
-// without it). Q4_K and Q6_K multiply each chunk's four-product sums by their sub-block's scale
-// with vpdpwssd (the sum in the low int16, |sum| < 2^15 — Q6_K's 4 · 255 · 32 included — times
-// the scale; the high int16 times 0). All of it is exact integer arithmetic: the same I_l.
+// without it).
+//
+// Q4_K and Q6_K scale each chunk's four-product sums by their sub-block's scale, two chunks at a
+// time: the fours of chunks 2p and 2p + 1 (each |four| < 2^15: Q4_K's lie in [0, 4 · 255 · 15],
+// Q6_K's in ±4 · 255 · 32) go into the low and the high int16 of one int32, and one vpdpwssd
+// multiplies them by the two scales packed the same way. Q4_K's fours are never negative, so the
+// high one, shifted up 16 bits, starts the vpdpbusd of the low one; Q6_K's may be, so the two
+// are blended word by word. Three VNNI instructions for two chunks, not four, the packing on the
+// other pipes: one thread, 128 tokens, Zen 4, Q6_K 150–157 → 195–213 GFLOP/s, Q4_K 153–169 →
+// 178–194 (Q4_K's float steps for its mins then bound it). All of it is exact integer
+// arithmetic: the same I_l.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -84,12 +92,30 @@ KVW_SIMD inline void store32(uint8_t* p, __m256i v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
 }
 
+// Σ of each lane's four signed weight bytes w, times the lane's scale
+KVW_SIMD inline __m256i scaled_fours(__m256i w, __m256i scale) {
+    return _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), w),
+                              scale);
+}
+
+// The lanes' correction for x laid out + 128: -128 · Σ_c scale · Σ (four w)
+KVW_SIMD inline void store_correction(int32_t* out, __m256i scaled_sum) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                        _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(scaled_sum, 7)));
+}
+
+// Two sub-blocks' scales as vpdpwssd takes them: the first in the low int16, the second above
+constexpr int32_t scale_pair(int first, int second) {
+    return int32_t((uint32_t(first) & 0xffffu) | (uint32_t(second) << 16));
+}
+
 // Each type: its activation block (Act, C chunks of 32), the correction's c (kCorrShift:
 // c = 2^k, or none), whether x is laid out + 128 (kXBiased), its block's bytes, and W, a block
 // unpacked once per row tile and chunk of tokens (then read by every vector of tokens): the
 // weight bytes in element order (so lane l of chunk c is q[32c + 4l ..]), the scales as floats
-// and, for Q4_K / Q6_K, the sub-blocks' scales as int32 (high half 0, for vpdpwssd), Q4_K's
-// mins as float and Q6_K's corrections per lane.
+// and, for Q4_K / Q6_K, the corrections per lane, the sub-blocks' scales packed in pairs
+// (pair_scale[p][h]: chunks 2p and 2p + 1 for lanes 4h .. 4h + 3), whether a pair of fours
+// packs by adding (kFoursNonNegative) and Q4_K's mins as float.
 struct Q8_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
@@ -127,14 +153,17 @@ struct Q4_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ4_KBlockBytes, kCorrShift = -1;
     static constexpr bool kMins = true;
-    static constexpr bool kXBiased = false;
+    static constexpr bool kXBiased = true;
+    static constexpr bool kFoursNonNegative = true;
     struct W {
         uint8_t q[256];
         float d, dmin;
-        int32_t scale[8];
         float min[8];
+        int32_t corr[kLanes];
+        int32_t pair_scale[4][2];
     };
-    // sub-blocks 2p and 2p + 1: the low and the high nibbles of 32 bytes
+    // Chunk c is sub-block c; sub-blocks 2p and 2p + 1 are the low and the high nibbles of 32
+    // bytes.
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b);
         w.dmin = half_at(b + 2);
@@ -142,19 +171,21 @@ struct Q4_KBatch {
         q4_k_scales_mins(b + 4, words);
         uint8_t bytes[16];
         std::memcpy(bytes, words, 16);
-        for (int j = 0; j < 8; ++j) {
-            w.scale[j] = bytes[j];
-            w.min[j] = float(bytes[8 + j]);
-        }
+        for (int j = 0; j < 8; ++j) w.min[j] = float(bytes[8 + j]);
         const __m256i low4 = _mm256_set1_epi8(0x0f);
+        __m256i corr = _mm256_setzero_si256();
         for (int p = 0; p < 4; ++p) {
             const __m256i q = load32(b + 16 + 32 * p);
-            store32(w.q + 64 * p, _mm256_and_si256(q, low4));
-            store32(w.q + 64 * p + 32, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4));
+            const __m256i low = _mm256_and_si256(q, low4);
+            const __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+            store32(w.q + 64 * p, low);
+            store32(w.q + 64 * p + 32, high);
+            corr = _mm256_add_epi32(corr, scaled_fours(low, _mm256_set1_epi32(bytes[2 * p])));
+            corr = _mm256_add_epi32(corr, scaled_fours(high, _mm256_set1_epi32(bytes[2 * p + 1])));
+            w.pair_scale[p][0] = w.pair_scale[p][1] = scale_pair(bytes[2 * p], bytes[2 * p + 1]);
         }
+        store_correction(w.corr, corr);
     }
-    // chunk c is sub-block c
-    static constexpr int scale_of(int c, int /*l*/) { return c; }
 };
 
 struct Q6_KBatch {
@@ -162,30 +193,32 @@ struct Q6_KBatch {
     static constexpr int C = 8, kBytes = kQ6_KBlockBytes, kCorrShift = -1;
     static constexpr bool kMins = false;
     static constexpr bool kXBiased = true;
+    static constexpr bool kFoursNonNegative = false;
     struct W {
         int8_t q[256];  // w = q - 32
         float d;
-        int32_t scale[16];
         int32_t corr[kLanes];  // lane l: -128 · Σ_c scale of (c, l) · Σ four w of chunk c
+        int32_t pair_scale[4][2];
     };
     // Chunk c of block b as signed w into q, its lanes' scale · Σ four w added to corr.
     KVW_STEP static void chunk(const uint8_t* b, int8_t* q, int c, __m256i& corr,
                                __m256i unsigned_q) {
         const __m256i w = _mm256_sub_epi8(unsigned_q, _mm256_set1_epi8(32));
         store32(reinterpret_cast<uint8_t*>(q), w);
-        // lanes 0..3 lie in sub-block 2c, 4..7 in 2c + 1 (scale_of)
+        // lanes 0..3 lie in sub-block 2c, 4..7 in 2c + 1
         const __m256i scale =
             _mm256_setr_m128i(_mm_set1_epi32(static_cast<int8_t>(b[192 + 2 * c])),
                               _mm_set1_epi32(static_cast<int8_t>(b[192 + 2 * c + 1])));
-        const __m256i four = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), w);
-        corr = _mm256_add_epi32(corr, _mm256_mullo_epi32(four, scale));
+        corr = _mm256_add_epi32(corr, scaled_fours(w, scale));
     }
     // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
     // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b + 208);
-        for (int j = 0; j < 16; ++j)
-            w.scale[j] = int32_t(uint16_t(int16_t(static_cast<int8_t>(b[192 + j]))));
+        const auto* scale = reinterpret_cast<const int8_t*>(b + 192);
+        for (int p = 0; p < 4; ++p)
+            for (int h = 0; h < 2; ++h)
+                w.pair_scale[p][h] = scale_pair(scale[4 * p + h], scale[4 * p + 2 + h]);
         const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
         __m256i corr = _mm256_setzero_si256();
         for (int h = 0; h < 2; ++h) {
@@ -205,11 +238,8 @@ struct Q6_KBatch {
                   _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)));
         }
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.corr),
-                            _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(corr, 7)));
+        store_correction(w.corr, corr);
     }
-    // lane l of chunk c lies in sub-block 2c + (l >= 4)
-    static constexpr int scale_of(int c, int l) { return 2 * c + (l >= 4 ? 1 : 0); }
 };
 
 // x[t0 .. t0 + 16) (tokens past n as zeros) laid out as XBlock for each of the `blocks` blocks.
@@ -232,56 +262,64 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
             for (int l = 0; l < kLanes; ++l) {
                 const __m512i q = _mm512_mask_i32gather_epi32(
                     zero, valid, index, base + offsetof(Act, q) + 32 * c + 4 * l, 1);
-                if constexpr (K::kXBiased) {
-                    _mm512_store_si512(o.q[c][l], _mm512_xor_si512(q, _mm512_set1_epi8(-128)));
-                } else {
-                    _mm512_store_si512(o.q[c][l], q);
-                    const __m512i four = _mm512_dpbusd_epi32(zero, ones, q);  // Σ of four x
-                    if constexpr (K::kCorrShift >= 0)
-                        _mm512_store_si512(o.corr.v[c][l],
-                                           _mm512_sub_epi32(zero, sll(four, K::kCorrShift)));
-                    chunk_sum = _mm512_add_epi32(chunk_sum, four);
-                }
+                _mm512_store_si512(o.q[c][l],
+                                   K::kXBiased ? _mm512_xor_si512(q, _mm512_set1_epi8(-128)) : q);
+                const __m512i four = _mm512_dpbusd_epi32(zero, ones, q);  // Σ of four x
+                if constexpr (K::kCorrShift >= 0)
+                    _mm512_store_si512(o.corr.v[c][l],
+                                       _mm512_sub_epi32(zero, sll(four, K::kCorrShift)));
+                chunk_sum = _mm512_add_epi32(chunk_sum, four);
             }
             if constexpr (K::kMins) _mm512_store_ps(o.sums.v[c], to_float(chunk_sum));
         }
     }
 }
 
-// Lane l's int32 I_l of block b of R rows for sixteen tokens x, the weights' four bytes of each
-// chunk broadcast: Q8_0 / Q4_0 one vpdpbusd from the correction; Q4_K / Q6_K the sum over
-// chunks of each chunk's four products times its scale. The rows' chains run side by side, each
-// chunk's x (and correction) loaded once for them: Q6_K 120–133 → 131–144 GFLOP/s (one
-// thread, 128 tokens, Zen 4) against a row's lane at a time, the others unchanged.
+// The weight's four bytes of lane l of chunk c, broadcast to the sixteen tokens
+template <class W>
+KVW_STEP __m512i weight_four(const W& w, int c, int l) {
+    int32_t four_bytes;
+    std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
+    return _mm512_set1_epi32(four_bytes);
+}
+
+// Lane l's int32 I_l of block b of R rows for sixteen tokens x: Q8_0 / Q4_0 one vpdpbusd from
+// the correction; Q4_K / Q6_K, from the rows' corrections, the chunks' fours in pairs, packed
+// and scaled by one vpdpwssd (above). The rows' chains run side by side, each chunk's x (and
+// correction) loaded once for them: Q6_K 120–133 → 131–144 GFLOP/s (one thread, 128 tokens,
+// Zen 4) against a row's lane at a time, the others unchanged.
 template <class K, int R>
 KVW_STEP void lane_sums(const typename K::W* const* rows, int64_t b, const XBlock<K>& x, int l,
                         __m512i (&sum)[R]) {
+    if constexpr (K::C == 1) {
+        const __m512i xq = _mm512_load_si512(x.q[0][l]);
+        const __m512i start = _mm512_load_si512(x.corr.v[0][l]);
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-        if constexpr (K::kXBiased)
-            sum[r] = _mm512_set1_epi32(rows[r][b].corr[l]);
-        else
-            sum[r] = _mm512_setzero_si512();
-    }
+        for (int r = 0; r < R; ++r)
+            sum[r] = _mm512_dpbusd_epi32(start, weight_four(rows[r][b], 0, l), xq);
+    } else {
+        const __m512i zero = _mm512_setzero_si512();
 #pragma GCC unroll 8
-    for (int c = 0; c < K::C; ++c) {
-        __m512i start = _mm512_setzero_si512();
-        if constexpr (K::kCorrShift >= 0) start = _mm512_load_si512(x.corr.v[c][l]);
-        const __m512i xq = _mm512_load_si512(x.q[c][l]);
+        for (int r = 0; r < R; ++r) sum[r] = _mm512_set1_epi32(rows[r][b].corr[l]);
+#pragma GCC unroll 4
+        for (int p = 0; p < K::C / 2; ++p) {
+            const __m512i x_low = _mm512_load_si512(x.q[2 * p][l]);
+            const __m512i x_high = _mm512_load_si512(x.q[2 * p + 1][l]);
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) {
-            const typename K::W& w = rows[r][b];
-            int32_t four_bytes;
-            std::memcpy(&four_bytes, w.q + 32 * c + 4 * l, 4);
-            const __m512i w4 = _mm512_set1_epi32(four_bytes);
-            // the unsigned operand first
-            const __m512i four = K::kXBiased ? _mm512_dpbusd_epi32(start, xq, w4)
-                                             : _mm512_dpbusd_epi32(start, w4, xq);
-            if constexpr (K::C == 1)
-                sum[r] = four;
-            else
-                sum[r] = _mm512_dpwssd_epi32(sum[r], four,
-                                             _mm512_set1_epi32(w.scale[K::scale_of(c, l)]));
+            for (int r = 0; r < R; ++r) {
+                const typename K::W& w = rows[r][b];
+                // x is the unsigned operand
+                const __m512i high_up =
+                    sll(_mm512_dpbusd_epi32(zero, x_high, weight_four(w, 2 * p + 1, l)), 16);
+                const __m512i w_low = weight_four(w, 2 * p, l);
+                const __m512i pair =
+                    K::kFoursNonNegative
+                        ? _mm512_dpbusd_epi32(high_up, x_low, w_low)
+                        : _mm512_mask_blend_epi16(__mmask32(0xaaaaaaaau),
+                                                  _mm512_dpbusd_epi32(zero, x_low, w_low), high_up);
+                sum[r] = _mm512_dpwssd_epi32(sum[r], pair,
+                                             _mm512_set1_epi32(w.pair_scale[p][l >= 4 ? 1 : 0]));
+            }
         }
     }
 }
@@ -348,8 +386,9 @@ KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, typename K::W* out)
 // x laid out per call, a chunk of tokens whose layout fits kChunkBytes (in L2 while every row
 // tile passes); each tile's rows unpacked once per chunk (in L1 while the chunk's vectors of
 // tokens pass), the rows in tiles of R, the rest one at a time. Measured (one thread, 128
-// tokens, thread CPU time): R = 4 (Q4_0 / Q8_0 / Q6_K) and 3 (Q4_K) beat 1 to 6 rows by one
-// or two vectors of tokens; unpacking once per chunk beat unpacking per vector by 1.1-1.3×.
+// tokens, thread CPU time): R = 4 beat 1 to 6 rows by one or two vectors of tokens (Q4_K took
+// 3 until its chunks were scaled in pairs, then 4: 178–194 against 165–185 GFLOP/s); unpacking
+// once per chunk beat unpacking per vector by 1.1-1.3×.
 constexpr int64_t kChunkBytes = 768 << 10;  // 256 KiB and 1.5 MiB were slower on 5632 columns
 
 template <class K, int R>
@@ -394,7 +433,7 @@ bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int6
     switch (w.dtype) {
         case DType::Q8_0: batch<Q8_0Batch, 4>(w, x, n, y, row_begin, row_end); return true;
         case DType::Q4_0: batch<Q4_0Batch, 4>(w, x, n, y, row_begin, row_end); return true;
-        case DType::Q4_K: batch<Q4_KBatch, 3>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_K: batch<Q4_KBatch, 4>(w, x, n, y, row_begin, row_end); return true;
         case DType::Q6_K: batch<Q6_KBatch, 4>(w, x, n, y, row_begin, row_end); return true;
         default: return false;
     }
