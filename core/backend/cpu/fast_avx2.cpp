@@ -22,6 +22,7 @@ namespace {
 
 struct Isa {
     using Lanes16 = Lanes16x256;
+    static constexpr bool kQuadsInOneStep = false;  // quads take two steps, pairs one
     KVW_SIMD static __m256i quads(__m256i acc, __m256i u, __m256i s) {
         return _mm256_add_epi32(
             acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));

@@ -23,6 +23,7 @@ namespace {
 
 struct Isa {
     using Lanes16 = Lanes16x256;
+    static constexpr bool kQuadsInOneStep = true;
     KVW_SIMD static __m256i quads(__m256i acc, __m256i u, __m256i s) {
         return _mm256_dpbusd_avx_epi32(acc, u, s);
     }
