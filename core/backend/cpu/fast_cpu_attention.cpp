@@ -115,16 +115,42 @@ struct QueryBlock {
         kernel.chunk(k);
     }
 
-    // Query qi's head h from its chunks' results; with mass, its row weights p_j.
+    // Query qi's head h from its chunks' results; leaves its chunks' weights w_c (by which
+    // chunk c's e_j become the rows' p_j) in chunk_weights(qi, h).
     void merge(int qi, int h) const {
-        const int rows = rows_of(qi);
-        float* w = s.weights.data() + (size_t(qi) * heads() + h) * max_chunks();
-        kernel.merge(chunks_of(rows), m_of(qi, 0) + h, m_of(qi, 0) + heads() + h,
+        kernel.merge(chunks_of(rows_of(qi)), m_of(qi, 0) + h, m_of(qi, 0) + heads() + h,
                      size_t(heads()) * 2, o_of(qi, 0) + size_t(h) * hd(), size_t(heads()) * hd(),
-                     hd(), call.out + size_t(i0 + qi) * q_dim() + size_t(h) * hd(), w);
-        if (!with_mass()) return;
-        float* p = p_of(qi, h);
-        for (int j = 0; j < rows; ++j) p[j] *= w[j / kChunkRows];
+                     hd(), call.out + size_t(i0 + qi) * q_dim() + size_t(h) * hd(),
+                     chunk_weights(qi, h));
+    }
+    float* chunk_weights(int qi, int h) const {
+        return s.weights.data() + (size_t(qi) * heads() + h) * max_chunks();
+    }
+
+    // mass[j] += p_j = e_j · w_c for rows [begin, end), query after query, each query's heads
+    // in order, each p_j rounded before it is added (as a product stored first). Query and head
+    // outermost, so that each adds a chunk's run of consecutive rows; nothing stores the p_j.
+    // (A row at a time, after a pass that stored every p_j, read a float from each head's rows:
+    // 4,096 rows, 32 heads, 22 layers, two threads, Zen 4, alternated, the decode's attention
+    // with mass took 14.2–14.8 ms, now 12.8–13.0; without mass it is 9.5.)
+    void add_mass(int64_t begin, int64_t end) const {
+        for (int qi = 0; qi < queries; ++qi) {
+            const int64_t stop = std::min<int64_t>(end, rows_of(qi));
+            for (int h = 0; h < heads(); ++h) {
+                const float* p = p_of(qi, h);
+                const float* w = chunk_weights(qi, h);
+                for (int64_t j0 = begin; j0 < stop;) {
+                    const int64_t c = j0 / kChunkRows;
+                    const int64_t j1 = std::min<int64_t>(stop, (c + 1) * kChunkRows);
+                    const float chunk_w = w[c];
+                    for (int64_t j = j0; j < j1; ++j) {
+                        const float p_j = p[j] * chunk_w;
+                        call.mass[j] += p_j;
+                    }
+                    j0 = j1;
+                }
+            }
+        }
     }
 };
 
@@ -209,12 +235,7 @@ void FastCpuBackend::attention(const AttentionCall& call) {
             });
         }
         if (!with_mass) continue;
-        // Per row: queries in order, each query's heads in order.
-        pool_.parallel_for(total, [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j)
-                for (int qi = qb.first_query_of_row(int(j)); qi < qb.queries; ++qi)
-                    for (int h = 0; h < heads; ++h) call.mass[j] += qb.p_of(qi, h)[j];
-        });
+        pool_.parallel_for(total, [&](int64_t begin, int64_t end) { qb.add_mass(begin, end); });
     }
 }
 
