@@ -92,10 +92,16 @@ KVW_SIMD inline void store32(uint8_t* p, __m256i v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
 }
 
-// Σ of each lane's four signed weight bytes w, times the lane's scale
-KVW_SIMD inline __m256i scaled_fours(__m256i w, __m256i scale) {
-    return _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(1), w),
-                              scale);
+// corr + each lane's Σ of the four signed weight bytes of `first` times the lane's first scale
+// in `scales` and those of `second` times its second (scale_pair's packing; each Σ within
+// int16): the two sums packed as the tiles pack x's, one vpdpwssd.
+KVW_SIMD inline __m256i add_scaled_fours(__m256i corr, __m256i first, __m256i second,
+                                         __m256i scales) {
+    const __m256i ones = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
+    const __m256i pair =
+        _mm256_blend_epi16(_mm256_dpbusd_epi32(zero, ones, first),
+                           _mm256_slli_epi32(_mm256_dpbusd_epi32(zero, ones, second), 16), 0xaa);
+    return _mm256_dpwssd_epi32(corr, pair, scales);
 }
 
 // The lanes' correction for x laid out + 128: -128 · Σ_c scale · Σ (four w)
@@ -180,9 +186,8 @@ struct Q4_KBatch {
             const __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
             store32(w.q + 64 * p, low);
             store32(w.q + 64 * p + 32, high);
-            corr = _mm256_add_epi32(corr, scaled_fours(low, _mm256_set1_epi32(bytes[2 * p])));
-            corr = _mm256_add_epi32(corr, scaled_fours(high, _mm256_set1_epi32(bytes[2 * p + 1])));
             w.pair_scale[p][0] = w.pair_scale[p][1] = scale_pair(bytes[2 * p], bytes[2 * p + 1]);
+            corr = add_scaled_fours(corr, low, high, _mm256_set1_epi32(w.pair_scale[p][0]));
         }
         store_correction(w.corr, corr);
     }
@@ -200,43 +205,48 @@ struct Q6_KBatch {
         int32_t corr[kLanes];  // lane l: -128 · Σ_c scale of (c, l) · Σ four w of chunk c
         int32_t pair_scale[4][2];
     };
-    // Chunk c of block b as signed w into q, its lanes' scale · Σ four w added to corr.
-    KVW_STEP static void chunk(const uint8_t* b, int8_t* q, int c, __m256i& corr,
-                               __m256i unsigned_q) {
-        const __m256i w = _mm256_sub_epi8(unsigned_q, _mm256_set1_epi8(32));
-        store32(reinterpret_cast<uint8_t*>(q), w);
-        // lanes 0..3 lie in sub-block 2c, 4..7 in 2c + 1
-        const __m256i scale =
-            _mm256_setr_m128i(_mm_set1_epi32(static_cast<int8_t>(b[192 + 2 * c])),
-                              _mm_set1_epi32(static_cast<int8_t>(b[192 + 2 * c + 1])));
-        corr = _mm256_add_epi32(corr, scaled_fours(w, scale));
+    // Chunks 2p and 2p + 1 (unsigned q) as signed w into q, their lanes' scale · Σ four w
+    // added to corr (`pairs` as unpack makes them).
+    KVW_STEP static void chunk_pair(int8_t* q, int p, __m256i& corr, __m256i pairs, __m256i first_q,
+                                    __m256i second_q) {
+        const __m256i m32 = _mm256_set1_epi8(32);
+        const __m256i first = _mm256_sub_epi8(first_q, m32),
+                      second = _mm256_sub_epi8(second_q, m32);
+        store32(reinterpret_cast<uint8_t*>(q), first);
+        store32(reinterpret_cast<uint8_t*>(q + 32), second);
+        // lanes 0..3 take pair_scale[p][0], 4..7 pair_scale[p][1]
+        const __m256i scales = _mm256_permutevar8x32_epi32(
+            pairs, _mm256_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1, 2 * p + 1, 2 * p + 1,
+                                     2 * p + 1));
+        corr = add_scaled_fours(corr, first, second, scales);
     }
     // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
-    // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]
+    // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]. Lane half h of
+    // chunk c lies in sub-block 2c + h, so pair_scale[p][h] packs scales 4p + h and 4p + 2 + h:
+    // the sixteen scales widened to int16 and their words reordered 0 2 1 3 in each four.
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b + 208);
-        const auto* scale = reinterpret_cast<const int8_t*>(b + 192);
-        for (int p = 0; p < 4; ++p)
-            for (int h = 0; h < 2; ++h)
-                w.pair_scale[p][h] = scale_pair(scale[4 * p + h], scale[4 * p + 2 + h]);
+        const __m256i pairs = _mm256_shuffle_epi8(
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 192))),
+            _mm256_broadcastsi128_si256(
+                _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.pair_scale), pairs);
         const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
         __m256i corr = _mm256_setzero_si256();
         for (int h = 0; h < 2; ++h) {
             const __m256i ql0 = load32(b + 64 * h), ql1 = load32(b + 64 * h + 32);
             const __m256i qh = load32(b + 128 + 32 * h);
             int8_t* q = w.q + 128 * h;
-            chunk(b, q, 4 * h, corr,
-                  _mm256_or_si256(_mm256_and_si256(ql0, low4),
-                                  _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)));
-            chunk(b, q + 32, 4 * h + 1, corr,
-                  _mm256_or_si256(_mm256_and_si256(ql1, low4),
-                                  _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)));
-            chunk(b, q + 64, 4 * h + 2, corr,
-                  _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
-                                  _mm256_and_si256(qh, bits45)));
-            chunk(b, q + 96, 4 * h + 3, corr,
-                  _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
-                                  _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)));
+            chunk_pair(q, 2 * h, corr, pairs,
+                       _mm256_or_si256(_mm256_and_si256(ql0, low4),
+                                       _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45)),
+                       _mm256_or_si256(_mm256_and_si256(ql1, low4),
+                                       _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45)));
+            chunk_pair(q + 64, 2 * h + 1, corr, pairs,
+                       _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4),
+                                       _mm256_and_si256(qh, bits45)),
+                       _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                       _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)));
         }
         store_correction(w.corr, corr);
     }
