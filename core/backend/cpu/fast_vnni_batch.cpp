@@ -115,18 +115,22 @@ constexpr int32_t scale_pair(int first, int second) {
     return int32_t((uint32_t(first) & 0xffffu) | (uint32_t(second) << 16));
 }
 
-// Each type: its activation block (Act, C chunks of 32), the correction's c (kCorrShift:
-// c = 2^k, or none), whether x is laid out + 128 (kXBiased), its block's bytes, and W, a block
-// unpacked once per row tile and chunk of tokens (then read by every vector of tokens): the
-// weight bytes in element order (so lane l of chunk c is q[32c + 4l ..]), the scales as floats
-// and, for Q4_K / Q6_K, the corrections per lane, the sub-blocks' scales packed in pairs
-// (pair_scale[p][h]: chunks 2p and 2p + 1 for lanes 4h .. 4h + 3), whether a pair of fours
-// packs by adding (kFoursNonNegative) and Q4_K's mins as float.
+// Without a per-token correction (below) x is laid out + 128 and the weights' correction starts
+// the sums.
+template <class K>
+constexpr bool x_biased = K::kCorrShift < 0;
+
+// Each type: its activation block (Act, C chunks of 32), the per-token correction's c
+// (kCorrShift: c = 2^k, or none: x_biased), its block's bytes, and W, a block unpacked once per
+// row tile and chunk of tokens (then read by every vector of tokens): the weight bytes in
+// element order (so lane l of chunk c is q[32c + 4l ..]), the scales as floats and, for Q4_K /
+// Q6_K, the corrections per lane, the sub-blocks' scales packed in pairs (pair_scale[p][h]:
+// chunks 2p and 2p + 1 for lanes 4h .. 4h + 3), whether a pair of fours packs by adding
+// (kFoursNonNegative) and Q4_K's mins as float.
 struct Q8_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
     static constexpr bool kMins = false;
-    static constexpr bool kXBiased = false;
     struct W {
         uint8_t q[32];  // w + 128
         float d;
@@ -141,7 +145,6 @@ struct Q4_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ4_0BlockBytes, kCorrShift = 3;
     static constexpr bool kMins = false;
-    static constexpr bool kXBiased = false;
     struct W {
         uint8_t q[32];  // w + 8
         float d;
@@ -159,7 +162,6 @@ struct Q4_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ4_KBlockBytes, kCorrShift = -1;
     static constexpr bool kMins = true;
-    static constexpr bool kXBiased = true;
     static constexpr bool kFoursNonNegative = true;
     struct W {
         uint8_t q[256];
@@ -197,7 +199,6 @@ struct Q6_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ6_KBlockBytes, kCorrShift = -1;
     static constexpr bool kMins = false;
-    static constexpr bool kXBiased = true;
     static constexpr bool kFoursNonNegative = false;
     struct W {
         int8_t q[256];  // w = q - 32
@@ -273,7 +274,7 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
                 const __m512i q = _mm512_mask_i32gather_epi32(
                     zero, valid, index, base + offsetof(Act, q) + 32 * c + 4 * l, 1);
                 _mm512_store_si512(o.q[c][l],
-                                   K::kXBiased ? _mm512_xor_si512(q, _mm512_set1_epi8(-128)) : q);
+                                   x_biased<K> ? _mm512_xor_si512(q, _mm512_set1_epi8(-128)) : q);
                 const __m512i four = _mm512_dpbusd_epi32(zero, ones, q);  // Σ of four x
                 if constexpr (K::kCorrShift >= 0)
                     _mm512_store_si512(o.corr.v[c][l],
