@@ -15,9 +15,11 @@
 // tile, thread and batch: a row is cut into chunks of 32 elements and lane l (of eight) of a
 // chunk holds elements 4l .. 4l + 3. Per weight block and lane, an exact int32 I_l sums those
 // elements' products (Q4_0: (q - 8) · x; Q6_K: scale · (q - 32) · x over its sub-blocks of 16;
-// Q4_K: scale · q · x over its sub-blocks of 32, and M_l = min_l · Σ x of sub-block l). A float
-// lane accumulates block after block: acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then
-// acc_l = fma(-(dmin · d_x), float(M_l), acc_l); the lanes are added as the reference adds them
+// Q4_K: scale · q · x over its sub-blocks of 32). A float lane accumulates block after block:
+// acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then acc_l = fma(-(dmin · min_l),
+// float(S_l) · d_x, acc_l) with S_l = Σ x of sub-block l (dmin · min_l is exact: an f16 times
+// six bits; float(S_l) · d_x depends on the token alone, so a tile makes it once for its rows
+// and the batches once for every row); the lanes are added as the reference adds them
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h). The vnni path computes batches of
 // kVnniBatchTokens or more in another layout, sixteen tokens in the lanes of a 512-bit vector
 // (fast_vnni_batch.cpp), with exactly these integers and float steps, so it gives the same

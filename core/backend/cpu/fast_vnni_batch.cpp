@@ -54,14 +54,14 @@ constexpr int kLanes = 8;    // int32 lanes of a 32-element chunk (fast_kernels.
 
 // A block's x for sixteen tokens, K::C chunks of 32 elements: q[c][l] the four int8 of lane l
 // of chunk c for each token; d the tokens' scales; where the type needs them, corr.v[c][l] the
-// int32 each of their sums starts from and (Q4_K) sums.v[j], Σ x of sub-block j as float
-// (exact: |Σ| <= 32 · 127).
+// int32 each of their sums starts from and (Q4_K) scaled_sums.v[j], float(Σ x of sub-block j) ·
+// d (fast_kernels.h), made here once for every row.
 struct None {};
 template <int C>
 struct Corrections {
     int32_t v[C][kLanes][kTokens];
 };
-struct SubBlockSums {
+struct ScaledSums {
     float v[8][kTokens];
 };
 
@@ -70,7 +70,7 @@ struct XBlock {
     alignas(64) int8_t q[K::C][kLanes][4 * kTokens];
     float d[kTokens];
     [[no_unique_address]] std::conditional_t<(K::kCorrShift >= 0), Corrections<K::C>, None> corr;
-    [[no_unique_address]] std::conditional_t<K::kMins, SubBlockSums, None> sums;
+    [[no_unique_address]] std::conditional_t<K::kMins, ScaledSums, None> scaled_sums;
 };
 
 // The maskz forms keep GCC 12 from warning about the _mm512_undefined inside the plain
@@ -165,8 +165,8 @@ struct Q4_KBatch {
     static constexpr bool kFoursNonNegative = true;
     struct W {
         uint8_t q[256];
-        float d, dmin;
-        float min[8];
+        float d;
+        float dmin_min[8];  // dmin · min j (exact)
         int32_t corr[kLanes];
         int32_t pair_scale[4][2];
     };
@@ -174,12 +174,12 @@ struct Q4_KBatch {
     // bytes.
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b);
-        w.dmin = half_at(b + 2);
+        const float dmin = half_at(b + 2);
         uint32_t words[4];
         q4_k_scales_mins(b + 4, words);
         uint8_t bytes[16];
         std::memcpy(bytes, words, 16);
-        for (int j = 0; j < 8; ++j) w.min[j] = float(bytes[8 + j]);
+        for (int j = 0; j < 8; ++j) w.dmin_min[j] = dmin * float(bytes[8 + j]);
         const __m256i low4 = _mm256_set1_epi8(0x0f);
         __m256i corr = _mm256_setzero_si256();
         for (int p = 0; p < 4; ++p) {
@@ -281,7 +281,9 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
                                        _mm512_sub_epi32(zero, sll(four, K::kCorrShift)));
                 chunk_sum = _mm512_add_epi32(chunk_sum, four);
             }
-            if constexpr (K::kMins) _mm512_store_ps(o.sums.v[c], to_float(chunk_sum));
+            if constexpr (K::kMins)
+                _mm512_store_ps(o.scaled_sums.v[c],
+                                _mm512_mul_ps(to_float(chunk_sum), _mm512_load_ps(o.d)));
         }
     }
 }
@@ -357,20 +359,14 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
             __m512i sum[R];
             lane_sums<K, R>(rows, b, x, l, sum);
 #pragma GCC unroll 8
-            for (int r = 0; r < R; ++r)
-                acc[r][l] = _mm512_fmadd_ps(scale[r], to_float(sum[r]), acc[r][l]);
-        }
-        if constexpr (K::kMins) {
-            // Q4_K's mins: lane l is sub-block l, min_l · Σ x exact in float
-#pragma GCC unroll 8
             for (int r = 0; r < R; ++r) {
-                const __m512 scale_min = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].dmin), dx);
-#pragma GCC unroll 8
-                for (int l = 0; l < kLanes; ++l)
-                    acc[r][l] = _mm512_fnmadd_ps(scale_min,
-                                                 _mm512_mul_ps(_mm512_set1_ps(rows[r][b].min[l]),
-                                                               _mm512_load_ps(x.sums.v[l])),
-                                                 acc[r][l]);
+                acc[r][l] = _mm512_fmadd_ps(scale[r], to_float(sum[r]), acc[r][l]);
+                // Q4_K's mins (lane l is sub-block l), here while the lane is in a register:
+                // the accumulators do not all fit in registers, and a pass of their own loaded
+                // and stored each again.
+                if constexpr (K::kMins)
+                    acc[r][l] = _mm512_fnmadd_ps(_mm512_set1_ps(rows[r][b].dmin_min[l]),
+                                                 _mm512_load_ps(x.scaled_sums.v[l]), acc[r][l]);
             }
         }
     }
