@@ -61,6 +61,13 @@ struct FastAttentionChunk {
     size_t result_stride = 0;
     float* e = nullptr;
     size_t e_query_stride = 0, e_head_stride = 0;
+    // The K/V rows the calling thread reads next (the next chunk's; next_rows 0: none), of
+    // types k_type / v_type below next_stored_rows and float32 past them: asked for into the
+    // second-level cache while this chunk's K rows are read, so that memory works while this
+    // chunk is computed. They change no result.
+    const void* const* next_k_rows = nullptr;
+    const void* const* next_v_rows = nullptr;
+    int next_rows = 0, next_stored_rows = 0;
     // Scratch of fast_attention_scratch_floats(kv_dim, hd) floats, 64-byte aligned: the chunk's
     // K rows, transposed or widened as they lie, and the queries' values of a K/V head.
     float* k_scratch = nullptr;

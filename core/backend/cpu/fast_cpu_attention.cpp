@@ -80,8 +80,9 @@ struct QueryBlock {
     }
     float* p_of(int qi, int h) const { return s.p.data() + (size_t(qi) * heads() + h) * total(); }
 
-    // Chunk c for the queries [b, e) of the block.
-    void chunk(int c, int b, int e, ChunkScratch& scratch) const {
+    // Chunk c for the queries [b, e) of the block; the calling thread's next unit reads chunk
+    // `next` (-1: none, or the same chunk, whose rows are then in cache).
+    void chunk(int c, int b, int e, int next, ChunkScratch& scratch) const {
         const int r0 = c * kChunkRows;
         cpu::FastAttentionChunk k;
         k.q = call.q + size_t(i0 + b) * q_dim();
@@ -110,6 +111,13 @@ struct QueryBlock {
             k.e = scratch.e.data();
             k.e_query_stride = size_t(heads()) * kChunkRows;
             k.e_head_stride = size_t(kChunkRows);
+        }
+        if (next >= 0 && next != c) {
+            const int n0 = next * kChunkRows;
+            k.next_k_rows = s.k_rows.data() + n0;
+            k.next_v_rows = s.v_rows.data() + n0;
+            k.next_rows = std::clamp(total() - n0, 0, kChunkRows);
+            k.next_stored_rows = std::clamp(ctx.rows - n0, 0, kChunkRows);
         }
         k.k_scratch = scratch.k_scratch;
         kernel.chunk(k);
@@ -207,8 +215,10 @@ void FastCpuBackend::attention(const AttentionCall& call) {
                 for (int64_t r = begin; r < end; ++r) {
                     const int b = int(r) * kQueriesPerCall;
                     const int e = std::min(qb.queries, b + kQueriesPerCall);
-                    for (int c = 0; c < chunks_of(qb.rows_of(e - 1)); ++c)
-                        qb.chunk(c, std::max(b, qb.first_query_of(c)), e, scratch);
+                    const int chunks = chunks_of(qb.rows_of(e - 1));
+                    for (int c = 0; c < chunks; ++c)
+                        qb.chunk(c, std::max(b, qb.first_query_of(c)), e,
+                                 c + 1 < chunks ? c + 1 : -1, scratch);
                     for (int qi = b; qi < e; ++qi)
                         for (int h = 0; h < heads; ++h) qb.merge(qi, h);
                 }
@@ -227,8 +237,11 @@ void FastCpuBackend::attention(const AttentionCall& call) {
             pool_.parallel_for(int64_t(units.size()), [&](int64_t begin, int64_t end) {
                 thread_local ChunkScratch scratch;
                 scratch.reserve(kv_dim, call.head_dim, heads, with_mass);
-                for (int64_t u = begin; u < end; ++u)
-                    qb.chunk(units[size_t(u)].c, units[size_t(u)].b, units[size_t(u)].e, scratch);
+                for (int64_t u = begin; u < end; ++u) {
+                    const Unit& unit = units[size_t(u)];
+                    qb.chunk(unit.c, unit.b, unit.e, u + 1 < end ? units[size_t(u) + 1].c : -1,
+                             scratch);
+                }
             });
             pool_.parallel_for(int64_t(qb.queries) * heads, [&](int64_t begin, int64_t end) {
                 for (int64_t t = begin; t < end; ++t) qb.merge(int(t / heads), int(t % heads));
