@@ -12,14 +12,18 @@ void fast_attention_chunk_avx512(const FastAttentionChunk& chunk);
 void fast_attention_merge_avx512(int n_chunks, const float* m, const float* s, size_t stride,
                                  const float* o, size_t o_stride, int hd, float* out,
                                  float* weights);
+void fast_attention_add_weighted_avx512(float* mass, const float* e, float w, int n);
 void fast_attention_chunk_avx2(const FastAttentionChunk& chunk);
 void fast_attention_merge_avx2(int n_chunks, const float* m, const float* s, size_t stride,
                                const float* o, size_t o_stride, int hd, float* out, float* weights);
+void fast_attention_add_weighted_avx2(float* mass, const float* e, float w, int n);
 
 namespace {
 constexpr FastAttentionKernel kKernels[] = {
-    {"avx512", cpu_has_avx512, fast_attention_chunk_avx512, fast_attention_merge_avx512},
-    {"avx2", cpu_has_avx2, fast_attention_chunk_avx2, fast_attention_merge_avx2},
+    {"avx512", cpu_has_avx512, fast_attention_chunk_avx512, fast_attention_merge_avx512,
+     fast_attention_add_weighted_avx512},
+    {"avx2", cpu_has_avx2, fast_attention_chunk_avx2, fast_attention_merge_avx2,
+     fast_attention_add_weighted_avx2},
 };
 }  // namespace
 

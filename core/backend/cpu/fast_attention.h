@@ -104,11 +104,17 @@ using FastAttentionMergeFn = void (*)(int n_chunks, const float* m, const float*
                                       const float* o, size_t o_stride, int hd, float* out,
                                       float* weights);
 
+// mass[j] += e[j] · w for j < n, each product rounded and then added: a chunk's run of rows'
+// p_j = e_j · w_c added into the attention mass (in vectors; written as a plain loop it stayed
+// scalar, a twentieth of a decode's attention at 4,096 rows).
+using FastAttentionAddWeightedFn = void (*)(float* mass, const float* e, float w, int n);
+
 struct FastAttentionKernel {
     std::string_view name;  // "avx512", "avx2"
     bool (*cpu_has)();
     FastAttentionFn chunk;
     FastAttentionMergeFn merge;
+    FastAttentionAddWeightedFn add_weighted;
 };
 
 // Every kernel built into this program, widest first; they give the same bits.

@@ -39,6 +39,9 @@ void fast_attention_merge_avx2(int n_chunks, const float* m, const float* s, siz
                                float* weights) {
     merge_chunks(n_chunks, m, s, stride, o, o_stride, hd, out, weights);
 }
+void fast_attention_add_weighted_avx2(float* mass, const float* e, float w, int n) {
+    add_weighted(mass, e, w, n);
+}
 
 }  // namespace kvw::cpu
 

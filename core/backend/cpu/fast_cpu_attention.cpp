@@ -150,11 +150,7 @@ struct QueryBlock {
                 for (int64_t j0 = begin; j0 < stop;) {
                     const int64_t c = j0 / kChunkRows;
                     const int64_t j1 = std::min<int64_t>(stop, (c + 1) * kChunkRows);
-                    const float chunk_w = w[c];
-                    for (int64_t j = j0; j < j1; ++j) {
-                        const float p_j = p[j] * chunk_w;
-                        call.mass[j] += p_j;
-                    }
+                    kernel.add_weighted(call.mass + j0, p + j0, w[c], int(j1 - j0));
                     j0 = j1;
                 }
             }
