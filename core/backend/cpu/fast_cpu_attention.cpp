@@ -158,6 +158,22 @@ struct QueryBlock {
     }
 };
 
+// Row j's K and V at k_rows[j] and v_rows[j]: the context's rows where they are stored, then
+// the new items'. The context comes by value: read through the caller's, whose fields the
+// stores might have changed for all the compiler knew, the loop reloaded them on every row
+// (4 % of a decode's attention at 4,096 rows).
+void address_rows(const LayerContext ctx, const AttentionCall& call, int kv_dim,
+                  const void** k_rows, const void** v_rows) {
+    for (int j = 0; j < ctx.rows; ++j) {
+        k_rows[j] = ctx.k.row(ctx.physical_row(j), kv_dim);
+        v_rows[j] = ctx.v.row(ctx.physical_row(j), kv_dim);
+    }
+    for (int i = 0; i < call.n(); ++i) {
+        k_rows[ctx.rows + i] = call.k_new + size_t(i) * kv_dim;
+        v_rows[ctx.rows + i] = call.v_new + size_t(i) * kv_dim;
+    }
+}
+
 }  // namespace
 
 // Layers with a sliding window go the reference's way: which way a layer goes depends on the
@@ -179,13 +195,7 @@ void FastCpuBackend::attention(const AttentionCall& call) {
 
     s.k_rows.resize(size_t(total));
     s.v_rows.resize(size_t(total));
-    for (int j = 0; j < total; ++j) {
-        const bool cached = j < ctx.rows;
-        s.k_rows[size_t(j)] = cached ? ctx.k.row(ctx.physical_row(j), kv_dim)
-                                     : call.k_new + size_t(j - ctx.rows) * kv_dim;
-        s.v_rows[size_t(j)] = cached ? ctx.v.row(ctx.physical_row(j), kv_dim)
-                                     : call.v_new + size_t(j - ctx.rows) * kv_dim;
-    }
+    address_rows(ctx, call, kv_dim, s.k_rows.data(), s.v_rows.data());
 
     QueryBlock qb{call, ctx, *fast_attention_, s};
     const bool with_mass = qb.with_mass();
