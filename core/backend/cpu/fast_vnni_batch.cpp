@@ -93,8 +93,9 @@ KVW_SIMD inline void store32(uint8_t* p, __m256i v) {
 }
 
 // corr + each lane's Σ of the four signed weight bytes of `first` times the lane's first scale
-// in `scales` and those of `second` times its second (scale_pair's packing; each Σ within
-// int16): the two sums packed as the tiles pack x's, one vpdpwssd.
+// in `scales` and those of `second` times its second (each lane's two scales as vpdpwssd takes
+// them: the first in the low int16, the second above; each Σ within int16): the two sums
+// packed as the tiles pack x's, one vpdpwssd.
 KVW_SIMD inline __m256i add_scaled_fours(__m256i corr, __m256i first, __m256i second,
                                          __m256i scales) {
     const __m256i ones = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
@@ -108,11 +109,6 @@ KVW_SIMD inline __m256i add_scaled_fours(__m256i corr, __m256i first, __m256i se
 KVW_SIMD inline void store_correction(int32_t* out, __m256i scaled_sum) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
                         _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(scaled_sum, 7)));
-}
-
-// Two sub-blocks' scales as vpdpwssd takes them: the first in the low int16, the second above
-constexpr int32_t scale_pair(int first, int second) {
-    return int32_t((uint32_t(first) & 0xffffu) | (uint32_t(second) << 16));
 }
 
 // Without a per-token correction (below) x is laid out + 128 and the weights' correction starts
@@ -174,12 +170,21 @@ struct Q4_KBatch {
     // bytes.
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b);
-        const float dmin = half_at(b + 2);
         uint32_t words[4];
         q4_k_scales_mins(b + 4, words);
-        uint8_t bytes[16];
-        std::memcpy(bytes, words, 16);
-        for (int j = 0; j < 8; ++j) w.dmin_min[j] = dmin * float(bytes[8 + j]);
+        const __m128i scales_mins =
+            _mm_set_epi32(int(words[3]), int(words[2]), int(words[1]), int(words[0]));
+        // the eight mins (bytes 8 .. 15) as floats times dmin, in one vector
+        _mm256_storeu_ps(w.dmin_min,
+                         _mm256_mul_ps(_mm256_set1_ps(half_at(b + 2)),
+                                       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                           _mm_srli_si128(scales_mins, 8)))));
+        // the eight scales widened to int16 are the four pairs (2p low, 2p + 1 high), each
+        // stored for both halves of the lanes
+        const __m128i pairs = _mm_cvtepu8_epi16(scales_mins);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.pair_scale),
+                            _mm256_set_m128i(_mm_unpackhi_epi32(pairs, pairs),
+                                             _mm_unpacklo_epi32(pairs, pairs)));
         const __m256i low4 = _mm256_set1_epi8(0x0f);
         __m256i corr = _mm256_setzero_si256();
         for (int p = 0; p < 4; ++p) {
@@ -188,7 +193,6 @@ struct Q4_KBatch {
             const __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
             store32(w.q + 64 * p, low);
             store32(w.q + 64 * p + 32, high);
-            w.pair_scale[p][0] = w.pair_scale[p][1] = scale_pair(bytes[2 * p], bytes[2 * p + 1]);
             corr = add_scaled_fours(corr, low, high, _mm256_set1_epi32(w.pair_scale[p][0]));
         }
         store_correction(w.corr, corr);
