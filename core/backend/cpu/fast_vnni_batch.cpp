@@ -175,16 +175,15 @@ struct Q4_KBatch {
         const __m128i scales_mins =
             _mm_set_epi32(int(words[3]), int(words[2]), int(words[1]), int(words[0]));
         // the eight mins (bytes 8 .. 15) as floats times dmin, in one vector
-        _mm256_storeu_ps(w.dmin_min,
-                         _mm256_mul_ps(_mm256_set1_ps(half_at(b + 2)),
-                                       _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                           _mm_srli_si128(scales_mins, 8)))));
+        _mm256_storeu_ps(w.dmin_min, _mm256_mul_ps(_mm256_set1_ps(half_at(b + 2)),
+                                                   _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                                       _mm_srli_si128(scales_mins, 8)))));
         // the eight scales widened to int16 are the four pairs (2p low, 2p + 1 high), each
         // stored for both halves of the lanes
         const __m128i pairs = _mm_cvtepu8_epi16(scales_mins);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.pair_scale),
-                            _mm256_set_m128i(_mm_unpackhi_epi32(pairs, pairs),
-                                             _mm_unpacklo_epi32(pairs, pairs)));
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(w.pair_scale),
+            _mm256_set_m128i(_mm_unpackhi_epi32(pairs, pairs), _mm_unpacklo_epi32(pairs, pairs)));
         const __m256i low4 = _mm256_set1_epi8(0x0f);
         __m256i corr = _mm256_setzero_si256();
         for (int p = 0; p < 4; ++p) {
