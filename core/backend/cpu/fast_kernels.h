@@ -18,8 +18,8 @@
 // Q4_K: scale · q · x over its sub-blocks of 32). A float lane accumulates block after block:
 // acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then acc_l = fma(-(dmin · min_l),
 // float(S_l) · d_x, acc_l) with S_l = Σ x of sub-block l (dmin · min_l is exact: an f16 times
-// six bits; float(S_l) · d_x depends on the token alone, so a tile makes it once for its rows
-// and the batches once for every row); the lanes are added as the reference adds them
+// six bits; float(S_l) · d_x depends on the token alone, so the batches make it once for every
+// row); the lanes are added as the reference adds them
 // ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h). The vnni path computes batches of
 // kVnniBatchTokens or more in another layout, sixteen tokens in the lanes of a 512-bit vector
 // (fast_vnni_batch.cpp), with exactly these integers and float steps, so it gives the same
