@@ -140,7 +140,7 @@ struct QueryBlock {
     // outermost, so that each adds a chunk's run of consecutive rows; nothing stores the p_j.
     // (A row at a time, after a pass that stored every p_j, read a float from each head's rows:
     // 4,096 rows, 32 heads, 22 layers, two threads, Zen 4, alternated, the decode's attention
-    // with mass took 14.2–14.8 ms, now 12.8–13.0; without mass it is 9.5.)
+    // with mass took 14.2–14.8 ms, then 12.8–13.0; without mass it was 9.5.)
     void add_mass(int64_t begin, int64_t end) const {
         for (int qi = 0; qi < queries; ++qi) {
             const int64_t stop = std::min<int64_t>(end, rows_of(qi));

@@ -26,8 +26,8 @@
 // high one, shifted up 16 bits, starts the vpdpbusd of the low one; Q6_K's may be, so the two
 // are blended word by word. Three VNNI instructions for two chunks, not four, the packing on the
 // other pipes: one thread, 128 tokens, Zen 4, Q6_K 150–157 → 195–213 GFLOP/s, Q4_K 153–169 →
-// 178–194 (Q4_K's float steps for its mins then bound it). All of it is exact integer
-// arithmetic: the same I_l.
+// 178–194 (its mins then took two float steps per lane and block; one since, ~205). All of it
+// is exact integer arithmetic: the same I_l.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -122,7 +122,7 @@ constexpr bool x_biased = K::kCorrShift < 0;
 // element order (so lane l of chunk c is q[32c + 4l ..]), the scales as floats and, for Q4_K /
 // Q6_K, the corrections per lane, the sub-blocks' scales packed in pairs (pair_scale[p][h]:
 // chunks 2p and 2p + 1 for lanes 4h .. 4h + 3), whether a pair of fours packs by adding
-// (kFoursNonNegative) and Q4_K's mins as float.
+// (kFoursNonNegative) and Q4_K's dmin · min per sub-block as float.
 struct Q8_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
