@@ -21,18 +21,18 @@ void launch_plan(const kern::CacheGatherPlan& plan, cudaStream_t stream) {
 
 }  // namespace
 
-void write_kv_rows(int layer, const kern::CachePlanes& planes, const float* k, const float* v,
+void write_kv_rows(int layer, const CachePlanes& planes, const float* k, const float* v,
                    int at, int n, QuantStats* k_stats, QuantStats* v_stats, cudaStream_t stream) {
     launch(kern::cache_write_rows(layer, planes, k, v, at, n, k_stats, v_stats), stream);
 }
 
-void decode_kv_rows(const kern::CachePlanes& planes, const int32_t* index, int first, int n,
+void decode_kv_rows(const CachePlanes& planes, const int32_t* index, int first, int n,
                     float* k_out, float* v_out, cudaStream_t stream) {
     launch(kern::cache_decode_rows(planes, index, first, n, k_out, v_out), stream);
 }
 
-void gather_kv_rows(const kern::CachePlanes& out, int out_first, const kern::CachePlanes& in,
-                    const int32_t* index, int in_first, int n, const kern::CachePlanes* scratch,
+void gather_kv_rows(const CachePlanes& out, int out_first, const CachePlanes& in,
+                    const int32_t* index, int in_first, int n, const CachePlanes* scratch,
                     cudaStream_t stream) {
     launch_plan(kern::cache_gather_rows(out, out_first, in, index, in_first, n, scratch), stream);
 }
@@ -42,14 +42,14 @@ void ring_index(const kern::RingShape& ring, int first, int n, int32_t* index,
     launch(kern::cache_ring_index(ring, first, n, index), stream);
 }
 
-void ring_roll(const kern::CachePlanes& slab, const kern::RingShape& ring, int32_t* index,
-               const kern::CachePlanes& scratch, cudaStream_t stream) {
+void ring_roll(const CachePlanes& slab, const kern::RingShape& ring, int32_t* index,
+               const CachePlanes& scratch, cudaStream_t stream) {
     const kern::CacheRingRoll roll = kern::cache_ring_roll(slab, ring, index, scratch);
     launch(roll.index, stream);
     launch_plan(roll.gather, stream);
 }
 
-void kshift_k_rows(const kern::CachePlane& k, const int32_t* index, int first, const int32_t* delta,
+void kshift_k_rows(const CachePlane& k, const int32_t* index, int first, const int32_t* delta,
                    int n, int head_dim, const RopeParams& rope, float* scratch, QuantStats* stats,
                    cudaStream_t stream) {
     launch(kern::cache_kshift(k, index, first, delta, n, head_dim, rope, scratch, stats), stream);
@@ -66,7 +66,7 @@ void drift_rows(const float* k_cached, const float* v_cached, const float* k_ref
     launch(kern::cache_drift(k_cached, v_cached, k_ref, v_ref, n, kv_dim, k_out, v_out), stream);
 }
 
-void block_digests(const kern::CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
+void block_digests(const CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
                    int first_block, int blocks, int rows, int block_rows, uint64_t* out,
                    cudaStream_t stream) {
     launch(

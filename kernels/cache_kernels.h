@@ -26,18 +26,18 @@ namespace kvw::cuda {
 // FT-022's update: K and V rows [at, at + n) of a layer's planes encoded from k, v ([n][kv_dim]
 // floats); row i's QuantStats to k_stats[i], v_stats[i]. Throws CapacityExceeded (naming `layer`,
 // the position and the capacity) before anything is queued when the rows do not fit.
-void write_kv_rows(int layer, const kern::CachePlanes& planes, const float* k, const float* v,
+void write_kv_rows(int layer, const CachePlanes& planes, const float* k, const float* v,
                    int at, int n, QuantStats* k_stats, QuantStats* v_stats, cudaStream_t stream);
 
 // Rows decoded to floats: row i from physical row index[i], or first + i when index is null.
-void decode_kv_rows(const kern::CachePlanes& planes, const int32_t* index, int first, int n,
+void decode_kv_rows(const CachePlanes& planes, const int32_t* index, int first, int n,
                     float* k_out, float* v_out, cudaStream_t stream);
 
 // out rows [out_first, out_first + n) take in rows index[i] (in_first + i without an index),
 // bytes, scales and clip counters as stored. When in and out are the same planes the rows go
 // through `scratch` (same shape, at least n rows), which may be null otherwise.
-void gather_kv_rows(const kern::CachePlanes& out, int out_first, const kern::CachePlanes& in,
-                    const int32_t* index, int in_first, int n, const kern::CachePlanes* scratch,
+void gather_kv_rows(const CachePlanes& out, int out_first, const CachePlanes& in,
+                    const int32_t* index, int in_first, int n, const CachePlanes* scratch,
                     cudaStream_t stream);
 
 // index[i] = the slab row of ring logical row first + i (a pointer-mode read's gather index).
@@ -45,13 +45,13 @@ void ring_index(const kern::RingShape& ring, int first, int n, int32_t* index, c
 
 // Turns the ring so its oldest row sits at the first ring slot (then head = 0 on the host).
 // `index`: room for the ring's rows; `scratch`: the slab's shape, as many rows.
-void ring_roll(const kern::CachePlanes& slab, const kern::RingShape& ring, int32_t* index,
-               const kern::CachePlanes& scratch, cudaStream_t stream);
+void ring_roll(const CachePlanes& slab, const kern::RingShape& ring, int32_t* index,
+               const CachePlanes& scratch, cudaStream_t stream);
 
 // The K-shift: K rows (physical rows index[i], or first + i) rotated by delta[i] head by head
 // and stored again; rows with delta 0 untouched. rope.freq_divisors, when set, must be device
 // memory. scratch: [n][kv_dim] floats; stats[i]: what re-encoding row i met.
-void kshift_k_rows(const kern::CachePlane& k, const int32_t* index, int first, const int32_t* delta,
+void kshift_k_rows(const CachePlane& k, const int32_t* index, int first, const int32_t* delta,
                    int n, int head_dim, const RopeParams& rope, float* scratch, QuantStats* stats,
                    cudaStream_t stream);
 
@@ -69,7 +69,7 @@ void drift_rows(const float* k_cached, const float* v_cached, const float* k_ref
 // rows (physical rows through index, or themselves), each finished from begun[b] over its
 // stored rows. For the state digest: begun[b] = row_block_head(map, rows, first_block + b)
 // .state() copied to the device, and block_rows = kRevisionBlockRows.
-void block_digests(const kern::CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
+void block_digests(const CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
                    int first_block, int blocks, int rows, int block_rows, uint64_t* out,
                    cudaStream_t stream);
 

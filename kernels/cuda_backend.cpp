@@ -16,6 +16,7 @@
 #include "core/backend/resident_rows.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/cuda_check.h"
+#include "kernels/cuda_kv_rows.h"
 #include "kernels/device_buffer.h"
 #include "kernels/device_pool.h"
 #include "kernels/forward_kernels.h"
@@ -94,6 +95,7 @@ public:
         KVW_CUDA_CHECK(cublasCreate(&blas));
         blas_.reset(blas);
         KVW_CUDA_CHECK(cublasSetStream(blas, stream));
+        kv_rows_ = std::make_unique<cuda::CudaKvRows>(pool_, stream);
         // Default math with CUBLAS_COMPUTE_32F never uses TF32, so F32 weights get true float32
         // products, as on the CPU reference.
         KVW_CUDA_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
@@ -210,11 +212,13 @@ public:
         cuda::kv_round_trip_rows(type, rows, n, kv_dim, groups, stream());
     }
 
-    // The cache's rows live on the host (§18): attention reads a copy of each layer's rows kept
-    // on the device, brought up to date with the rows renewed since it last read them
-    // (ResidentRows); the row index and positions are uploaded when they changed.
+    // A cache made on this backend keeps its rows in kv_rows_ (§18), where attention reads them;
+    // rows elsewhere (the host's: a cache made without this engine, decoded floats) are read
+    // through a copy kept on the device, brought up to date with the rows renewed since it last
+    // read them (ResidentRows). The row index and positions are uploaded when they changed.
     void attention(const AttentionCall& call) override {
         const LayerContext& ctx = call.context;
+        check_context_memory(ctx, *kv_rows_, name());
         const int n = call.n();
         const int kv_dim = call.n_kv_heads * call.head_dim;
         cuda::DeviceAttention a;
@@ -230,7 +234,9 @@ public:
         a.v_new = call.v_new;
         a.out = call.out;
         if (ctx.rows > 0) {
-            const LayerContext rows = resident_.resident(ctx, kv_dim, call.n_kv_heads);
+            const LayerContext rows = ctx.device == kv_rows_.get()
+                                          ? ctx
+                                          : resident_.resident(ctx, kv_dim, call.n_kv_heads);
             a.k = rows.k.data;
             a.v = rows.v.data;
             a.k_type = rows.k.type;
@@ -252,6 +258,8 @@ public:
         a.mass = call.mass;
         cuda::attention(a, stream());
     }
+
+    KvRowDevice& kv_rows() override { return *kv_rows_; }
 
 private:
     cudaStream_t stream() const { return stream_.get(); }
@@ -319,6 +327,8 @@ private:
     // that it outlives them. 2 GiB cached at most: a TinyLlama-sized prefill of 4,096 tokens
     // allocates about half a GiB of activations.
     cuda::DevicePool pool_{size_t(2) << 30};
+    // The rows of the caches made on this backend, in pool_'s memory, edited on stream_.
+    std::unique_ptr<cuda::CudaKvRows> kv_rows_;
     std::unordered_map<const void*, Resident> weights_;
     DeviceBuffer unowned_;       // the last weight without an owner
     DeviceBuffer x16_;           // activations rounded to the weights' 16-bit type

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/cache/kv_row_device.h"
 #include "core/engine/forward_types.h"
 #include "core/math/rope_layout.h"
 #include "core/model/weights.h"
@@ -15,7 +16,8 @@ namespace kvw {
 // One layer's attention as Transformer::forward asks a backend for it (docs/ARCHITECTURE.md
 // §18): the n new items attend to the layer's context rows and causally to each other.
 struct AttentionCall {
-    // The cached rows. Host memory: the cache lives on the host (§18 says what moves next).
+    // The cached rows, in the memory of context.device: this backend's own (kv_rows()) for a
+    // cache made on it, else the host's (another device's rows are not read).
     LayerContext context;
     std::span<const int32_t> positions;  // [n] the new items' positions (host)
     int n_heads = 0, n_kv_heads = 0, head_dim = 0;
@@ -85,7 +87,24 @@ public:
     // a cache storing them in `type` gives back.
     virtual void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) = 0;
     virtual void attention(const AttentionCall& call) = 0;
+
+    // ---- the cache's rows ------------------------------------------------------------------
+    // Where a cache this backend reads keeps its rows and the ops that edit them
+    // (core/cache/kv_row_device.h): the host's for the CPU backends, the device's own memory
+    // for an accelerator, so that attention reads them where they are.
+    virtual KvRowDevice& kv_rows() = 0;
 };
+
+// Throws std::invalid_argument, naming both, unless a backend whose cache rows live on `own`
+// can read `context`: host floats, the host's rows or `own`'s (a device's memory is no other
+// device's and no host pointer).
+inline void check_context_memory(const LayerContext& context, const KvRowDevice& own,
+                                 std::string_view backend) {
+    const KvRowDevice* at = context.device;
+    if (context.rows == 0 || !at || at == &own || at == &host_row_device()) return;
+    throw std::invalid_argument(std::string(backend) + " backend: the context's rows live in " +
+                                std::string(at->name()) + " memory, which it cannot read");
+}
 
 // The CPU backend: the numeric reference. threads == 0 uses every core. `kernel` pins one of
 // its matmul kernels ("avx512", "avx2", "scalar"; std::invalid_argument when unknown or when this

@@ -2,8 +2,9 @@
 
 namespace kvw {
 
-BatchSpliceLayout::BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage)
-    : KvLayout(n_layers, kv_dim, capacity, storage), layers_(size_t(n_layers)) {}
+BatchSpliceLayout::BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage,
+                                     KvRowDevice& device)
+    : KvLayout(n_layers, kv_dim, capacity, storage, device), layers_(size_t(n_layers)) {}
 
 int BatchSpliceLayout::physical_rows(int layer) const {
     rows(layer);  // validates the layer

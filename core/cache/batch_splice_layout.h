@@ -21,7 +21,8 @@ namespace kvw {
 // are a list of runs, each either slab rows [start, start + count) or staged new rows.
 class BatchSpliceLayout : public KvLayout {
 public:
-    BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
+    BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {},
+                      KvRowDevice& device = host_row_device());
 
     CacheLayout layout() const override { return CacheLayout::BatchSplice; }
     // The slab rows the pending edits refer to (rows() once they are applied).
@@ -30,7 +31,7 @@ public:
     bool pending(int layer) const { return layers_.at(size_t(layer)).pending; }
 
 protected:
-    std::unique_ptr<KvLayout> copy_layout() const override {
+    std::unique_ptr<KvLayout> copy_layout(KvRowDevice&) const override {
         return std::unique_ptr<KvLayout>(new BatchSpliceLayout(*this));
     }
     int logical_rows(int layer) const override { return layers_[size_t(layer)].rows; }

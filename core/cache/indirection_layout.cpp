@@ -7,8 +7,8 @@
 namespace kvw {
 
 IndirectionLayout::IndirectionLayout(int n_layers, int kv_dim, int capacity, KvStorage storage,
-                                     double max_dead_fraction)
-    : KvLayout(n_layers, kv_dim, capacity, storage),
+                                     double max_dead_fraction, KvRowDevice& device)
+    : KvLayout(n_layers, kv_dim, capacity, storage, device),
       max_dead_fraction_(max_dead_fraction),
       layers_(size_t(n_layers)),
       renumber_(size_t(capacity)) {

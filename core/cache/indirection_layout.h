@@ -15,8 +15,10 @@ namespace kvw {
 // the index; the logical rows do not change. The engine reads through view().index.
 class IndirectionLayout : public KvLayout {
 public:
+    static constexpr double kMaxDeadFraction = 0.5;  // the default
     IndirectionLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {},
-                      double max_dead_fraction = 0.5);
+                      double max_dead_fraction = kMaxDeadFraction,
+                      KvRowDevice& device = host_row_device());
 
     CacheLayout layout() const override { return CacheLayout::Indirection; }
     // Used slab rows, live and dead.
@@ -27,7 +29,7 @@ public:
     int64_t compactions() const { return compactions_; }
 
 protected:
-    std::unique_ptr<KvLayout> copy_layout() const override {
+    std::unique_ptr<KvLayout> copy_layout(KvRowDevice&) const override {
         return std::unique_ptr<KvLayout>(new IndirectionLayout(*this));
     }
     int logical_rows(int layer) const override { return int(layers_[size_t(layer)].index.size()); }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -41,29 +40,37 @@ int KvLayout::rows(int layer) const {
 
 int KvLayout::physical_rows(int layer) const { return rows(layer); }
 
+std::vector<int> KvLayout::physical_rows_of(int layer, int row, int n) const {
+    std::vector<int> out(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) out[size_t(i)] = physical_row(layer, row + i);
+    return out;
+}
+
 int64_t KvLayout::scan_nonfinite_scales(int layer, int row, int n) const {
-    const KvRows k = slab().k_rows(layer), v = slab().v_rows(layer);
-    if (!k.scale && !v.scale) return 0;
-    const size_t groups = size_t(storage().groups);
+    if (!slab().scaled(false) && !slab().scaled(true)) return 0;
+    const std::vector<int> rows = physical_rows_of(layer, row, n);
+    std::vector<float> scales(rows.size() * size_t(storage().groups));
     int64_t bad = 0;
-    for (int r = row; r < row + n; ++r) {
-        const size_t p = size_t(physical_row(layer, r));
-        for (const KvRows& half : {k, v})
-            if (half.scale) bad += nonfinite(half.scale + p * groups, int(groups));
-    }
+    for (const bool v : {false, true})
+        if (slab().scaled(v)) {
+            slab().row_scales(layer, v, rows, scales.data());
+            bad += nonfinite(scales.data(), int(scales.size()));
+        }
     return bad;
 }
 
-std::unique_ptr<KvLayout> KvLayout::clone() const {
-    std::unique_ptr<KvLayout> copy = copy_layout();
-    copy->slab_ = std::make_shared<RowBuffer>(dormant() ? slab().thawed() : slab());
+std::unique_ptr<KvLayout> KvLayout::clone(KvRowDevice& device) const {
+    std::unique_ptr<KvLayout> copy = copy_layout(device);
+    copy->slab_ =
+        std::make_shared<RowBuffer>(dormant() ? slab().thawed(device) : RowBuffer(slab(), device));
     return copy;
 }
 
 std::unique_ptr<KvLayout> KvLayout::dormant_clone(const KvLayout* earlier) const {
     std::vector<int> rows_in_use;
     for (int l = 0; l < n_layers(); ++l) rows_in_use.push_back(slab_rows_in_use(l));
-    std::unique_ptr<KvLayout> copy = copy_layout();
+    // The copy's own buffers (a ring's scratch and shadow) stay on the host, with the blocks.
+    std::unique_ptr<KvLayout> copy = copy_layout(host_row_device());
     copy->slab_ = std::make_shared<RowBuffer>(
         slab().frozen(rows_in_use, earlier ? &earlier->slab() : nullptr));
     return copy;
@@ -165,21 +172,6 @@ void KvLayout::read_v(int layer, int row, float* out) const {
     slab().read_v(layer, physical_row(layer, row), out);
 }
 
-namespace {
-
-// Row p of `rows` as stored (its bytes, then its scales) at `out`; returns the end.
-uint8_t* put_stored_half(uint8_t* out, const KvRows& rows, size_t p, int kv_dim, int groups) {
-    const size_t bytes = size_t(kv_dim) * size_t(kv_type_bytes(rows.type));
-    std::memcpy(out, rows.row(p, kv_dim), bytes);
-    out += bytes;
-    if (!rows.scale) return out;
-    const size_t scale_bytes = size_t(groups) * sizeof(float);
-    std::memcpy(out, rows.scale + p * size_t(groups), scale_bytes);
-    return out + scale_bytes;
-}
-
-}  // namespace
-
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
     std::vector<uint8_t> out;
     append_stored_rows(layer, row, row + 1, out);
@@ -188,15 +180,9 @@ std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
 
 void KvLayout::append_stored_rows(int layer, int first, int end, std::vector<uint8_t>& out) const {
     check_rows(layer, first, end - first, rows(layer));
-    const KvRows k = slab().k_rows(layer), v = slab().v_rows(layer);
     const size_t at = out.size();
-    out.resize(at + size_t(end - first) * stored_row_bytes());  // one resize: four copies a row
-    uint8_t* put = out.data() + at;
-    for (int r = first; r < end; ++r) {
-        const size_t p = size_t(physical_row(layer, r));
-        put = put_stored_half(put, k, p, kv_dim(), storage().groups);
-        put = put_stored_half(put, v, p, kv_dim(), storage().groups);
-    }
+    out.resize(at + size_t(end - first) * stored_row_bytes());  // one resize: the block's rows
+    slab().stored_rows(layer, physical_rows_of(layer, first, end - first), out.data() + at);
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

@@ -31,14 +31,18 @@ public:
 
     virtual CacheLayout layout() const = 0;
     // An exact copy, the layout's own bookkeeping included (a ring's head and counters, dead
-    // indirection rows, batch-splice's pending edits), live: a session clone or a checkpoint
-    // restored (ARCHITECTURE §16). A dormant cache's copy gets its whole slab back.
-    std::unique_ptr<KvLayout> clone() const;
+    // indirection rows, batch-splice's pending edits), live, its rows on `device`: a session
+    // clone, a checkpoint restored (ARCHITECTURE §16) or the state moved to another backend
+    // (§18). A dormant cache's copy gets its whole slab back.
+    std::unique_ptr<KvLayout> clone(KvRowDevice& device) const;
+    std::unique_ptr<KvLayout> clone() const { return clone(device()); }
     // A checkpoint's copy (ARCHITECTURE §16): the bookkeeping copied, the slab rows in use
     // frozen in blocks, each shared with `earlier` (another dormant copy, or null) when its rows
     // did not change since that one was made (RowBuffer::frozen). It is only cloned and measured.
     std::unique_ptr<KvLayout> dormant_clone(const KvLayout* earlier) const;
     bool dormant() const { return slab().is_frozen(); }
+    // Where the rows live (the host for a dormant copy, whose blocks are host memory).
+    KvRowDevice& device() const { return slab().device(); }
     // Bytes the layout holds: its slab (a dormant copy's blocks, those it shares included), and
     // the buffers and index tables a layout adds; what a clone takes.
     virtual uint64_t bytes() const { return slab().bytes(); }
@@ -120,15 +124,16 @@ public:
     LayerContext view(int layer, int rows = -1) const;
 
 protected:
-    KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {})
-        : slab_(std::make_shared<RowBuffer>(n_layers, kv_dim, capacity, storage)),
+    KvLayout(int n_layers, int kv_dim, int capacity, KvStorage storage, KvRowDevice& device)
+        : slab_(std::make_shared<RowBuffer>(n_layers, kv_dim, capacity, storage, device)),
           nonfinite_scales_(size_t(n_layers), 0),
           row_revisions_(size_t(n_layers)) {}
     // Only through clone() and dormant_clone(), which give the copy a slab of its own: the
     // copy constructor shares the slab, so that a dormant copy never copies the whole of it.
     KvLayout(const KvLayout&) = default;
-    // The subclass's copy (its copy constructor), the slab still shared.
-    virtual std::unique_ptr<KvLayout> copy_layout() const = 0;
+    // The subclass's copy (its copy constructor), the slab still shared; buffers of its own
+    // copied onto `device`.
+    virtual std::unique_ptr<KvLayout> copy_layout(KvRowDevice& device) const = 0;
 
     // Called with validated arguments; rows(), room and ranges are already checked.
     virtual int logical_rows(int layer) const = 0;
@@ -152,6 +157,8 @@ protected:
 private:
     void check_layer(int layer) const;
     void check_rows(int layer, int row, int n, int limit) const;
+    // The slab rows of logical rows [row, row + n).
+    std::vector<int> physical_rows_of(int layer, int row, int n) const;
     // Non-finite scales of logical rows [row, row + n), read from the slab.
     int64_t scan_nonfinite_scales(int layer, int row, int n) const;
 
@@ -160,8 +167,9 @@ private:
     std::vector<ChunkRevisions> row_revisions_;  // [layer]
 };
 
-// `ring` is read by the Ring layout only.
+// `ring` is read by the Ring layout only; the rows live on `device`.
 std::unique_ptr<KvLayout> make_kv_layout(CacheLayout layout, int n_layers, int kv_dim, int capacity,
-                                         KvStorage storage = {}, RingOptions ring = {});
+                                         KvStorage storage = {}, RingOptions ring = {},
+                                         KvRowDevice& device = host_row_device());
 
 }  // namespace kvw

@@ -4,8 +4,8 @@
 
 namespace kvw {
 
-KvStore::KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage)
-    : KvLayout(n_layers, kv_dim, capacity, storage), rows_(size_t(n_layers), 0) {}
+KvStore::KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage, KvRowDevice& device)
+    : KvLayout(n_layers, kv_dim, capacity, storage, device), rows_(size_t(n_layers), 0) {}
 
 void KvStore::insert_rows(int layer, int row, const float* k, const float* v, int n) {
     int& rows = rows_[size_t(layer)];

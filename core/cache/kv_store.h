@@ -10,12 +10,13 @@ namespace kvw {
 // edit costs the bytes of the rows behind it; nothing is ever deferred.
 class KvStore : public KvLayout {
 public:
-    KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
+    KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage = {},
+            KvRowDevice& device = host_row_device());
 
     CacheLayout layout() const override { return CacheLayout::Contiguous; }
 
 protected:
-    std::unique_ptr<KvLayout> copy_layout() const override {
+    std::unique_ptr<KvLayout> copy_layout(KvRowDevice&) const override {
         return std::unique_ptr<KvLayout>(new KvStore(*this));
     }
     int logical_rows(int layer) const override { return rows_[size_t(layer)]; }

@@ -14,13 +14,12 @@ int rows_if(bool needed, int capacity) { return needed ? capacity : 1; }
 
 int mod(int64_t a, int m) { return int(((a % m) + m) % m); }
 
-// K or V of slab row `pa` in `a` against row `pb` in `b`, bytes and scales.
-bool same_half(const KvRows& a, size_t pa, const KvRows& b, size_t pb, int kv_dim, int groups) {
-    const size_t bytes = size_t(kv_dim) * size_t(kv_type_bytes(a.type));
-    if (std::memcmp(a.row(pa, kv_dim), b.row(pb, kv_dim), bytes) != 0) return false;
-    if (!a.scale) return true;
-    return std::memcmp(a.scale + pa * size_t(groups), b.scale + pb * size_t(groups),
-                       size_t(groups) * sizeof(float)) == 0;
+// The first row (of `row_bytes` each) where a and b differ, or -1.
+int first_other_row(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                    size_t row_bytes) {
+    for (size_t at = 0; at < a.size(); at += row_bytes)
+        if (std::memcmp(a.data() + at, b.data() + at, row_bytes) != 0) return int(at / row_bytes);
+    return -1;
 }
 
 std::string range_text(const RingRanges& r) {
@@ -31,12 +30,13 @@ std::string range_text(const RingRanges& r) {
 }  // namespace
 
 RingLayout::RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage,
-                       RingOptions options)
-    : KvLayout(n_layers, kv_dim, capacity, storage),
+                       RingOptions options, KvRowDevice& device)
+    : KvLayout(n_layers, kv_dim, capacity, storage, device),
       options_((check_ring_options(options, capacity), options)),
       layers_(size_t(n_layers)),
-      scratch_(n_layers, kv_dim, rows_if(options.mode != RingMode::Roll, capacity), storage),
-      shadow_(n_layers, kv_dim, rows_if(options.checksum, capacity), storage) {
+      scratch_(n_layers, kv_dim, rows_if(options.mode != RingMode::Roll, capacity), storage,
+               device),
+      shadow_(n_layers, kv_dim, rows_if(options.checksum, capacity), storage, device) {
     if (options_.mode != RingMode::Lut) return;
     const int S = options_.sinks, R = ring_slots(), block = options_.tokens_per_block;
     for (int b = 0; b < R / block; ++b) {
@@ -46,6 +46,15 @@ RingLayout::RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage
         tables_.push_back(std::move(table));
     }
 }
+
+RingLayout::RingLayout(const RingLayout& other, KvRowDevice& device)
+    : KvLayout(other),
+      options_(other.options_),
+      layers_(other.layers_),
+      scratch_(other.scratch_, device),
+      shadow_(other.shadow_, device),
+      tables_(other.tables_),
+      bytes_assembled_(other.bytes_assembled_) {}
 
 uint64_t RingLayout::bytes() const {
     uint64_t table_bytes = 0;
@@ -240,29 +249,38 @@ std::string RingLayout::check_window(int layer) const {
         return "assembled ranges " + range_text(r) + " are not the " +
                std::to_string(ring_rows(layer)) + " ring rows from slot " +
                std::to_string(state(layer).head) + " in two contiguous parts";
-    const LayerContext ctx = window(layer, n);
-    const int groups = storage().groups;
-    for (int j = 0; j < n; ++j) {
-        const size_t p = size_t(physical_row(layer, j));
-        if (!same_half(ctx.k, ctx.physical_row(j), slab().k_rows(layer), p, kv_dim(), groups) ||
-            !same_half(ctx.v, ctx.physical_row(j), slab().v_rows(layer), p, kv_dim(), groups))
-            return "assembled row " + std::to_string(j) + " (K/V or scales) is not slab row " +
-                   std::to_string(p);
-    }
+    const std::vector<uint8_t> assembled = window_bytes(layer, n);
+    std::vector<int> slab_rows(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) slab_rows[size_t(j)] = physical_row(layer, j);
+    std::vector<uint8_t> stored(assembled.size());
+    slab().stored_rows(layer, slab_rows, stored.data());
+    if (const int j = first_other_row(assembled, stored, slab().row_bytes()); j >= 0)
+        return "assembled row " + std::to_string(j) + " (K/V or scales) is not slab row " +
+               std::to_string(slab_rows[size_t(j)]);
     return {};
+}
+
+std::vector<uint8_t> RingLayout::window_bytes(int layer, int rows) const {
+    const LayerContext ctx = window(layer, rows);
+    std::vector<int> at(static_cast<size_t>(rows));
+    for (int j = 0; j < rows; ++j) at[size_t(j)] = int(ctx.physical_row(j));
+    // Pointer reads the scratch it assembled; Roll and Lut read the slab.
+    const RowBuffer& read = options_.mode == RingMode::Pointer ? scratch_ : slab();
+    std::vector<uint8_t> out(size_t(rows) * read.row_bytes());
+    read.stored_rows(layer, at, out.data());
+    return out;
 }
 
 std::string RingLayout::check_checksum(int layer) const {
     if (!options_.checksum) return {};
     const int n = rows(layer);
-    const LayerContext ctx = window(layer, n);
-    const int groups = storage().groups;
-    for (int j = 0; j < n; ++j)
-        if (!same_half(ctx.k, ctx.physical_row(j), shadow_.k_rows(layer), size_t(j), kv_dim(),
-                       groups) ||
-            !same_half(ctx.v, ctx.physical_row(j), shadow_.v_rows(layer), size_t(j), kv_dim(),
-                       groups))
-            return "assembled row " + std::to_string(j) + " differs from the shadow roll cache";
+    const std::vector<uint8_t> assembled = window_bytes(layer, n);
+    std::vector<int> shadow_rows(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j) shadow_rows[size_t(j)] = j;
+    std::vector<uint8_t> shadow(assembled.size());
+    shadow_.stored_rows(layer, shadow_rows, shadow.data());
+    if (const int j = first_other_row(assembled, shadow, shadow_.row_bytes()); j >= 0)
+        return "assembled row " + std::to_string(j) + " differs from the shadow roll cache";
     return {};
 }
 

@@ -30,7 +30,8 @@ struct RingLayerState {
 // the ring so that its head is slot 0 (physical order == logical), then edit as contiguous does.
 class RingLayout : public KvLayout {
 public:
-    RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage, RingOptions options);
+    RingLayout(int n_layers, int kv_dim, int capacity, KvStorage storage, RingOptions options,
+               KvRowDevice& device = host_row_device());
 
     CacheLayout layout() const override { return CacheLayout::Ring; }
     const RingOptions& options() const { return options_; }
@@ -46,10 +47,10 @@ public:
     int64_t wraps(int layer) const { return state(layer).dropped / ring_slots(); }
     // The ranges a read of the layer's first `rows` rows (all when < 0) assembles.
     RingRanges read_ranges(int layer, int rows = -1) const;
-    // The slab as stored (rows by slab row, scales beside them) and where a logical row sits,
-    // for the UI Frame's view of the ring (RingFrame, core/session/ring_frame.cpp).
-    KvRows slab_k(int layer) const { return slab().k_rows(layer); }
-    KvRows slab_v(int layer) const { return slab().v_rows(layer); }
+    // The slab as stored (rows by slab row, scales beside them: read through RowBuffer's
+    // downloads) and where a logical row sits, for the UI Frame's view of the ring (RingFrame,
+    // core/session/ring_frame.cpp).
+    const RowBuffer& slab_buffer() const { return slab(); }
     int slab_row(int layer, int row) const { return physical_row(layer, row); }
     // K plus V values clipped when slab row `slab_row` was encoded (RowBuffer::k_saturated).
     uint32_t slab_saturated(int layer, int slab_row) const {
@@ -68,8 +69,8 @@ public:
     std::string check_checksum(int layer) const;
 
 protected:
-    std::unique_ptr<KvLayout> copy_layout() const override {
-        return std::unique_ptr<KvLayout>(new RingLayout(*this));
+    std::unique_ptr<KvLayout> copy_layout(KvRowDevice& device) const override {
+        return std::unique_ptr<KvLayout>(new RingLayout(*this, device));
     }
     int logical_rows(int layer) const override { return layers_[size_t(layer)].rows; }
     void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
@@ -82,10 +83,14 @@ protected:
     void rows_rewritten(int layer, int row, int n) override;
 
 private:
-    RingLayout(const RingLayout&) = default;
+    // The slab shared (KvLayout's copy), the scratch and the shadow copied onto `device`.
+    RingLayout(const RingLayout& other, KvRowDevice& device);
     int ring_rows(int layer) const { return layers_[size_t(layer)].rows - sink_rows(layer); }
     // Copies the sinks and the two ring ranges of the first `rows` logical rows into scratch_.
     void assemble(int layer, int rows) const;
+    // The stored bytes (RowBuffer::stored_rows) of the first `rows` logical rows as window()
+    // gives them to the engine.
+    std::vector<uint8_t> window_bytes(int layer, int rows) const;
     // The first `rows` logical rows as the engine reads them: the slab (Roll), the assembled
     // scratch (Pointer) or the slab through the head's index table (Lut).
     LayerContext window(int layer, int rows) const;

@@ -4,7 +4,6 @@
 #include <array>
 #include <cstring>
 #include <stdexcept>
-#include <type_traits>
 
 namespace kvw {
 
@@ -29,112 +28,151 @@ struct RowBuffer::FrozenBlock {
     uint64_t bytes() const { return k_and_v.size(); }
 };
 
-RowBuffer::Plane::Plane(KvType t, int n_layers, int kv_dim_, int groups_, int capacity)
-    : type(t), kv_dim(kv_dim_), groups(groups_), stats(size_t(n_layers)) {
-    data.assign(size_t(n_layers), std::vector<uint8_t>(size_t(capacity) * data_bytes()));
-    if (scale_count() > 0)
-        scales.assign(size_t(n_layers), std::vector<float>(size_t(capacity) * scale_count()));
-    if (counts(t)) saturated.assign(size_t(n_layers), std::vector<uint32_t>(size_t(capacity)));
+namespace {
+
+// `bytes` from `src` in `from`'s memory to `dst` in `to`'s: within one device a copy, else
+// through the host.
+void transfer(KvRowDevice& to, void* dst, const KvRowDevice& from, const void* src, size_t bytes) {
+    if (bytes == 0) return;
+    if (&to == &from) return to.copy(dst, src, bytes);
+    if (&from == &host_row_device()) return to.upload(dst, src, bytes);
+    std::vector<uint8_t> staged(bytes);
+    from.download(staged.data(), src, bytes);
+    to.upload(dst, staged.data(), bytes);
 }
 
-void RowBuffer::Plane::write(int layer, int row, const float* x) {
-    uint8_t* out = data[size_t(layer)].data() + size_t(row) * data_bytes();
-    float* s = scales.empty() ? nullptr : scales[size_t(layer)].data() + size_t(row) * groups;
-    QuantStats row_stats;
-    kv_encode_row(type, x, kv_dim, groups, out, s, row_stats);
-    stats[size_t(layer)].add(row_stats);
-    if (!saturated.empty()) saturated[size_t(layer)][size_t(row)] = uint32_t(row_stats.saturated);
-}
-
-void RowBuffer::Plane::move(int layer, int to, int from, int n) {
-    uint8_t* d = data[size_t(layer)].data();
-    std::memmove(d + size_t(to) * data_bytes(), d + size_t(from) * data_bytes(),
-                 size_t(n) * data_bytes());
-    if (!saturated.empty()) {
-        uint32_t* c = saturated[size_t(layer)].data();
-        std::memmove(c + to, c + from, size_t(n) * sizeof(uint32_t));
+// Calls f(first, n, at) for each run of consecutive physical rows in `rows`: rows [first,
+// first + n) are rows[at .. at + n).
+template <class F>
+void for_each_run(std::span<const int> rows, F&& f) {
+    for (size_t at = 0; at < rows.size();) {
+        size_t n = 1;
+        while (at + n < rows.size() && rows[at + n] == rows[at] + int(n)) ++n;
+        f(rows[at], int(n), at);
+        at += n;
     }
-    if (scales.empty()) return;
-    float* s = scales[size_t(layer)].data();
-    std::memmove(s + size_t(to) * groups, s + size_t(from) * groups,
-                 size_t(n) * scale_count() * sizeof(float));
 }
 
-void RowBuffer::Plane::copy_rows(int layer, int to, const Plane& src, int from, int n) {
-    std::memcpy(data[size_t(layer)].data() + size_t(to) * data_bytes(),
-                src.data[size_t(layer)].data() + size_t(from) * data_bytes(),
-                size_t(n) * data_bytes());
-    if (!saturated.empty())
-        std::memcpy(saturated[size_t(layer)].data() + to,
-                    src.saturated[size_t(layer)].data() + from, size_t(n) * sizeof(uint32_t));
-    if (scales.empty()) return;
-    std::memcpy(scales[size_t(layer)].data() + size_t(to) * groups,
-                src.scales[size_t(layer)].data() + size_t(from) * groups,
-                size_t(n) * scale_count() * sizeof(float));
+}  // namespace
+
+RowBuffer::Plane::Plane(KvRowDevice& device, KvType t, int n_layers, int kv_dim_, int groups_,
+                        int capacity_)
+    : type(t), kv_dim(kv_dim_), groups(groups_), capacity(capacity_), stats(size_t(n_layers)) {
+    if (capacity == 0) return;
+    for (int l = 0; l < n_layers; ++l) {
+        data.emplace_back(device, size_t(capacity) * data_bytes());
+        if (scale_count() > 0)
+            scales.emplace_back(device, size_t(capacity) * scale_count() * sizeof(float));
+        if (counts(t)) saturated.emplace_back(device, size_t(capacity) * sizeof(uint32_t));
+    }
 }
 
-void RowBuffer::Plane::read(int layer, int row, float* out) const {
-    const KvRows r = rows(layer);
-    kv_decode_row(type, r.row(size_t(row), kv_dim),
-                  r.scale ? r.scale + size_t(row) * groups : nullptr, kv_dim, groups, out);
-}
-
-template <class Self>
-auto RowBuffer::Plane::sections(Self& plane, int layer, int first, int n) {
-    using Byte = std::conditional_t<std::is_const_v<Self>, const uint8_t, uint8_t>;
-    struct Section {
-        Byte* at = nullptr;
-        size_t bytes = 0;
+RowBuffer::Plane::Plane(KvRowDevice& device, const Plane& other, const KvRowDevice& from)
+    : Plane(device, other.type, int(other.stats.size()), other.kv_dim, other.groups,
+            other.data.empty() ? 0 : other.capacity) {
+    capacity = other.capacity;
+    stats = other.stats;
+    const auto copy_all = [&](std::vector<DeviceBytes>& to, const std::vector<DeviceBytes>& src) {
+        for (size_t l = 0; l < src.size(); ++l)
+            transfer(device, to[l].as(), from, src[l].as(), src[l].bytes());
     };
-    const auto bytes_at = [](auto& v, size_t element) {
-        return reinterpret_cast<Byte*>(v.data() + element);
-    };
-    const size_t l = size_t(layer), r = size_t(first), count = size_t(n);
+    copy_all(data, other.data);
+    copy_all(scales, other.scales);
+    copy_all(saturated, other.saturated);
+}
+
+uint64_t RowBuffer::Plane::bytes() const {
+    uint64_t sum = 0;
+    for (const auto* arrays : {&data, &scales, &saturated})
+        for (const DeviceBytes& a : *arrays) sum += a.bytes();
+    return sum;
+}
+
+CachePlane RowBuffer::Plane::view(int layer) const {
+    const size_t l = size_t(layer);
+    return CachePlane{data[l].as<uint8_t>(),
+                      scales.empty() ? nullptr : scales[l].as<float>(),
+                      saturated.empty() ? nullptr : saturated[l].as<uint32_t>(),
+                      type,
+                      kv_dim,
+                      groups,
+                      capacity};
+}
+
+KvRows RowBuffer::Plane::rows(int layer) const {
+    const CachePlane p = view(layer);
+    return KvRows{p.data, type, p.scales};
+}
+
+std::array<RowBuffer::Plane::Section, 3> RowBuffer::Plane::sections(int layer, int first,
+                                                                    int n) const {
+    const CachePlane p = view(layer);
+    const size_t r = size_t(first), count = size_t(n);
     std::array<Section, 3> out{};
-    out[0] = {bytes_at(plane.data[l], r * plane.data_bytes()), count * plane.data_bytes()};
-    if (!plane.scales.empty())
-        out[1] = {bytes_at(plane.scales[l], r * size_t(plane.groups)),
-                  count * plane.scale_count() * sizeof(float)};
-    if (!plane.saturated.empty())
-        out[2] = {bytes_at(plane.saturated[l], r), count * sizeof(uint32_t)};
+    out[0] = {p.row(r), count * data_bytes()};
+    if (p.scales) out[1] = {reinterpret_cast<uint8_t*>(p.scale(r)), count * p.scale_bytes()};
+    if (p.saturated)
+        out[2] = {reinterpret_cast<uint8_t*>(p.saturated + r), count * sizeof(uint32_t)};
     return out;
 }
 
-void RowBuffer::Plane::save(int layer, int first, int n, uint8_t* out) const {
-    for (const auto& s : sections(*this, layer, first, n)) {
-        if (s.bytes > 0) std::memcpy(out, s.at, s.bytes);
+void RowBuffer::Plane::save(const KvRowDevice& device, int layer, int first, int n,
+                            uint8_t* out) const {
+    for (const Section& s : sections(layer, first, n)) {
+        device.download(out, s.at, s.bytes);
         out += s.bytes;
     }
 }
 
-void RowBuffer::Plane::load(int layer, int first, int n, const uint8_t* in) {
-    for (const auto& s : sections(*this, layer, first, n)) {
-        if (s.bytes > 0) std::memcpy(s.at, in, s.bytes);
+void RowBuffer::Plane::load(KvRowDevice& device, int layer, int first, int n,
+                            const uint8_t* in) const {
+    for (const Section& s : sections(layer, first, n)) {
+        device.upload(s.at, in, s.bytes);
         in += s.bytes;
     }
 }
 
-KvRows RowBuffer::Plane::rows(int layer) const {
-    return KvRows{data[size_t(layer)].data(), type,
-                  scales.empty() ? nullptr : scales[size_t(layer)].data()};
+uint32_t RowBuffer::saturated_at(const Plane& plane, int layer, int row) const {
+    if (plane.saturated.empty()) return 0;
+    uint32_t count = 0;
+    device_->download(&count, plane.view(layer).saturated + row, sizeof(count));
+    return count;
 }
 
-RowBuffer::RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage)
-    : n_layers_(n_layers),
+void RowBuffer::count(Plane& plane, int layer, const std::vector<QuantStats>& rows) {
+    for (const QuantStats& row : rows) plane.stats[size_t(layer)].add(row);
+}
+
+RowBuffer::RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage, KvRowDevice& device)
+    : device_(&device),
+      n_layers_(n_layers),
       kv_dim_(kv_dim),
       capacity_(capacity),
       storage_((check_shape(n_layers, kv_dim, capacity, storage), storage)),
-      k_(storage.k, n_layers, kv_dim, storage.groups, capacity),
-      v_(storage.v, n_layers, kv_dim, storage.groups, capacity),
+      k_(device, storage.k, n_layers, kv_dim, storage.groups, capacity),
+      v_(device, storage.v, n_layers, kv_dim, storage.groups, capacity),
       revisions_(size_t(n_layers)) {}
 
+RowBuffer::RowBuffer(const RowBuffer& other, KvRowDevice& device)
+    : device_(&device),
+      n_layers_(other.n_layers_),
+      kv_dim_(other.kv_dim_),
+      capacity_(other.capacity_),
+      storage_(other.storage_),
+      k_(device, other.k_, *other.device_),
+      v_(device, other.v_, *other.device_),
+      bytes_moved_(other.bytes_moved_),
+      revisions_(other.revisions_),
+      frozen_(other.frozen_) {}
+
 RowBuffer::RowBuffer(const RowBuffer& shape, Empty)
-    : n_layers_(shape.n_layers_),
+    : device_(&host_row_device()),  // a frozen copy's blocks are host memory
+      n_layers_(shape.n_layers_),
       kv_dim_(shape.kv_dim_),
       capacity_(shape.capacity_),
       storage_(shape.storage_),
-      k_(storage_.k, n_layers_, kv_dim_, storage_.groups, 0),
-      v_(storage_.v, n_layers_, kv_dim_, storage_.groups, 0),
+      k_(*device_, storage_.k, n_layers_, kv_dim_, storage_.groups, 0),
+      v_(*device_, storage_.v, n_layers_, kv_dim_, storage_.groups, 0),
       bytes_moved_(shape.bytes_moved_),
       revisions_(shape.revisions_),
       frozen_(size_t(n_layers_)) {
@@ -167,17 +205,17 @@ RowBuffer RowBuffer::frozen(std::span<const int> rows_in_use, const RowBuffer* e
             block->revision = revision;
             block->rows = n;
             block->k_and_v.resize(size_t(n) * slot);
-            k_.save(l, first, n, block->k_and_v.data());
-            v_.save(l, first, n, block->k_and_v.data() + size_t(n) * k_slot);
+            k_.save(*device_, l, first, n, block->k_and_v.data());
+            v_.save(*device_, l, first, n, block->k_and_v.data() + size_t(n) * k_slot);
             blocks.push_back(std::move(block));
         }
     }
     return copy;
 }
 
-RowBuffer RowBuffer::thawed() const {
+RowBuffer RowBuffer::thawed(KvRowDevice& device) const {
     if (!is_frozen()) throw std::logic_error("RowBuffer::thawed: the buffer is not frozen");
-    RowBuffer live(n_layers_, kv_dim_, capacity_, storage_);
+    RowBuffer live(n_layers_, kv_dim_, capacity_, storage_, device);
     live.k_.stats = k_.stats;
     live.v_.stats = v_.stats;
     live.bytes_moved_ = bytes_moved_;
@@ -186,8 +224,8 @@ RowBuffer RowBuffer::thawed() const {
     for (int l = 0; l < n_layers_; ++l) {
         int first = 0;
         for (const auto& block : frozen_[size_t(l)]) {
-            live.k_.load(l, first, block->rows, block->k_and_v.data());
-            live.v_.load(l, first, block->rows,
+            live.k_.load(device, l, first, block->rows, block->k_and_v.data());
+            live.v_.load(device, l, first, block->rows,
                          block->k_and_v.data() + size_t(block->rows) * k_slot);
             first += kRevisionBlockRows;
         }
@@ -201,18 +239,24 @@ void RowBuffer::for_each_frozen_block(const std::function<void(const void*, uint
 }
 
 void RowBuffer::write(int layer, int row, const float* k, const float* v, int n) {
-    const size_t d = size_t(kv_dim_);
-    for (int i = 0; i < n; ++i) {
-        k_.write(layer, row + i, k + size_t(i) * d);
-        v_.write(layer, row + i, v + size_t(i) * d);
-    }
+    if (n <= 0) return;
+    std::vector<QuantStats> k_rows(static_cast<size_t>(n)), v_rows(static_cast<size_t>(n));
+    device_->write_rows(planes(layer), row, k, v, n, k_rows.data(), v_rows.data());
+    count(k_, layer, k_rows);
+    count(v_, layer, v_rows);
     renew(layer, row, row + n);
+}
+
+void RowBuffer::write_k(int layer, int row, const float* k) {
+    std::vector<QuantStats> k_row(1);
+    device_->write_rows(planes(layer), row, k, nullptr, 1, k_row.data(), nullptr);
+    count(k_, layer, k_row);
+    renew(layer, row, row + 1);
 }
 
 void RowBuffer::move(int layer, int to, int from, int n) {
     if (n <= 0 || to == from) return;
-    k_.move(layer, to, from, n);
-    v_.move(layer, to, from, n);
+    device_->move_rows(planes(layer), to, from, n);
     renew(layer, to, to + n);
     bytes_moved_ += uint64_t(n) * slot_bytes();
 }
@@ -222,21 +266,56 @@ void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int
     if (src.kv_dim_ != kv_dim_ || src.storage_.k != storage_.k || src.storage_.v != storage_.v ||
         src.storage_.groups != storage_.groups)
         throw std::invalid_argument("kv cache: copying a row between different storages");
-    k_.copy_rows(layer, to, src.k_, from, n);
-    v_.copy_rows(layer, to, src.v_, from, n);
+    if (src.device_ == device_) {
+        device_->copy_rows(planes(layer), to, src.planes(layer), from, n);
+    } else {  // another device's rows come through the host, as a frozen block holds them
+        const size_t k_bytes = size_t(n) * k_.slot_bytes();
+        std::vector<uint8_t> staged(k_bytes + size_t(n) * v_.slot_bytes());
+        src.k_.save(*src.device_, layer, from, n, staged.data());
+        src.v_.save(*src.device_, layer, from, n, staged.data() + k_bytes);
+        k_.load(*device_, layer, to, n, staged.data());
+        v_.load(*device_, layer, to, n, staged.data() + k_bytes);
+    }
     renew(layer, to, to + n);
 }
 
-void RowBuffer::read_k(int layer, int row, float* out) const { k_.read(layer, row, out); }
-void RowBuffer::read_v(int layer, int row, float* out) const { v_.read(layer, row, out); }
+void RowBuffer::read_k(int layer, int row, float* out) const {
+    device_->read_rows(k_.view(layer), row, 1, out);
+}
+void RowBuffer::read_v(int layer, int row, float* out) const {
+    device_->read_rows(v_.view(layer), row, 1, out);
+}
+
+void RowBuffer::stored_rows(int layer, std::span<const int> rows, uint8_t* out) const {
+    // Each plane's bytes and scales of a run come down in one strided call each, straight to
+    // their place in the stored rows.
+    const size_t row_size = row_bytes();
+    for_each_run(rows, [&](int first, int n, size_t at) {
+        size_t offset = 0;  // of this part within a stored row
+        for (const Plane* plane : {&k_, &v_}) {
+            const auto parts = plane->sections(layer, first, n);
+            for (int part = 0; part < 2; ++part) {  // bytes, scales; counters are not stored
+                const size_t each = parts[size_t(part)].bytes / size_t(n);
+                if (each == 0) continue;
+                device_->download_strided(out + at * row_size + offset, row_size,
+                                          parts[size_t(part)].at, each, each, size_t(n));
+                offset += each;
+            }
+        }
+    });
+}
+
+void RowBuffer::row_scales(int layer, bool v, std::span<const int> rows, float* out) const {
+    const Plane& plane = v ? v_ : k_;
+    if (plane.scale_count() == 0) return;
+    for_each_run(rows, [&](int first, int n, size_t at) {
+        const Plane::Section scales = plane.sections(layer, first, n)[1];
+        device_->download(out + at * plane.scale_count(), scales.at, scales.bytes);
+    });
+}
 
 uint64_t RowBuffer::bytes() const {
-    uint64_t sum = 0;
-    for (const Plane* p : {&k_, &v_}) {
-        for (const std::vector<uint8_t>& d : p->data) sum += d.size();
-        for (const std::vector<float>& s : p->scales) sum += s.size() * sizeof(float);
-        for (const std::vector<uint32_t>& c : p->saturated) sum += c.size() * sizeof(uint32_t);
-    }
+    uint64_t sum = k_.bytes() + v_.bytes();
     for_each_frozen_block([&](const void*, uint64_t bytes) { sum += bytes; });
     return sum;
 }

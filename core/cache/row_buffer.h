@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -6,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "core/cache/kv_row_device.h"
 #include "core/cache/kv_storage.h"
 #include "core/engine/forward_types.h"
 #include "core/mirror/chunk_revisions.h"
@@ -13,7 +15,11 @@
 namespace kvw {
 
 // The physical K and V rows of every layer in their storage types (KvStorage), token-major, a
-// fixed capacity allocated once; an int8 or FP8 row keeps its per-KV-head scales beside it.
+// fixed capacity allocated once in a device's memory (KvRowDevice: the host's, or the one the
+// engine's backend computes in); an int8 or FP8 row keeps its per-KV-head scales beside it.
+// The rows are reached only through the device's calls, so the host never reads device memory:
+// what it needs of the rows (a read, the stored bytes a digest hashes, the scales a check
+// counts) is downloaded, run by run of consecutive physical rows.
 // It knows nothing about which logical row a physical row holds (the layouts decide that); it
 // only writes, moves and copies rows — the only calls that touch rows, so a row's scales cannot
 // part from it — and counts the bytes of existing rows it moved so that layouts can be compared
@@ -24,7 +30,15 @@ namespace kvw {
 // changed since the copy before it and shares the rest with it (ARCHITECTURE §16).
 class RowBuffer {
 public:
-    RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage = {});
+    RowBuffer(int n_layers, int kv_dim, int capacity, KvStorage storage = {},
+              KvRowDevice& device = host_row_device());
+    // A copy with every row, scale, counter, statistic and revision, on `device` (a frozen
+    // buffer's copy shares its blocks).
+    RowBuffer(const RowBuffer& other, KvRowDevice& device);
+    RowBuffer(const RowBuffer& other) : RowBuffer(other, *other.device_) {}
+    RowBuffer(RowBuffer&&) noexcept = default;
+    RowBuffer& operator=(RowBuffer&&) noexcept = default;
+    RowBuffer& operator=(const RowBuffer&) = delete;
 
     // A checkpoint's copy: each layer's physical rows [0, rows_in_use[layer]) in shared
     // read-only blocks of kRevisionBlockRows rows (the last one shorter), nothing else allocated.
@@ -34,13 +48,15 @@ public:
     // rows are neither read nor written. Rows past those in use are not kept: like a layout's
     // rows past its own, they must not be read before they are written again.
     RowBuffer frozen(std::span<const int> rows_in_use, const RowBuffer* earlier) const;
-    // A live buffer again: the whole slab, the frozen rows where they were, revisions kept.
-    RowBuffer thawed() const;
+    // A live buffer on `device` again: the whole slab, the frozen rows where they were,
+    // revisions kept.
+    RowBuffer thawed(KvRowDevice& device) const;
     bool is_frozen() const { return !frozen_.empty(); }
     // Calls `f(block, bytes)` once per block a frozen copy holds, `block` naming it (a checkpoint
     // store counts the blocks its copies share once).
     void for_each_frozen_block(const std::function<void(const void*, uint64_t)>& f) const;
 
+    KvRowDevice& device() const { return *device_; }
     int n_layers() const { return n_layers_; }
     int kv_dim() const { return kv_dim_; }
     int capacity() const { return capacity_; }
@@ -57,10 +73,7 @@ public:
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
     // Only the K of one physical row (the RoPE re-rotation rewrites K and leaves V alone).
-    void write_k(int layer, int row, const float* k) {
-        k_.write(layer, row, k);
-        renew(layer, row, row + 1);
-    }
+    void write_k(int layer, int row, const float* k);
     // K and V of physical rows [from, from + n) to [to, to + n), scales with them; the ranges
     // may overlap.
     void move(int layer, int to, int from, int n);
@@ -72,14 +85,20 @@ public:
     // A row decoded to kv_dim floats.
     void read_k(int layer, int row, float* out) const;
     void read_v(int layer, int row, float* out) const;
-    // The layer's rows as stored, from physical row 0 (LayerContext's K and V).
-    KvRows k_rows(int layer) const { return k_.rows(layer); }
-    KvRows v_rows(int layer) const { return v_.rows(layer); }
+    // Physical rows `rows` as stored, one after the other: K bytes, K scales, V bytes, V scales
+    // (scales only when the type has them), row_bytes() a row, to `out` (host).
+    void stored_rows(int layer, std::span<const int> rows, uint8_t* out) const;
+    // The K (v = false) or V scales of physical rows `rows`, [rows][groups] to `out` (host);
+    // nothing for an unscaled type.
+    void row_scales(int layer, bool v, std::span<const int> rows, float* out) const;
+    bool scaled(bool v) const { return (v ? v_ : k_).scale_count() > 0; }
     // A layer's first `rows` rows as the engine reads them (KvLayout::view): row j at physical
-    // row index[j] (j without an index), with the revisions of the physical rows.
+    // row index[j] (j without an index), in the device's memory, with the revisions of the
+    // physical rows.
     LayerContext context(int layer, int rows, const int32_t* index = nullptr) const {
-        LayerContext ctx{rows, k_rows(layer), v_rows(layer), index};
+        LayerContext ctx{rows, k_.rows(layer), v_.rows(layer), index};
         ctx.revisions = &revisions_[size_t(layer)];
+        ctx.device = device_;
         return ctx;
     }
 
@@ -89,8 +108,8 @@ public:
     void clear_stats();
     // Values clipped when a physical row's K / V was encoded as it is stored now: kept beside
     // the row and moved and copied with it, like its scales (0 for f32, which never clips).
-    uint32_t k_saturated(int layer, int row) const { return k_.saturated_at(layer, row); }
-    uint32_t v_saturated(int layer, int row) const { return v_.saturated_at(layer, row); }
+    uint32_t k_saturated(int layer, int row) const { return saturated_at(k_, layer, row); }
+    uint32_t v_saturated(int layer, int row) const { return saturated_at(v_, layer, row); }
     // Bytes of those counters per row of one layer (K and V, the types that can clip).
     static uint64_t counter_bytes(const KvStorage& storage);
 
@@ -103,41 +122,47 @@ private:
     struct FrozenBlock;
     using FrozenLayer = std::vector<std::shared_ptr<const FrozenBlock>>;
 
-    // K or V of every layer in one type.
+    // K or V of every layer in one type, in the device's memory.
     struct Plane {
         KvType type = KvType::F32;
         int kv_dim = 0;
         int groups = 1;
-        std::vector<std::vector<uint8_t>> data;  // [layer][capacity * element bytes]
-        std::vector<std::vector<float>> scales;  // [layer][capacity * groups]; empty: unscaled
-        std::vector<QuantStats> stats;           // [layer]
-        std::vector<std::vector<uint32_t>> saturated;  // [layer][capacity]; empty: f32
+        int capacity = 0;
+        std::vector<DeviceBytes> data;       // [layer][capacity * element bytes]
+        std::vector<DeviceBytes> scales;     // [layer][capacity * groups]; empty: unscaled
+        std::vector<DeviceBytes> saturated;  // [layer][capacity] uint32; empty: f32
+        std::vector<QuantStats> stats;       // [layer]
 
         static bool counts(KvType t) { return t != KvType::F32; }
-        uint32_t saturated_at(int layer, int row) const {
-            return saturated.empty() ? 0 : saturated[size_t(layer)][size_t(row)];
-        }
 
         // capacity 0: nothing allocated (a frozen buffer's planes).
-        Plane(KvType t, int n_layers, int kv_dim, int groups, int capacity);
+        Plane(KvRowDevice& device, KvType t, int n_layers, int kv_dim, int groups, int capacity);
+        // `other`'s shape, statistics and, when it holds rows, its rows copied from `from`.
+        Plane(KvRowDevice& device, const Plane& other, const KvRowDevice& from);
         size_t data_bytes() const { return size_t(kv_dim) * size_t(kv_type_bytes(type)); }
         size_t scale_count() const { return kv_type_scaled(type) ? size_t(groups) : 0; }
         size_t row_bytes() const { return data_bytes() + scale_count() * sizeof(float); }
         // Bytes of one row with its clip counter: what a frozen block holds per row and plane.
         size_t slot_bytes() const { return row_bytes() + (counts(type) ? sizeof(uint32_t) : 0); }
-        // Rows [first, first + n) of a layer as a frozen block holds them: their bytes, scales
-        // and counters, each a range of `plane` (empty where the type has none), in that order.
-        template <class Self>  // Plane or const Plane
-        static auto sections(Self& plane, int layer, int first, int n);
-        void save(int layer, int first, int n, uint8_t* out) const;
-        void load(int layer, int first, int n, const uint8_t* in);
-        void write(int layer, int row, const float* x);
-        void move(int layer, int to, int from, int n);
-        void copy_rows(int layer, int to, const Plane& src, int from, int n);
-        void read(int layer, int row, float* out) const;
+        uint64_t bytes() const;
+        CachePlane view(int layer) const;
         KvRows rows(int layer) const;
+        // Rows [first, first + n) of a layer as a frozen block holds them: their bytes, scales
+        // and counters, each a range of device memory (empty where the type has none).
+        struct Section {
+            uint8_t* at = nullptr;
+            size_t bytes = 0;
+        };
+        std::array<Section, 3> sections(int layer, int first, int n) const;
+        void save(const KvRowDevice& device, int layer, int first, int n, uint8_t* out) const;
+        void load(KvRowDevice& device, int layer, int first, int n, const uint8_t* in) const;
     };
+    uint32_t saturated_at(const Plane& plane, int layer, int row) const;
+    CachePlanes planes(int layer) const { return {{k_.view(layer), v_.view(layer)}}; }
+    // Adds what encoding met, row by row, to a layer's statistics.
+    static void count(Plane& plane, int layer, const std::vector<QuantStats>& rows);
 
+    KvRowDevice* device_;
     int n_layers_;
     int kv_dim_;
     int capacity_;

@@ -10,6 +10,7 @@
 namespace kvw {
 
 class ChunkRevisions;
+class KvRowDevice;
 
 // What the engine consumes: a token id, or an embedding vector (a gist) given directly.
 struct Item {
@@ -57,6 +58,9 @@ struct LayerContext {
     // null for rows no cache holds (decoded floats): what lets a backend that keeps the rows in
     // its own memory upload only those renewed since it last read them (ResidentRows).
     const ChunkRevisions* revisions = nullptr;
+    // The device whose memory k and v point into (RowBuffer's), or null for host floats no
+    // cache holds: a backend reads the rows where they are when it is its own device's memory.
+    const KvRowDevice* device = nullptr;
 
     size_t physical_row(int j) const { return size_t(index ? index[j] : j); }
     // Physical rows [0, physical_extent()) hold every row the context reads.

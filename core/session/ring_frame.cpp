@@ -28,17 +28,20 @@ RingFrame ring_frame(const RingLayout& ring, int layer) {
         }
     }
     // Scales by slab row, so that a scale that parted from its row shows where it sits.
-    const KvRows k = ring.slab_k(layer), v = ring.slab_v(layer);
-    if (!k.scale && !v.scale) return f;
-    const int groups = ring.storage().groups;
+    const RowBuffer& slab = ring.slab_buffer();
+    if (!slab.scaled(false) && !slab.scaled(true)) return f;
+    const size_t groups = size_t(ring.storage().groups);
+    std::vector<int> held(size_t(s.rows));
+    for (int j = 0; j < s.rows; ++j) held[size_t(j)] = ring.slab_row(layer, j);
+    std::vector<float> scales(held.size() * groups);
     f.scale_max.assign(size_t(f.size), 0.0f);
-    for (int j = 0; j < s.rows; ++j) {
-        const size_t p = size_t(ring.slab_row(layer, j));
-        for (const KvRows& half : {k, v})
-            if (half.scale)
-                for (int g = 0; g < groups; ++g)
-                    f.scale_max[p] =
-                        std::max(f.scale_max[p], half.scale[p * size_t(groups) + size_t(g)]);
+    for (const bool v : {false, true}) {
+        if (!slab.scaled(v)) continue;
+        slab.row_scales(layer, v, held, scales.data());
+        for (size_t j = 0; j < held.size(); ++j)
+            for (size_t g = 0; g < groups; ++g)
+                f.scale_max[size_t(held[j])] =
+                    std::max(f.scale_max[size_t(held[j])], scales[j * groups + g]);
     }
     return f;
 }

@@ -20,7 +20,7 @@ void StateManager::set_layout(CacheLayout layout, const RingOptions& ring, int64
     for (int l = 0; l < n_layers(); ++l)
         if (rows(l) > checked) throw CapacityExceeded(l, 0, rows(l), checked);
     auto next = make_kv_layout(layout, cache_->n_layers(), cache_->kv_dim(), checked,
-                               cache_->storage(), ring);
+                               cache_->storage(), ring, cache_->device());
     // The logical rows are copied as they are stored, stale ones included: a layout is where
     // rows live, not what they hold, so the state hash does not change.
     for (int l = 0; l < cache_->n_layers(); ++l) next->append_stored(l, *cache_);
@@ -37,7 +37,7 @@ void StateManager::set_kv_types(KvType k, KvType v) {
                      memory_budget_.value_or(default_cache_memory_budget()), storage,
                      cache_->layout(), ring_options_);
     auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),
-                               cache_->capacity(), storage, ring_options_);
+                               cache_->capacity(), storage, ring_options_, cache_->device());
     std::vector<float> k_row(size_t(cache_->kv_dim())), v_row(k_row.size());
     for (int l = 0; l < cache_->n_layers(); ++l)
         for (int r = 0; r < cache_->rows(l); ++r) {

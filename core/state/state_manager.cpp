@@ -41,10 +41,10 @@ StateManager::StateManager(const Transformer& engine, StateOptions options)
       maps_(size_t(engine.model().config.n_layers)),
       memory_budget_(options.memory_budget),
       ring_options_(options.ring),
-      cache_(make_kv_layout(options.layout, engine.model().config.n_layers,
-                            engine.model().config.kv_dim(),
-                            cache_capacity(options, engine.model().config),
-                            storage_of(options, engine.model().config), options.ring)),
+      cache_(make_kv_layout(
+          options.layout, engine.model().config.n_layers, engine.model().config.kv_dim(),
+          cache_capacity(options, engine.model().config),
+          storage_of(options, engine.model().config), options.ring, engine.backend().kv_rows())),
       wlod_k_(options.wlod_k) {
     if (wlod_k_ != 0 && wlod_k_ < 2)
         throw StateError(StateErrorKind::WlodShape, "options",
@@ -61,7 +61,7 @@ StateManager::StateManager(const StateManager& other, const Transformer* engine,
                    : other.maps_.frozen(earlier ? &earlier->maps_ : nullptr)),
       memory_budget_(other.memory_budget_),
       ring_options_(other.ring_options_),
-      cache_(engine ? other.cache_->clone()
+      cache_(engine ? other.cache_->clone(engine->backend().kv_rows())
                     : other.cache_->dormant_clone(earlier ? earlier->cache_.get() : nullptr)),
       last_logits_(other.last_logits_),
       last_attention_mass_(other.last_attention_mass_),

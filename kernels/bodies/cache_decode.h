@@ -5,7 +5,7 @@
 // contiguous range). One thread per (row, K or V).
 #include <cstdint>
 
-#include "kernels/bodies/cache_plane.h"
+#include "core/math/cache_plane.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -33,8 +33,8 @@ struct CacheDecodeRows {
 // map) or rows [first, first + n).
 inline CacheDecodeRows cache_decode_rows(const CachePlanes& planes, const int32_t* index, int first,
                                          int n, float* k_out, float* v_out) {
-    for (const CachePlane& p : planes.kv) check_plane(p, "decoded");
-    if (!index) check_range(planes.kv[0], first, n, "decoded");
+    for (const CachePlane& p : planes.kv) check_cache_plane(p, "decoded");
+    if (!index) check_plane_range(planes.kv[0], first, n, "decoded");
     if (n > 0 && (!k_out || !v_out))
         throw std::invalid_argument("cache kernel: rows decoded into nothing");
     return CacheDecodeRows{planes, index, first, n, {k_out, v_out}};

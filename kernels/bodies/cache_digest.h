@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "core/math/xxh64.h"
-#include "kernels/bodies/cache_plane.h"
+#include "core/math/cache_plane.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -47,7 +47,7 @@ struct CacheBlockDigest {
 inline CacheBlockDigest cache_block_digest(const CachePlanes& planes, const int32_t* index,
                                            const Xxh64State* begun, int first_block, int blocks,
                                            int rows, int block_rows, uint64_t* out) {
-    for (const CachePlane& p : planes.kv) check_plane(p, "digested");
+    for (const CachePlane& p : planes.kv) check_cache_plane(p, "digested");
     if (block_rows <= 0 || first_block < 0 || blocks < 0 || rows < 0)
         throw std::invalid_argument("cache kernel: malformed digest blocks");
     if (!index && rows > planes.kv[0].capacity)

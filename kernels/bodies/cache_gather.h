@@ -8,7 +8,7 @@
 // scratch when they are the same planes.
 #include <cstdint>
 
-#include "kernels/bodies/cache_plane.h"
+#include "core/math/cache_plane.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -57,15 +57,15 @@ inline CacheGatherPlan cache_gather_rows(const CachePlanes& out, int out_first,
                                          const CachePlanes& in, const int32_t* index, int in_first,
                                          int n, const CachePlanes* scratch) {
     for (int h = 0; h < 2; ++h) {
-        check_plane(out.kv[h], "gathered-to");
-        check_plane(in.kv[h], "gathered-from");
-        check_same_shape(out.kv[h], in.kv[h]);
+        check_cache_plane(out.kv[h], "gathered-to");
+        check_cache_plane(in.kv[h], "gathered-from");
+        check_same_plane_shape(out.kv[h], in.kv[h]);
     }
-    check_range(out.kv[0], out_first, n, "gathered-to");
-    check_range(out.kv[1], out_first, n, "gathered-to");
+    check_plane_range(out.kv[0], out_first, n, "gathered-to");
+    check_plane_range(out.kv[1], out_first, n, "gathered-to");
     if (!index) {
-        check_range(in.kv[0], in_first, n, "gathered-from");
-        check_range(in.kv[1], in_first, n, "gathered-from");
+        check_plane_range(in.kv[0], in_first, n, "gathered-from");
+        check_plane_range(in.kv[1], in_first, n, "gathered-from");
     }
     CacheGatherPlan plan;
     if (n == 0) return plan;
@@ -76,9 +76,9 @@ inline CacheGatherPlan cache_gather_rows(const CachePlanes& out, int out_first,
     if (!scratch || shares_rows(*scratch, in))
         throw std::invalid_argument("cache kernel: gathering a plane into itself needs a scratch");
     for (int h = 0; h < 2; ++h) {
-        check_plane(scratch->kv[h], "scratch");
-        check_same_shape(scratch->kv[h], in.kv[h]);
-        check_range(scratch->kv[h], 0, n, "scratch");
+        check_cache_plane(scratch->kv[h], "scratch");
+        check_same_plane_shape(scratch->kv[h], in.kv[h]);
+        check_plane_range(scratch->kv[h], 0, n, "scratch");
     }
     plan.step[plan.steps++] = CacheGatherRows{*scratch, in, index, in_first, 0, n};
     plan.step[plan.steps++] = CacheGatherRows{out, *scratch, nullptr, 0, out_first, n};

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/math/rope.h"
-#include "kernels/bodies/cache_plane.h"
+#include "core/math/cache_plane.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -43,12 +43,12 @@ struct CacheKShift {
 inline CacheKShift cache_kshift(const CachePlane& k, const int32_t* index, int first,
                                 const int32_t* delta, int n, int head_dim, const RopeParams& rope,
                                 float* scratch, QuantStats* stats) {
-    check_plane(k, "re-rotated");
+    check_cache_plane(k, "re-rotated");
     if (head_dim <= 0 || head_dim % 2 != 0 || k.kv_dim % head_dim != 0)
         throw std::invalid_argument("cache kernel: head_dim " + std::to_string(head_dim) +
                                     " does not split kv_dim " + std::to_string(k.kv_dim) +
                                     " into rotary heads");
-    if (!index) check_range(k, first, n, "re-rotated");
+    if (!index) check_plane_range(k, first, n, "re-rotated");
     if (n > 0 && (!delta || !scratch || !stats))
         throw std::invalid_argument("cache kernel: K-shift without deltas, scratch or stats");
     return CacheKShift{k, index, first, delta, n, head_dim, rope, scratch, stats};

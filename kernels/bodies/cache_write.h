@@ -1,12 +1,13 @@
 #pragma once
 // Writing new rows into a layer (FT-022's update_kv_cache): n rows of kv_dim floats each for K
-// and V, encoded into physical rows [at, at + n) with kv_encode_row, as RowBuffer::write does.
+// and V, encoded into physical rows [at, at + n) with kv_encode_row, as RowBuffer::write does
+// (a null source leaves its plane alone: RowBuffer::write_k).
 // One thread per (row, K or V). Each row's QuantStats goes to its own slot of `stats`; the host
 // sums them in row order (so no atomics, and the same sums as RowBuffer's).
 #include <cstdint>
 
 #include "core/cache/cache_error.h"
-#include "kernels/bodies/cache_plane.h"
+#include "core/math/cache_plane.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -23,6 +24,7 @@ struct CacheWriteRows {
         const size_t i = a.x();
         if (i >= size_t(n)) return;
         const int h = int(a.y());
+        if (!src[h]) return;  // that plane is not written (a K-only rewrite)
         const CachePlane& p = planes.kv[h];
         const size_t r = size_t(at) + i;
         QuantStats st;
@@ -39,7 +41,7 @@ struct CacheWriteRows {
 inline CacheWriteRows cache_write_rows(int layer, const CachePlanes& planes, const float* k,
                                        const float* v, int at, int n, QuantStats* k_stats,
                                        QuantStats* v_stats) {
-    for (const CachePlane& p : planes.kv) check_plane(p, "written");
+    for (const CachePlane& p : planes.kv) check_cache_plane(p, "written");
     const int capacity = planes.kv[0].capacity;
     if (planes.kv[1].capacity != capacity || planes.kv[0].kv_dim != planes.kv[1].kv_dim)
         throw std::invalid_argument("cache kernel: K and V planes of different shape");
@@ -47,7 +49,7 @@ inline CacheWriteRows cache_write_rows(int layer, const CachePlanes& planes, con
         throw std::out_of_range("cache kernel: writing " + std::to_string(n) +
                                 " rows at position " + std::to_string(at));
     if (n > capacity - at) throw CapacityExceeded(layer, at, n, capacity);
-    if (n > 0 && (!k || !v || !k_stats || !v_stats))
+    if (n > 0 && ((!k && !v) || (k && !k_stats) || (v && !v_stats)))
         throw std::invalid_argument("cache kernel: rows written from or counted into nothing");
     return CacheWriteRows{planes, {k, v}, {k_stats, v_stats}, at, n};
 }

@@ -24,8 +24,6 @@
 
 using namespace kvw;
 using cuda::DeviceBuffer;
-using kern::CachePlane;
-using kern::CachePlanes;
 using kern::host_launch;
 
 namespace {

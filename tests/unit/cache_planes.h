@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the tests of the cache's kernel bodies (test_cache_bodies, test_cache_reduction_bodies)
 // and of their device launchers (tests/gpu/test_cache_kernels): the shapes and storage types they
-// run over, a layer's K and V planes held on the host in the layout kern::CachePlane describes,
+// run over, a layer's K and V planes held on the host in the layout CachePlane describes,
 // rows of the values encoding meets, and rows written by the write body.
 #include <QString>
 
@@ -17,8 +17,6 @@
 
 namespace kvw::test {
 
-using kern::CachePlane;
-using kern::CachePlanes;
 
 inline constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
                                     KvType::Fp8E4M3};

@@ -57,24 +57,16 @@ bool same_stats(const QuantStats& a, const QuantStats& b) {
     return a.saturated == b.saturated && a.nan_inputs == b.nan_inputs;
 }
 
-// Plane row r against RowBuffer's physical row rb: bytes, scales and clip counter.
-bool same_as_buffer(HostPlane& p, const KvRows& rows, uint32_t buffer_saturated, int r, int rb) {
-    const CachePlane c = p.view();
-    if (std::memcmp(c.row(size_t(r)), rows.row(size_t(rb), c.kv_dim), c.data_bytes()) != 0)
-        return false;
-    if (c.scales && std::memcmp(c.scale(size_t(r)), rows.scale + size_t(rb) * size_t(c.groups),
-                                c.scale_bytes()) != 0)
-        return false;
-    return p.saturated_at(r) == buffer_saturated;
-}
-
+// Plane rows [first, first + n) against RowBuffer's physical rows from b_first: bytes, scales
+// and clip counters.
 bool same_rows(HostPlanes& p, const RowBuffer& b, int first, int n, int b_first) {
+    std::vector<uint8_t> stored(b.row_bytes());
     for (int i = 0; i < n; ++i) {
-        if (!same_as_buffer(p.k, b.k_rows(0), b.k_saturated(0, b_first + i), first + i,
-                            b_first + i))
-            return false;
-        if (!same_as_buffer(p.v, b.v_rows(0), b.v_saturated(0, b_first + i), first + i,
-                            b_first + i))
+        const int at[] = {b_first + i};
+        b.stored_rows(0, at, stored.data());
+        if (stored_row(p, first + i) != stored ||
+            p.k.saturated_at(first + i) != b.k_saturated(0, b_first + i) ||
+            p.v.saturated_at(first + i) != b.v_saturated(0, b_first + i))
             return false;
     }
     return true;
@@ -368,17 +360,22 @@ private slots:
                 // The slab as the ring keeps it; K's clip counter holds K + V (what the ring
                 // gives), V's 0, so the sum travels with each row.
                 HostPlanes slab(s, kv_dim, capacity), scratch(s, kv_dim, capacity);
-                for (int r = 0; r < capacity; ++r)
-                    for (auto [plane, rows] :
-                         {std::pair{&slab.k, ring.slab_k(0)}, {&slab.v, ring.slab_v(0)}}) {
+                const RowBuffer& stored_slab = ring.slab_buffer();
+                std::vector<uint8_t> stored(stored_slab.row_bytes());
+                for (int r = 0; r < capacity; ++r) {
+                    const int at[] = {r};
+                    stored_slab.stored_rows(0, at, stored.data());
+                    const uint8_t* from = stored.data();  // K bytes, K scales, V bytes, V scales
+                    for (HostPlane* plane : {&slab.k, &slab.v}) {
                         const CachePlane c = plane->view();
-                        std::memcpy(c.row(size_t(r)), rows.row(size_t(r), kv_dim), c.data_bytes());
-                        if (c.scales)
-                            std::memcpy(c.scale(size_t(r)), rows.scale + size_t(r) * 4,
-                                        c.scale_bytes());
+                        std::memcpy(c.row(size_t(r)), from, c.data_bytes());
+                        from += c.data_bytes();
+                        if (c.scales) std::memcpy(c.scale(size_t(r)), from, c.scale_bytes());
+                        from += c.scale_bytes();
                         if (c.saturated)
                             c.saturated[r] = plane == &slab.k ? ring.slab_saturated(0, r) : 0;
                     }
+                }
                 const RingLayerState& st = ring.state(0);
                 const kern::RingShape shape{sinks, ring.ring_slots(), st.head, st.rows};
                 QVERIFY2(drop == 0 || st.head != 0, qPrintable(w));  // the ring has turned

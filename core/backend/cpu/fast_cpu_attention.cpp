@@ -179,6 +179,7 @@ void address_rows(const LayerContext ctx, const AttentionCall& call, int kv_dim,
 // Layers with a sliding window go the reference's way: which way a layer goes depends on the
 // layer alone, never on the batch, so a batch split keeps the bits.
 void FastCpuBackend::attention(const AttentionCall& call) {
+    check_context_memory(call.context, host_row_device(), name());
     if (call.window > 0) return HostBackend::attention(call);
     const int n = call.n();
     const int heads = call.n_heads;

@@ -95,6 +95,7 @@ constexpr int kAttentionStreams = 32;
 // numbers do not depend on the block, so a window that cuts nothing takes the shared path and
 // gives the same bits.
 void HostBackend::attention(const AttentionCall& call) {
+    check_context_memory(call.context, host_row_device(), name());
     const int n = call.n();
     const int hd = call.head_dim;
     const int q_dim = call.n_heads * hd;

@@ -38,6 +38,8 @@ public:
     void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) override;
     // host_attention.cpp
     void attention(const AttentionCall& call) override;
+    // The host's: the CPU reads a cache's rows where they are.
+    KvRowDevice& kv_rows() override { return host_row_device(); }
 
 protected:
     // The context's rows decoded to float32 in logical order, in k and v; ctx itself when both

@@ -1,10 +1,10 @@
 #pragma once
-// One layer's K or V rows as the device keeps them (issue 29): what the cache bodies
-// (kernels/bodies/cache_*.h) read and write. The same arrays RowBuffer keeps for a layer on the
-// host (core/cache/row_buffer.h): `capacity` rows of kv_dim elements of `type`, token-major;
-// beside each row its `groups` scales (int8 and FP8 only) and its clip counter (every type but
-// F32), which travel with the row whenever it is copied. A plain view: the body holds it by value
-// and the pointers are device memory on the device, host memory under host_launch.
+// One layer's K or V rows as a RowBuffer keeps them in its device's memory (core/cache/
+// row_buffer.h, core/cache/kv_row_device.h): `capacity` rows of kv_dim elements of `type`,
+// token-major; beside each row its `groups` scales (int8 and FP8 only) and its clip counter
+// (every type but F32), which travel with the row whenever it is copied. What the cache ops and
+// the cache kernel bodies (kernels/bodies/cache_*.h) read and write. A plain view: the pointers
+// are device memory on a device, host memory on the host and under host_launch.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -13,7 +13,7 @@
 #include "core/math/hd.h"
 #include "core/math/kv_quant.h"
 
-namespace kvw::kern {
+namespace kvw {
 
 struct CachePlane {
     uint8_t* data = nullptr;        // [capacity][kv_dim] elements of `type`
@@ -39,7 +39,7 @@ struct CachePlanes {
 // Host-side checks the builders share: a plane whose arrays disagree with its type, or rows
 // outside it, would make a body read or write past an allocation on the device, where nothing
 // reports it.
-inline void check_plane(const CachePlane& p, const char* what) {
+inline void check_cache_plane(const CachePlane& p, const char* what) {
     const bool bad = !p.data || p.kv_dim <= 0 || p.groups <= 0 || p.kv_dim % p.groups != 0 ||
                      p.capacity < 0 || (kv_type_scaled(p.type) != (p.scales != nullptr)) ||
                      ((p.type != KvType::F32) != (p.saturated != nullptr));
@@ -47,7 +47,7 @@ inline void check_plane(const CachePlane& p, const char* what) {
         throw std::invalid_argument(std::string("cache kernel: ") + what + " plane is malformed");
 }
 
-inline void check_range(const CachePlane& p, int first, int n, const char* what) {
+inline void check_plane_range(const CachePlane& p, int first, int n, const char* what) {
     if (n < 0 || first < 0 || first > p.capacity - n)
         throw std::out_of_range(std::string("cache kernel: ") + what + " rows [" +
                                 std::to_string(first) + ", " + std::to_string(first + n) +
@@ -55,9 +55,9 @@ inline void check_range(const CachePlane& p, int first, int n, const char* what)
 }
 
 // Two planes holding rows of the same shape, so a row's bytes mean the same in both.
-inline void check_same_shape(const CachePlane& a, const CachePlane& b) {
+inline void check_same_plane_shape(const CachePlane& a, const CachePlane& b) {
     if (a.type != b.type || a.kv_dim != b.kv_dim || a.groups != b.groups)
         throw std::invalid_argument("cache kernel: copying rows between planes of different shape");
 }
 
-}  // namespace kvw::kern
+}  // namespace kvw

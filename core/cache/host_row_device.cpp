@@ -1,0 +1,105 @@
+#include <cstring>
+#include <new>
+
+#include "core/cache/kv_row_device.h"
+
+namespace kvw {
+
+namespace {
+
+// Row r's bytes, scales and counter of a plane, and the bytes of n rows of each.
+struct RowAt {
+    const CachePlane& p;
+    size_t data(int r) const { return size_t(r) * p.data_bytes(); }
+    size_t scales(int r) const { return size_t(r) * size_t(p.groups); }
+};
+
+void move_plane(const CachePlane& p, int to, int from, int n) {
+    const RowAt at{p};
+    std::memmove(p.data + at.data(to), p.data + at.data(from), size_t(n) * p.data_bytes());
+    if (p.scales)
+        std::memmove(p.scales + at.scales(to), p.scales + at.scales(from),
+                     size_t(n) * p.scale_bytes());
+    if (p.saturated)
+        std::memmove(p.saturated + to, p.saturated + from, size_t(n) * sizeof(uint32_t));
+}
+
+void copy_plane(const CachePlane& dst, int to, const CachePlane& src, int from, int n) {
+    std::memcpy(dst.data + RowAt{dst}.data(to), src.data + RowAt{src}.data(from),
+                size_t(n) * src.data_bytes());
+    if (src.scales)
+        std::memcpy(dst.scales + RowAt{dst}.scales(to), src.scales + RowAt{src}.scales(from),
+                    size_t(n) * src.scale_bytes());
+    if (src.saturated)
+        std::memcpy(dst.saturated + to, src.saturated + from, size_t(n) * sizeof(uint32_t));
+}
+
+// The host: memory from the heap (zeroed, 64-byte aligned for the vector kernels), rows
+// encoded and decoded by core/math/kv_quant.h one after the other.
+class HostRowDevice final : public KvRowDevice {
+public:
+    std::string_view name() const override { return "host"; }
+
+    void* allocate(size_t bytes) override {
+        if (bytes == 0) return nullptr;
+        void* p = ::operator new (bytes, std::align_val_t{64});
+        std::memset(p, 0, bytes);
+        return p;
+    }
+    void release(void* p) noexcept override {
+        if (p) ::operator delete (p, std::align_val_t{64});
+    }
+    void upload(void* dst, const void* src, size_t bytes) override { copy(dst, src, bytes); }
+    void download(void* dst, const void* src, size_t bytes) const override {
+        if (bytes) std::memcpy(dst, src, bytes);
+    }
+    void copy(void* dst, const void* src, size_t bytes) override {
+        if (bytes) std::memcpy(dst, src, bytes);
+    }
+    void download_strided(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                          size_t width, size_t rows) const override {
+        for (size_t r = 0; r < rows; ++r)
+            std::memcpy(static_cast<uint8_t*>(dst) + r * dst_pitch,
+                        static_cast<const uint8_t*>(src) + r * src_pitch, width);
+    }
+
+    void write_rows(const CachePlanes& planes, int at, const float* k, const float* v, int n,
+                    QuantStats* k_stats, QuantStats* v_stats) override {
+        const float* src[2] = {k, v};
+        QuantStats* stats[2] = {k_stats, v_stats};
+        for (int i = 0; i < n; ++i)
+            for (int h = 0; h < 2; ++h) {
+                if (!src[h]) continue;
+                const CachePlane& p = planes.kv[h];
+                const size_t r = size_t(at + i);
+                QuantStats st;
+                kv_encode_row(p.type, src[h] + size_t(i) * size_t(p.kv_dim), p.kv_dim, p.groups,
+                              p.row(r), p.scale(r), st);
+                if (p.saturated) p.saturated[r] = uint32_t(st.saturated);
+                stats[h][i] = st;
+            }
+    }
+    void move_rows(const CachePlanes& planes, int to, int from, int n) override {
+        for (const CachePlane& p : planes.kv) move_plane(p, to, from, n);
+    }
+    void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
+                   int n) override {
+        for (int h = 0; h < 2; ++h) copy_plane(dst.kv[h], to, src.kv[h], from, n);
+    }
+    void read_rows(const CachePlane& p, int first, int n, float* out) const override {
+        for (int i = 0; i < n; ++i) {
+            const size_t r = size_t(first + i);
+            kv_decode_row(p.type, p.row(r), p.scale(r), p.kv_dim, p.groups,
+                          out + size_t(i) * size_t(p.kv_dim));
+        }
+    }
+};
+
+}  // namespace
+
+KvRowDevice& host_row_device() {
+    static HostRowDevice device;
+    return device;
+}
+
+}  // namespace kvw

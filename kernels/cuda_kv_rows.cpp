@@ -1,0 +1,112 @@
+#include "kernels/cuda_kv_rows.h"
+
+#include <vector>
+
+#include "kernels/cache_kernels.h"
+#include "kernels/cuda_check.h"
+
+namespace kvw::cuda {
+
+namespace {
+
+constexpr size_t kAlign = 16;
+
+size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// A plane's n rows in scratch: counters, scales, then the rows' bytes, padded so that the next
+// plane's counters start aligned.
+size_t plane_bytes(const CachePlane& p, int n) {
+    return aligned(size_t(n) *
+                   (p.data_bytes() + p.scale_bytes() + (p.saturated ? sizeof(uint32_t) : 0)));
+}
+
+}  // namespace
+
+void* CudaKvRows::allocate(size_t bytes) {
+    void* p = pool_.take(bytes);
+    if (p) KVW_CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, stream_));
+    return p;
+}
+
+void CudaKvRows::upload(void* dst, const void* src, size_t bytes) {
+    if (!bytes) return;
+    KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
+    KVW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaKvRows::download(void* dst, const void* src, size_t bytes) const {
+    if (!bytes) return;
+    KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_));
+    KVW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaKvRows::copy(void* dst, const void* src, size_t bytes) {
+    if (bytes) KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_));
+}
+
+void CudaKvRows::download_strided(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                                  size_t width, size_t rows) const {
+    if (!width || !rows) return;
+    KVW_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, rows,
+                                     cudaMemcpyDeviceToHost, stream_));
+    KVW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void CudaKvRows::write_rows(const CachePlanes& planes, int at, const float* k, const float* v,
+                            int n, QuantStats* k_stats, QuantStats* v_stats) {
+    if (n <= 0) return;
+    const size_t row_floats = size_t(n) * size_t(planes.kv[0].kv_dim);
+    rows_in_.reserve(2 * row_floats * sizeof(float));
+    stats_.reserve(2 * size_t(n) * sizeof(QuantStats));
+    float* k_dev = k ? rows_in_.as<float>() : nullptr;
+    float* v_dev = v ? rows_in_.as<float>() + row_floats : nullptr;
+    QuantStats* k_stats_dev = k ? stats_.as<QuantStats>() : nullptr;
+    QuantStats* v_stats_dev = v ? stats_.as<QuantStats>() + n : nullptr;
+    if (k) upload(k_dev, k, row_floats * sizeof(float));
+    if (v) upload(v_dev, v, row_floats * sizeof(float));
+    // The layer only names an overflow in the error; RowBuffer's callers checked the rows.
+    write_kv_rows(0, planes, k_dev, v_dev, at, n, k_stats_dev, v_stats_dev, stream_);
+    if (k) download(k_stats, k_stats_dev, size_t(n) * sizeof(QuantStats));
+    if (v) download(v_stats, v_stats_dev, size_t(n) * sizeof(QuantStats));
+}
+
+CachePlanes CudaKvRows::scratch_planes(const CachePlanes& like, int n) {
+    scratch_.reserve(plane_bytes(like.kv[0], n) + plane_bytes(like.kv[1], n));
+    uint8_t* const base = scratch_.as<uint8_t>();
+    uint8_t* at = base;
+    CachePlanes out = like;
+    for (CachePlane& p : out.kv) {
+        at = base + aligned(size_t(at - base));
+        p.capacity = n;
+        p.saturated = p.saturated ? reinterpret_cast<uint32_t*>(at) : nullptr;
+        if (p.saturated) at += size_t(n) * sizeof(uint32_t);
+        p.scales = p.scales ? reinterpret_cast<float*>(at) : nullptr;
+        at += size_t(n) * p.scale_bytes();
+        p.data = at;
+        at += size_t(n) * p.data_bytes();
+    }
+    return out;
+}
+
+void CudaKvRows::move_rows(const CachePlanes& planes, int to, int from, int n) {
+    if (n <= 0 || to == from) return;
+    const CachePlanes scratch = scratch_planes(planes, n);
+    gather_kv_rows(planes, to, planes, nullptr, from, n, &scratch, stream_);
+}
+
+void CudaKvRows::copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
+                           int n) {
+    if (n > 0) gather_kv_rows(dst, to, src, nullptr, from, n, nullptr, stream_);
+}
+
+void CudaKvRows::read_rows(const CachePlane& plane, int first, int n, float* out) const {
+    if (n <= 0) return;
+    // The decode body runs over a K and a V plane: the plane is given as both.
+    const size_t floats = size_t(n) * size_t(plane.kv_dim);
+    decoded_.reserve(2 * floats * sizeof(float));
+    decode_kv_rows(CachePlanes{{plane, plane}}, nullptr, first, n, decoded_.as<float>(),
+                   decoded_.as<float>() + floats, stream_);
+    download(out, decoded_.get(), floats * sizeof(float));
+}
+
+}  // namespace kvw::cuda

@@ -1,0 +1,293 @@
+// The cache's rows in a device's memory (issue 29, docs/ARCHITECTURE.md §18), without a GPU:
+// every layout and storage type on RemoteRows (tests/unit/remote_rows.h), whose memory the host
+// cannot dereference, against the same layout on the host, edit by edit; then whole sessions on
+// the "test:remote" backend against "cpu", bit for bit, through edits, ring wraps, a key-scoring
+// policy, wLOD, other K/V types, rebuilds, undo, clones and a switch of backend. A RowBuffer that
+// read a plane without its device's calls would fault here; one that lost a row on the way would
+// differ.
+#include <QtTest>
+
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cache/kv_layout.h"
+#include "core/cache/ring_layout.h"
+#include "core/model/model_loader.h"
+#include "core/session/session.h"
+#include "tests/unit/remote_rows.h"
+
+using namespace kvw;
+using kvw::test::remote_rows;
+
+namespace {
+
+constexpr int kLayers = 2;
+constexpr int kGroups = 2;
+constexpr int kDim = 10;  // two groups of 5: no multiple of a vector width
+constexpr int kCapacity = 40;
+
+std::vector<float> random_rows(std::mt19937& rng, int n) {
+    std::normal_distribution<float> normal(0.0f, 4.0f);
+    std::vector<float> x(size_t(n) * kDim);
+    for (float& v : x) v = normal(rng);
+    if (n > 0 && rng() % 4 == 0) x[0] = 1.0e30f;  // clips in f16 and int8 alike
+    return x;
+}
+
+// Every logical row of every layer as stored, read and counted: what the two must agree on.
+QString differs(const KvLayout& a, const KvLayout& b) {
+    for (int l = 0; l < kLayers; ++l) {
+        const QString at = QString("layer %1: ").arg(l);
+        if (a.rows(l) != b.rows(l)) return at + "rows";
+        std::vector<uint8_t> sa, sb;
+        a.append_stored_rows(l, 0, a.rows(l), sa);
+        b.append_stored_rows(l, 0, b.rows(l), sb);
+        if (sa != sb) return at + "stored rows";
+        std::vector<float> ka(kDim), kb(kDim), va(kDim), vb(kDim);
+        for (int r = 0; r < a.rows(l); ++r) {
+            a.read_k(l, r, ka.data());
+            b.read_k(l, r, kb.data());
+            a.read_v(l, r, va.data());
+            b.read_v(l, r, vb.data());
+            if (std::memcmp(ka.data(), kb.data(), kDim * sizeof(float)) != 0 ||
+                std::memcmp(va.data(), vb.data(), kDim * sizeof(float)) != 0)
+                return at + QString("decoded row %1").arg(r);
+        }
+        for (const auto& [x, y] :
+             {std::pair{a.k_stats(l), b.k_stats(l)}, {a.v_stats(l), b.v_stats(l)}})
+            if (x.saturated != y.saturated || x.nan_inputs != y.nan_inputs) return at + "stats";
+        if (a.nonfinite_scales(l) != b.nonfinite_scales(l)) return at + "non-finite scales";
+        const LayerContext ca = a.view(l), cb = b.view(l);
+        for (int j = 0; j < ca.rows; ++j)
+            if (ca.physical_row(j) != cb.physical_row(j)) return at + "row index";
+        if (const auto* ring = dynamic_cast<const RingLayout*>(&a)) {
+            const std::string bad = ring->check_window(l) + ring->check_checksum(l);
+            if (!bad.empty()) return at + QString::fromStdString(bad);
+            if (ring->slab_saturated(l, 0) !=
+                dynamic_cast<const RingLayout&>(b).slab_saturated(l, 0))
+                return at + "clip counters";
+        }
+    }
+    return {};
+}
+
+// One random edit, the same on both.
+void edit(std::mt19937& rng, KvLayout& a, KvLayout& b, const KvLayout& source) {
+    const int l = int(rng() % kLayers);
+    const int rows = a.rows(l);
+    const int room = a.remaining(l);
+    const auto pick = [&](int n) { return n > 0 ? int(rng() % uint32_t(n)) : 0; };
+    switch (rng() % 9) {
+        case 0:
+        case 1: {
+            const int n = std::min(room, 1 + pick(4));
+            const std::vector<float> k = random_rows(rng, n), v = random_rows(rng, n);
+            for (KvLayout* c : {&a, &b}) c->append(l, k.data(), v.data(), n);
+            break;
+        }
+        case 2: {
+            const int n = std::min(room, 1 + pick(3));
+            const int at = pick(rows + 1);
+            const std::vector<float> k = random_rows(rng, n), v = random_rows(rng, n);
+            for (KvLayout* c : {&a, &b}) c->insert(l, at, k.data(), v.data(), n);
+            break;
+        }
+        case 3:
+            if (rows > 0) {
+                const int at = pick(rows);
+                for (KvLayout* c : {&a, &b}) c->remove(l, at);
+            }
+            break;
+        case 4:
+            if (rows > 1) {
+                const int at = pick(rows - 1);
+                const int n = 1 + pick(rows - at);
+                for (KvLayout* c : {&a, &b}) c->remove_range(l, at, n);
+            }
+            break;
+        case 5:
+            if (rows > 0) {
+                const int at = pick(rows);
+                const int n = 1 + pick(rows - at);
+                const std::vector<float> k = random_rows(rng, n), v = random_rows(rng, n);
+                for (KvLayout* c : {&a, &b}) c->overwrite(l, at, k.data(), v.data(), n);
+            }
+            break;
+        case 6:
+            if (rows > 0) {
+                const int at = pick(rows);
+                const std::vector<float> k = random_rows(rng, 1);
+                for (KvLayout* c : {&a, &b}) c->overwrite_k(l, at, k.data());
+            }
+            break;
+        case 7:
+            if (rows > 0) {
+                const int keep = pick(rows);
+                for (KvLayout* c : {&a, &b}) c->truncate(l, keep);
+            }
+            break;
+        case 8:  // rows from another device (the host's source)
+            if (source.rows(l) <= room)
+                for (KvLayout* c : {&a, &b}) c->append_stored(l, source);
+            break;
+    }
+}
+
+}  // namespace
+
+class TestRemoteRows : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { test::register_remote_backend(); }
+
+    void layouts_on_remote_memory_equal_the_host_data() {
+        QTest::addColumn<int>("layout");
+        QTest::addColumn<int>("ring_mode");
+        QTest::newRow("contiguous") << int(CacheLayout::Contiguous) << -1;
+        QTest::newRow("batch_splice") << int(CacheLayout::BatchSplice) << -1;
+        QTest::newRow("indirection") << int(CacheLayout::Indirection) << -1;
+        QTest::newRow("ring roll") << int(CacheLayout::Ring) << int(RingMode::Roll);
+        QTest::newRow("ring pointer") << int(CacheLayout::Ring) << int(RingMode::Pointer);
+        QTest::newRow("ring lut") << int(CacheLayout::Ring) << int(RingMode::Lut);
+    }
+    void layouts_on_remote_memory_equal_the_host() {
+        QFETCH(int, layout);
+        QFETCH(int, ring_mode);
+        const int64_t allocations = remote_rows().allocations();
+        RingOptions ring;
+        if (ring_mode >= 0) ring = {RingMode(ring_mode), 2, 2, ring_mode == int(RingMode::Pointer)};
+        for (const KvStorage storage : {KvStorage{KvType::F32, KvType::F32, kGroups},
+                                        KvStorage{KvType::F16, KvType::BF16, kGroups},
+                                        KvStorage{KvType::Int8, KvType::Fp8E4M3, kGroups}}) {
+            std::mt19937 rng(7 + uint32_t(storage.k));
+            const auto make = [&](KvRowDevice& device) {
+                return make_kv_layout(CacheLayout(layout), kLayers, kDim, kCapacity, storage, ring,
+                                      device);
+            };
+            const auto host = make(host_row_device());
+            const auto remote = make(remote_rows());
+            QCOMPARE(&remote->device(), static_cast<KvRowDevice*>(&remote_rows()));
+            const auto source =
+                make_kv_layout(CacheLayout::Contiguous, kLayers, kDim, kCapacity, storage);
+            for (int l = 0; l < kLayers; ++l) {
+                const std::vector<float> k = random_rows(rng, 3), v = random_rows(rng, 3);
+                source->append(l, k.data(), v.data(), 3);
+            }
+            std::unique_ptr<KvLayout> dormant;
+            for (int i = 0; i < 300; ++i) {
+                edit(rng, *host, *remote, *source);
+                const QString bad = differs(*host, *remote);
+                QVERIFY2(bad.isEmpty(), qPrintable(QString("edit %1: %2").arg(i).arg(bad)));
+                if (i == 150) dormant = remote->dormant_clone(nullptr);
+            }
+            // Copies: on the same device, to the host, a checkpoint's copy back onto the device.
+            const auto same = remote->clone();
+            const auto to_host = remote->clone(host_row_device());
+            QCOMPARE(&to_host->device(), &host_row_device());
+            QVERIFY2(differs(*host, *same).isEmpty(), qPrintable(differs(*host, *same)));
+            QVERIFY2(differs(*host, *to_host).isEmpty(), qPrintable(differs(*host, *to_host)));
+            const auto thawed = dormant->clone(remote_rows());
+            QCOMPARE(&thawed->device(), static_cast<KvRowDevice*>(&remote_rows()));
+            QVERIFY(thawed->rows(0) >= 0 && differs(*thawed, *dormant->clone()).isEmpty());
+        }
+        QCOMPARE(remote_rows().allocations(), allocations);  // every allocation given back
+    }
+
+    void a_session_on_remote_rows_equals_the_cpu() {
+        const std::shared_ptr<const Model> model = load_model("synthetic:tiny");
+        const auto session_on = [&](const char* backend) {
+            SessionOptions o;
+            o.model = "synthetic:tiny";
+            o.backend = backend;
+            o.capacity = 64;
+            o.sampling.seed = 5;
+            return std::make_unique<Session>(o, model);
+        };
+        std::unique_ptr<Session> remote = session_on("test:remote");
+        std::unique_ptr<Session> host = session_on("cpu");
+        const auto del = [](int row, std::vector<int> layers = {}) {
+            return Action{DeleteAction{row}, std::move(layers)};
+        };
+        int32_t next = 11;
+        const auto steps = [&next](int n) {
+            return [&next, n](Session& s) {
+                for (int i = 0; i < n; ++i) s.step_forced(next + i);
+            };
+        };
+        const std::vector<std::function<void(Session&)>> commands = {
+            [](Session& s) { s.start("rows that live where the host cannot read them"); },
+            steps(3),
+            [&](Session& s) { s.apply_now({del(2)}); },
+            [&](Session& s) { s.apply_now({del(4, {1})}); },
+            [](Session& s) {
+                s.apply_now({Action{InsertAction{3, {7, 8}}, {}}});
+            },
+            [](Session& s) { s.set_layout(CacheLayout::Indirection); },
+            steps(2),
+            [&](Session& s) {
+                s.apply_now({del(1), del(5, {0, 2})});
+            },
+            [](Session& s) { s.set_rope_policy(RopePolicy::FinalIndex); },
+            [](Session& s) {
+                s.set_layout(CacheLayout::Ring, {RingMode::Pointer, 2, 2, true}, 24);
+            },
+            steps(20),  // the ring wraps
+            [](Session& s) { s.set_layout(CacheLayout::BatchSplice); },
+            [](Session& s) { s.set_proposer("h2o"); },  // reads every scored row's key
+            steps(4),
+            [](Session& s) { s.set_proposer("manual"); },
+            [](Session& s) { s.set_wlod(4, 0); },
+            [](Session& s) {
+                s.apply_now({Action{CollapseAction{4, 1}, {}}});
+            },
+            steps(2),
+            [](Session& s) {
+                s.apply_now({Action{ExpandAction{4}, {}}});
+            },
+            [](Session& s) { s.set_wlod(0, 0); },
+            [](Session& s) { s.set_kv_types(KvType::Int8, KvType::F16); },
+            [](Session& s) { s.snapshot("int8"); },
+            steps(3),
+            [](Session& s) { s.rebuild(); },
+            [](Session& s) { s.undo(2); },
+            steps(2),
+            [](Session& s) { s.restore("int8"); },
+            steps(1),
+        };
+        for (size_t i = 0; i < commands.size(); ++i) {
+            commands[i](*remote);
+            commands[i](*host);
+            next = (next * 7 + 3) % 500 + 5;
+            const QString where = QString("command %1").arg(i);
+            QVERIFY2(remote->state_hash() == host->state_hash(),
+                     qPrintable(where + ": state hash"));
+            QVERIFY2(remote->state().last_logits() == host->state().last_logits(),
+                     qPrintable(where + ": logits"));
+            QCOMPARE(&remote->state().cache().device(), static_cast<KvRowDevice*>(&remote_rows()));
+        }
+        // A clone makes its own backend and copies the rows onto its device.
+        const std::unique_ptr<Session> remote_copy = remote->clone(), host_copy = host->clone();
+        QCOMPARE(&remote_copy->state().cache().device(), static_cast<KvRowDevice*>(&remote_rows()));
+        remote_copy->step_forced(40);
+        host_copy->step_forced(40);
+        QVERIFY(remote_copy->state_hash() == host_copy->state_hash());
+        QVERIFY(remote_copy->state().last_logits() == host_copy->state().last_logits());
+        // The rows move to the host with the backend, and back.
+        remote->set_backend("cpu");
+        QCOMPARE(&remote->state().cache().device(), &host_row_device());
+        remote->step_forced(41);
+        host->step_forced(41);
+        QVERIFY(remote->state().last_logits() == host->state().last_logits());
+        remote->set_backend("test:remote");
+        QCOMPARE(&remote->state().cache().device(), static_cast<KvRowDevice*>(&remote_rows()));
+        remote->step_forced(42);
+        host->step_forced(42);
+        QVERIFY(remote->state().last_logits() == host->state().last_logits());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteRows)
+#include "test_remote_rows.moc"
