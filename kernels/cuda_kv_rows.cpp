@@ -99,13 +99,15 @@ void CudaKvRows::copy_rows(const CachePlanes& dst, int to, const CachePlanes& sr
     if (n > 0) gather_kv_rows(dst, to, src, nullptr, from, n, nullptr, stream_);
 }
 
-void CudaKvRows::read_rows(const CachePlane& plane, int first, int n, float* out) const {
-    if (n <= 0) return;
+void CudaKvRows::read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const {
+    if (rows.empty()) return;
+    const int n = int(rows.size());
+    read_index_.copy_from_host(rows.data(), rows.size_bytes(), stream_);
     // The decode body runs over a K and a V plane: the plane is given as both.
     const size_t floats = size_t(n) * size_t(plane.kv_dim);
     decoded_.reserve(2 * floats * sizeof(float));
-    decode_kv_rows(CachePlanes{{plane, plane}}, nullptr, first, n, decoded_.as<float>(),
-                   decoded_.as<float>() + floats, stream_);
+    decode_kv_rows(CachePlanes{{plane, plane}}, read_index_.as<int32_t>(), 0, n,
+                   decoded_.as<float>(), decoded_.as<float>() + floats, stream_);
     download(out, decoded_.get(), floats * sizeof(float));
 }
 

@@ -30,7 +30,7 @@ public:
     void move_rows(const CachePlanes& planes, int to, int from, int n) override;
     void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
                    int n) override;
-    void read_rows(const CachePlane& plane, int first, int n, float* out) const override;
+    void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override;
 
 private:
     // Planes of `like`'s shape with room for n rows, in scratch_ (a move goes through them).
@@ -38,10 +38,11 @@ private:
 
     DevicePool& pool_;
     cudaStream_t stream_;
-    DeviceBuffer rows_in_;          // write_rows: the new K then V rows
-    DeviceBuffer stats_;            // write_rows: each row's statistics, K then V
-    DeviceBuffer scratch_;          // move_rows: the rows on their way
-    mutable DeviceBuffer decoded_;  // read_rows: the rows decoded (the plane as K and as V)
+    DeviceBuffer rows_in_;             // write_rows: the new K then V rows
+    DeviceBuffer stats_;               // write_rows: each row's statistics, K then V
+    DeviceBuffer scratch_;             // move_rows: the rows on their way
+    mutable DeviceBuffer read_index_;  // read_rows: the physical rows read
+    mutable DeviceBuffer decoded_;     // read_rows: the rows decoded (the plane as K and as V)
 };
 
 }  // namespace kvw::cuda

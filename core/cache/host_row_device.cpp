@@ -86,11 +86,11 @@ public:
                    int n) override {
         for (int h = 0; h < 2; ++h) copy_plane(dst.kv[h], to, src.kv[h], from, n);
     }
-    void read_rows(const CachePlane& p, int first, int n, float* out) const override {
-        for (int i = 0; i < n; ++i) {
-            const size_t r = size_t(first + i);
+    void read_rows(const CachePlane& p, std::span<const int> rows, float* out) const override {
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const size_t r = size_t(rows[i]);
             kv_decode_row(p.type, p.row(r), p.scale(r), p.kv_dim, p.groups,
-                          out + size_t(i) * size_t(p.kv_dim));
+                          out + i * size_t(p.kv_dim));
         }
     }
 };

@@ -172,6 +172,13 @@ void KvLayout::read_v(int layer, int row, float* out) const {
     slab().read_v(layer, physical_row(layer, row), out);
 }
 
+void KvLayout::read_rows(int layer, int row, int n, float* k, float* v) const {
+    check_rows(layer, row, n, rows(layer));
+    const std::vector<int> at = physical_rows_of(layer, row, n);
+    if (k) slab().read_rows(layer, false, at, k);
+    if (v) slab().read_rows(layer, true, at, v);
+}
+
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
     std::vector<uint8_t> out;
     append_stored_rows(layer, row, row + 1, out);

@@ -92,6 +92,9 @@ public:
     // A logical row decoded to kv_dim floats.
     void read_k(int layer, int row, float* out) const;
     void read_v(int layer, int row, float* out) const;
+    // Logical rows [row, row + n) decoded, [n][kv_dim] floats each to k and v (either may be
+    // null): one read of the device for the lot, where a row at a time waits for it n times.
+    void read_rows(int layer, int row, int n, float* k, float* v) const;
     // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
     // has them), for hashing; append_stored_rows adds rows [first, end) so to `out` (one
     // buffer, grown once: the digest reads the rows of a block after every tick).

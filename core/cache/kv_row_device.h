@@ -1,5 +1,6 @@
 #pragma once
 #include <cstddef>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -48,8 +49,9 @@ public:
     // [to, to + n) of `dst`, as stored.
     virtual void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
                            int n) = 0;
-    // Rows [first, first + n) of one plane decoded to [n][kv_dim] host floats.
-    virtual void read_rows(const CachePlane& plane, int first, int n, float* out) const = 0;
+    // Physical rows `rows` (host) of one plane decoded to [rows][kv_dim] host floats.
+    virtual void read_rows(const CachePlane& plane, std::span<const int> rows,
+                           float* out) const = 0;
 };
 
 // The host's memory and row ops: the CPU backends' and every cache made without an engine.

@@ -279,11 +279,8 @@ void RowBuffer::copy_rows(int layer, int to, const RowBuffer& src, int from, int
     renew(layer, to, to + n);
 }
 
-void RowBuffer::read_k(int layer, int row, float* out) const {
-    device_->read_rows(k_.view(layer), row, 1, out);
-}
-void RowBuffer::read_v(int layer, int row, float* out) const {
-    device_->read_rows(v_.view(layer), row, 1, out);
+void RowBuffer::read_rows(int layer, bool v, std::span<const int> rows, float* out) const {
+    device_->read_rows((v ? v_ : k_).view(layer), rows, out);
 }
 
 void RowBuffer::stored_rows(int layer, std::span<const int> rows, uint8_t* out) const {

@@ -83,8 +83,10 @@ public:
     void copy_rows(int layer, int to, const RowBuffer& src, int from, int n);
 
     // A row decoded to kv_dim floats.
-    void read_k(int layer, int row, float* out) const;
-    void read_v(int layer, int row, float* out) const;
+    void read_k(int layer, int row, float* out) const { read_rows(layer, false, {&row, 1}, out); }
+    void read_v(int layer, int row, float* out) const { read_rows(layer, true, {&row, 1}, out); }
+    // The K (v = false) or V of physical rows `rows` decoded, [rows][kv_dim] floats to `out`.
+    void read_rows(int layer, bool v, std::span<const int> rows, float* out) const;
     // Physical rows `rows` as stored, one after the other: K bytes, K scales, V bytes, V scales
     // (scales only when the type has them), row_bytes() a row, to `out` (host).
     void stored_rows(int layer, std::span<const int> rows, uint8_t* out) const;

@@ -124,7 +124,9 @@ DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) co
     const Recompute rec = reference(0);
     const int kv_dim = cache_->kv_dim();
     const float tolerance = tolerance_given.value_or(default_drift_tolerance());
-    std::vector<float> k(static_cast<size_t>(kv_dim)), v(k.size());
+    // Cached rows come in runs of kReadRows: one read of the cache's device for each.
+    constexpr int kReadRows = 1024;
+    std::vector<float> k(size_t(kReadRows) * size_t(kv_dim)), v(k.size());
     DriftReport report;
     report.tolerance = tolerance;
     for (int l = 0; l < n_layers(); ++l) {
@@ -133,14 +135,16 @@ DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) co
         const int ref_rows = rows(l);
         const int cached_rows = cache_->rows(l);
         const int n = std::max(ref_rows, cached_rows);
+        const int both = std::min(ref_rows, cached_rows);
         for (int r = 0; r < n; ++r) {
             float dk = std::numeric_limits<float>::infinity(), dv = dk;
-            if (r < ref_rows && r < cached_rows) {
+            if (r < both) {
+                if (r % kReadRows == 0)
+                    cache_->read_rows(l, r, std::min(kReadRows, both - r), k.data(), v.data());
                 const size_t at = size_t(r) * size_t(kv_dim);
-                cache_->read_k(l, r, k.data());
-                cache_->read_v(l, r, v.data());
-                dk = relative_row_error(k.data(), rec.k[size_t(l)].data() + at, kv_dim);
-                dv = relative_row_error(v.data(), rec.v[size_t(l)].data() + at, kv_dim);
+                const size_t in_run = size_t(r % kReadRows) * size_t(kv_dim);
+                dk = relative_row_error(k.data() + in_run, rec.k[size_t(l)].data() + at, kv_dim);
+                dv = relative_row_error(v.data() + in_run, rec.v[size_t(l)].data() + at, kv_dim);
                 // The recomputation is finite (reference checks it), so a NaN here is the
                 // cached row's; std::max inside the error would have read it as 0 drift.
                 const float both[] = {dk, dv};

@@ -1,4 +1,6 @@
 // Moving a live state to another cache layout or storage types.
+#include <algorithm>
+
 #include "core/cache/cache_capacity.h"
 #include "core/cache/cache_error.h"
 #include "core/state/state_manager.h"
@@ -38,12 +40,14 @@ void StateManager::set_kv_types(KvType k, KvType v) {
                      cache_->layout(), ring_options_);
     auto next = make_kv_layout(cache_->layout(), cache_->n_layers(), cache_->kv_dim(),
                                cache_->capacity(), storage, ring_options_, cache_->device());
-    std::vector<float> k_row(size_t(cache_->kv_dim())), v_row(k_row.size());
+    // Decoded and encoded again in runs: a read and a write of the device each.
+    constexpr int kRunRows = 1024;
+    std::vector<float> k_rows(size_t(kRunRows) * size_t(cache_->kv_dim())), v_rows(k_rows.size());
     for (int l = 0; l < cache_->n_layers(); ++l)
-        for (int r = 0; r < cache_->rows(l); ++r) {
-            cache_->read_k(l, r, k_row.data());
-            cache_->read_v(l, r, v_row.data());
-            next->append(l, k_row.data(), v_row.data(), 1);
+        for (int r = 0; r < cache_->rows(l); r += kRunRows) {
+            const int n = std::min(kRunRows, cache_->rows(l) - r);
+            cache_->read_rows(l, r, n, k_rows.data(), v_rows.data());
+            next->append(l, k_rows.data(), v_rows.data(), n);
         }
     cache_ = std::move(next);
 }

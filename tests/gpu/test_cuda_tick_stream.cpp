@@ -2,10 +2,10 @@
 // stage): two sessions run the same commands, one on `cuda`, one on `cpu`, through every layout,
 // with deletes and inserts in every layer and in one, K-shifts, ring wraps, wLOD collapse and
 // expand, other K/V types and rebuilds. After each command the logits agree within the
-// tolerance of the types in use and the mirrors are the same. The device reads each layer's rows
-// from the copy it keeps (ResidentRows), brought up to date with the rows each edit renewed: a
-// row it failed to upload would attend to another token's K/V and move the logits far past the
-// tolerance. Skips as a whole when the machine has no CUDA device.
+// tolerance of the types in use and the mirrors are the same. The device session's cache keeps
+// its rows in device memory (CudaKvRows) and every edit moves them there with the cache kernels:
+// a row an edit lost or misplaced would attend to another token's K/V and move the logits far
+// past the tolerance. Skips as a whole when the machine has no CUDA device.
 #include <QtTest>
 
 #include <cmath>

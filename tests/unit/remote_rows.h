@@ -75,8 +75,8 @@ public:
                    int n) override {
         host_row_device().copy_rows(backed(dst), to, backed(src), from, n);
     }
-    void read_rows(const CachePlane& plane, int first, int n, float* out) const override {
-        host_row_device().read_rows(backed(plane), first, n, out);
+    void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override {
+        host_row_device().read_rows(backed(plane), rows, out);
     }
 
     // The backing of a device address (null stays null); throws for an address it never gave.
