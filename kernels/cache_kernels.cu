@@ -68,10 +68,10 @@ void drift_rows(const float* k_cached, const float* v_cached, const float* k_ref
 
 void block_digests(const CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
                    int first_block, int blocks, int rows, int block_rows, uint64_t* out,
-                   cudaStream_t stream) {
-    launch(
-        kern::cache_block_digest(planes, index, begun, first_block, blocks, rows, block_rows, out),
-        stream);
+                   cudaStream_t stream, Xxh64State* ended) {
+    launch(kern::cache_block_digest(planes, index, begun, first_block, blocks, rows, block_rows,
+                                    out, ended),
+           stream);
 }
 
 }  // namespace kvw::cuda

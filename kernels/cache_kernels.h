@@ -26,12 +26,12 @@ namespace kvw::cuda {
 // FT-022's update: K and V rows [at, at + n) of a layer's planes encoded from k, v ([n][kv_dim]
 // floats); row i's QuantStats to k_stats[i], v_stats[i]. Throws CapacityExceeded (naming `layer`,
 // the position and the capacity) before anything is queued when the rows do not fit.
-void write_kv_rows(int layer, const CachePlanes& planes, const float* k, const float* v,
-                   int at, int n, QuantStats* k_stats, QuantStats* v_stats, cudaStream_t stream);
+void write_kv_rows(int layer, const CachePlanes& planes, const float* k, const float* v, int at,
+                   int n, QuantStats* k_stats, QuantStats* v_stats, cudaStream_t stream);
 
 // Rows decoded to floats: row i from physical row index[i], or first + i when index is null.
-void decode_kv_rows(const CachePlanes& planes, const int32_t* index, int first, int n,
-                    float* k_out, float* v_out, cudaStream_t stream);
+void decode_kv_rows(const CachePlanes& planes, const int32_t* index, int first, int n, float* k_out,
+                    float* v_out, cudaStream_t stream);
 
 // out rows [out_first, out_first + n) take in rows index[i] (in_first + i without an index),
 // bytes, scales and clip counters as stored. When in and out are the same planes the rows go
@@ -69,9 +69,10 @@ void drift_rows(const float* k_cached, const float* v_cached, const float* k_ref
 // rows (physical rows through index, or themselves), each finished from begun[b] over its
 // stored rows. For the state digest: begun[b] = row_block_head(map, rows, first_block + b)
 // .state() copied to the device, and block_rows = kRevisionBlockRows.
+// `ended`, when set, gets each block's state before it is finished.
 void block_digests(const CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
                    int first_block, int blocks, int rows, int block_rows, uint64_t* out,
-                   cudaStream_t stream);
+                   cudaStream_t stream, Xxh64State* ended = nullptr);
 
 // Each body on the device, as host_launch runs it on the CPU (KVW_DEVICE_LAUNCHER).
 void launch(const kern::CacheWriteRows& body, cudaStream_t stream);

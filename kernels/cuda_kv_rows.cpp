@@ -58,16 +58,16 @@ void CudaKvRows::write_rows(const CachePlanes& planes, int at, const float* k, c
     const size_t row_floats = size_t(n) * size_t(planes.kv[0].kv_dim);
     rows_in_.reserve(2 * row_floats * sizeof(float));
     stats_.reserve(2 * size_t(n) * sizeof(QuantStats));
-    float* k_dev = k ? rows_in_.as<float>() : nullptr;
-    float* v_dev = v ? rows_in_.as<float>() + row_floats : nullptr;
-    QuantStats* k_stats_dev = k ? stats_.as<QuantStats>() : nullptr;
-    QuantStats* v_stats_dev = v ? stats_.as<QuantStats>() + n : nullptr;
-    if (k) upload(k_dev, k, row_floats * sizeof(float));
-    if (v) upload(v_dev, v, row_floats * sizeof(float));
+    float* k_dev = rows_in_.as<float>();
+    float* v_dev = k_dev + row_floats;
+    QuantStats* k_stats_dev = stats_.as<QuantStats>();
+    QuantStats* v_stats_dev = k_stats_dev + n;
+    upload(k_dev, k, row_floats * sizeof(float));
+    upload(v_dev, v, row_floats * sizeof(float));
     // The layer only names an overflow in the error; RowBuffer's callers checked the rows.
     write_kv_rows(0, planes, k_dev, v_dev, at, n, k_stats_dev, v_stats_dev, stream_);
-    if (k) download(k_stats, k_stats_dev, size_t(n) * sizeof(QuantStats));
-    if (v) download(v_stats, v_stats_dev, size_t(n) * sizeof(QuantStats));
+    download(k_stats, k_stats_dev, size_t(n) * sizeof(QuantStats));
+    download(v_stats, v_stats_dev, size_t(n) * sizeof(QuantStats));
 }
 
 CachePlanes CudaKvRows::scratch_planes(const CachePlanes& like, int n) {
@@ -97,6 +97,39 @@ void CudaKvRows::move_rows(const CachePlanes& planes, int to, int from, int n) {
 void CudaKvRows::copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
                            int n) {
     if (n > 0) gather_kv_rows(dst, to, src, nullptr, from, n, nullptr, stream_);
+}
+
+void CudaKvRows::rerotate_k(const CachePlane& k, std::span<const int> rows,
+                            std::span<const int32_t> delta, int head_dim, const RopeParams& rope,
+                            QuantStats* stats) {
+    if (rows.empty()) return;
+    const int n = int(rows.size());
+    shift_index_.copy_from_host(rows.data(), rows.size_bytes(), stream_);
+    shift_delta_.copy_from_host(delta.data(), delta.size_bytes(), stream_);
+    RopeParams on_device = rope;
+    if (rope.freq_divisors) {
+        divisors_.copy_from_host(rope.freq_divisors, size_t(head_dim / 2) * sizeof(float), stream_);
+        on_device.freq_divisors = divisors_.as<float>();
+    }
+    scratch_.reserve(size_t(n) * size_t(k.kv_dim) * sizeof(float));
+    stats_.reserve(size_t(n) * sizeof(QuantStats));
+    kshift_k_rows(k, shift_index_.as<int32_t>(), 0, shift_delta_.as<int32_t>(), n, head_dim,
+                  on_device, scratch_.as<float>(), stats_.as<QuantStats>(), stream_);
+    download(stats, stats_.get(), size_t(n) * sizeof(QuantStats));
+}
+
+void CudaKvRows::hash_rows(const CachePlanes& planes, std::span<const int> rows,
+                           Xxh64State& hash) const {
+    if (rows.empty()) return;
+    // One block of all the rows through block_digests, begun at `hash`, its state kept.
+    read_index_.copy_from_host(rows.data(), rows.size_bytes(), stream_);
+    hash_state_.reserve(2 * sizeof(Xxh64State) + sizeof(uint64_t));
+    auto* begun = hash_state_.as<Xxh64State>();
+    KVW_CUDA_CHECK(cudaMemcpyAsync(begun, &hash, sizeof hash, cudaMemcpyHostToDevice, stream_));
+    const int n = int(rows.size());
+    block_digests(planes, read_index_.as<int32_t>(), begun, 0, 1, n, n,
+                  reinterpret_cast<uint64_t*>(begun + 2), stream_, begun + 1);
+    download(&hash, begun + 1, sizeof hash);
 }
 
 void CudaKvRows::read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const {

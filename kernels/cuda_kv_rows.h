@@ -30,6 +30,10 @@ public:
     void move_rows(const CachePlanes& planes, int to, int from, int n) override;
     void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
                    int n) override;
+    void rerotate_k(const CachePlane& k, std::span<const int> rows, std::span<const int32_t> delta,
+                    int head_dim, const RopeParams& rope, QuantStats* stats) override;
+    void hash_rows(const CachePlanes& planes, std::span<const int> rows,
+                   Xxh64State& hash) const override;
     void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override;
 
 private:
@@ -38,9 +42,13 @@ private:
 
     DevicePool& pool_;
     cudaStream_t stream_;
-    DeviceBuffer rows_in_;             // write_rows: the new K then V rows
-    DeviceBuffer stats_;               // write_rows: each row's statistics, K then V
-    DeviceBuffer scratch_;             // move_rows: the rows on their way
+    DeviceBuffer rows_in_;      // write_rows: the new K then V rows
+    DeviceBuffer stats_;        // write_rows: each row's statistics, K then V
+    DeviceBuffer scratch_;      // move_rows: the rows on their way; rerotate_k: decoded rows
+    DeviceBuffer shift_index_;  // rerotate_k: the rows, their deltas, the frequency divisors
+    DeviceBuffer shift_delta_;
+    DeviceBuffer divisors_;
+    mutable DeviceBuffer hash_state_;  // hash_rows: the state begun, then ended; the digest
     mutable DeviceBuffer read_index_;  // read_rows: the physical rows read
     mutable DeviceBuffer decoded_;     // read_rows: the rows decoded (the plane as K and as V)
 };

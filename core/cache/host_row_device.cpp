@@ -1,7 +1,9 @@
 #include <cstring>
 #include <new>
+#include <vector>
 
 #include "core/cache/kv_row_device.h"
+#include "core/math/kshift_row.h"
 
 namespace kvw {
 
@@ -69,7 +71,6 @@ public:
         QuantStats* stats[2] = {k_stats, v_stats};
         for (int i = 0; i < n; ++i)
             for (int h = 0; h < 2; ++h) {
-                if (!src[h]) continue;
                 const CachePlane& p = planes.kv[h];
                 const size_t r = size_t(at + i);
                 QuantStats st;
@@ -85,6 +86,23 @@ public:
     void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
                    int n) override {
         for (int h = 0; h < 2; ++h) copy_plane(dst.kv[h], to, src.kv[h], from, n);
+    }
+    void rerotate_k(const CachePlane& k, std::span<const int> rows, std::span<const int32_t> delta,
+                    int head_dim, const RopeParams& rope, QuantStats* stats) override {
+        std::vector<float> x(size_t(k.kv_dim));
+        for (size_t i = 0; i < rows.size(); ++i) {
+            stats[i] = {};
+            if (delta[i] != 0)
+                kshift_row(k, size_t(rows[i]), head_dim, delta[i], rope, x.data(), stats[i]);
+        }
+    }
+    void hash_rows(const CachePlanes& planes, std::span<const int> rows,
+                   Xxh64State& hash) const override {
+        for (const int r : rows)
+            for (const CachePlane& p : planes.kv) {
+                hash.update(p.row(size_t(r)), p.data_bytes());
+                hash.update(p.scale(size_t(r)), p.scale_bytes());
+            }
     }
     void read_rows(const CachePlane& p, std::span<const int> rows, float* out) const override {
         for (size_t i = 0; i < rows.size(); ++i) {

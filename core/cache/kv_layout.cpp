@@ -47,8 +47,11 @@ std::vector<int> KvLayout::physical_rows_of(int layer, int row, int n) const {
 }
 
 int64_t KvLayout::scan_nonfinite_scales(int layer, int row, int n) const {
+    return nonfinite_scales_of(layer, physical_rows_of(layer, row, n));
+}
+
+int64_t KvLayout::nonfinite_scales_of(int layer, std::span<const int> rows) const {
     if (!slab().scaled(false) && !slab().scaled(true)) return 0;
-    const std::vector<int> rows = physical_rows_of(layer, row, n);
     std::vector<float> scales(rows.size() * size_t(storage().groups));
     int64_t bad = 0;
     for (const bool v : {false, true})
@@ -137,13 +140,32 @@ void KvLayout::reset() {
     for (ChunkRevisions& revisions : row_revisions_) revisions.renew_from(0);
 }
 
-void KvLayout::overwrite_k(int layer, int row, const float* k) {
-    check_rows(layer, row, 1, rows(layer));
-    nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, 1);
-    slab().write_k(layer, physical_row(layer, row), k);
-    rows_rewritten(layer, row, 1);
-    row_revisions_[size_t(layer)].renew_rows(row, row + 1);
-    nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, 1);
+void KvLayout::rerotate_k(int layer, std::span<const int32_t> delta, int head_dim,
+                          const RopeParams& rope) {
+    check_rows(layer, 0, int(delta.size()), rows(layer));
+    if (head_dim <= 0 || head_dim % 2 != 0 || kv_dim() % head_dim != 0)
+        throw std::invalid_argument("kv cache: head_dim " + std::to_string(head_dim) +
+                                    " does not split kv_dim " + std::to_string(kv_dim()) +
+                                    " into rotary heads");
+    std::vector<int> changed, at;  // logical rows that move, and their slab rows
+    std::vector<int32_t> by;
+    for (int r = 0; r < int(delta.size()); ++r)
+        if (delta[size_t(r)] != 0) {
+            changed.push_back(r);
+            at.push_back(physical_row(layer, r));
+            by.push_back(delta[size_t(r)]);
+        }
+    if (changed.empty()) return;
+    nonfinite_scales_[size_t(layer)] -= nonfinite_scales_of(layer, at);
+    slab().rerotate_k(layer, at, by, head_dim, rope);
+    for (size_t i = 0; i < changed.size();) {  // runs of consecutive logical rows
+        size_t n = 1;
+        while (i + n < changed.size() && changed[i + n] == changed[i] + int(n)) ++n;
+        rows_rewritten(layer, changed[i], int(n));
+        row_revisions_[size_t(layer)].renew_rows(changed[i], changed[i] + int(n));
+        i += n;
+    }
+    nonfinite_scales_[size_t(layer)] += nonfinite_scales_of(layer, at);
 }
 
 void KvLayout::append_stored(int layer, const KvLayout& src) {
@@ -190,6 +212,11 @@ void KvLayout::append_stored_rows(int layer, int first, int end, std::vector<uin
     const size_t at = out.size();
     out.resize(at + size_t(end - first) * stored_row_bytes());  // one resize: the block's rows
     slab().stored_rows(layer, physical_rows_of(layer, first, end - first), out.data() + at);
+}
+
+void KvLayout::hash_stored_rows(int layer, int first, int end, Xxh64State& hash) const {
+    check_rows(layer, first, end - first, rows(layer));
+    slab().hash_rows(layer, physical_rows_of(layer, first, end - first), hash);
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

@@ -83,8 +83,11 @@ public:
     void truncate(int layer, int rows);
     // Every layer back to position 0; the slab stays allocated.
     void reset();
-    // Re-encodes the K of row `row` from k (kv_dim floats); its V is not touched.
-    void overwrite_k(int layer, int row, const float* k);
+    // The K-shift where the rows are: logical row r of [0, delta.size()) rotated by delta[r]
+    // positions head by head and encoded again (RowBuffer::rerotate_k), V not touched; rows with
+    // delta 0 stay as stored.
+    void rerotate_k(int layer, std::span<const int32_t> delta, int head_dim,
+                    const RopeParams& rope);
     // Appends the logical rows of `src`'s layer (same kv_dim and storage) as they are stored:
     // bytes and scales copied, nothing re-encoded.
     void append_stored(int layer, const KvLayout& src);
@@ -96,11 +99,14 @@ public:
     // null): one read of the device for the lot, where a row at a time waits for it n times.
     void read_rows(int layer, int row, int n, float* k, float* v) const;
     // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
-    // has them), for hashing; append_stored_rows adds rows [first, end) so to `out` (one
-    // buffer, grown once: the digest reads the rows of a block after every tick).
+    // has them), downloaded: what the state digest hashes (hash_stored_rows), for comparing
+    // caches byte for byte; append_stored_rows adds rows [first, end) so to `out`.
     std::vector<uint8_t> stored_row(int layer, int row) const;
     size_t stored_row_bytes() const { return slab().row_bytes(); }  // its size
     void append_stored_rows(int layer, int first, int end, std::vector<uint8_t>& out) const;
+    // Rows [first, end) as stored fed to `hash` (the bytes append_stored_rows gives), hashed
+    // where the rows are: the state digest's read of the cache.
+    void hash_stored_rows(int layer, int first, int end, Xxh64State& hash) const;
     // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types),
     // counted as rows are written and dropped, so that the per-tick invariant and every Frame
     // read it without scanning the layer. Encoding keeps scales finite (kv_quant.h): a
@@ -149,7 +155,7 @@ protected:
     // The slab row holding logical row `row`.
     virtual int physical_row(int layer, int row) const = 0;
     virtual LayerContext layer_view(int layer, int rows) const = 0;
-    // Logical rows [row, row + n) were rewritten in place (overwrite, overwrite_k,
+    // Logical rows [row, row + n) were rewritten in place (overwrite, rerotate_k,
     // append_stored), for a layout that keeps a second copy of them.
     virtual void rows_rewritten(int, int, int) {}
 
@@ -162,8 +168,10 @@ private:
     void check_rows(int layer, int row, int n, int limit) const;
     // The slab rows of logical rows [row, row + n).
     std::vector<int> physical_rows_of(int layer, int row, int n) const;
-    // Non-finite scales of logical rows [row, row + n), read from the slab.
+    // Non-finite scales of logical rows [row, row + n), or of slab rows `rows`, read from the
+    // slab.
     int64_t scan_nonfinite_scales(int layer, int row, int n) const;
+    int64_t nonfinite_scales_of(int layer, std::span<const int> rows) const;
 
     std::shared_ptr<RowBuffer> slab_;            // this layout's alone but in copy_layout()'s copy
     std::vector<int64_t> nonfinite_scales_;      // [layer]: scan_nonfinite_scales of every row

@@ -6,6 +6,8 @@
 
 #include "core/math/cache_plane.h"
 #include "core/math/kv_quant.h"
+#include "core/math/rope.h"
+#include "core/math/xxh64.h"
 
 namespace kvw {
 
@@ -39,7 +41,7 @@ public:
 
     // Rows [at, at + n) of K and V encoded from k and v ([n][kv_dim] host floats) with
     // kv_encode_row, each row's clip counter set; what encoding row i met goes to k_stats[i],
-    // v_stats[i] (host). A null k (or v) leaves that plane and its stats alone.
+    // v_stats[i] (host).
     virtual void write_rows(const CachePlanes& planes, int at, const float* k, const float* v,
                             int n, QuantStats* k_stats, QuantStats* v_stats) = 0;
     // Rows [from, from + n) of both planes, scales and counters with them, to [to, to + n); the
@@ -49,6 +51,17 @@ public:
     // [to, to + n) of `dst`, as stored.
     virtual void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
                            int n) = 0;
+    // The K-shift: K of physical rows `rows` rotated head by head by delta[i] positions (rows
+    // and delta host; 0 leaves a row as stored) and encoded again (core/math/kshift_row.h); what
+    // encoding met to stats[i] (host). rope.freq_divisors, when set, is host memory.
+    virtual void rerotate_k(const CachePlane& k, std::span<const int> rows,
+                            std::span<const int32_t> delta, int head_dim, const RopeParams& rope,
+                            QuantStats* stats) = 0;
+    // Feeds the stored bytes of physical rows `rows` (host) to `hash` (host), which goes on from
+    // where it was: K bytes, K scales, V bytes, V scales row after row (RowBuffer::stored_rows'
+    // order), so the state digest hashes the rows where they are and only the hash crosses.
+    virtual void hash_rows(const CachePlanes& planes, std::span<const int> rows,
+                           Xxh64State& hash) const = 0;
     // Physical rows `rows` (host) of one plane decoded to [rows][kv_dim] host floats.
     virtual void read_rows(const CachePlane& plane, std::span<const int> rows,
                            float* out) const = 0;

@@ -247,11 +247,15 @@ void RowBuffer::write(int layer, int row, const float* k, const float* v, int n)
     renew(layer, row, row + n);
 }
 
-void RowBuffer::write_k(int layer, int row, const float* k) {
-    std::vector<QuantStats> k_row(1);
-    device_->write_rows(planes(layer), row, k, nullptr, 1, k_row.data(), nullptr);
-    count(k_, layer, k_row);
-    renew(layer, row, row + 1);
+void RowBuffer::rerotate_k(int layer, std::span<const int> rows, std::span<const int32_t> delta,
+                           int head_dim, const RopeParams& rope) {
+    std::vector<QuantStats> stats(rows.size());
+    device_->rerotate_k(k_.view(layer), rows, delta, head_dim, rope, stats.data());
+    for (size_t i = 0; i < rows.size(); ++i)
+        if (delta[i] != 0) {
+            k_.stats[size_t(layer)].add(stats[i]);
+            renew(layer, rows[i], rows[i] + 1);
+        }
 }
 
 void RowBuffer::move(int layer, int to, int from, int n) {

@@ -72,8 +72,10 @@ public:
 
     // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
     void write(int layer, int row, const float* k, const float* v, int n);
-    // Only the K of one physical row (the RoPE re-rotation rewrites K and leaves V alone).
-    void write_k(int layer, int row, const float* k);
+    // The K-shift of physical rows `rows` by delta[i] positions each (KvRowDevice::rerotate_k);
+    // a row with delta 0 is left as stored.
+    void rerotate_k(int layer, std::span<const int> rows, std::span<const int32_t> delta,
+                    int head_dim, const RopeParams& rope);
     // K and V of physical rows [from, from + n) to [to, to + n), scales with them; the ranges
     // may overlap.
     void move(int layer, int to, int from, int n);
@@ -90,6 +92,11 @@ public:
     // Physical rows `rows` as stored, one after the other: K bytes, K scales, V bytes, V scales
     // (scales only when the type has them), row_bytes() a row, to `out` (host).
     void stored_rows(int layer, std::span<const int> rows, uint8_t* out) const;
+    // The stored bytes of physical rows `rows` (stored_rows' order) fed to `hash` where they are
+    // (KvRowDevice::hash_rows).
+    void hash_rows(int layer, std::span<const int> rows, Xxh64State& hash) const {
+        device_->hash_rows(planes(layer), rows, hash);
+    }
     // The K (v = false) or V scales of physical rows `rows`, [rows][groups] to `out` (host);
     // nothing for an unscaled type.
     void row_scales(int layer, bool v, std::span<const int> rows, float* out) const;

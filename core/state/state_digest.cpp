@@ -28,17 +28,10 @@ void hash_standing(StreamHash& f, const LedgerEntry& e) {
     }
 }
 
-// Stored rows [first, end) of a layer as the cache keeps them, gathered into pieces of about
-// 64 KiB: few calls, little memory.
+// Stored rows [first, end) of a layer as the cache keeps them, hashed where they are (on the
+// device of a cache that lives on one: only the hash's state crosses).
 void hash_stored_rows(StreamHash& f, const KvLayout& cache, int layer, int first, int end) {
-    const int rows_per_piece =
-        std::max(1, int((size_t(64) << 10) / std::max<size_t>(1, cache.stored_row_bytes())));
-    std::vector<uint8_t> stored;
-    for (int r = first; r < end; r += rows_per_piece) {
-        stored.clear();
-        cache.append_stored_rows(layer, r, std::min(end, r + rows_per_piece), stored);
-        f.bytes(stored.data(), stored.size());
-    }
+    if (end > first) cache.hash_stored_rows(layer, first, end, f.state());
 }
 
 // Records [first, end) of the ledger fed to f, each with its standing.

@@ -164,17 +164,10 @@ void StateManager::end_primitive(const std::vector<int>& layers, const char* pri
 void StateManager::reindex_layer(int layer) {
     const ModelConfig& c = engine_->model().config;
     LayerMap& map = maps_.edit(size_t(layer));
-    std::vector<float> k(size_t(c.kv_dim()));
-    for (int r = 0; r < map.rows(); ++r) {
-        const int delta = r - map.rope_pos[size_t(r)];
-        if (delta == 0) continue;
-        cache_->read_k(layer, r, k.data());
-        for (int h = 0; h < c.n_kv_heads; ++h)
-            rope_rerotate(k.data() + size_t(h) * size_t(c.head_dim), c.head_dim, double(delta),
-                          engine_->rope());
-        cache_->overwrite_k(layer, r, k.data());
-        map.rope_pos[size_t(r)] = r;
-    }
+    std::vector<int32_t> delta(size_t(map.rows()));
+    for (int r = 0; r < map.rows(); ++r) delta[size_t(r)] = r - map.rope_pos[size_t(r)];
+    cache_->rerotate_k(layer, delta, c.head_dim, engine_->rope());  // where the rows are
+    for (int r = 0; r < map.rows(); ++r) map.rope_pos[size_t(r)] = r;
 }
 
 void StateManager::do_remove(const std::vector<int>& layers, int row, int64_t tick,

@@ -33,6 +33,7 @@ public:
     // keeps (the block's maps) and finished on the device over its stored rows
     // (kernels/bodies/cache_digest.h).
     const Xxh64State& state() const { return state_; }
+    Xxh64State& state() { return state_; }
 
 private:
     Xxh64State state_;  // core/math/xxh64.h, shared with the device

@@ -9,8 +9,8 @@
 // digests into the state hash as StateDigest::combine does. One thread per block.
 #include <cstdint>
 
-#include "core/math/xxh64.h"
 #include "core/math/cache_plane.h"
+#include "core/math/xxh64.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -24,6 +24,9 @@ struct CacheBlockDigest {
     int rows = 0;  // the layer's logical rows
     int block_rows = 0;
     uint64_t* out = nullptr;  // [blocks]
+    // [blocks] or null: each block's state before it is finished, for a stream that goes on
+    // over rows appended later (StateDigest's streams form, KvRowDevice::hash_rows).
+    Xxh64State* ended = nullptr;
 
     Launch shape() const { return cover(size_t(blocks), 64); }
     KVW_HD void operator()(const At& a) const {
@@ -39,6 +42,7 @@ struct CacheBlockDigest {
                 s.update(h.scale(p), h.scale_bytes());
             }
         }
+        if (ended) ended[b] = s;
         out[b] = s.digest();
     }
 };
@@ -46,7 +50,8 @@ struct CacheBlockDigest {
 // Blocks [first_block, first_block + blocks) of a layer of `rows` logical rows.
 inline CacheBlockDigest cache_block_digest(const CachePlanes& planes, const int32_t* index,
                                            const Xxh64State* begun, int first_block, int blocks,
-                                           int rows, int block_rows, uint64_t* out) {
+                                           int rows, int block_rows, uint64_t* out,
+                                           Xxh64State* ended = nullptr) {
     for (const CachePlane& p : planes.kv) check_cache_plane(p, "digested");
     if (block_rows <= 0 || first_block < 0 || blocks < 0 || rows < 0)
         throw std::invalid_argument("cache kernel: malformed digest blocks");
@@ -55,7 +60,8 @@ inline CacheBlockDigest cache_block_digest(const CachePlanes& planes, const int3
                                 std::to_string(planes.kv[0].capacity));
     if (blocks > 0 && (!begun || !out))
         throw std::invalid_argument("cache kernel: block digests from or into nothing");
-    return CacheBlockDigest{planes, index, begun, first_block, blocks, rows, block_rows, out};
+    return CacheBlockDigest{planes, index,      begun, first_block, blocks,
+                            rows,   block_rows, out,   ended};
 }
 
 }  // namespace kvw::kern

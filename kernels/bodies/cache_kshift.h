@@ -5,8 +5,8 @@
 // per row, which decodes into its own row of `scratch`.
 #include <cstdint>
 
-#include "core/math/rope.h"
 #include "core/math/cache_plane.h"
+#include "core/math/kshift_row.h"
 #include "kernels/launch/grid.h"
 
 namespace kvw::kern {
@@ -27,15 +27,9 @@ struct CacheKShift {
         const size_t i = a.x();
         if (i >= size_t(n)) return;
         QuantStats st;
-        if (delta[i] != 0) {
-            const size_t r = index ? size_t(index[i]) : size_t(first) + i;
-            float* x = scratch + i * size_t(k.kv_dim);
-            kv_decode_row(k.type, k.row(r), k.scale(r), k.kv_dim, k.groups, x);
-            for (int h = 0; h < k.kv_dim / head_dim; ++h)
-                rope_rerotate(x + size_t(h) * size_t(head_dim), head_dim, double(delta[i]), rope);
-            kv_encode_row(k.type, x, k.kv_dim, k.groups, k.row(r), k.scale(r), st);
-            if (k.saturated) k.saturated[r] = uint32_t(st.saturated);
-        }
+        if (delta[i] != 0)
+            kshift_row(k, index ? size_t(index[i]) : size_t(first) + i, head_dim, delta[i], rope,
+                       scratch + i * size_t(k.kv_dim), st);
         stats[i] = st;
     }
 };

@@ -1,7 +1,6 @@
 #pragma once
 // Writing new rows into a layer (FT-022's update_kv_cache): n rows of kv_dim floats each for K
-// and V, encoded into physical rows [at, at + n) with kv_encode_row, as RowBuffer::write does
-// (a null source leaves its plane alone: RowBuffer::write_k).
+// and V, encoded into physical rows [at, at + n) with kv_encode_row, as RowBuffer::write does.
 // One thread per (row, K or V). Each row's QuantStats goes to its own slot of `stats`; the host
 // sums them in row order (so no atomics, and the same sums as RowBuffer's).
 #include <cstdint>
@@ -24,7 +23,6 @@ struct CacheWriteRows {
         const size_t i = a.x();
         if (i >= size_t(n)) return;
         const int h = int(a.y());
-        if (!src[h]) return;  // that plane is not written (a K-only rewrite)
         const CachePlane& p = planes.kv[h];
         const size_t r = size_t(at) + i;
         QuantStats st;
@@ -49,7 +47,7 @@ inline CacheWriteRows cache_write_rows(int layer, const CachePlanes& planes, con
         throw std::out_of_range("cache kernel: writing " + std::to_string(n) +
                                 " rows at position " + std::to_string(at));
     if (n > capacity - at) throw CapacityExceeded(layer, at, n, capacity);
-    if (n > 0 && ((!k && !v) || (k && !k_stats) || (v && !v_stats)))
+    if (n > 0 && (!k || !v || !k_stats || !v_stats))
         throw std::invalid_argument("cache kernel: rows written from or counted into nothing");
     return CacheWriteRows{planes, {k, v}, {k_stats, v_stats}, at, n};
 }

@@ -75,6 +75,14 @@ public:
                    int n) override {
         host_row_device().copy_rows(backed(dst), to, backed(src), from, n);
     }
+    void rerotate_k(const CachePlane& k, std::span<const int> rows, std::span<const int32_t> delta,
+                    int head_dim, const RopeParams& rope, QuantStats* stats) override {
+        host_row_device().rerotate_k(backed(k), rows, delta, head_dim, rope, stats);
+    }
+    void hash_rows(const CachePlanes& planes, std::span<const int> rows,
+                   Xxh64State& hash) const override {
+        host_row_device().hash_rows(backed(planes), rows, hash);
+    }
     void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override {
         host_row_device().read_rows(backed(plane), rows, out);
     }

@@ -428,18 +428,29 @@ private slots:
                     host_launch(kern::cache_kshift(p.k.view(), nullptr, first, delta.data(), n,
                                                    sh.head_dim, rope, scratch.data(),
                                                    stats.data()));
-                    // StateManager::reindex_layer's loop, on the RowBuffer.
+                    // The K-shift through the RowBuffer (StateManager::reindex_layer's call)...
+                    std::vector<int> rows(static_cast<size_t>(n));
+                    for (int i = 0; i < n; ++i) rows[size_t(i)] = first + i;
+                    b.rerotate_k(0, rows, delta, sh.head_dim, rope);
+                    QVERIFY2(same_rows(p, b, 0, capacity, 0), qPrintable(w));
+                    QVERIFY2(same_stats(sum(stats), b.k_stats(0)), qPrintable(w));
+                    // ... and written plainly: decode, rotate each head, encode.
+                    HostPlanes plain(s, kv_dim, capacity);
+                    write_rows(plain, k.data(), k.data(), 0, capacity);
+                    const CachePlane pk = plain.k.view();
                     std::vector<float> x(static_cast<size_t>(kv_dim));
                     for (int i = 0; i < n; ++i) {
                         if (delta[size_t(i)] == 0) continue;
-                        b.read_k(0, first + i, x.data());
+                        const size_t r = size_t(first + i);
+                        kv_decode_row(t, pk.row(r), pk.scale(r), kv_dim, sh.groups, x.data());
                         for (int h = 0; h < sh.groups; ++h)
                             rope_rerotate(x.data() + size_t(h) * size_t(sh.head_dim), sh.head_dim,
                                           double(delta[size_t(i)]), rope);
-                        b.write_k(0, first + i, x.data());
+                        QuantStats st;
+                        kv_encode_row(t, x.data(), kv_dim, sh.groups, pk.row(r), pk.scale(r), st);
+                        if (pk.saturated) pk.saturated[r] = uint32_t(st.saturated);
                     }
-                    QVERIFY2(same_rows(p, b, 0, capacity, 0), qPrintable(w));
-                    QVERIFY2(same_stats(sum(stats), b.k_stats(0)), qPrintable(w));
+                    QVERIFY2(same_rows(plain, b, 0, capacity, 0), qPrintable(w));
                     if (t != KvType::F32) continue;
                     // float64: each pair rotated by delta times its frequency.
                     const auto* got = reinterpret_cast<const float*>(p.k.data.data());

@@ -1,10 +1,10 @@
 // The cache's rows in a device's memory (issue 29, docs/ARCHITECTURE.md §18), without a GPU:
 // every layout and storage type on RemoteRows (tests/unit/remote_rows.h), whose memory the host
 // cannot dereference, against the same layout on the host, edit by edit; then whole sessions on
-// the "test:remote" backend against "cpu", bit for bit, through edits, ring wraps, a key-scoring
-// policy, wLOD, other K/V types, rebuilds, undo, clones and a switch of backend. A RowBuffer that
-// read a plane without its device's calls would fault here; one that lost a row on the way would
-// differ.
+// the "test:remote" backend against "cpu", bit for bit, through edits, K-shifts, ring wraps, a
+// key-scoring policy, wLOD, other K/V types, rebuilds, undo, clones and a switch of backend. A
+// RowBuffer that read a plane without its device's calls would fault here; one that lost a row on
+// the way would differ.
 #include <QtTest>
 
 #include <cstring>
@@ -26,7 +26,7 @@ namespace {
 
 constexpr int kLayers = 2;
 constexpr int kGroups = 2;
-constexpr int kDim = 10;  // two groups of 5: no multiple of a vector width
+constexpr int kDim = 12;  // two groups (KV heads) of 6: no multiple of a vector width
 constexpr int kCapacity = 40;
 
 std::vector<float> random_rows(std::mt19937& rng, int n) {
@@ -117,10 +117,10 @@ void edit(std::mt19937& rng, KvLayout& a, KvLayout& b, const KvLayout& source) {
             }
             break;
         case 6:
-            if (rows > 0) {
-                const int at = pick(rows);
-                const std::vector<float> k = random_rows(rng, 1);
-                for (KvLayout* c : {&a, &b}) c->overwrite_k(l, at, k.data());
+            if (rows > 0) {  // the K-shift after a deletion: the rows from one on move back
+                std::vector<int32_t> delta(static_cast<size_t>(rows), 0);
+                for (int r = pick(rows); r < rows; ++r) delta[size_t(r)] = 1 + pick(3);
+                for (KvLayout* c : {&a, &b}) c->rerotate_k(l, delta, kDim / kGroups, RopeParams{});
             }
             break;
         case 7:
@@ -230,7 +230,6 @@ private slots:
             [&](Session& s) {
                 s.apply_now({del(1), del(5, {0, 2})});
             },
-            [](Session& s) { s.set_rope_policy(RopePolicy::FinalIndex); },
             [](Session& s) {
                 s.set_layout(CacheLayout::Ring, {RingMode::Pointer, 2, 2, true}, 24);
             },
@@ -248,6 +247,8 @@ private slots:
                 s.apply_now({Action{ExpandAction{4}, {}}});
             },
             [](Session& s) { s.set_wlod(0, 0); },
+            [](Session& s) { s.set_rope_policy(RopePolicy::Reindex); },  // K-shifts from here
+            [&](Session& s) { s.apply_now({del(3)}); },
             [](Session& s) { s.set_kv_types(KvType::Int8, KvType::F16); },
             [](Session& s) { s.snapshot("int8"); },
             steps(3),

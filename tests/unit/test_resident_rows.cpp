@@ -137,7 +137,9 @@ private slots:
                 cache->overwrite(layer, int(rng() % uint32_t(rows - count + 1)), k.data(), v.data(),
                                  count);
             } else if (op == 8) {
-                cache->overwrite_k(layer, int(rng() % uint32_t(rows)), k.data());
+                std::vector<int32_t> delta(static_cast<size_t>(rows), 0);  // one row's K moves
+                delta[rng() % uint32_t(rows)] = 5;
+                cache->rerotate_k(layer, delta, kKvDim / kHeads, RopeParams{});
             } else if (step % 5 == 0) {
                 cache->reset();
             } else if (step % 5 == 1) {

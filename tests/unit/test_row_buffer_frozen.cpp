@@ -93,9 +93,11 @@ private slots:
         const RowBuffer second = live.frozen(in_use, &first);
         QCOMPARE(new_blocks(second, first), size_t(1));
         // A move within layer 1 renews the blocks it wrote (rows 250..259: blocks 0 and 1) and
-        // not the one it read from; K alone rewritten renews its block.
+        // not the one it read from; K alone re-rotated renews its block.
         live.move(1, 250, 270, 10);
-        live.write_k(0, 599, k.data());
+        const int shifted[] = {599};
+        const int32_t by[] = {3};
+        live.rerotate_k(0, shifted, by, 2, RopeParams{});
         const RowBuffer third = live.frozen(in_use, &second);
         QCOMPARE(new_blocks(third, second), size_t(3));
         const RowBuffer thawed_third = third.thawed(host_row_device());
