@@ -17,17 +17,10 @@
 #include "core/session/session.h"
 #include "tests/gpu/cuda_device.h"
 #include "tests/gpu/nmse.h"
+#include "tests/unit/twin_sessions.h"
 
 using namespace kvw;
 using kvw::test::nmse;
-
-namespace {
-
-Action del(int row, std::vector<int> layers = {}) {
-    return Action{DeleteAction{row}, std::move(layers)};
-}
-
-}  // namespace
 
 class TestCudaTickStream : public QObject {
     Q_OBJECT
@@ -36,38 +29,17 @@ private slots:
         if (const std::string why = test::why_no_cuda(); !why.empty()) QSKIP(why.c_str());
     }
 
-    void the_device_follows_the_cpu_through_edits_data() {
-        QTest::addColumn<int>("layout");
-        QTest::addColumn<int>("ring_mode");
-        QTest::newRow("contiguous") << int(CacheLayout::Contiguous) << -1;
-        QTest::newRow("batch_splice") << int(CacheLayout::BatchSplice) << -1;
-        QTest::newRow("indirection") << int(CacheLayout::Indirection) << -1;
-        QTest::newRow("ring roll") << int(CacheLayout::Ring) << int(RingMode::Roll);
-        QTest::newRow("ring pointer") << int(CacheLayout::Ring) << int(RingMode::Pointer);
-        QTest::newRow("ring lut") << int(CacheLayout::Ring) << int(RingMode::Lut);
-    }
+    void the_device_follows_the_cpu_through_edits_data() { test::add_layout_rows(); }
     void the_device_follows_the_cpu_through_edits() {
         QFETCH(int, layout);
         QFETCH(int, ring_mode);
         const bool ring = ring_mode >= 0;
         const std::shared_ptr<const Model> model = load_model("synthetic:tiny");
-        const auto session_on = [&](const char* backend) {
-            SessionOptions o;
-            o.model = "synthetic:tiny";
-            o.backend = backend;
-            o.capacity = 64;
-            o.sampling.seed = 5;
-            return std::make_unique<Session>(o, model);
-        };
-        const std::unique_ptr<Session> device = session_on("cuda");
-        const std::unique_ptr<Session> host = session_on("cpu");
-
+        const std::unique_ptr<Session> device = test::tiny_session_on(model, "cuda");
+        const std::unique_ptr<Session> host = test::tiny_session_on(model, "cpu");
+        using test::delete_row;
         int32_t next = 11;
-        const auto steps = [&next](int n) {
-            return [&next, n](Session& s) {
-                for (int i = 0; i < n; ++i) s.step_forced(next + i);
-            };
-        };
+        const auto steps = [&next](int n) { return test::forced_steps(next, n); };
         const auto to_layout = [&](Session& s) {
             if (ring)  // 24 rows, 2 sinks: the steps below wrap it more than once
                 s.set_layout(CacheLayout::Ring, {RingMode(ring_mode), 2, 2}, 24);
@@ -78,16 +50,16 @@ private slots:
             [](Session& s) { s.start("the cache remembers the tokens it was given"); },
             to_layout,
             steps(3),
-            [](Session& s) { s.apply_now({del(2)}); },
+            [](Session& s) { s.apply_now({delete_row(2)}); },
             steps(2),
-            [](Session& s) { s.apply_now({del(4, {1})}); },  // one layer only
+            [](Session& s) { s.apply_now({delete_row(4, {1})}); },  // one layer only
             [](Session& s) {
                 s.apply_now({Action{InsertAction{3, {7, 8}}, {}}});
             },
             steps(2),
             [](Session& s) { s.set_rope_policy(RopePolicy::FinalIndex); },
             [](Session& s) {
-                s.apply_now({del(1), del(5, {0, 2})});
+                s.apply_now({delete_row(1), delete_row(5, {0, 2})});
             },
             steps(20),  // a ring wraps
             [](Session& s) { s.set_wlod(4, 0); },
@@ -102,7 +74,7 @@ private slots:
             steps(2),
             [](Session& s) { s.set_kv_types(KvType::Int8, KvType::F16); },
             steps(3),
-            [](Session& s) { s.apply_now({del(6)}); },
+            [](Session& s) { s.apply_now({delete_row(6)}); },
             steps(2),
             [](Session& s) { s.rebuild(); },
             steps(2),

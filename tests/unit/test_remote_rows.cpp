@@ -18,6 +18,7 @@
 #include "core/model/model_loader.h"
 #include "core/session/session.h"
 #include "tests/unit/remote_rows.h"
+#include "tests/unit/twin_sessions.h"
 
 using namespace kvw;
 using kvw::test::remote_rows;
@@ -143,16 +144,7 @@ class TestRemoteRows : public QObject {
 private slots:
     void initTestCase() { test::register_remote_backend(); }
 
-    void layouts_on_remote_memory_equal_the_host_data() {
-        QTest::addColumn<int>("layout");
-        QTest::addColumn<int>("ring_mode");
-        QTest::newRow("contiguous") << int(CacheLayout::Contiguous) << -1;
-        QTest::newRow("batch_splice") << int(CacheLayout::BatchSplice) << -1;
-        QTest::newRow("indirection") << int(CacheLayout::Indirection) << -1;
-        QTest::newRow("ring roll") << int(CacheLayout::Ring) << int(RingMode::Roll);
-        QTest::newRow("ring pointer") << int(CacheLayout::Ring) << int(RingMode::Pointer);
-        QTest::newRow("ring lut") << int(CacheLayout::Ring) << int(RingMode::Lut);
-    }
+    void layouts_on_remote_memory_equal_the_host_data() { test::add_layout_rows(); }
     void layouts_on_remote_memory_equal_the_host() {
         QFETCH(int, layout);
         QFETCH(int, ring_mode);
@@ -198,37 +190,23 @@ private slots:
 
     void a_session_on_remote_rows_equals_the_cpu() {
         const std::shared_ptr<const Model> model = load_model("synthetic:tiny");
-        const auto session_on = [&](const char* backend) {
-            SessionOptions o;
-            o.model = "synthetic:tiny";
-            o.backend = backend;
-            o.capacity = 64;
-            o.sampling.seed = 5;
-            return std::make_unique<Session>(o, model);
-        };
-        std::unique_ptr<Session> remote = session_on("test:remote");
-        std::unique_ptr<Session> host = session_on("cpu");
-        const auto del = [](int row, std::vector<int> layers = {}) {
-            return Action{DeleteAction{row}, std::move(layers)};
-        };
+        std::unique_ptr<Session> remote = test::tiny_session_on(model, "test:remote");
+        std::unique_ptr<Session> host = test::tiny_session_on(model, "cpu");
+        using test::delete_row;
         int32_t next = 11;
-        const auto steps = [&next](int n) {
-            return [&next, n](Session& s) {
-                for (int i = 0; i < n; ++i) s.step_forced(next + i);
-            };
-        };
+        const auto steps = [&next](int n) { return test::forced_steps(next, n); };
         const std::vector<std::function<void(Session&)>> commands = {
             [](Session& s) { s.start("rows that live where the host cannot read them"); },
             steps(3),
-            [&](Session& s) { s.apply_now({del(2)}); },
-            [&](Session& s) { s.apply_now({del(4, {1})}); },
+            [](Session& s) { s.apply_now({delete_row(2)}); },
+            [](Session& s) { s.apply_now({delete_row(4, {1})}); },
             [](Session& s) {
                 s.apply_now({Action{InsertAction{3, {7, 8}}, {}}});
             },
             [](Session& s) { s.set_layout(CacheLayout::Indirection); },
             steps(2),
-            [&](Session& s) {
-                s.apply_now({del(1), del(5, {0, 2})});
+            [](Session& s) {
+                s.apply_now({delete_row(1), delete_row(5, {0, 2})});
             },
             [](Session& s) {
                 s.set_layout(CacheLayout::Ring, {RingMode::Pointer, 2, 2, true}, 24);
@@ -248,7 +226,7 @@ private slots:
             },
             [](Session& s) { s.set_wlod(0, 0); },
             [](Session& s) { s.set_rope_policy(RopePolicy::Reindex); },  // K-shifts from here
-            [&](Session& s) { s.apply_now({del(3)}); },
+            [](Session& s) { s.apply_now({delete_row(3)}); },
             [](Session& s) { s.set_kv_types(KvType::Int8, KvType::F16); },
             [](Session& s) { s.snapshot("int8"); },
             steps(3),
