@@ -21,13 +21,13 @@ void launch_plan(const kern::CacheGatherPlan& plan, cudaStream_t stream) {
 
 }  // namespace
 
-void write_kv_rows(int layer, const CachePlanes& planes, const float* k, const float* v,
-                   int at, int n, QuantStats* k_stats, QuantStats* v_stats, cudaStream_t stream) {
+void write_kv_rows(int layer, const CachePlanes& planes, const float* k, const float* v, int at,
+                   int n, QuantStats* k_stats, QuantStats* v_stats, cudaStream_t stream) {
     launch(kern::cache_write_rows(layer, planes, k, v, at, n, k_stats, v_stats), stream);
 }
 
-void decode_kv_rows(const CachePlanes& planes, const int32_t* index, int first, int n,
-                    float* k_out, float* v_out, cudaStream_t stream) {
+void decode_kv_rows(const CachePlanes& planes, const int32_t* index, int first, int n, float* k_out,
+                    float* v_out, cudaStream_t stream) {
     launch(kern::cache_decode_rows(planes, index, first, n, k_out, v_out), stream);
 }
 

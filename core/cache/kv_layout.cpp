@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/cache/cache_error.h"
+#include "core/cache/row_runs.h"
 
 namespace kvw {
 
@@ -47,6 +48,8 @@ std::vector<int> KvLayout::physical_rows_of(int layer, int row, int n) const {
 }
 
 int64_t KvLayout::scan_nonfinite_scales(int layer, int row, int n) const {
+    // Checked before the rows are listed: every append of an unscaled cache comes here.
+    if (!slab().scaled(false) && !slab().scaled(true)) return 0;
     return nonfinite_scales_of(layer, physical_rows_of(layer, row, n));
 }
 
@@ -158,13 +161,10 @@ void KvLayout::rerotate_k(int layer, std::span<const int32_t> delta, int head_di
     if (changed.empty()) return;
     nonfinite_scales_[size_t(layer)] -= nonfinite_scales_of(layer, at);
     slab().rerotate_k(layer, at, by, head_dim, rope);
-    for (size_t i = 0; i < changed.size();) {  // runs of consecutive logical rows
-        size_t n = 1;
-        while (i + n < changed.size() && changed[i + n] == changed[i] + int(n)) ++n;
-        rows_rewritten(layer, changed[i], int(n));
-        row_revisions_[size_t(layer)].renew_rows(changed[i], changed[i] + int(n));
-        i += n;
-    }
+    for_each_run(changed, [&](int first, int n, size_t) {
+        rows_rewritten(layer, first, n);
+        row_revisions_[size_t(layer)].renew_rows(first, first + n);
+    });
     nonfinite_scales_[size_t(layer)] += nonfinite_scales_of(layer, at);
 }
 

@@ -159,6 +159,8 @@ protected:
     // append_stored), for a layout that keeps a second copy of them.
     virtual void rows_rewritten(int, int, int) {}
 
+    // The slab rows of logical rows [row, row + n).
+    std::vector<int> physical_rows_of(int layer, int row, int n) const;
     // Writable from const calls because batch-splice applies its pending edits on a read: the
     // logical rows, the only state a const caller can observe, stay the same.
     RowBuffer& slab() const { return *slab_; }
@@ -166,8 +168,6 @@ protected:
 private:
     void check_layer(int layer) const;
     void check_rows(int layer, int row, int n, int limit) const;
-    // The slab rows of logical rows [row, row + n).
-    std::vector<int> physical_rows_of(int layer, int row, int n) const;
     // Non-finite scales of logical rows [row, row + n), or of slab rows `rows`, read from the
     // slab.
     int64_t scan_nonfinite_scales(int layer, int row, int n) const;

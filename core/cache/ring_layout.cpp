@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include <spdlog/spdlog.h>
 
@@ -250,8 +251,7 @@ std::string RingLayout::check_window(int layer) const {
                std::to_string(ring_rows(layer)) + " ring rows from slot " +
                std::to_string(state(layer).head) + " in two contiguous parts";
     const std::vector<uint8_t> assembled = window_bytes(layer, n);
-    std::vector<int> slab_rows(static_cast<size_t>(n));
-    for (int j = 0; j < n; ++j) slab_rows[size_t(j)] = physical_row(layer, j);
+    const std::vector<int> slab_rows = physical_rows_of(layer, 0, n);
     std::vector<uint8_t> stored(assembled.size());
     slab().stored_rows(layer, slab_rows, stored.data());
     if (const int j = first_other_row(assembled, stored, slab().row_bytes()); j >= 0)
@@ -275,8 +275,8 @@ std::string RingLayout::check_checksum(int layer) const {
     if (!options_.checksum) return {};
     const int n = rows(layer);
     const std::vector<uint8_t> assembled = window_bytes(layer, n);
-    std::vector<int> shadow_rows(static_cast<size_t>(n));
-    for (int j = 0; j < n; ++j) shadow_rows[size_t(j)] = j;
+    std::vector<int> shadow_rows(static_cast<size_t>(n));  // the shadow keeps them in roll order
+    std::iota(shadow_rows.begin(), shadow_rows.end(), 0);
     std::vector<uint8_t> shadow(assembled.size());
     shadow_.stored_rows(layer, shadow_rows, shadow.data());
     if (const int j = first_other_row(assembled, shadow, shadow_.row_bytes()); j >= 0)

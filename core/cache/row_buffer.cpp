@@ -1,5 +1,7 @@
 #include "core/cache/row_buffer.h"
 
+#include "core/cache/row_runs.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -39,18 +41,6 @@ void transfer(KvRowDevice& to, void* dst, const KvRowDevice& from, const void* s
     std::vector<uint8_t> staged(bytes);
     from.download(staged.data(), src, bytes);
     to.upload(dst, staged.data(), bytes);
-}
-
-// Calls f(first, n, at) for each run of consecutive physical rows in `rows`: rows [first,
-// first + n) are rows[at .. at + n).
-template <class F>
-void for_each_run(std::span<const int> rows, F&& f) {
-    for (size_t at = 0; at < rows.size();) {
-        size_t n = 1;
-        while (at + n < rows.size() && rows[at + n] == rows[at] + int(n)) ++n;
-        f(rows[at], int(n), at);
-        at += n;
-    }
 }
 
 }  // namespace
@@ -139,7 +129,7 @@ uint32_t RowBuffer::saturated_at(const Plane& plane, int layer, int row) const {
     return count;
 }
 
-void RowBuffer::count(Plane& plane, int layer, const std::vector<QuantStats>& rows) {
+void RowBuffer::count(Plane& plane, int layer, std::span<const QuantStats> rows) {
     for (const QuantStats& row : rows) plane.stats[size_t(layer)].add(row);
 }
 
@@ -240,10 +230,10 @@ void RowBuffer::for_each_frozen_block(const std::function<void(const void*, uint
 
 void RowBuffer::write(int layer, int row, const float* k, const float* v, int n) {
     if (n <= 0) return;
-    std::vector<QuantStats> k_rows(static_cast<size_t>(n)), v_rows(static_cast<size_t>(n));
-    device_->write_rows(planes(layer), row, k, v, n, k_rows.data(), v_rows.data());
-    count(k_, layer, k_rows);
-    count(v_, layer, v_rows);
+    std::vector<QuantStats> stats(2 * size_t(n));  // K's rows, then V's
+    device_->write_rows(planes(layer), row, k, v, n, stats.data(), stats.data() + n);
+    count(k_, layer, std::span(stats).first(size_t(n)));
+    count(v_, layer, std::span(stats).last(size_t(n)));
     renew(layer, row, row + n);
 }
 

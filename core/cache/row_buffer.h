@@ -169,7 +169,7 @@ private:
     uint32_t saturated_at(const Plane& plane, int layer, int row) const;
     CachePlanes planes(int layer) const { return {{k_.view(layer), v_.view(layer)}}; }
     // Adds what encoding met, row by row, to a layer's statistics.
-    static void count(Plane& plane, int layer, const std::vector<QuantStats>& rows);
+    static void count(Plane& plane, int layer, std::span<const QuantStats> rows);
 
     KvRowDevice* device_;
     int n_layers_;

@@ -17,7 +17,6 @@
 
 namespace kvw::test {
 
-
 inline constexpr KvType kTypes[] = {KvType::F32, KvType::F16, KvType::BF16, KvType::Int8,
                                     KvType::Fp8E4M3};
 
