@@ -9,7 +9,7 @@ KVW_DEVICE_LAUNCHER(kern::CacheRingIndex)
 KVW_DEVICE_LAUNCHER(kern::CacheKShift)
 KVW_DEVICE_LAUNCHER(kern::CacheGistPool)
 KVW_DEVICE_LAUNCHER(kern::CacheDrift)
-KVW_DEVICE_LAUNCHER(kern::CacheBlockDigest)
+KVW_DEVICE_LAUNCHER(kern::CacheRowHashes)
 
 namespace kvw::cuda {
 
@@ -66,12 +66,9 @@ void drift_rows(const float* k_cached, const float* v_cached, const float* k_ref
     launch(kern::cache_drift(k_cached, v_cached, k_ref, v_ref, n, kv_dim, k_out, v_out), stream);
 }
 
-void block_digests(const CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
-                   int first_block, int blocks, int rows, int block_rows, uint64_t* out,
-                   cudaStream_t stream, Xxh64State* ended) {
-    launch(kern::cache_block_digest(planes, index, begun, first_block, blocks, rows, block_rows,
-                                    out, ended),
-           stream);
+void hash_row_runs(const CachePlanes* planes, const int32_t* rows, const int32_t* ends,
+                   Xxh64State* states, int runs, cudaStream_t stream) {
+    launch(kern::cache_row_hashes(planes, rows, ends, states, runs), stream);
 }
 
 }  // namespace kvw::cuda

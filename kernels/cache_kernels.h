@@ -65,14 +65,11 @@ void drift_rows(const float* k_cached, const float* v_cached, const float* k_ref
                 const float* v_ref, int n, int kv_dim, float* k_out, float* v_out,
                 cudaStream_t stream);
 
-// The digests of row blocks [first_block, first_block + blocks) of a layer of `rows` logical
-// rows (physical rows through index, or themselves), each finished from begun[b] over its
-// stored rows. For the state digest: begun[b] = row_block_head(map, rows, first_block + b)
-// .state() copied to the device, and block_rows = kRevisionBlockRows.
-// `ended`, when set, gets each block's state before it is finished.
-void block_digests(const CachePlanes& planes, const int32_t* index, const Xxh64State* begun,
-                   int first_block, int blocks, int rows, int block_rows, uint64_t* out,
-                   cudaStream_t stream, Xxh64State* ended = nullptr);
+// The state digest's streams (kernels/bodies/cache_digest.h): run r feeds the stored rows
+// rows[ends[r - 1] .. ends[r]) of planes[r] to states[r], which it goes on from and is left in.
+// The planes (checked by the caller) and rows are device memory like the rest.
+void hash_row_runs(const CachePlanes* planes, const int32_t* rows, const int32_t* ends,
+                   Xxh64State* states, int runs, cudaStream_t stream);
 
 // Each body on the device, as host_launch runs it on the CPU (KVW_DEVICE_LAUNCHER).
 void launch(const kern::CacheWriteRows& body, cudaStream_t stream);
@@ -82,6 +79,6 @@ void launch(const kern::CacheRingIndex& body, cudaStream_t stream);
 void launch(const kern::CacheKShift& body, cudaStream_t stream);
 void launch(const kern::CacheGistPool& body, cudaStream_t stream);
 void launch(const kern::CacheDrift& body, cudaStream_t stream);
-void launch(const kern::CacheBlockDigest& body, cudaStream_t stream);
+void launch(const kern::CacheRowHashes& body, cudaStream_t stream);
 
 }  // namespace kvw::cuda

@@ -1,5 +1,6 @@
 #include "kernels/cuda_kv_rows.h"
 
+#include <cstring>
 #include <vector>
 
 #include "kernels/cache_kernels.h"
@@ -62,12 +63,20 @@ void CudaKvRows::write_rows(const CachePlanes& planes, int at, const float* k, c
     float* v_dev = k_dev + row_floats;
     QuantStats* k_stats_dev = stats_.as<QuantStats>();
     QuantStats* v_stats_dev = k_stats_dev + n;
-    upload(k_dev, k, row_floats * sizeof(float));
-    upload(v_dev, v, row_floats * sizeof(float));
+    // A copy from pageable host memory returns once the bytes are staged, so the rows go up
+    // without a wait and the write waits for the device once, for its statistics: a decode
+    // step writes a row per layer.
+    const size_t row_bytes = row_floats * sizeof(float),
+                 stats_bytes = size_t(n) * sizeof(QuantStats);
+    KVW_CUDA_CHECK(cudaMemcpyAsync(k_dev, k, row_bytes, cudaMemcpyHostToDevice, stream_));
+    KVW_CUDA_CHECK(cudaMemcpyAsync(v_dev, v, row_bytes, cudaMemcpyHostToDevice, stream_));
     // The layer only names an overflow in the error; RowBuffer's callers checked the rows.
     write_kv_rows(0, planes, k_dev, v_dev, at, n, k_stats_dev, v_stats_dev, stream_);
-    download(k_stats, k_stats_dev, size_t(n) * sizeof(QuantStats));
-    download(v_stats, v_stats_dev, size_t(n) * sizeof(QuantStats));
+    KVW_CUDA_CHECK(
+        cudaMemcpyAsync(k_stats, k_stats_dev, stats_bytes, cudaMemcpyDeviceToHost, stream_));
+    KVW_CUDA_CHECK(
+        cudaMemcpyAsync(v_stats, v_stats_dev, stats_bytes, cudaMemcpyDeviceToHost, stream_));
+    KVW_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 CachePlanes CudaKvRows::scratch_planes(const CachePlanes& like, int n) {
@@ -118,18 +127,40 @@ void CudaKvRows::rerotate_k(const CachePlane& k, std::span<const int> rows,
     download(stats, stats_.get(), size_t(n) * sizeof(QuantStats));
 }
 
-void CudaKvRows::hash_rows(const CachePlanes& planes, std::span<const int> rows,
-                           Xxh64State& hash) const {
+void CudaKvRows::hash_rows(std::span<const RowHash> streams) const {
+    if (streams.empty()) return;
+    // One launch for every stream: one block up (planes, run ends, states, and the streams'
+    // rows one after another, each part aligned for the next) and the states down.
+    const size_t runs = streams.size();
+    std::vector<int32_t> rows, ends;
+    std::vector<CachePlanes> planes;
+    std::vector<Xxh64State> states;
+    for (const RowHash& s : streams) {
+        for (const CachePlane& p : s.planes.kv) check_cache_plane(p, "hashed");
+        for (const int r : s.rows) check_plane_range(s.planes.kv[0], r, 1, "hashed");
+        rows.insert(rows.end(), s.rows.begin(), s.rows.end());
+        ends.push_back(int32_t(rows.size()));
+        planes.push_back(s.planes);
+        states.push_back(*s.state);
+    }
     if (rows.empty()) return;
-    // One block of all the rows through block_digests, begun at `hash`, its state kept.
-    read_index_.copy_from_host(rows.data(), rows.size_bytes(), stream_);
-    hash_state_.reserve(2 * sizeof(Xxh64State) + sizeof(uint64_t));
-    auto* begun = hash_state_.as<Xxh64State>();
-    KVW_CUDA_CHECK(cudaMemcpyAsync(begun, &hash, sizeof hash, cudaMemcpyHostToDevice, stream_));
-    const int n = int(rows.size());
-    block_digests(planes, read_index_.as<int32_t>(), begun, 0, 1, n, n,
-                  reinterpret_cast<uint64_t*>(begun + 2), stream_, begun + 1);
-    download(&hash, begun + 1, sizeof hash);
+    const size_t ends_at = aligned(runs * sizeof(CachePlanes)),
+                 states_at = ends_at + aligned(runs * sizeof(int32_t)),
+                 rows_at = states_at + aligned(runs * sizeof(Xxh64State));
+    std::vector<uint8_t> block(rows_at + rows.size() * sizeof(int32_t));
+    std::memcpy(block.data(), planes.data(), runs * sizeof(CachePlanes));
+    std::memcpy(block.data() + ends_at, ends.data(), runs * sizeof(int32_t));
+    std::memcpy(block.data() + states_at, states.data(), runs * sizeof(Xxh64State));
+    std::memcpy(block.data() + rows_at, rows.data(), rows.size() * sizeof(int32_t));
+    hash_runs_.copy_from_host(block.data(), block.size(), stream_);
+    uint8_t* const on_device = hash_runs_.as<uint8_t>();
+    auto* const states_dev = reinterpret_cast<Xxh64State*>(on_device + states_at);
+    hash_row_runs(reinterpret_cast<const CachePlanes*>(on_device),
+                  reinterpret_cast<const int32_t*>(on_device + rows_at),
+                  reinterpret_cast<const int32_t*>(on_device + ends_at), states_dev, int(runs),
+                  stream_);
+    download(states.data(), states_dev, runs * sizeof(Xxh64State));
+    for (size_t i = 0; i < runs; ++i) *streams[i].state = states[i];
 }
 
 void CudaKvRows::read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const {

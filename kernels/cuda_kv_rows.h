@@ -32,8 +32,7 @@ public:
                    int n) override;
     void rerotate_k(const CachePlane& k, std::span<const int> rows, std::span<const int32_t> delta,
                     int head_dim, const RopeParams& rope, QuantStats* stats) override;
-    void hash_rows(const CachePlanes& planes, std::span<const int> rows,
-                   Xxh64State& hash) const override;
+    void hash_rows(std::span<const RowHash> streams) const override;
     void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override;
 
 private:
@@ -48,7 +47,7 @@ private:
     DeviceBuffer shift_index_;  // rerotate_k: the rows, their deltas, the frequency divisors
     DeviceBuffer shift_delta_;
     DeviceBuffer divisors_;
-    mutable DeviceBuffer hash_state_;  // hash_rows: the state begun, then ended; the digest
+    mutable DeviceBuffer hash_runs_;   // hash_rows: the streams' planes, run ends, states, rows
     mutable DeviceBuffer read_index_;  // read_rows: the physical rows read
     mutable DeviceBuffer decoded_;     // read_rows: the rows decoded (the plane as K and as V)
 };

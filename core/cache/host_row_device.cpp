@@ -96,13 +96,13 @@ public:
                 kshift_row(k, size_t(rows[i]), head_dim, delta[i], rope, x.data(), stats[i]);
         }
     }
-    void hash_rows(const CachePlanes& planes, std::span<const int> rows,
-                   Xxh64State& hash) const override {
-        for (const int r : rows)
-            for (const CachePlane& p : planes.kv) {
-                hash.update(p.row(size_t(r)), p.data_bytes());
-                hash.update(p.scale(size_t(r)), p.scale_bytes());
-            }
+    void hash_rows(std::span<const RowHash> streams) const override {
+        for (const RowHash& s : streams)
+            for (const int r : s.rows)
+                for (const CachePlane& p : s.planes.kv) {
+                    s.state->update(p.row(size_t(r)), p.data_bytes());
+                    s.state->update(p.scale(size_t(r)), p.scale_bytes());
+                }
     }
     void read_rows(const CachePlane& p, std::span<const int> rows, float* out) const override {
         for (size_t i = 0; i < rows.size(); ++i) {

@@ -176,9 +176,17 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
     // replace them wherever they landed.
     const std::vector<float> zeros(size_t(n) * size_t(kv_dim()), 0.0f);
     append(layer, zeros.data(), zeros.data(), n);
-    for (int r = 0; r < n; ++r)
-        slab().copy_rows(layer, physical_row(layer, first + r), src.slab(),
-                         src.physical_row(layer, r), 1);
+    // Copied in runs consecutive on both sides: a call of the device each, not one a row.
+    const std::vector<int> to = physical_rows_of(layer, first, n);
+    const std::vector<int> from = src.physical_rows_of(layer, 0, n);
+    for (int r = 0; r < n;) {
+        int run = 1;
+        while (r + run < n && to[size_t(r + run)] == to[size_t(r)] + run &&
+               from[size_t(r + run)] == from[size_t(r)] + run)
+            ++run;
+        slab().copy_rows(layer, to[size_t(r)], src.slab(), from[size_t(r)], run);
+        r += run;
+    }
     rows_rewritten(layer, first, n);
     row_revisions_[size_t(layer)].renew_rows(first, first + n);
     nonfinite_scales_[size_t(layer)] += src.nonfinite_scales(layer);
@@ -201,6 +209,17 @@ void KvLayout::read_rows(int layer, int row, int n, float* k, float* v) const {
     if (v) slab().read_rows(layer, true, at, v);
 }
 
+void KvLayout::read_rows(int layer, std::span<const int> rows, float* k, float* v) const {
+    std::vector<int> at;
+    at.reserve(rows.size());
+    for (int r : rows) {
+        check_rows(layer, r, 1, this->rows(layer));
+        at.push_back(physical_row(layer, r));
+    }
+    if (k) slab().read_rows(layer, false, at, k);
+    if (v) slab().read_rows(layer, true, at, v);
+}
+
 std::vector<uint8_t> KvLayout::stored_row(int layer, int row) const {
     std::vector<uint8_t> out;
     append_stored_rows(layer, row, row + 1, out);
@@ -214,9 +233,18 @@ void KvLayout::append_stored_rows(int layer, int first, int end, std::vector<uin
     slab().stored_rows(layer, physical_rows_of(layer, first, end - first), out.data() + at);
 }
 
-void KvLayout::hash_stored_rows(int layer, int first, int end, Xxh64State& hash) const {
-    check_rows(layer, first, end - first, rows(layer));
-    slab().hash_rows(layer, physical_rows_of(layer, first, end - first), hash);
+void KvLayout::hash_stored_rows(std::span<const RowsToHash> streams) const {
+    std::vector<std::vector<int>> physical;
+    physical.reserve(streams.size());
+    for (const RowsToHash& s : streams) {
+        check_rows(s.layer, s.first, s.end - s.first, rows(s.layer));
+        physical.push_back(physical_rows_of(s.layer, s.first, s.end - s.first));
+    }
+    std::vector<RowBuffer::RowsToHash> rows;
+    rows.reserve(streams.size());
+    for (size_t i = 0; i < streams.size(); ++i)
+        rows.push_back({streams[i].layer, physical[i], streams[i].state});
+    slab().hash_rows(rows);
 }
 
 LayerContext KvLayout::view(int layer, int rows) const {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/cache/cache_layout.h"
@@ -98,15 +99,25 @@ public:
     // Logical rows [row, row + n) decoded, [n][kv_dim] floats each to k and v (either may be
     // null): one read of the device for the lot, where a row at a time waits for it n times.
     void read_rows(int layer, int row, int n, float* k, float* v) const;
+    // Logical rows `rows` (any order) decoded the same way, [rows.size()][kv_dim] floats each:
+    // the rows a policy scores or a recorder keeps, one read for the lot.
+    void read_rows(int layer, std::span<const int> rows, float* k, float* v) const;
     // A logical row as stored: K bytes, K scales, V bytes, V scales (scales only when the type
     // has them), downloaded: what the state digest hashes (hash_stored_rows), for comparing
     // caches byte for byte; append_stored_rows adds rows [first, end) so to `out`.
     std::vector<uint8_t> stored_row(int layer, int row) const;
     size_t stored_row_bytes() const { return slab().row_bytes(); }  // its size
     void append_stored_rows(int layer, int first, int end, std::vector<uint8_t>& out) const;
-    // Rows [first, end) as stored fed to `hash` (the bytes append_stored_rows gives), hashed
-    // where the rows are: the state digest's read of the cache.
-    void hash_stored_rows(int layer, int first, int end, Xxh64State& hash) const;
+    // Logical rows [first, end) of a layer whose stored bytes (the bytes append_stored_rows
+    // gives) go on `state`.
+    struct RowsToHash {
+        int layer = 0;
+        int first = 0, end = 0;
+        Xxh64State* state = nullptr;
+    };
+    // Each stream's rows hashed where they are, all of them in one call of the cache's device:
+    // the state digest's read of the cache.
+    void hash_stored_rows(std::span<const RowsToHash> streams) const;
     // Scales of the layer's logical rows that are NaN or infinite (0 for unscaled types),
     // counted as rows are written and dropped, so that the per-tick invariant and every Frame
     // read it without scanning the layer. Encoding keeps scales finite (kv_quant.h): a

@@ -57,11 +57,17 @@ public:
     virtual void rerotate_k(const CachePlane& k, std::span<const int> rows,
                             std::span<const int32_t> delta, int head_dim, const RopeParams& rope,
                             QuantStats* stats) = 0;
-    // Feeds the stored bytes of physical rows `rows` (host) to `hash` (host), which goes on from
-    // where it was: K bytes, K scales, V bytes, V scales row after row (RowBuffer::stored_rows'
-    // order), so the state digest hashes the rows where they are and only the hash crosses.
-    virtual void hash_rows(const CachePlanes& planes, std::span<const int> rows,
-                           Xxh64State& hash) const = 0;
+    // A stream of stored rows: physical rows `rows` (host) of `planes`, fed to `state` (host),
+    // which goes on from where it was.
+    struct RowHash {
+        CachePlanes planes;
+        std::span<const int> rows;
+        Xxh64State* state = nullptr;
+    };
+    // Feeds each stream its rows' stored bytes: K bytes, K scales, V bytes, V scales row after
+    // row (RowBuffer::stored_rows' order). The state digest hashes the rows where they are, all
+    // the blocks it reads again in one call: only the states cross.
+    virtual void hash_rows(std::span<const RowHash> streams) const = 0;
     // Physical rows `rows` (host) of one plane decoded to [rows][kv_dim] host floats.
     virtual void read_rows(const CachePlane& plane, std::span<const int> rows,
                            float* out) const = 0;

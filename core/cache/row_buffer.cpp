@@ -277,6 +277,13 @@ void RowBuffer::read_rows(int layer, bool v, std::span<const int> rows, float* o
     device_->read_rows((v ? v_ : k_).view(layer), rows, out);
 }
 
+void RowBuffer::hash_rows(std::span<const RowsToHash> streams) const {
+    std::vector<KvRowDevice::RowHash> on_device;
+    on_device.reserve(streams.size());
+    for (const RowsToHash& s : streams) on_device.push_back({planes(s.layer), s.rows, s.state});
+    device_->hash_rows(on_device);
+}
+
 void RowBuffer::stored_rows(int layer, std::span<const int> rows, uint8_t* out) const {
     // Each plane's bytes and scales of a run come down in one strided call each, straight to
     // their place in the stored rows.

@@ -92,11 +92,14 @@ public:
     // Physical rows `rows` as stored, one after the other: K bytes, K scales, V bytes, V scales
     // (scales only when the type has them), row_bytes() a row, to `out` (host).
     void stored_rows(int layer, std::span<const int> rows, uint8_t* out) const;
-    // The stored bytes of physical rows `rows` (stored_rows' order) fed to `hash` where they are
-    // (KvRowDevice::hash_rows).
-    void hash_rows(int layer, std::span<const int> rows, Xxh64State& hash) const {
-        device_->hash_rows(planes(layer), rows, hash);
-    }
+    // Physical rows of a layer whose stored bytes (stored_rows' order) go on `state`.
+    struct RowsToHash {
+        int layer = 0;
+        std::span<const int> rows;
+        Xxh64State* state = nullptr;
+    };
+    // Each stream's rows hashed where they are, all in one call (KvRowDevice::hash_rows).
+    void hash_rows(std::span<const RowsToHash> streams) const;
     // The K (v = false) or V scales of physical rows `rows`, [rows][groups] to `out` (host);
     // nothing for an unscaled type.
     void row_scales(int layer, bool v, std::span<const int> rows, float* out) const;

@@ -109,13 +109,20 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
     BackendArray<float> x(be, N * D), xn(be, N * D), q(be, N * q_dim), att(be, N * q_dim),
         proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k_att, v_att;
-    // Each layer's new K and V, and its attention mass, stay in the backend until every layer
-    // is done and are then downloaded together: a download waits for the device, and downloads
-    // per layer made a device wait for the host to queue each next layer.
-    std::vector<BackendArray<float>> k_layers, v_layers, mass_layers;
-    k_layers.reserve(size_t(cfg.n_layers));
-    v_layers.reserve(size_t(cfg.n_layers));
-    mass_layers.reserve(size_t(cfg.n_layers));
+    // Every layer's new K and V, and its attention mass, in one array each, layer after layer:
+    // they stay in the backend until every layer is done and then come down in one download
+    // each. A download waits for the device: downloads per layer made a device wait for the
+    // host to queue each next layer, and three a layer were 66 waits a TinyLlama token. Each
+    // layer's part begins on a 64-byte line, as a fresh allocation would (host_backend.cpp).
+    const auto lines = [](size_t floats) { return (floats + 15) / 16 * 16; };
+    const size_t layer_kv = N * size_t(kv_dim), kv_stride = lines(layer_kv),
+                 L = size_t(cfg.n_layers);
+    std::vector<size_t> mass_at{0};  // [layer + 1]: where each layer's mass begins
+    for (int l = 0; l < cfg.n_layers; ++l)
+        mass_at.push_back(mass_at.back() +
+                          (options.attention_mass ? lines(size_t(context[l].rows + n)) : 0));
+    BackendArray<float> k_all(be, L * kv_stride), v_all(be, L * kv_stride), mass_all;
+    if (options.attention_mass) mass_all = BackendArray<float>(be, mass_at.back());
     be.embed(weights.token_embd, items, x.data());
 
     ForwardOutput result;
@@ -127,42 +134,41 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         const LayerWeights& lw = weights.layers[l];
         const LayerVectors& lv = layers_[size_t(l)];
         const LayerContext& stored = context[l];
-        const BackendArray<float>& k = k_layers.emplace_back(be, N * kv_dim);
-        const BackendArray<float>& v = v_layers.emplace_back(be, N * kv_dim);
+        float* const k = k_all.data() + size_t(l) * kv_stride;
+        float* const v = v_all.data() + size_t(l) * kv_stride;
 
         be.rmsnorm(x.data(), lv.attn_norm.data(), n, D, cfg.rms_eps, xn.data());
         be.matmul(lw.wq, xn.data(), n, q.data());
-        be.matmul(lw.wk, xn.data(), n, k.data());
-        be.matmul(lw.wv, xn.data(), n, v.data());
+        be.matmul(lw.wk, xn.data(), n, k);
+        be.matmul(lw.wv, xn.data(), n, v);
         // The family switches (docs/ARCHITECTURE.md §2.1); a Llama model skips both.
         if (cfg.qkv_bias) {
             be.add_bias(q.data(), lv.bq.data(), n, q_dim);
-            be.add_bias(k.data(), lv.bk.data(), n, kv_dim);
-            be.add_bias(v.data(), lv.bv.data(), n, kv_dim);
+            be.add_bias(k, lv.bk.data(), n, kv_dim);
+            be.add_bias(v, lv.bv.data(), n, kv_dim);
         }
         if (cfg.qk_norm) {  // per head: the heads of a row are consecutive rows of head_dim
             be.rmsnorm(q.data(), lv.q_norm.data(), n * cfg.n_heads, hd, cfg.rms_eps, q.data());
-            be.rmsnorm(k.data(), lv.k_norm.data(), n * cfg.n_kv_heads, hd, cfg.rms_eps, k.data());
+            be.rmsnorm(k, lv.k_norm.data(), n * cfg.n_kv_heads, hd, cfg.rms_eps, k);
         }
         be.rope(q.data(), n, cfg.n_heads, hd, cos_table.data(), sin_table.data(), cfg.rope_layout);
-        be.rope(k.data(), n, cfg.n_kv_heads, hd, cos_table.data(), sin_table.data(),
-                cfg.rope_layout);
+        be.rope(k, n, cfg.n_kv_heads, hd, cos_table.data(), sin_table.data(), cfg.rope_layout);
 
         // The new items attend to their K/V as the cache will hold them (this step's own row
         // included), so a row reads the same values in the step that writes it as in every
         // later one: a prefill in one pass equals a token-by-token one, and a rebuilt cache the
         // incremental one. k and v themselves go to the cache, which encodes them the same way.
-        const float* k_seen = k.data();
-        const float* v_seen = v.data();
+        const float* k_seen = k;
+        const float* v_seen = v;
         if (stored.k_store != KvType::F32) {
             if (k_att.empty()) k_att = BackendArray<float>(be, N * kv_dim);
-            be.copy(k_att.data(), k.data(), N * kv_dim * sizeof(float));
+            be.copy(k_att.data(), k, N * kv_dim * sizeof(float));
             be.kv_round_trip(stored.k_store, k_att.data(), n, kv_dim, cfg.n_kv_heads);
             k_seen = k_att.data();
         }
         if (stored.v_store != KvType::F32) {
             if (v_att.empty()) v_att = BackendArray<float>(be, N * kv_dim);
-            be.copy(v_att.data(), v.data(), N * kv_dim * sizeof(float));
+            be.copy(v_att.data(), v, N * kv_dim * sizeof(float));
             be.kv_round_trip(stored.v_store, v_att.data(), n, kv_dim, cfg.n_kv_heads);
             v_seen = v_att.data();
         }
@@ -178,8 +184,7 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         call.k_new = k_seen;
         call.v_new = v_seen;
         call.out = att.data();
-        if (options.attention_mass)
-            call.mass = mass_layers.emplace_back(be, size_t(stored.rows + n)).data();
+        if (options.attention_mass) call.mass = mass_all.data() + mass_at[size_t(l)];
         be.attention(call);
 
         be.matmul(lw.wo, att.data(), n, proj.data());
@@ -191,17 +196,24 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         be.matmul(lw.w_down, gate.data(), n, proj.data());
         be.add(x.data(), proj.data(), N * D);
     }
-    for (int l = 0; l < cfg.n_layers; ++l) {
-        result.k[l].resize(N * kv_dim);
-        result.v[l].resize(N * kv_dim);
-        be.download(result.k[l].data(), k_layers[size_t(l)].data(), N * kv_dim * sizeof(float));
-        be.download(result.v[l].data(), v_layers[size_t(l)].data(), N * kv_dim * sizeof(float));
-        if (options.attention_mass) {
-            const BackendArray<float>& mass = mass_layers[size_t(l)];
-            result.attention_mass[l].resize(mass.size());
-            be.download(result.attention_mass[l].data(), mass.data(), mass.size() * sizeof(float));
+    // Layer l's values are [begin(l), begin(l) + count(l)) of the array.
+    const auto per_layer = [&](const BackendArray<float>& all, std::vector<std::vector<float>>& out,
+                               const auto& begin, const auto& count) {
+        std::vector<float> host(all.size());
+        be.download(host.data(), all.data(), host.size() * sizeof(float));
+        for (size_t l = 0; l < L; ++l) {
+            const auto first = host.begin() + std::ptrdiff_t(begin(l));
+            out[l].assign(first, first + std::ptrdiff_t(count(l)));
         }
-    }
+    };
+    const auto kv_begin = [&](size_t l) { return l * kv_stride; };
+    const auto kv_count = [&](size_t) { return layer_kv; };
+    per_layer(k_all, result.k, kv_begin, kv_count);
+    per_layer(v_all, result.v, kv_begin, kv_count);
+    if (options.attention_mass)
+        per_layer(
+            mass_all, result.attention_mass, [&](size_t l) { return mass_at[l]; },
+            [&](size_t l) { return size_t(context[l].rows + n); });
 
     if (options.logits) {
         // One matmul over the rows asked for: the backend's sums do not depend on how many rows

@@ -17,6 +17,7 @@ public:
         return std::make_unique<AttentionScorer>(*this);
     }
     bool rescored() const override { return true; }
+    bool reads_key() const override { return false; }
 
 private:
     std::vector<std::vector<double>> received_;  // [layer][ledger id]

@@ -15,6 +15,7 @@ public:
     std::unique_ptr<RowScorer> clone() const override {
         return std::make_unique<RandomScorer>(*this);
     }
+    bool reads_key() const override { return false; }
 
 private:
     uint64_t seed_;

@@ -12,6 +12,7 @@ public:
     std::unique_ptr<RowScorer> clone() const override {
         return std::make_unique<RecencyScorer>(*this);
     }
+    bool reads_key() const override { return false; }
 };
 
 }  // namespace kvw

@@ -14,7 +14,8 @@ struct ScoredRow {
     int64_t id = 0;            // its ledger record
     int32_t rope_pos = 0;      // the RoPE phase its K carries: rotating K by -rope_pos gives the
                                // pre-RoPE key (core/math/rope.h, rope_rerotate)
-    std::span<const float> k;  // kv_dim floats as stored (post-RoPE), heads one after another
+    std::span<const float> k;  // kv_dim floats as stored (post-RoPE), heads one after another;
+                               // empty for a scorer that does not read keys (reads_key)
 };
 
 // The score of a selective policy: higher means keep longer. One class per scorer, one row in
@@ -36,6 +37,9 @@ public:
     // draw). True: the score changes as the session goes on (accumulated attention), and every
     // held row is scored again before each prune.
     virtual bool rescored() const { return false; }
+    // False: score() never looks at row.k, and the policy reads no keys for it (each read of a
+    // cache on an accelerator waits for the device).
+    virtual bool reads_key() const { return true; }
 };
 
 }  // namespace kvw

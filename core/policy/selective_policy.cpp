@@ -1,6 +1,8 @@
 #include "core/policy/selective_policy.h"
 
 #include <algorithm>
+#include <numeric>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,20 +30,39 @@ std::unique_ptr<Proposer> SelectivePolicy::clone() const {
     return std::unique_ptr<Proposer>(new SelectivePolicy(*this));
 }
 
-// A static score is taken once and kept; a rescored one is asked for again.
-float SelectivePolicy::score(const StateManager& state, int layer, int row) {
+// Scores of a layer's rows: a static score is taken once and kept, a rescored one is asked for
+// again. The keys of the rows scored are read together, kReadRows at a time (one read of the
+// cache's device each), and only for a scorer that reads them.
+void SelectivePolicy::take_scores(const StateManager& state, int layer, std::vector<int> rows) {
     const LayerMap& map = state.layer_map(layer);
-    const int64_t id = map.pos2ledger[size_t(row)];
     std::map<int64_t, float>& known = scores_[size_t(layer)];
     if (!scorer_->rescored())
-        if (const auto it = known.find(id); it != known.end()) return it->second;
-    const KvLayout& cache = state.cache();
-    std::vector<float> key(size_t(cache.kv_dim()));
-    cache.read_k(layer, row, key.data());  // decoded from the storage type
-    const ScoredRow r{layer, row, id, map.rope_pos[size_t(row)], key};
-    const float s = scorer_->score(r, state);
-    known[id] = s;
-    return s;
+        std::erase_if(rows, [&](int r) { return known.count(map.pos2ledger[size_t(r)]) > 0; });
+    constexpr size_t kReadRows = 1024;
+    const size_t kv_dim = size_t(state.cache().kv_dim());
+    std::vector<float> keys;
+    for (size_t at = 0; at < rows.size(); at += kReadRows) {
+        const std::span<const int> some =
+            std::span<const int>(rows).subspan(at, std::min(kReadRows, rows.size() - at));
+        if (scorer_->reads_key()) {
+            keys.resize(some.size() * kv_dim);
+            state.cache().read_rows(layer, some, keys.data(), nullptr);  // decoded
+        }
+        for (size_t i = 0; i < some.size(); ++i) {
+            const int r = some[i];
+            const int64_t id = map.pos2ledger[size_t(r)];
+            const std::span<const float> key = keys.empty()
+                                                   ? std::span<const float>()
+                                                   : std::span(keys).subspan(i * kv_dim, kv_dim);
+            known[id] =
+                scorer_->score(ScoredRow{layer, r, id, map.rope_pos[size_t(r)], key}, state);
+        }
+    }
+}
+
+float SelectivePolicy::score(const StateManager& state, int layer, int row) {
+    take_scores(state, layer, {row});
+    return scores_[size_t(layer)].at(state.layer_map(layer).pos2ledger[size_t(row)]);
 }
 
 // First S rows, last W of the rest, the top B of what lies between by (score, id).
@@ -55,8 +76,12 @@ void SelectivePolicy::bulk_prune(const StateManager& state, int layer, LayerSele
     s.seen = n;
     s.sinks.assign(ids.begin(), ids.begin() + sinks);
     s.window.assign(ids.end() - window, ids.end());
+    std::vector<int> rows;
+    for (int r = sinks; r < n - window; ++r) rows.push_back(r);
+    take_scores(state, layer, rows);
+    const std::map<int64_t, float>& known = scores_[size_t(layer)];
     std::vector<std::pair<float, int64_t>> middle;
-    for (int r = sinks; r < n - window; ++r) middle.emplace_back(score(state, layer, r), ids[r]);
+    for (int r : rows) middle.emplace_back(known.at(ids[size_t(r)]), ids[size_t(r)]);
     std::sort(middle.begin(), middle.end());
     const size_t dropped = middle.size() - std::min(middle.size(), size_t(budget_.budget));
     for (size_t i = 0; i < dropped; ++i)
@@ -66,7 +91,10 @@ void SelectivePolicy::bulk_prune(const StateManager& state, int layer, LayerSele
 
 void SelectivePolicy::rescore(const StateManager& state, int layer, const RowOf& row_of,
                               LayerSelection& s) {
-    for (auto& [sc, id] : s.high_value) sc = score(state, layer, row_of.at(id));
+    std::vector<int> rows;
+    for (const auto& entry : s.high_value) rows.push_back(row_of.at(entry.second));
+    take_scores(state, layer, rows);
+    for (auto& [sc, id] : s.high_value) sc = scores_[size_t(layer)].at(id);
     std::sort(s.high_value.begin(), s.high_value.end());
 }
 
@@ -167,8 +195,11 @@ void SelectivePolicy::follow(const StateManager& state, int layer) {
         }
         s.window.insert(s.window.begin(), strays.begin(), strays.end());
     }
-    if (!scorer_->rescored())  // a static score is taken as the row enters the layer
-        for (int r = 0; r < int(ids.size()); ++r) score(state, layer, r);
+    if (!scorer_->rescored()) {  // a static score is taken as the row enters the layer
+        std::vector<int> rows(ids.size());
+        std::iota(rows.begin(), rows.end(), 0);
+        take_scores(state, layer, std::move(rows));
+    }
 }
 
 std::vector<InvariantResult> SelectivePolicy::check_invariants(const StateManager& state) const {

@@ -45,7 +45,8 @@ private:
         RemovalCause cause;
     };
     using RowOf = std::unordered_map<int64_t, int>;  // id -> row in one layer
-    float score(const StateManager& state, int layer, int row);
+    void take_scores(const StateManager& state, int layer, std::vector<int> rows);
+    float score(const StateManager& state, int layer, int row);  // one row's, taken if need be
     void bulk_prune(const StateManager& state, int layer, LayerSelection& s,
                     std::vector<Eviction>& out);
     void rescore(const StateManager& state, int layer, const RowOf& row_of, LayerSelection& s);

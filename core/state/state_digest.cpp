@@ -1,6 +1,7 @@
 #include "core/state/state_digest.h"
 
 #include <algorithm>
+#include <deque>
 
 #include "core/state/stream_hash.h"
 
@@ -28,10 +29,11 @@ void hash_standing(StreamHash& f, const LedgerEntry& e) {
     }
 }
 
-// Stored rows [first, end) of a layer as the cache keeps them, hashed where they are (on the
-// device of a cache that lives on one: only the hash's state crosses).
+// Stored rows [first, end) of a layer, fed to f where the cache keeps them (KvLayout::
+// hash_stored_rows): the stream-at-once form's read; the digest of digests gathers its reads.
 void hash_stored_rows(StreamHash& f, const KvLayout& cache, int layer, int first, int end) {
-    if (end > first) cache.hash_stored_rows(layer, first, end, f.state());
+    const KvLayout::RowsToHash rows{layer, first, end, &f.state()};
+    if (end > first) cache.hash_stored_rows({&rows, 1});
 }
 
 // Records [first, end) of the ledger fed to f, each with its standing.
@@ -47,14 +49,6 @@ uint64_t record_chunk_digest(const Ledger& ledger, int64_t chunk) {
     StreamHash f;
     const int64_t first = chunk * Ledger::kChunkRecords;
     hash_records(f, ledger, first, std::min(first + Ledger::kChunkRecords, ledger.size()));
-    return f.digest();
-}
-
-uint64_t row_block_digest(const StateParts& s, int layer, size_t chunk) {
-    StreamHash f = row_block_head(s.maps[size_t(layer)], s.cache.rows(layer), chunk);
-    const int first = int(chunk) * kRevisionBlockRows;
-    const int cache_end = std::clamp(s.cache.rows(layer), first, first + kRevisionBlockRows);
-    hash_stored_rows(f, s.cache, layer, first, cache_end);
     return f.digest();
 }
 
@@ -119,8 +113,10 @@ uint64_t StateDigest::from_scratch(const StateParts& state, DigestForm form) {
     return StateDigest().combine(state, form, true);
 }
 
-uint64_t StateDigest::streams_digest(const StateParts& s, int layer, size_t block, LayerMemo& memo,
-                                     int maps_from, int cache_from) {
+StateDigest::BlockStreams& StateDigest::read_streams(const StateParts& s, int layer, size_t block,
+                                                     LayerMemo& memo, BlockStreams& earlier,
+                                                     int maps_from, int cache_from,
+                                                     std::vector<KvLayout::RowsToHash>& reads) {
     const LayerMap& map = s.maps[size_t(layer)];
     const int first = int(block) * kRevisionBlockRows;
     const int id_end = std::clamp(map.rows(), first, first + kRevisionBlockRows);
@@ -128,7 +124,6 @@ uint64_t StateDigest::streams_digest(const StateParts& s, int layer, size_t bloc
     const int phase_end = std::clamp(int(map.rope_pos.size()), first, id_end);
     const int stored_end = std::clamp(s.cache.rows(layer), first, first + kRevisionBlockRows);
     // Only the layer's last block is kept to go on from: an append grows no other.
-    BlockStreams earlier;
     BlockStreams& b = block + 1 == row_blocks(s, layer) ? memo.last : earlier;
     if (b.block != block) b = BlockStreams{block, {}, {}, {}};
     read_on(b.ids, first, id_end, maps_from, [&](StreamHash& f, int from, int to) {
@@ -138,8 +133,12 @@ uint64_t StateDigest::streams_digest(const StateParts& s, int layer, size_t bloc
         f.bytes(map.rope_pos.data() + from, size_t(to - from) * sizeof(int32_t));
     });
     read_on(b.stored, first, stored_end, cache_from, [&](StreamHash& f, int from, int to) {
-        hash_stored_rows(f, s.cache, layer, from, to);
+        reads.push_back({layer, from, to, &f.state()});
     });
+    return b;
+}
+
+uint64_t StateDigest::streams_digest(const BlockStreams& b) {
     StreamHash f;
     for (const RowStream* column : {&b.ids, &b.phases, &b.stored}) {
         f.value(column->rows);
@@ -181,9 +180,13 @@ uint64_t StateDigest::combine(const StateParts& s, DigestForm form, bool from_sc
     hash_brightness(f, s.ledger, form.brightness, from_scratch);
     const int n_layers = s.cache.n_layers();
     rows_.resize(size_t(n_layers));
+    // The blocks digested again, every layer's, wait for the stored rows they read: the cache
+    // hashes all of them in one call (on an accelerator, one launch for the tick instead of one
+    // per block and layer). Deques: the reads point into their elements.
+    std::deque<PendingBlock> pending;
+    std::deque<BlockStreams> earlier;  // the streams of blocks other than a layer's last
+    std::vector<KvLayout::RowsToHash> reads;
     for (int l = 0; l < n_layers; ++l) {
-        f.value(s.maps[size_t(l)].rows());
-        f.value(s.cache.rows(l));
         LayerMemo& memo = rows_[size_t(l)];
         const size_t blocks = row_blocks(s, l);
         const ChunkRevisions::RowSpan maps_renewed =
@@ -199,17 +202,32 @@ uint64_t StateDigest::combine(const StateParts& s, DigestForm form, bool from_sc
             const BlockRevisions now{s.maps.block_revision(size_t(l), c),
                                      s.cache.block_revision(l, c)};
             BlockRevisions& then = memo.blocks[c];
-            if (then.maps != now.maps || then.cache != now.cache) {
-                then = now;
-                memo.digests[c] = form.blocks == BlockDigest::Head
-                                      ? row_block_digest(s, l, c)
-                                      : streams_digest(s, l, c, memo, maps_renewed.first_changed(),
-                                                       cache_renewed.first_changed());
+            if (then.maps == now.maps && then.cache == now.cache) continue;
+            then = now;
+            PendingBlock& p = pending.emplace_back(PendingBlock{l, c, {}, nullptr});
+            if (form.blocks == BlockDigest::Streams) {
+                p.streams = &read_streams(s, l, c, memo, earlier.emplace_back(),
+                                          maps_renewed.first_changed(),
+                                          cache_renewed.first_changed(), reads);
+                continue;
             }
+            p.head = row_block_head(s.maps[size_t(l)], s.cache.rows(l), c);
+            const int first = int(c) * kRevisionBlockRows;
+            const int cache_end = std::clamp(s.cache.rows(l), first, first + kRevisionBlockRows);
+            if (cache_end > first) reads.push_back({l, first, cache_end, &p.head.state()});
         }
         memo.maps_revision = s.maps.revision(size_t(l));
         memo.rows_revision = s.cache.rows_revision(l);
-        f.bytes(memo.digests.data(), blocks * sizeof(uint64_t));
+    }
+    s.cache.hash_stored_rows(reads);
+    for (const PendingBlock& p : pending)
+        rows_[size_t(p.layer)].digests[p.block] =
+            p.streams ? streams_digest(*p.streams) : p.head.digest();
+    for (int l = 0; l < n_layers; ++l) {
+        f.value(s.maps[size_t(l)].rows());
+        f.value(s.cache.rows(l));
+        const std::vector<uint64_t>& digests = rows_[size_t(l)].digests;
+        f.bytes(digests.data(), digests.size() * sizeof(uint64_t));
     }
     return f.digest();
 }

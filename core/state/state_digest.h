@@ -90,11 +90,23 @@ private:
         std::vector<uint64_t> digests;  // [row block] their digests, fed to the hash as one run
         BlockStreams last;              // the streams of the layer's last block
     };
-    // Block `block` of a layer as BlockDigest::Streams; the layer's last block goes on from
-    // memo.last where its rows before `maps_from` (ids, phases) and `cache_from` (stored
-    // rows), the first rows that may have changed since the memo was made, are the ones read.
-    static uint64_t streams_digest(const StateParts& s, int layer, size_t block, LayerMemo& memo,
-                                   int maps_from, int cache_from);
+    // Block `block` of a layer read as BlockDigest::Streams: its ids and phases hashed, the
+    // stored rows it reads added to `reads` (hashed later, with every block's). The layer's last
+    // block goes on from memo.last where its rows before `maps_from` (ids, phases) and
+    // `cache_from` (stored rows), the first rows that may have changed since the memo was
+    // made, are the ones read; any other block is read into `earlier`. Returns the streams.
+    static BlockStreams& read_streams(const StateParts& s, int layer, size_t block, LayerMemo& memo,
+                                      BlockStreams& earlier, int maps_from, int cache_from,
+                                      std::vector<KvLayout::RowsToHash>& reads);
+    // The block's digest once its streams have read their rows: their counts and digests.
+    static uint64_t streams_digest(const BlockStreams& b);
+    // A block digested again, finished once the cache has hashed the stored rows it reads.
+    struct PendingBlock {
+        int layer = 0;
+        size_t block = 0;
+        StreamHash head;                  // BlockDigest::Head: its head, then its stored rows
+        BlockStreams* streams = nullptr;  // BlockDigest::Streams: its streams
+    };
     // [ledger chunk]: each chunk's revision when digested and its digest side by side, so that
     // a tick compares one contiguous run of revisions and feeds the digests as one run of
     // bytes (read apart, 98 memos at 100,000 records were cold lines after every forward pass).

@@ -1,13 +1,14 @@
 #pragma once
-// The state digest's per-block part on the device (docs/ARCHITECTURE.md §6.1): one XXH64 digest
-// per block of block_rows logical rows of a layer, over the bytes StateDigest reads for it. The
-// block's head (its map rows, which the host keeps) is hashed on the host by row_block_head
-// (core/state/state_digest.h) and handed over as the XXH64 state it leaves (`begun`); the body
-// goes on from there over the block's stored rows, K bytes, K scales, V bytes, V scales row after
-// row (KvLayout::append_stored_rows' order), and finishes it. XXH64's digest depends only on the
-// bytes in order, so the number is row_block_digest's bit for bit; the host combines the block
-// digests into the state hash as StateDigest::combine does. One thread per block.
+// The state digest's read of the stored rows on the device (docs/ARCHITECTURE.md §6.1,
+// KvRowDevice::hash_rows): runs of physical rows, each fed to an XXH64 stream of its own that
+// goes on from the state the host left it in (a block's head, or the rows the block's stream
+// read before) and is left in the state it ends in, for the host to finish or to go on from.
+// A run's bytes are K bytes, K scales, V bytes, V scales row after row
+// (KvLayout::append_stored_rows' order); XXH64 depends only on the bytes in order, so every state
+// is the host's bit for bit. Every block a digest reads again, of every layer, is one run of one
+// launch. One thread per run.
 #include <cstdint>
+#include <stdexcept>
 
 #include "core/math/cache_plane.h"
 #include "core/math/xxh64.h"
@@ -15,53 +16,36 @@
 
 namespace kvw::kern {
 
-struct CacheBlockDigest {
-    CachePlanes planes;
-    const int32_t* index = nullptr;     // [rows] physical row of each logical row; null: itself
-    const Xxh64State* begun = nullptr;  // [blocks]: each block's head hashed
-    int first_block = 0;
-    int blocks = 0;
-    int rows = 0;  // the layer's logical rows
-    int block_rows = 0;
-    uint64_t* out = nullptr;  // [blocks]
-    // [blocks] or null: each block's state before it is finished, for a stream that goes on
-    // over rows appended later (StateDigest's streams form, KvRowDevice::hash_rows).
-    Xxh64State* ended = nullptr;
+struct CacheRowHashes {
+    const CachePlanes* planes = nullptr;  // [runs]: each run's layer
+    const int32_t* rows = nullptr;        // the runs' physical rows, one run after another
+    const int32_t* ends = nullptr;        // [runs]: run r is rows[r ? ends[r - 1] : 0, ends[r])
+    Xxh64State* states = nullptr;         // [runs]: read, then written
+    int runs = 0;
 
-    Launch shape() const { return cover(size_t(blocks), 64); }
+    Launch shape() const { return cover(size_t(runs), 64); }
     KVW_HD void operator()(const At& a) const {
-        const size_t b = a.x();
-        if (b >= size_t(blocks)) return;
-        Xxh64State s = begun[b];
-        const int64_t first = (int64_t(first_block) + int64_t(b)) * block_rows;
-        const int64_t end = first + block_rows < rows ? first + block_rows : int64_t(rows);
-        for (int64_t r = first; r < end; ++r) {
-            const size_t p = index ? size_t(index[r]) : size_t(r);
-            for (const CachePlane& h : planes.kv) {
+        const size_t r = a.x();
+        if (r >= size_t(runs)) return;
+        Xxh64State s = states[r];
+        for (int32_t i = r ? ends[r - 1] : 0; i < ends[r]; ++i) {
+            const size_t p = size_t(rows[i]);
+            for (const CachePlane& h : planes[r].kv) {
                 s.update(h.row(p), h.data_bytes());
                 s.update(h.scale(p), h.scale_bytes());
             }
         }
-        if (ended) ended[b] = s;
-        out[b] = s.digest();
+        states[r] = s;
     }
 };
 
-// Blocks [first_block, first_block + blocks) of a layer of `rows` logical rows.
-inline CacheBlockDigest cache_block_digest(const CachePlanes& planes, const int32_t* index,
-                                           const Xxh64State* begun, int first_block, int blocks,
-                                           int rows, int block_rows, uint64_t* out,
-                                           Xxh64State* ended = nullptr) {
-    for (const CachePlane& p : planes.kv) check_cache_plane(p, "digested");
-    if (block_rows <= 0 || first_block < 0 || blocks < 0 || rows < 0)
-        throw std::invalid_argument("cache kernel: malformed digest blocks");
-    if (!index && rows > planes.kv[0].capacity)
-        throw std::out_of_range("cache kernel: digesting " + std::to_string(rows) + " rows of " +
-                                std::to_string(planes.kv[0].capacity));
-    if (blocks > 0 && (!begun || !out))
-        throw std::invalid_argument("cache kernel: block digests from or into nothing");
-    return CacheBlockDigest{planes, index,      begun, first_block, blocks,
-                            rows,   block_rows, out,   ended};
+// The arrays may be device memory: the caller checks the planes and the rows against them.
+inline CacheRowHashes cache_row_hashes(const CachePlanes* planes, const int32_t* rows,
+                                       const int32_t* ends, Xxh64State* states, int runs) {
+    if (runs < 0) throw std::invalid_argument("cache kernel: a negative number of hash runs");
+    if (runs > 0 && (!planes || !ends || !states))
+        throw std::invalid_argument("cache kernel: hash runs from or into nothing");
+    return CacheRowHashes{planes, rows, ends, states, runs};
 }
 
 }  // namespace kvw::kern

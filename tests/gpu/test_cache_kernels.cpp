@@ -314,31 +314,39 @@ private slots:
         QVERIFY(same_bits(download<float>(dv, size_t(n)), hv));
     }
 
-    void block_digests() {
+    void row_hashes() {
         std::mt19937 rng(8);
         for (KvType t : kTypes) {
             Planes p(t);
             fill(p, rng);
-            // Blocks of 8 rows, the last one short, rows through a reversing index; each block
-            // goes on from a state left with a different number of pending bytes.
-            const int block_rows = 8, blocks = (kCapacity + block_rows - 1) / block_rows;
-            std::vector<Xxh64State> begun(static_cast<size_t>(blocks));
-            for (int b = 0; b < blocks; ++b) {
+            // Runs of up to 8 rows in a reversing order, the last one short, an empty one among
+            // them; each goes on from a state left with a different number of pending bytes.
+            std::vector<int32_t> rows, ends;
+            for (int r = kCapacity - 1; r >= 0; --r) {
+                rows.push_back(r);
+                if (r % 8 == 0) ends.push_back(int32_t(rows.size()));
+                if (r == 16) ends.push_back(int32_t(rows.size()));
+            }
+            const int runs = int(ends.size());
+            std::vector<Xxh64State> states(static_cast<size_t>(runs));
+            for (int b = 0; b < runs; ++b) {
                 std::vector<uint8_t> head(size_t(b) * 13 + 3);
                 for (uint8_t& c : head) c = uint8_t(rng());
-                begun[size_t(b)].update(head.data(), head.size());
+                states[size_t(b)].update(head.data(), head.size());
             }
-            std::vector<int32_t> index(static_cast<size_t>(kCapacity));
-            for (int r = 0; r < kCapacity; ++r) index[size_t(r)] = kCapacity - 1 - r;
-            std::vector<uint64_t> want(static_cast<size_t>(blocks));
-            host_launch(kern::cache_block_digest(p.host(), index.data(), begun.data(), 0, blocks,
-                                                 kCapacity, block_rows, want.data()));
-            const DeviceBuffer db = upload(begun), di = upload(index);
-            DeviceBuffer dout(want.size() * sizeof(uint64_t));
-            cuda::block_digests(p.device(), di.as<int32_t>(), db.as<Xxh64State>(), 0, blocks,
-                                kCapacity, block_rows, dout.as<uint64_t>(), nullptr);
+            std::vector<Xxh64State> want = states;
+            const std::vector<CachePlanes> host_planes(size_t(runs), p.host());
+            host_launch(kern::cache_row_hashes(host_planes.data(), rows.data(), ends.data(),
+                                               want.data(), runs));
+            const std::vector<CachePlanes> device_planes(size_t(runs), p.device());
+            const DeviceBuffer dp = upload(device_planes), dr = upload(rows), de = upload(ends);
+            DeviceBuffer ds = upload(states);
+            cuda::hash_row_runs(dp.as<CachePlanes>(), dr.as<int32_t>(), de.as<int32_t>(),
+                                ds.as<Xxh64State>(), runs, nullptr);
             wait_for_device();
-            QVERIFY2(download<uint64_t>(dout, want.size()) == want, kv_type_name(t));
+            const std::vector<Xxh64State> got = download<Xxh64State>(ds, want.size());
+            for (int b = 0; b < runs; ++b)
+                QVERIFY2(got[size_t(b)].digest() == want[size_t(b)].digest(), kv_type_name(t));
         }
     }
 };

@@ -79,9 +79,10 @@ public:
                     int head_dim, const RopeParams& rope, QuantStats* stats) override {
         host_row_device().rerotate_k(backed(k), rows, delta, head_dim, rope, stats);
     }
-    void hash_rows(const CachePlanes& planes, std::span<const int> rows,
-                   Xxh64State& hash) const override {
-        host_row_device().hash_rows(backed(planes), rows, hash);
+    void hash_rows(std::span<const RowHash> streams) const override {
+        std::vector<RowHash> backed_streams(streams.begin(), streams.end());
+        for (RowHash& s : backed_streams) s.planes = backed(s.planes);
+        host_row_device().hash_rows(backed_streams);
     }
     void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override {
         host_row_device().read_rows(backed(plane), rows, out);

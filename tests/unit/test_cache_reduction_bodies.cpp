@@ -1,8 +1,8 @@
 // The KV cache's kernel bodies that reduce rows (kernels/bodies/cache_gist, _drift, _digest), run
 // over their grids on the CPU by host_launch through the same builders the CUDA launchers call:
 // the gist mean pool against mean_pool_rows and float64 means, the drift against the float64 row
-// error, XXH64 (core/math/xxh64.h) against the Python xxhash package's digests, and the block
-// digests against the bytes the state digest reads.
+// error, XXH64 (core/math/xxh64.h) against the Python xxhash package's digests, and the row hashes
+// against the bytes the state digest reads.
 #include <QtTest>
 
 #include <algorithm>
@@ -137,7 +137,7 @@ private slots:
         QVERIFY(cases >= 301);  // every length 0..300, stripes whole and not, and long ones
     }
 
-    void block_digests_equal_the_state_digests_bytes() {
+    void row_hashes_equal_the_state_digests_bytes() {
         std::mt19937 rng(15);
         for (KvType t : kTypes) {
             const KvStorage s = storage_of(t, other_type(t), 4);
@@ -150,26 +150,37 @@ private slots:
                 map.pos2ledger.push_back(int64_t(rng()) << 20 | r);
                 map.rope_pos.push_back(int32_t(rng() % 5000));
             }
-            const int blocks = (rows + kRevisionBlockRows - 1) / kRevisionBlockRows;
-            std::vector<Xxh64State> begun;
-            for (int b = 0; b < blocks; ++b)
-                begun.push_back(row_block_head(map, rows, size_t(b)).state());
-            // The stored rows in physical order reversed, read through an index.
+            // The stored rows in physical order reversed: runs alternate between the planes as
+            // filled (rows as they are) and these (rows through the reversing index).
             HostPlanes reversed(s, kv_dim, capacity);
-            std::vector<int32_t> index(static_cast<size_t>(rows));
-            for (int r = 0; r < rows; ++r) index[size_t(r)] = rows - 1 - r;
-            host_launch(kern::cache_gather_rows(reversed.view(), 0, p.view(), index.data(), 0, rows,
-                                                nullptr)
+            std::vector<int32_t> reversing(static_cast<size_t>(rows));
+            for (int r = 0; r < rows; ++r) reversing[size_t(r)] = rows - 1 - r;
+            host_launch(kern::cache_gather_rows(reversed.view(), 0, p.view(), reversing.data(), 0,
+                                                rows, nullptr)
                             .step[0]);
-            std::vector<uint64_t> plain(static_cast<size_t>(blocks)),
-                through(static_cast<size_t>(blocks));
-            std::vector<Xxh64State> ended(static_cast<size_t>(blocks));
-            host_launch(kern::cache_block_digest(p.view(), nullptr, begun.data(), 0, blocks, rows,
-                                                 kRevisionBlockRows, plain.data(), ended.data()));
-            for (int b = 0; b < blocks; ++b)  // the state kept is the one the digest finished
-                QCOMPARE(ended[size_t(b)].digest(), plain[size_t(b)]);
-            host_launch(kern::cache_block_digest(reversed.view(), index.data(), begun.data(), 0,
-                                                 blocks, rows, kRevisionBlockRows, through.data()));
+            // Each block of the state digest is two runs, its rows cut at a random row: the
+            // first begun at the block's head, the second going on from the state the first
+            // left, in a second launch.
+            const int blocks = (rows + kRevisionBlockRows - 1) / kRevisionBlockRows;
+            std::vector<CachePlanes> planes;
+            std::vector<int32_t> physical[2], ends[2];
+            std::vector<Xxh64State> states;
+            for (int b = 0; b < blocks; ++b) {
+                const int first = b * kRevisionBlockRows;
+                const int end = std::min(first + kRevisionBlockRows, rows);
+                const int cut = first + int(rng() % unsigned(end - first + 1));
+                const bool through = b % 2 == 1;
+                planes.push_back(through ? reversed.view() : p.view());
+                states.push_back(row_block_head(map, rows, size_t(b)).state());
+                for (int half = 0; half < 2; ++half) {
+                    for (int r = half ? cut : first; r < (half ? end : cut); ++r)
+                        physical[half].push_back(through ? reversing[size_t(r)] : r);
+                    ends[half].push_back(int32_t(physical[half].size()));
+                }
+            }
+            for (int half = 0; half < 2; ++half)
+                host_launch(kern::cache_row_hashes(planes.data(), physical[half].data(),
+                                                   ends[half].data(), states.data(), blocks));
             for (int b = 0; b < blocks; ++b) {
                 // The bytes StateDigest reads for the block, laid out here.
                 const int first = b * kRevisionBlockRows;
@@ -188,8 +199,7 @@ private slots:
                     const std::vector<uint8_t> row = layout->stored_row(0, r);
                     put(row.data(), row.size());
                 }
-                QCOMPARE(plain[size_t(b)], xxh64(bytes.data(), bytes.size()));
-                QCOMPARE(through[size_t(b)], plain[size_t(b)]);
+                QCOMPARE(states[size_t(b)].digest(), xxh64(bytes.data(), bytes.size()));
             }
         }
     }

@@ -38,13 +38,24 @@ void LifespanRecorder::observe(const StateManager& state, int64_t tick) {
         const std::vector<float> share = attention_share(mass[size_t(l)]);
         std::map<int64_t, Watched>& watched = watched_[size_t(l)];
         int64_t& next_id = next_id_[size_t(l)];
-        size_t seen = 0;
+        // Rows born this tick (ids only grow): their keys, decoded from the storage type, are
+        // read together.
+        std::vector<int> born;
+        int64_t next = next_id;
+        for (int row = 0; row < map.rows(); ++row)
+            if (const int64_t id = map.pos2ledger[size_t(row)]; id >= next) {
+                born.push_back(row);
+                next = id + 1;
+            }
+        std::vector<float> keys(born.size() * size_t(kv_dim));
+        state.cache().read_rows(l, born, keys.data(), nullptr);
+        size_t seen = 0, births = 0;
         for (int row = 0; row < map.rows(); ++row) {
             const int64_t id = map.pos2ledger[size_t(row)];
-            if (id >= next_id) {
-                // Born this tick (ids only grow); its own query's attention does not count.
-                std::vector<float> k(static_cast<size_t>(kv_dim));
-                state.cache().read_k(l, row, k.data());  // decoded from the storage type
+            if (births < born.size() && born[births] == row) {
+                // Its own query's attention does not count.
+                const std::span<const float> k =
+                    std::span(keys).subspan(births++ * size_t(kv_dim), size_t(kv_dim));
                 watched.emplace(id, Watched{tick, 0,
                                             gate_key(k, map.rope_pos[size_t(row)], config,
                                                      state.engine().rope(), records_.key_kind)});
