@@ -81,7 +81,8 @@ constexpr int kMatvecItems = 8;
 // Device 0 of this process (docs/ARCHITECTURE.md §18). Weights are uploaded in their file's
 // type on first use and stay; activations live in device memory the Transformer allocates
 // through allocate(); every op is a kernel of kernels/forward_kernels.h or a cuBLAS call,
-// queued on one stream, so only upload and download wait for the device.
+// queued on one stream, so only a download waits for the device (an upload from pageable
+// memory returns once its bytes are staged).
 class CudaBackend final : public Backend {
 public:
     CudaBackend() {
@@ -145,10 +146,11 @@ public:
 
     void* allocate(size_t bytes) override { return pool_.take(bytes); }
     void release(void* p) noexcept override { pool_.give(p); }
+    // Returns once src may be reused (pageable memory is staged), without waiting for the
+    // device (DeviceBuffer::copy_from_host).
     void upload(void* dst, const void* src, size_t bytes) override {
-        if (!bytes) return;
-        KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
-        KVW_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        if (bytes)
+            KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream()));
     }
     void download(void* dst, const void* src, size_t bytes) override {
         if (!bytes) return;

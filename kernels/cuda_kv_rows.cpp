@@ -29,10 +29,10 @@ void* CudaKvRows::allocate(size_t bytes) {
     return p;
 }
 
+// Returns once src may be reused (pageable memory is staged), without waiting for the device
+// (DeviceBuffer::copy_from_host).
 void CudaKvRows::upload(void* dst, const void* src, size_t bytes) {
-    if (!bytes) return;
-    KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
-    KVW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (bytes) KVW_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_));
 }
 
 void CudaKvRows::download(void* dst, const void* src, size_t bytes) const {
@@ -63,13 +63,12 @@ void CudaKvRows::write_rows(const CachePlanes& planes, int at, const float* k, c
     float* v_dev = k_dev + row_floats;
     QuantStats* k_stats_dev = stats_.as<QuantStats>();
     QuantStats* v_stats_dev = k_stats_dev + n;
-    // A copy from pageable host memory returns once the bytes are staged, so the rows go up
-    // without a wait and the write waits for the device once, for its statistics: a decode
-    // step writes a row per layer.
+    // The rows go up without a wait (upload) and the write waits for the device once, for its
+    // statistics: a decode step writes a row per layer.
     const size_t row_bytes = row_floats * sizeof(float),
                  stats_bytes = size_t(n) * sizeof(QuantStats);
-    KVW_CUDA_CHECK(cudaMemcpyAsync(k_dev, k, row_bytes, cudaMemcpyHostToDevice, stream_));
-    KVW_CUDA_CHECK(cudaMemcpyAsync(v_dev, v, row_bytes, cudaMemcpyHostToDevice, stream_));
+    upload(k_dev, k, row_bytes);
+    upload(v_dev, v, row_bytes);
     // The layer only names an overflow in the error; RowBuffer's callers checked the rows.
     write_kv_rows(0, planes, k_dev, v_dev, at, n, k_stats_dev, v_stats_dev, stream_);
     KVW_CUDA_CHECK(

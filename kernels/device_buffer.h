@@ -38,11 +38,13 @@ public:
     }
 
     // Copies ordered after the work already queued on `stream` (a plain cudaMemcpy would run on
-    // the legacy stream, unordered with non-blocking streams); both return when done.
+    // the legacy stream, unordered with non-blocking streams). The upload returns once `src`
+    // may be reused, without waiting for the device: a copy from pageable memory (the only
+    // host memory this project uses) returns when its bytes are staged, and the stream's later
+    // work sees them. The download returns when the bytes are there.
     void copy_from_host(const void* src, size_t bytes, cudaStream_t stream) {
         reserve(bytes);
         KVW_CUDA_CHECK(cudaMemcpyAsync(ptr_, src, bytes, cudaMemcpyHostToDevice, stream));
-        KVW_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
     void copy_to_host(void* dst, size_t bytes, cudaStream_t stream) const {
         KVW_CUDA_CHECK(cudaMemcpyAsync(dst, ptr_, bytes, cudaMemcpyDeviceToHost, stream));

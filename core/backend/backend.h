@@ -62,7 +62,9 @@ public:
     // Uninitialised backend memory for `bytes` (nothing for 0); BackendArray owns it.
     virtual void* allocate(size_t bytes) = 0;
     virtual void release(void* p) noexcept = 0;
-    // host -> backend, backend -> host, backend -> backend; each returns when the bytes are there.
+    // host -> backend, backend -> host, backend -> backend. An upload returns once src may be
+    // reused, a download when the bytes are on the host; later ops see what an upload or a
+    // copy wrote (an accelerator queues all three in order with its ops).
     virtual void upload(void* dst, const void* src, size_t bytes) = 0;
     virtual void download(void* dst, const void* src, size_t bytes) = 0;
     virtual void copy(void* dst, const void* src, size_t bytes) = 0;

@@ -29,8 +29,9 @@ public:
     // `bytes` of the device's memory, zeroed (null for 0), and back.
     virtual void* allocate(size_t bytes) = 0;
     virtual void release(void* p) noexcept = 0;
-    // host -> device, device -> host, device -> device (not overlapping); each returns when the
-    // bytes are there.
+    // host -> device, device -> host, device -> device (not overlapping). An upload returns once
+    // src may be reused, a download when the bytes are on the host; the device's later ops see
+    // what an upload or a copy wrote.
     virtual void upload(void* dst, const void* src, size_t bytes) = 0;
     virtual void download(void* dst, const void* src, size_t bytes) const = 0;
     virtual void copy(void* dst, const void* src, size_t bytes) = 0;
