@@ -14,6 +14,7 @@
 
 #include "core/backend/backend_registry.h"
 #include "core/backend/resident_rows.h"
+#include "kernels/bodies/elementwise.h"
 #include "kernels/convert_kernels.h"
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_kv_rows.h"
@@ -213,6 +214,18 @@ public:
     void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) override {
         cuda::kv_round_trip_rows(type, rows, n, kv_dim, groups, stream());
     }
+    // A count per piece of x on the device, the counts down and summed.
+    size_t count_nonfinite(const float* x, size_t rows, size_t width, size_t stride) override {
+        if (rows == 0 || width == 0) return 0;
+        const size_t pieces = kern::count_nonfinite_body(x, rows, width, stride, nullptr).pieces();
+        nonfinite_counts_.reserve(pieces * sizeof(uint32_t));
+        cuda::count_nonfinite(x, rows, width, stride, nonfinite_counts_.as<uint32_t>(), stream());
+        std::vector<uint32_t> counts(pieces);
+        download(counts.data(), nonfinite_counts_.get(), pieces * sizeof(uint32_t));
+        size_t total = 0;
+        for (const uint32_t c : counts) total += c;
+        return total;
+    }
 
     // A cache made on this backend keeps its rows in kv_rows_ (§18), where attention reads them;
     // rows elsewhere (the host's: a cache made without this engine, decoded floats) are read
@@ -332,11 +345,12 @@ private:
     // The rows of the caches made on this backend, in pool_'s memory, edited on stream_.
     std::unique_ptr<cuda::CudaKvRows> kv_rows_;
     std::unordered_map<const void*, Resident> weights_;
-    DeviceBuffer unowned_;       // the last weight without an owner
-    DeviceBuffer x16_;           // activations rounded to the weights' 16-bit type
-    DeviceBuffer tile_;          // a block-quantised weight widened to float32 for a prefill
-    DeviceBuffer matvec_lanes_;  // the mat-vec's partial sums
-    DeviceBuffer norm_inverse_;  // rmsnorm(): each row's 1 / RMS
+    DeviceBuffer unowned_;           // the last weight without an owner
+    DeviceBuffer x16_;               // activations rounded to the weights' 16-bit type
+    DeviceBuffer tile_;              // a block-quantised weight widened to float32 for a prefill
+    DeviceBuffer matvec_lanes_;      // the mat-vec's partial sums
+    DeviceBuffer norm_inverse_;      // rmsnorm(): each row's 1 / RMS
+    DeviceBuffer nonfinite_counts_;  // count_nonfinite(): a count per piece
     DeviceBuffer tokens_;
     // attention(): the cache's rows, the row index and positions as uploaded, the new items'
     // positions and scratch

@@ -53,24 +53,29 @@ void CudaKvRows::download_strided(void* dst, size_t dst_pitch, const void* src, 
     KVW_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void CudaKvRows::write_rows(const CachePlanes& planes, int at, const float* k, const float* v,
-                            int n, QuantStats* k_stats, QuantStats* v_stats) {
+void CudaKvRows::write_rows(const CachePlanes& planes, int at, const NewRows& rows, int n,
+                            QuantStats* k_stats, QuantStats* v_stats) {
     if (n <= 0) return;
     const size_t row_floats = size_t(n) * size_t(planes.kv[0].kv_dim);
-    rows_in_.reserve(2 * row_floats * sizeof(float));
     stats_.reserve(2 * size_t(n) * sizeof(QuantStats));
-    float* k_dev = rows_in_.as<float>();
-    float* v_dev = k_dev + row_floats;
     QuantStats* k_stats_dev = stats_.as<QuantStats>();
     QuantStats* v_stats_dev = k_stats_dev + n;
-    // The rows go up without a wait (upload) and the write waits for the device once, for its
-    // statistics: a decode step writes a row per layer.
-    const size_t row_bytes = row_floats * sizeof(float),
-                 stats_bytes = size_t(n) * sizeof(QuantStats);
-    upload(k_dev, k, row_bytes);
-    upload(v_dev, v, row_bytes);
+    // A forward's K and V are read where the backend computed them; host rows go up first,
+    // without a wait (upload). The write waits for the device once, for its statistics: a
+    // decode step writes a row per layer.
+    const float* k_dev = rows.k;
+    const float* v_dev = rows.v;
+    if (rows.at == RowsAt::Host) {
+        rows_in_.reserve(2 * row_floats * sizeof(float));
+        float* const staged = rows_in_.as<float>();
+        upload(staged, rows.k, row_floats * sizeof(float));
+        upload(staged + row_floats, rows.v, row_floats * sizeof(float));
+        k_dev = staged;
+        v_dev = staged + row_floats;
+    }
     // The layer only names an overflow in the error; RowBuffer's callers checked the rows.
     write_kv_rows(0, planes, k_dev, v_dev, at, n, k_stats_dev, v_stats_dev, stream_);
+    const size_t stats_bytes = size_t(n) * sizeof(QuantStats);
     KVW_CUDA_CHECK(
         cudaMemcpyAsync(k_stats, k_stats_dev, stats_bytes, cudaMemcpyDeviceToHost, stream_));
     KVW_CUDA_CHECK(

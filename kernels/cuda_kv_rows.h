@@ -25,7 +25,7 @@ public:
     void download_strided(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
                           size_t width, size_t rows) const override;
 
-    void write_rows(const CachePlanes& planes, int at, const float* k, const float* v, int n,
+    void write_rows(const CachePlanes& planes, int at, const NewRows& rows, int n,
                     QuantStats* k_stats, QuantStats* v_stats) override;
     void move_rows(const CachePlanes& planes, int to, int from, int n) override;
     void copy_rows(const CachePlanes& dst, int to, const CachePlanes& src, int from,
@@ -41,7 +41,7 @@ private:
 
     DevicePool& pool_;
     cudaStream_t stream_;
-    DeviceBuffer rows_in_;      // write_rows: the new K then V rows
+    DeviceBuffer rows_in_;      // write_rows: new K then V rows from the host
     DeviceBuffer stats_;        // write_rows: each row's statistics, K then V
     DeviceBuffer scratch_;      // move_rows: the rows on their way; rerotate_k: decoded rows
     DeviceBuffer shift_index_;  // rerotate_k: the rows, their deltas, the frequency divisors

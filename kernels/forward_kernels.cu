@@ -19,6 +19,7 @@ void launch(const kern::RmsNormScale& body, cudaStream_t stream);
 void launch(const kern::AddBiasRows& body, cudaStream_t stream);
 void launch(const kern::AddInto& body, cudaStream_t stream);
 void launch(const kern::SwigluInto& body, cudaStream_t stream);
+void launch(const kern::CountNonfinite& body, cudaStream_t stream);
 void launch(const kern::RopeRows& body, cudaStream_t stream);
 void launch(const kern::KvRoundTripRows& body, cudaStream_t stream);
 void launch(const kern::MatVecLanes& body, cudaStream_t stream);
@@ -41,6 +42,7 @@ KVW_DEVICE_LAUNCHER(kern::RmsNormScale)
 KVW_DEVICE_LAUNCHER(kern::AddBiasRows)
 KVW_DEVICE_LAUNCHER(kern::AddInto)
 KVW_DEVICE_LAUNCHER(kern::SwigluInto)
+KVW_DEVICE_LAUNCHER(kern::CountNonfinite)
 KVW_DEVICE_LAUNCHER(kern::RopeRows)
 KVW_DEVICE_LAUNCHER(kern::KvRoundTripRows)
 KVW_DEVICE_LAUNCHER(kern::MatVecLanes)
@@ -83,6 +85,11 @@ void rope_rows(float* x, int rows, int heads, int head_dim, const float* cos_tab
 
 void swiglu_into(float* gate, const float* up, size_t count, cudaStream_t stream) {
     launch(kern::swiglu_into_body(gate, up, count), stream);
+}
+
+void count_nonfinite(const float* x, size_t rows, size_t width, size_t stride, uint32_t* counts,
+                     cudaStream_t stream) {
+    launch(kern::count_nonfinite_body(x, rows, width, stride, counts), stream);
 }
 
 void kv_round_trip_rows(KvType type, float* rows, int n, int kv_dim, int groups,

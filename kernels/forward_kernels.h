@@ -37,6 +37,10 @@ void rope_rows(float* x, int rows, int heads, int head_dim, const float* cos_tab
 
 // gate[i] = silu(gate[i]) · up[i].
 void swiglu_into(float* gate, const float* up, size_t count, cudaStream_t stream);
+// counts[p]: the NaN and infinite values of piece p of x's rows (kern::count_nonfinite_body's
+// pieces; `counts` holds its pieces()).
+void count_nonfinite(const float* x, size_t rows, size_t width, size_t stride, uint32_t* counts,
+                     cudaStream_t stream);
 
 // Each row of kv_dim floats encoded to `type` and decoded back in place, `groups` scales a row
 // (kv_encode_row / kv_decode_row): the values the cache will hold. kv_dim / groups ≤ 512.

@@ -89,6 +89,10 @@ public:
     // a cache storing them in `type` gives back.
     virtual void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) = 0;
     virtual void attention(const AttentionCall& call) = 0;
+    // The NaN and infinite values among `rows` rows of `width` values, `stride` apart, of x:
+    // the state's finite check of a forward's new K and V where they are, every layer's in one
+    // call (core/state/finite_check.h); only the count crosses.
+    virtual size_t count_nonfinite(const float* x, size_t rows, size_t width, size_t stride) = 0;
 
     // ---- the cache's rows ------------------------------------------------------------------
     // Where a cache this backend reads keeps its rows and the ops that edit them

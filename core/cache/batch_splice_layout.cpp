@@ -36,10 +36,10 @@ void BatchSpliceLayout::begin_edits(Layer& L) {
     L.pending = true;
 }
 
-void BatchSpliceLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
+void BatchSpliceLayout::insert_rows(int layer, int row, const NewRows& rows, int n) {
     Layer& L = layers_[size_t(layer)];
     if (!L.pending && row == L.rows) {  // an append with nothing pending moves nothing: write it
-        slab().write(layer, row, k, v, n);
+        slab().write(layer, row, rows, n);
         L.rows += n;
         L.slab_rows += n;
         return;
@@ -47,8 +47,18 @@ void BatchSpliceLayout::insert_rows(int layer, int row, const float* k, const fl
     begin_edits(L);
     const size_t d = size_t(kv_dim());
     const int first = int(L.staged_k.size() / d);
-    L.staged_k.insert(L.staged_k.end(), k, k + size_t(n) * d);
-    L.staged_v.insert(L.staged_v.end(), v, v + size_t(n) * d);
+    // Staged on the host until the splice writes them: a forward's rows come down for it.
+    const size_t floats = size_t(n) * d;
+    L.staged_k.resize(L.staged_k.size() + floats);
+    L.staged_v.resize(L.staged_v.size() + floats);
+    const auto stage = [&](float* to, const float* from) {
+        if (rows.at == RowsAt::Device)
+            slab().device().download(to, from, floats * sizeof(float));
+        else
+            std::copy(from, from + floats, to);
+    };
+    stage(L.staged_k.data() + size_t(first) * d, rows.k);
+    stage(L.staged_v.data() + size_t(first) * d, rows.v);
     const size_t at = split_at(L, row);
     L.pieces.insert(L.pieces.begin() + std::ptrdiff_t(at), Piece{true, first, n});
     L.rows += n;
@@ -102,12 +112,12 @@ void BatchSpliceLayout::apply_pending(int layer) const {
         if (!p.staged && at < p.start) slab().move(layer, at, p.start, p.count);
         at += p.count;
     }
-    const size_t d = size_t(kv_dim());
     for (auto p = L.pieces.rbegin(); p != L.pieces.rend(); ++p) {
         at -= p->count;
         if (p->staged)
-            slab().write(layer, at, L.staged_k.data() + size_t(p->start) * d,
-                         L.staged_v.data() + size_t(p->start) * d, p->count);
+            slab().write(layer, at,
+                         NewRows{L.staged_k.data(), L.staged_v.data()}.from(p->start, kv_dim()),
+                         p->count);
         else if (at > p->start)
             slab().move(layer, at, p->start, p->count);
     }

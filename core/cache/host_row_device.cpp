@@ -65,9 +65,11 @@ public:
                         static_cast<const uint8_t*>(src) + r * src_pitch, width);
     }
 
-    void write_rows(const CachePlanes& planes, int at, const float* k, const float* v, int n,
+    // The host's memory is the memory of the CPU backends, so rows at either place are read
+    // where they are.
+    void write_rows(const CachePlanes& planes, int at, const NewRows& rows, int n,
                     QuantStats* k_stats, QuantStats* v_stats) override {
-        const float* src[2] = {k, v};
+        const float* src[2] = {rows.k, rows.v};
         QuantStats* stats[2] = {k_stats, v_stats};
         for (int i = 0; i < n; ++i)
             for (int h = 0; h < 2; ++h) {

@@ -22,10 +22,10 @@ int IndirectionLayout::physical_rows(int layer) const {
     return layers_[size_t(layer)].used;
 }
 
-void IndirectionLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
+void IndirectionLayout::insert_rows(int layer, int row, const NewRows& rows, int n) {
     Layer& L = layers_[size_t(layer)];
     if (L.used + n > capacity()) compact(layer);  // room is checked: the live rows leave enough
-    slab().write(layer, L.used, k, v, n);
+    slab().write(layer, L.used, rows, n);
     slab().count_moved((L.index.size() - size_t(row)) * sizeof(int32_t));
     const auto at = L.index.insert(L.index.begin() + row, size_t(n), 0);
     std::iota(at, at + n, int32_t(L.used));

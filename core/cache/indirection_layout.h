@@ -33,7 +33,7 @@ protected:
         return std::unique_ptr<KvLayout>(new IndirectionLayout(*this));
     }
     int logical_rows(int layer) const override { return int(layers_[size_t(layer)].index.size()); }
-    void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
+    void insert_rows(int layer, int row, const NewRows& rows, int n) override;
     void remove_row(int layer, int row) override;
     void truncate_rows(int layer, int rows) override;
     void reset_rows() override;

@@ -86,15 +86,15 @@ void KvLayout::check_room(int layer, int n) const {
     if (n > remaining(layer)) throw CapacityExceeded(layer, rows(layer), n, capacity());
 }
 
-void KvLayout::append(int layer, const float* k, const float* v, int n) {
-    insert(layer, rows(layer), k, v, n);
+void KvLayout::append(int layer, const NewRows& rows, int n) {
+    insert(layer, this->rows(layer), rows, n);
 }
 
-void KvLayout::insert(int layer, int row, const float* k, const float* v, int n) {
+void KvLayout::insert(int layer, int row, const NewRows& rows, int n) {
     check_room(layer, n);
-    check_rows(layer, row, 0, rows(layer));
+    check_rows(layer, row, 0, this->rows(layer));
     if (n == 0) return;
-    insert_rows(layer, row, k, v, n);
+    insert_rows(layer, row, rows, n);
     row_revisions_[size_t(layer)].renew_from(row);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);
 }
@@ -121,9 +121,8 @@ void KvLayout::remove_rows(int layer, int row, int n) {
 void KvLayout::overwrite(int layer, int row, const float* k, const float* v, int n) {
     check_rows(layer, row, n, rows(layer));
     nonfinite_scales_[size_t(layer)] -= scan_nonfinite_scales(layer, row, n);
-    const size_t d = size_t(kv_dim());
     for (int i = 0; i < n; ++i)
-        slab().write(layer, physical_row(layer, row + i), k + size_t(i) * d, v + size_t(i) * d, 1);
+        slab().write(layer, physical_row(layer, row + i), NewRows{k, v}.from(i, kv_dim()), 1);
     rows_rewritten(layer, row, n);
     row_revisions_[size_t(layer)].renew_rows(row, row + n);
     nonfinite_scales_[size_t(layer)] += scan_nonfinite_scales(layer, row, n);

@@ -70,10 +70,15 @@ public:
     // Throws CapacityExceeded when `n` more rows do not fit in the layer.
     void check_room(int layer, int n) const;
 
-    // k, v: [n][kv_dim]. Writes after the layer's last row.
-    void append(int layer, const float* k, const float* v, int n);
+    // Writes after the layer's last row.
+    void append(int layer, const NewRows& rows, int n);
     // The new rows become rows [row, row + n); the rows from `row` on follow them.
-    void insert(int layer, int row, const float* k, const float* v, int n);
+    void insert(int layer, int row, const NewRows& rows, int n);
+    // The same from host floats k, v: [n][kv_dim].
+    void append(int layer, const float* k, const float* v, int n) { append(layer, {k, v}, n); }
+    void insert(int layer, int row, const float* k, const float* v, int n) {
+        insert(layer, row, {k, v}, n);
+    }
     // Drops row `row`; the rows after it close the gap.
     void remove(int layer, int row);
     // Drops rows [row, row + n); the rows after them close the gap.
@@ -157,7 +162,7 @@ protected:
 
     // Called with validated arguments; rows(), room and ranges are already checked.
     virtual int logical_rows(int layer) const = 0;
-    virtual void insert_rows(int layer, int row, const float* k, const float* v, int n) = 0;
+    virtual void insert_rows(int layer, int row, const NewRows& rows, int n) = 0;
     virtual void remove_row(int layer, int row) = 0;
     // Row by row unless the layout moves a range more cheaply (the ring drops its oldest rows).
     virtual void remove_rows(int layer, int row, int n);

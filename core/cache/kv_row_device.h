@@ -11,6 +11,23 @@
 
 namespace kvw {
 
+// Where the floats of new rows are: host memory, or the memory of the device the cache lives on
+// (a forward's K and V: the engine's backend computes them in the memory its kv_rows() device
+// shares, and the cache takes them there, so they do not cross).
+enum class RowsAt { Host, Device };
+
+// New rows' K and V, [n][kv_dim] floats each, and where they are.
+struct NewRows {
+    const float* k = nullptr;
+    const float* v = nullptr;
+    RowsAt at = RowsAt::Host;
+    // The rows from row `row` on.
+    NewRows from(int row, int kv_dim) const {
+        const size_t floats = size_t(row) * size_t(kv_dim);
+        return {k + floats, v + floats, at};
+    }
+};
+
 // Where a cache's rows live (docs/ARCHITECTURE.md §18): the memory a RowBuffer's planes are
 // allocated in and the ops that change rows there. The host's (host_row_device()) serves the
 // CPU backends and every cache made without an engine; an accelerator backend hands out its
@@ -40,11 +57,10 @@ public:
     virtual void download_strided(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
                                   size_t width, size_t rows) const = 0;
 
-    // Rows [at, at + n) of K and V encoded from k and v ([n][kv_dim] host floats) with
-    // kv_encode_row, each row's clip counter set; what encoding row i met goes to k_stats[i],
-    // v_stats[i] (host).
-    virtual void write_rows(const CachePlanes& planes, int at, const float* k, const float* v,
-                            int n, QuantStats* k_stats, QuantStats* v_stats) = 0;
+    // Rows [at, at + n) of K and V encoded from `rows` with kv_encode_row, each row's clip
+    // counter set; what encoding row i met goes to k_stats[i], v_stats[i] (host).
+    virtual void write_rows(const CachePlanes& planes, int at, const NewRows& rows, int n,
+                            QuantStats* k_stats, QuantStats* v_stats) = 0;
     // Rows [from, from + n) of both planes, scales and counters with them, to [to, to + n); the
     // ranges may overlap.
     virtual void move_rows(const CachePlanes& planes, int to, int from, int n) = 0;

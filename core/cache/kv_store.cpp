@@ -7,11 +7,11 @@ namespace kvw {
 KvStore::KvStore(int n_layers, int kv_dim, int capacity, KvStorage storage, KvRowDevice& device)
     : KvLayout(n_layers, kv_dim, capacity, storage, device), rows_(size_t(n_layers), 0) {}
 
-void KvStore::insert_rows(int layer, int row, const float* k, const float* v, int n) {
-    int& rows = rows_[size_t(layer)];
-    slab().move(layer, row + n, row, rows - row);
-    slab().write(layer, row, k, v, n);
-    rows += n;
+void KvStore::insert_rows(int layer, int row, const NewRows& rows, int n) {
+    int& held = rows_[size_t(layer)];
+    slab().move(layer, row + n, row, held - row);
+    slab().write(layer, row, rows, n);
+    held += n;
 }
 
 void KvStore::remove_row(int layer, int row) {

@@ -20,7 +20,7 @@ protected:
         return std::unique_ptr<KvLayout>(new KvStore(*this));
     }
     int logical_rows(int layer) const override { return rows_[size_t(layer)]; }
-    void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
+    void insert_rows(int layer, int row, const NewRows& rows, int n) override;
     void remove_row(int layer, int row) override;
     void truncate_rows(int layer, int rows) override { rows_[size_t(layer)] = rows; }
     void reset_rows() override;

@@ -86,23 +86,21 @@ RingRanges RingLayout::read_ranges(int layer, int rows) const {
 
 // ---- edits --------------------------------------------------------------------------------------
 
-void RingLayout::insert_rows(int layer, int row, const float* k, const float* v, int n) {
+void RingLayout::insert_rows(int layer, int row, const NewRows& rows, int n) {
     RingLayerState& L = layers_[size_t(layer)];
     if (row < L.rows) {  // in the middle: as contiguous, once physical order is logical
         normalise(layer);
         slab().move(layer, row + n, row, L.rows - row);
-        slab().write(layer, row, k, v, n);
+        slab().write(layer, row, rows, n);
     } else {  // at the end: at the write pointer, wrapping once at the slab end
         const int p = physical_row(layer, row);
         const int first = std::min(n, capacity() - p);
-        slab().write(layer, p, k, v, first);
-        const size_t d = size_t(kv_dim());
-        slab().write(layer, options_.sinks, k + size_t(first) * d, v + size_t(first) * d,
-                     n - first);
+        slab().write(layer, p, rows, first);
+        slab().write(layer, options_.sinks, rows.from(first, kv_dim()), n - first);
     }
     if (options_.checksum) {
         shadow_.move(layer, row + n, row, L.rows - row);
-        shadow_.write(layer, row, k, v, n);
+        shadow_.write(layer, row, rows, n);
     }
     L.rows += n;
     L.offset += n;

@@ -73,7 +73,7 @@ protected:
         return std::unique_ptr<KvLayout>(new RingLayout(*this, device));
     }
     int logical_rows(int layer) const override { return layers_[size_t(layer)].rows; }
-    void insert_rows(int layer, int row, const float* k, const float* v, int n) override;
+    void insert_rows(int layer, int row, const NewRows& rows, int n) override;
     void remove_row(int layer, int row) override { remove_rows(layer, row, 1); }
     void remove_rows(int layer, int row, int n) override;
     void truncate_rows(int layer, int rows) override;

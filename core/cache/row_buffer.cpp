@@ -228,10 +228,10 @@ void RowBuffer::for_each_frozen_block(const std::function<void(const void*, uint
         for (const auto& block : layer) f(block.get(), block->bytes());
 }
 
-void RowBuffer::write(int layer, int row, const float* k, const float* v, int n) {
+void RowBuffer::write(int layer, int row, const NewRows& rows, int n) {
     if (n <= 0) return;
     std::vector<QuantStats> stats(2 * size_t(n));  // K's rows, then V's
-    device_->write_rows(planes(layer), row, k, v, n, stats.data(), stats.data() + n);
+    device_->write_rows(planes(layer), row, rows, n, stats.data(), stats.data() + n);
     count(k_, layer, std::span(stats).first(size_t(n)));
     count(v_, layer, std::span(stats).last(size_t(n)));
     renew(layer, row, row + n);

@@ -70,8 +70,8 @@ public:
     // counters (counter_bytes). What bytes_moved() and a ring's bytes_assembled() count.
     size_t slot_bytes() const { return k_.slot_bytes() + v_.slot_bytes(); }
 
-    // k, v: [n][kv_dim] floats, encoded into physical rows [row, row + n).
-    void write(int layer, int row, const float* k, const float* v, int n);
+    // `rows` encoded into physical rows [row, row + n).
+    void write(int layer, int row, const NewRows& rows, int n);
     // The K-shift of physical rows `rows` by delta[i] positions each (KvRowDevice::rerotate_k);
     // a row with delta 0 is left as stored.
     void rerotate_k(int layer, std::span<const int> rows, std::span<const int32_t> delta,

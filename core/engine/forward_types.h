@@ -78,16 +78,4 @@ struct ForwardOptions {
     int logit_items = 1;
 };
 
-struct ForwardOutput {
-    // [layer] -> [n_items][kv_dim]: K (rotated at the item's position) and V of the new items.
-    std::vector<std::vector<float>> k;
-    std::vector<std::vector<float>> v;
-    // [logit_items][vocab]: the logits of the last logit_items items in item order, when asked
-    // for ([vocab] of the last item by default).
-    std::vector<float> logits;
-    // [layer] -> [context rows + n_items]: softmax weight each row received, summed over heads
-    // and over the new items (queries), when asked for.
-    std::vector<std::vector<float>> attention_mass;
-};
-
 }  // namespace kvw

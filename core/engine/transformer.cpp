@@ -109,33 +109,27 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
 
     BackendArray<float> x(be, N * D), xn(be, N * D), q(be, N * q_dim), att(be, N * q_dim),
         proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k_att, v_att;
-    // Every layer's new K and V, and its attention mass, in one array each, layer after layer:
-    // they stay in the backend until every layer is done and then come down in one download
-    // each. A download waits for the device: downloads per layer made a device wait for the
-    // host to queue each next layer, and three a layer were 66 waits a TinyLlama token. Each
-    // layer's part begins on a 64-byte line, as a fresh allocation would (host_backend.cpp).
-    const auto lines = [](size_t floats) { return (floats + 15) / 16 * 16; };
-    const size_t layer_kv = N * size_t(kv_dim), kv_stride = lines(layer_kv),
-                 L = size_t(cfg.n_layers);
+    // Every layer's new K and V stay in the backend (ForwardOutput::k, v: the cache takes them
+    // from there). The attention mass of every layer is one array, downloaded once when every
+    // layer is done: a download waits for the device, and one per layer made the device wait
+    // for the host to queue each next layer.
+    ForwardOutput result;
+    result.k = LayerRows(be, cfg.n_layers, N * size_t(kv_dim));
+    result.v = LayerRows(be, cfg.n_layers, N * size_t(kv_dim));
     std::vector<size_t> mass_at{0};  // [layer + 1]: where each layer's mass begins
     for (int l = 0; l < cfg.n_layers; ++l)
         mass_at.push_back(mass_at.back() +
-                          (options.attention_mass ? lines(size_t(context[l].rows + n)) : 0));
-    BackendArray<float> k_all(be, L * kv_stride), v_all(be, L * kv_stride), mass_all;
+                          (options.attention_mass ? size_t(context[l].rows + n) : 0));
+    BackendArray<float> mass_all;
     if (options.attention_mass) mass_all = BackendArray<float>(be, mass_at.back());
     be.embed(weights.token_embd, items, x.data());
-
-    ForwardOutput result;
-    result.k.resize(cfg.n_layers);
-    result.v.resize(cfg.n_layers);
-    if (options.attention_mass) result.attention_mass.resize(cfg.n_layers);
 
     for (int l = 0; l < cfg.n_layers; ++l) {
         const LayerWeights& lw = weights.layers[l];
         const LayerVectors& lv = layers_[size_t(l)];
         const LayerContext& stored = context[l];
-        float* const k = k_all.data() + size_t(l) * kv_stride;
-        float* const v = v_all.data() + size_t(l) * kv_stride;
+        float* const k = result.k.of(l);
+        float* const v = result.v.of(l);
 
         be.rmsnorm(x.data(), lv.attn_norm.data(), n, D, cfg.rms_eps, xn.data());
         be.matmul(lw.wq, xn.data(), n, q.data());
@@ -196,24 +190,15 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         be.matmul(lw.w_down, gate.data(), n, proj.data());
         be.add(x.data(), proj.data(), N * D);
     }
-    // Layer l's values are [begin(l), begin(l) + count(l)) of the array.
-    const auto per_layer = [&](const BackendArray<float>& all, std::vector<std::vector<float>>& out,
-                               const auto& begin, const auto& count) {
-        std::vector<float> host(all.size());
-        be.download(host.data(), all.data(), host.size() * sizeof(float));
-        for (size_t l = 0; l < L; ++l) {
-            const auto first = host.begin() + std::ptrdiff_t(begin(l));
-            out[l].assign(first, first + std::ptrdiff_t(count(l)));
+    if (options.attention_mass) {
+        std::vector<float> mass(mass_all.size());
+        be.download(mass.data(), mass_all.data(), mass.size() * sizeof(float));
+        result.attention_mass.resize(size_t(cfg.n_layers));
+        for (int l = 0; l < cfg.n_layers; ++l) {
+            const auto first = mass.begin() + std::ptrdiff_t(mass_at[size_t(l)]);
+            result.attention_mass[size_t(l)].assign(first, first + (context[l].rows + n));
         }
-    };
-    const auto kv_begin = [&](size_t l) { return l * kv_stride; };
-    const auto kv_count = [&](size_t) { return layer_kv; };
-    per_layer(k_all, result.k, kv_begin, kv_count);
-    per_layer(v_all, result.v, kv_begin, kv_count);
-    if (options.attention_mass)
-        per_layer(
-            mass_all, result.attention_mass, [&](size_t l) { return mass_at[l]; },
-            [&](size_t l) { return size_t(context[l].rows + n); });
+    }
 
     if (options.logits) {
         // One matmul over the rows asked for: the backend's sums do not depend on how many rows

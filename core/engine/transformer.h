@@ -5,6 +5,7 @@
 
 #include "core/backend/backend.h"
 #include "core/backend/backend_array.h"
+#include "core/engine/forward_output.h"
 #include "core/engine/forward_types.h"
 #include "core/model/model.h"
 

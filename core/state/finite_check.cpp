@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/engine/forward_types.h"
+#include "core/engine/forward_output.h"
 #include "core/state/state_error.h"
 
 namespace kvw {
@@ -21,10 +21,13 @@ void require_finite(std::span<const float> values, const char* primitive, int la
 }
 
 void require_finite(const ForwardOutput& out, const char* primitive, const std::string& source) {
-    for (size_t l = 0; l < out.k.size(); ++l) {
-        require_finite(out.k[l], primitive, int(l), "K of " + source);
-        require_finite(out.v[l], primitive, int(l), "V of " + source);
-    }
+    // Counted where the rows are; only a forward that made a non-finite value brings its
+    // layers down, to name the first one.
+    if (out.k.nonfinite() + out.v.nonfinite() > 0)
+        for (int l = 0; l < out.k.layers(); ++l) {
+            require_finite(out.k.host(l), primitive, l, "K of " + source);
+            require_finite(out.v.host(l), primitive, l, "V of " + source);
+        }
     require_finite(out.logits, primitive, -1, "logits of " + source);
 }
 

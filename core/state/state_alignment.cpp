@@ -49,8 +49,7 @@ StateManager::Recompute StateManager::reference(int from_row) const {
     }
     Recompute rec;
     rec.first_row.assign(size_t(L), 0);
-    rec.k.resize(size_t(L));
-    rec.v.resize(size_t(L));
+    rec.pass.assign(size_t(L), -1);
     std::vector<bool> done(size_t(L), false);
     for (int rep = 0; rep < L; ++rep) {
         if (done[size_t(rep)]) continue;
@@ -81,16 +80,17 @@ StateManager::Recompute StateManager::reference(int from_row) const {
                                         context, ForwardOptions{has_layer0, false});
         const std::string rows_made =
             "the recomputed rows " + std::to_string(start) + ".." + std::to_string(n - 1);
-        for (int l : group) {
-            require_finite(out.k[size_t(l)], "recompute", l, "K of " + rows_made);
-            require_finite(out.v[size_t(l)], "recompute", l, "V of " + rows_made);
-        }
+        // Counted where the rows are; the group's layers come down only to name a non-finite
+        // value (the pass's other layers are not used).
+        if (out.k.nonfinite() + out.v.nonfinite() > 0)
+            for (int l : group) {
+                require_finite(out.k.host(l), "recompute", l, "K of " + rows_made);
+                require_finite(out.v.host(l), "recompute", l, "V of " + rows_made);
+            }
         if (has_layer0) require_finite(out.logits, "recompute", -1, "logits of " + rows_made);
-        for (int l : group) {
-            rec.k[size_t(l)] = std::move(out.k[size_t(l)]);
-            rec.v[size_t(l)] = std::move(out.v[size_t(l)]);
-        }
         if (has_layer0) rec.logits = std::move(out.logits);
+        for (int l : group) rec.pass[size_t(l)] = int(rec.passes.size());
+        rec.passes.push_back(std::move(out));
     }
     return rec;
 }
@@ -110,7 +110,7 @@ void StateManager::recompute_suffix(int from_row) {
         const int n = rows(l) - first;
         if (n == 0 && cache_->rows(l) == rows(l)) continue;
         cache_->truncate(l, std::min(first, cache_->rows(l)));
-        cache_->append(l, rec.k[size_t(l)].data(), rec.v[size_t(l)].data(), n);
+        if (n > 0) cache_->append(l, rec.of(l).rows(l), n);
     }
     if (!rec.logits.empty()) last_logits_ = std::move(rec.logits);
 }
@@ -136,6 +136,13 @@ DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) co
         const int cached_rows = cache_->rows(l);
         const int n = std::max(ref_rows, cached_rows);
         const int both = std::min(ref_rows, cached_rows);
+        // The reference comes down to be compared with the cached rows on the host: a drift
+        // map is what the user asked to see.
+        std::vector<float> ref_k, ref_v;
+        if (ref_rows > 0) {
+            ref_k = rec.of(l).k.host(l);
+            ref_v = rec.of(l).v.host(l);
+        }
         for (int r = 0; r < n; ++r) {
             float dk = std::numeric_limits<float>::infinity(), dv = dk;
             if (r < both) {
@@ -143,8 +150,8 @@ DriftReport StateManager::measure_drift(std::optional<float> tolerance_given) co
                     cache_->read_rows(l, r, std::min(kReadRows, both - r), k.data(), v.data());
                 const size_t at = size_t(r) * size_t(kv_dim);
                 const size_t in_run = size_t(r % kReadRows) * size_t(kv_dim);
-                dk = relative_row_error(k.data() + in_run, rec.k[size_t(l)].data() + at, kv_dim);
-                dv = relative_row_error(v.data() + in_run, rec.v[size_t(l)].data() + at, kv_dim);
+                dk = relative_row_error(k.data() + in_run, ref_k.data() + at, kv_dim);
+                dv = relative_row_error(v.data() + in_run, ref_v.data() + at, kv_dim);
                 // The recomputation is finite (reference checks it), so a NaN here is the
                 // cached row's; std::max inside the error would have read it as 0 drift.
                 const float both[] = {dk, dv};

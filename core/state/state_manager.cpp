@@ -192,6 +192,12 @@ ForwardOutput StateManager::run_forward(std::span<const Item> items,
                                         std::span<const int32_t> positions,
                                         std::span<const LayerContext> context,
                                         const ForwardOptions& options) const {
+    // The new rows go to the cache where the backend made them (ForwardOutput::rows): the
+    // cache must live on the backend's device.
+    if (&cache_->device() != &engine_->backend().kv_rows())
+        throw std::logic_error("StateManager: the cache lives on device '" +
+                               std::string(cache_->device().name()) + "', the engine's backend '" +
+                               std::string(engine_->backend().name()) + "' computes elsewhere");
     const auto start = std::chrono::steady_clock::now();
     ForwardOutput out = engine_->forward(items, positions, context, options);
     forward_ms_ +=
@@ -223,8 +229,7 @@ void StateManager::do_insert(const std::vector<int>& layers, int row,
         out, "insert",
         "the " + std::to_string(tokens.size()) + " inserted row(s) at row " + std::to_string(row));
     const int n = int(tokens.size());
-    for (int l : layers)
-        cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+    for (int l : layers) cache_->insert(l, row, out.rows(l), n);
     between_blades("insert");
     for (int l : layers) {
         maps_.edit(size_t(l), row).insert(row, ids, phases);
@@ -246,8 +251,7 @@ const std::vector<float>& StateManager::append(std::span<const int32_t> tokens, 
     const std::vector<Item> items = items_of(tokens);
     ForwardOutput out = run_forward(items, phases, whole_context(), ForwardOptions{true, true});
     require_finite(out, "append", "the " + std::to_string(n) + " appended row(s)");
-    for (int l = 0; l < n_layers(); ++l)
-        cache_->append(l, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+    for (int l = 0; l < n_layers(); ++l) cache_->append(l, out.rows(l), n);
     between_blades("append");
     std::vector<int> all;
     for (int l = 0; l < n_layers(); ++l) {

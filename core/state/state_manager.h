@@ -301,11 +301,16 @@ private:
     // K/V of records written at `row` with each layer's rows [0, row) as context.
     ForwardOutput forward_records(int row, std::span<const int64_t> ids,
                                   std::span<const int32_t> phases) const;
-    // The reference K/V of every layer for rows >= from_row (see recompute_suffix).
+    // The reference K/V of every layer for rows >= from_row (see recompute_suffix), where the
+    // engine's backend computed them.
     struct Recompute {
-        std::vector<int> first_row;            // [layer]: rows before it were reused as context
-        std::vector<std::vector<float>> k, v;  // [layer][(mirror rows - first_row) * kv_dim]
-        std::vector<float> logits;             // of the last row of layer 0's list, if computed
+        std::vector<int> first_row;  // [layer]: rows before it were reused as context
+        // The forward passes, one per group of layers holding the same rows, and the pass of
+        // each layer (-1: none, its rows from first_row on are none).
+        std::vector<ForwardOutput> passes;
+        std::vector<int> pass;
+        std::vector<float> logits;  // of the last row of layer 0's list, if computed
+        const ForwardOutput& of(int layer) const { return passes[size_t(pass[size_t(layer)])]; }
     };
     Recompute reference(int from_row) const;
     // engine_->forward, its time added to forward_ms_.

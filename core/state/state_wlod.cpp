@@ -177,7 +177,7 @@ void StateManager::collapse_group(const std::vector<int>& layers, int row, int l
     require_finite(out, "collapse", "the gist row at row " + std::to_string(row));
     for (int l : layers) {
         for (int i = 0; i < wlod_k_; ++i) cache_->remove(l, row);
-        cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), 1);
+        cache_->insert(l, row, out.rows(l), 1);
     }
     between_blades("collapse");
     for (int l : layers) {
@@ -238,7 +238,7 @@ void StateManager::expand_group(const std::vector<int>& layers, int row, int64_t
     last_attention_mass_.clear();
     for (int l : layers) {
         cache_->remove(l, row);
-        cache_->insert(l, row, out.k[size_t(l)].data(), out.v[size_t(l)].data(), n);
+        cache_->insert(l, row, out.rows(l), n);
     }
     between_blades("expand");
     for (int l : layers) {

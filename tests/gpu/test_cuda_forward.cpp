@@ -23,6 +23,7 @@
 #include "core/model/model_loader.h"
 #include "tests/gpu/cuda_device.h"
 #include "tests/gpu/nmse.h"
+#include "tests/unit/forward_rows.h"
 
 using namespace kvw;
 using kvw::test::nmse;
@@ -173,16 +174,17 @@ private slots:
                                          .arg(limit, 0, 'g', 3)));
             };
             check("logits", got.logits, want.logits);
+            const auto want_k = test::host_layers(want.k), want_v = test::host_layers(want.v);
             for (int l = 0; l < cfg.n_layers; ++l) {
-                check("K", got.k[size_t(l)], want.k[size_t(l)]);
-                check("V", got.v[size_t(l)], want.v[size_t(l)]);
+                check("K", got.k.host(l), want_k[size_t(l)]);
+                check("V", got.v.host(l), want_v[size_t(l)]);
                 check("attention mass", got.attention_mass[size_t(l)],
                       want.attention_mass[size_t(l)]);
             }
             for (int l = 0; l < cfg.n_layers; ++l)
                 for (size_t i = 0; i < items.size(); ++i)
-                    layers[size_t(l)].append(&want.k[size_t(l)][i * size_t(cfg.kv_dim())],
-                                             &want.v[size_t(l)][i * size_t(cfg.kv_dim())],
+                    layers[size_t(l)].append(&want_k[size_t(l)][i * size_t(cfg.kv_dim())],
+                                             &want_v[size_t(l)][i * size_t(cfg.kv_dim())],
                                              positions[i], seed);
             position += int32_t(items.size());
         }
@@ -203,7 +205,7 @@ private slots:
         const ForwardOutput whole = engine.forward(items, positions, empty);
 
         std::vector<std::vector<float>> k(size_t(cfg.n_layers)), v(size_t(cfg.n_layers));
-        ForwardOutput last;
+        std::vector<float> last_logits;
         for (size_t i = 0; i < items.size(); ++i) {
             std::vector<LayerContext> context(size_t(cfg.n_layers));
             for (int l = 0; l < cfg.n_layers; ++l) {
@@ -211,18 +213,19 @@ private slots:
                 context[size_t(l)].k.data = k[size_t(l)].data();
                 context[size_t(l)].v.data = v[size_t(l)].data();
             }
-            last = engine.forward(std::span(&items[i], 1), std::span(&positions[i], 1), context);
+            const ForwardOutput last =
+                engine.forward(std::span(&items[i], 1), std::span(&positions[i], 1), context);
             for (int l = 0; l < cfg.n_layers; ++l) {
-                k[size_t(l)].insert(k[size_t(l)].end(), last.k[size_t(l)].begin(),
-                                    last.k[size_t(l)].end());
-                v[size_t(l)].insert(v[size_t(l)].end(), last.v[size_t(l)].begin(),
-                                    last.v[size_t(l)].end());
+                const std::vector<float> new_k = last.k.host(l), new_v = last.v.host(l);
+                k[size_t(l)].insert(k[size_t(l)].end(), new_k.begin(), new_k.end());
+                v[size_t(l)].insert(v[size_t(l)].end(), new_v.begin(), new_v.end());
             }
+            last_logits = last.logits;
         }
-        QVERIFY2(nmse(last.logits, whole.logits) <= 1e-9, "logits");
+        QVERIFY2(nmse(last_logits, whole.logits) <= 1e-9, "logits");
         for (int l = 0; l < cfg.n_layers; ++l) {
-            QVERIFY2(nmse(k[size_t(l)], whole.k[size_t(l)]) <= 1e-9, "K rows");
-            QVERIFY2(nmse(v[size_t(l)], whole.v[size_t(l)]) <= 1e-9, "V rows");
+            QVERIFY2(nmse(k[size_t(l)], whole.k.host(l)) <= 1e-9, "K rows");
+            QVERIFY2(nmse(v[size_t(l)], whole.v.host(l)) <= 1e-9, "V rows");
         }
     }
 
@@ -240,7 +243,8 @@ private slots:
         const ForwardOutput a = engine.forward(items, positions, empty, options);
         const ForwardOutput b = engine.forward(items, positions, empty, options);
         QVERIFY(a.logits == b.logits);
-        QVERIFY(a.k == b.k && a.v == b.v);
+        QVERIFY(test::host_layers(a.k) == test::host_layers(b.k));
+        QVERIFY(test::host_layers(a.v) == test::host_layers(b.v));
         QVERIFY(a.attention_mass == b.attention_mass);
     }
 

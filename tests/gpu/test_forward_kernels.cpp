@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -211,6 +212,21 @@ private slots:
         host = x;
         kern::host_launch(kern::add_into_body(host.data(), y.data(), count));
         EXPECT_SAME_BITS(download<float>(dx, count), host, "residual");
+
+        // The finite check counts the same values as the host body: rows apart, some infinite.
+        std::vector<float> z = x;
+        for (size_t i = 0; i < count; i += 97)
+            z[i] = i % 2 ? std::numeric_limits<float>::infinity()
+                         : std::numeric_limits<float>::quiet_NaN();
+        const cuda::DeviceBuffer dz = upload(z);
+        const kern::CountNonfinite counted =
+            kern::count_nonfinite_body(z.data(), rows - 1, 100, dim, nullptr);
+        std::vector<uint32_t> host_counts(counted.pieces());
+        kern::host_launch(
+            kern::count_nonfinite_body(z.data(), rows - 1, 100, dim, host_counts.data()));
+        cuda::DeviceBuffer dcounts(host_counts.size() * sizeof(uint32_t));
+        cuda::count_nonfinite(dz.as<float>(), rows - 1, 100, dim, dcounts.as<uint32_t>(), nullptr);
+        QVERIFY(download<uint32_t>(dcounts, host_counts.size()) == host_counts);
 
         // expf differs in its last bits between the device and the host library.
         dx = upload(x);

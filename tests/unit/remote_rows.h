@@ -64,9 +64,11 @@ public:
             download(static_cast<uint8_t*>(dst) + r * dst_pitch,
                      static_cast<const uint8_t*>(src) + r * src_pitch, width);
     }
-    void write_rows(const CachePlanes& planes, int first, const float* k, const float* v, int n,
+    void write_rows(const CachePlanes& planes, int first, const NewRows& rows, int n,
                     QuantStats* k_stats, QuantStats* v_stats) override {
-        host_row_device().write_rows(backed(planes), first, k, v, n, k_stats, v_stats);
+        NewRows on_host = rows;
+        if (rows.at == RowsAt::Device) on_host = {at(rows.k), at(rows.v), RowsAt::Host};
+        host_row_device().write_rows(backed(planes), first, on_host, n, k_stats, v_stats);
     }
     void move_rows(const CachePlanes& planes, int to, int from, int n) override {
         host_row_device().move_rows(backed(planes), to, from, n);
@@ -130,7 +132,10 @@ inline RemoteRows& remote_rows() {
     return device;
 }
 
-// The reference CPU backend with its cache rows on remote_rows().
+// The reference CPU backend with its memory on remote_rows(): its arrays (the forward's
+// activations, new K / V, attention mass, norms) and its caches' rows, as one device's memory.
+// Each op runs the CPU's on the backing of the addresses it is given, so a host read of backend
+// memory anywhere but upload / download faults, as it would on an accelerator.
 class RemoteBackend final : public Backend {
 public:
     RemoteBackend() : cpu_(make_cpu_backend(1)) {}
@@ -140,55 +145,70 @@ public:
     double measure_read_bandwidth_gbs(size_t bytes) override {
         return cpu_->measure_read_bandwidth_gbs(bytes);
     }
-    void* allocate(size_t bytes) override { return cpu_->allocate(bytes); }
-    void release(void* p) noexcept override { cpu_->release(p); }
+    void* allocate(size_t bytes) override { return remote_rows().allocate(bytes); }
+    void release(void* p) noexcept override { remote_rows().release(p); }
     void upload(void* dst, const void* src, size_t bytes) override {
-        cpu_->upload(dst, src, bytes);
+        remote_rows().upload(dst, src, bytes);
     }
     void download(void* dst, const void* src, size_t bytes) override {
-        cpu_->download(dst, src, bytes);
+        remote_rows().download(dst, src, bytes);
     }
-    void copy(void* dst, const void* src, size_t bytes) override { cpu_->copy(dst, src, bytes); }
+    void copy(void* dst, const void* src, size_t bytes) override {
+        remote_rows().copy(dst, src, bytes);
+    }
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override {
-        cpu_->matmul(w, x, n, y);
+        cpu_->matmul(w, on(x), n, on(y));
     }
     void embed(const WeightTensor& table, std::span<const Item> items, float* x) override {
-        cpu_->embed(table, items, x);
+        cpu_->embed(table, items, on(x));
     }
     void rmsnorm(const float* x, const float* weight, int rows, int dim, float eps,
                  float* out) override {
-        cpu_->rmsnorm(x, weight, rows, dim, eps, out);
+        cpu_->rmsnorm(on(x), on(weight), rows, dim, eps, on(out));
     }
     void add_bias(float* x, const float* bias, int rows, int dim) override {
-        cpu_->add_bias(x, bias, rows, dim);
+        cpu_->add_bias(on(x), on(bias), rows, dim);
     }
-    void add(float* x, const float* y, size_t count) override { cpu_->add(x, y, count); }
+    void add(float* x, const float* y, size_t count) override { cpu_->add(on(x), on(y), count); }
     void rope(float* x, int rows, int heads, int head_dim, const float* cos, const float* sin,
               RopeLayout layout) override {
-        cpu_->rope(x, rows, heads, head_dim, cos, sin, layout);
+        cpu_->rope(on(x), rows, heads, head_dim, on(cos), on(sin), layout);
     }
     void swiglu(float* gate, const float* up, size_t count) override {
-        cpu_->swiglu(gate, up, count);
+        cpu_->swiglu(on(gate), on(up), count);
     }
     void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) override {
-        cpu_->kv_round_trip(type, rows, n, kv_dim, groups);
+        cpu_->kv_round_trip(type, on(rows), n, kv_dim, groups);
     }
     void attention(const AttentionCall& call) override {
         check_context_memory(call.context, remote_rows(), name());
         AttentionCall on_host = call;
         LayerContext& ctx = on_host.context;
         if (ctx.device == &remote_rows()) {  // read where the rows are, as a kernel would
-            ctx.k.data = remote_rows().at(ctx.k.data);
-            ctx.k.scale = remote_rows().at(ctx.k.scale);
-            ctx.v.data = remote_rows().at(ctx.v.data);
-            ctx.v.scale = remote_rows().at(ctx.v.scale);
+            ctx.k.data = on(ctx.k.data);
+            ctx.k.scale = on(ctx.k.scale);
+            ctx.v.data = on(ctx.v.data);
+            ctx.v.scale = on(ctx.v.scale);
             ctx.device = &host_row_device();
         }
+        on_host.q = on(call.q);
+        on_host.k_new = on(call.k_new);
+        on_host.v_new = on(call.v_new);
+        on_host.out = on(call.out);
+        on_host.mass = on(call.mass);
         cpu_->attention(on_host);
+    }
+    size_t count_nonfinite(const float* x, size_t rows, size_t width, size_t stride) override {
+        return cpu_->count_nonfinite(on(x), rows, width, stride);
     }
     KvRowDevice& kv_rows() override { return remote_rows(); }
 
 private:
+    template <class T>
+    static T* on(T* p) {
+        return remote_rows().at(p);
+    }
+
     std::unique_ptr<Backend> cpu_;
 };
 

@@ -25,6 +25,7 @@
 #include "core/session/session.h"
 #include "core/state/state_manager.h"
 #include "tests/testdata.h"
+#include "tests/unit/forward_rows.h"
 #include "tests/unit/one_pass_logits.h"
 
 using namespace kvw;
@@ -212,9 +213,10 @@ private slots:
             }
             step = t.forward(std::span<const Item>(&items[i], 1),
                              std::span<const int32_t>(&positions[i], 1), ctx, {true, true});
+            const auto step_k = test::host_layers(step.k), step_v = test::host_layers(step.v);
             for (size_t l = 0; l < L; ++l) {
-                k[l].insert(k[l].end(), step.k[l].begin(), step.k[l].end());
-                v[l].insert(v[l].end(), step.v[l].begin(), step.v[l].end());
+                k[l].insert(k[l].end(), step_k[l].begin(), step_k[l].end());
+                v[l].insert(v[l].end(), step_v[l].begin(), step_v[l].end());
             }
         }
         QCOMPARE(k[0].size(), ref.ids.size() * size_t(kv_dim));
@@ -317,13 +319,14 @@ private slots:
         }
         const std::vector<LayerContext> empty(size_t(model->config.n_layers));
         const ForwardOutput fresh = t.forward(items, positions, empty, {false, false});
+        const std::vector<float> fresh_k = fresh.k.host(0);
         const int kv = model->config.kv_dim();
         std::vector<float> k(size_t(kv), 0.0f);
         for (int r = 0; r < int(rest.size()); ++r) {
             state.cache().read_k(0, r, k.data());
             double err = 0.0, norm = 0.0;
             for (int i = 0; i < kv; ++i) {
-                const double e = fresh.k[0][size_t(r * kv + i)];
+                const double e = fresh_k[size_t(r * kv + i)];
                 err = std::max(err, std::fabs(double(k[size_t(i)]) - e));
                 norm += e * e;
             }

@@ -100,7 +100,7 @@ private slots:
                         const std::vector<float> k = random_rows(rng, n, kv_dim);
                         const std::vector<float> v = random_rows(rng, n, kv_dim);
                         b.clear_stats();
-                        b.write(0, at, k.data(), v.data(), n);
+                        b.write(0, at, {k.data(), v.data()}, n);
                         const WriteStats st = write_rows(p, k.data(), v.data(), at, n);
                         QVERIFY2(same_rows(p, b, at, n, at), qPrintable(w));
                         QVERIFY2(same_stats(sum(st.k), b.k_stats(0)), qPrintable(w));
@@ -243,7 +243,7 @@ private slots:
                     RowBuffer b(1, kv_dim, capacity, s);
                     const std::vector<float> k = random_rows(rng, capacity, kv_dim);
                     const std::vector<float> v = random_rows(rng, capacity, kv_dim);
-                    b.write(0, 0, k.data(), v.data(), capacity);
+                    b.write(0, 0, {k.data(), v.data()}, capacity);
                     write_rows(p, k.data(), v.data(), 0, capacity);
                     std::vector<int32_t> reversed;
                     for (int r = capacity - 1; r >= 0; --r) reversed.push_back(r);
@@ -279,7 +279,7 @@ private slots:
                 const std::vector<float> k = random_rows(rng, capacity, kv_dim);
                 const std::vector<float> v = random_rows(rng, capacity, kv_dim);
                 write_rows(src, k.data(), v.data(), 0, capacity);
-                bsrc.write(0, 0, k.data(), v.data(), capacity);
+                bsrc.write(0, 0, {k.data(), v.data()}, capacity);
                 // A LUT-like index, rows repeated and out of order, into rows [3, 3 + n).
                 const int n = 30;
                 std::vector<int32_t> index(static_cast<size_t>(n));
@@ -417,7 +417,7 @@ private slots:
                     RowBuffer b(1, kv_dim, capacity, s);
                     const std::vector<float> k = finite_rows(rng, capacity, kv_dim);
                     write_rows(p, k.data(), k.data(), 0, capacity);
-                    b.write(0, 0, k.data(), k.data(), capacity);
+                    b.write(0, 0, {k.data(), k.data()}, capacity);
                     b.clear_stats();
                     // Rows 5.. of the layer, some not moved (delta 0), some far.
                     const int first = 5, n = capacity - first;

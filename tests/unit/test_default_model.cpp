@@ -142,10 +142,7 @@ private slots:
                 all.first(context_rows), pos.first(context_rows), none, options);
             std::vector<LayerContext> context(static_cast<size_t>(layers));
             for (int l = 0; l < layers; ++l)
-                context[size_t(l)] = {context_rows,
-                                      {first.k[size_t(l)].data()},
-                                      {first.v[size_t(l)].data()},
-                                      nullptr};
+                context[size_t(l)] = {context_rows, {first.k.of(l)}, {first.v.of(l)}, nullptr};
             options.attention_mass = true;
             const ForwardOutput late = transformer_->forward(
                 all.subspan(context_rows), pos.subspan(context_rows), context, options);

@@ -15,10 +15,12 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/backend/backend.h"
 #include "core/backend/cpu/attention_kernels.h"
+#include "core/backend/cpu/cpu_backend.h"
 #include "core/math/dequant_element.h"
 #include "core/math/kv_quant.h"
 #include "core/math/rmsnorm.h"
@@ -246,6 +248,46 @@ private slots:
             const QString where = QString("%1x%2").arg(rows).arg(dim);
             EXPECT_SAME_BITS(biased, want_biased, where + " bias");
             EXPECT_SAME_BITS(summed, want_summed, where + " residual");
+        }
+    }
+
+    // The finite check of a forward's K and V: rows `stride` apart, values of every class
+    // (NaN, ±inf, the largest finite, denormals, zeros) scattered in the rows and in the gaps
+    // between them, which do not count; pieces of 1, 7 and 4,096 values.
+    void count_nonfinite_counts_the_rows_only() {
+        std::mt19937 rng(17);
+        const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                                  -std::numeric_limits<float>::quiet_NaN(),
+                                  std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::max(),
+                                  std::numeric_limits<float>::denorm_min(),
+                                  -0.0f};
+        CpuBackend cpu(2);
+        for (const auto& [rows, width, stride] : {std::tuple<size_t, size_t, size_t>{1, 1, 1},
+                                                  {3, 40, 48},
+                                                  {5, 129, 144},
+                                                  {2, 5000, 5000}}) {
+            std::vector<float> x = random_floats(rows * stride, rng);
+            for (int i = 0; i < 60; ++i)
+                x[rng() % x.size()] = specials[rng() % std::size(specials)];
+            size_t want = 0;
+            for (size_t r = 0; r < rows; ++r)
+                for (size_t i = 0; i < width; ++i) want += std::isfinite(x[r * stride + i]) ? 0 : 1;
+            const QString where =
+                QString("%1 rows of %2, %3 apart").arg(rows).arg(width).arg(stride);
+            QVERIFY2(want > 0 || rows == 1, qPrintable(where));
+            for (size_t piece : {size_t(1), size_t(7), size_t(4096)}) {
+                const kern::CountNonfinite body =
+                    kern::count_nonfinite_body(x.data(), rows, width, stride, nullptr, piece);
+                std::vector<uint32_t> counts(body.pieces(), 99);
+                kern::host_launch(kern::count_nonfinite_body(x.data(), rows, width, stride,
+                                                             counts.data(), piece));
+                size_t got = 0;
+                for (uint32_t c : counts) got += c;
+                QVERIFY2(got == want, qPrintable(where + QString(", pieces of %1").arg(piece)));
+            }
+            QVERIFY2(cpu.count_nonfinite(x.data(), rows, width, stride) == want, qPrintable(where));
         }
     }
 

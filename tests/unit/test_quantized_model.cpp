@@ -13,6 +13,7 @@
 #include "core/model/gguf_file.h"
 #include "core/model/gguf_model_loader.h"
 #include "core/model/synthetic_model.h"
+#include "tests/unit/forward_rows.h"
 
 using namespace kvw;
 
@@ -32,27 +33,32 @@ std::vector<int32_t> positions(size_t begin, size_t end) {
     return out;
 }
 
-// The logits of the last token and every layer's K rows, from a prefill of `prefill` tokens
-// and then one token per pass.
-ForwardOutput run_split(const Transformer& tf, int layers, size_t prefill) {
+struct Split {
+    std::vector<float> logits;          // of the last token
+    std::vector<std::vector<float>> k;  // [layer] every token's K rows
+};
+
+// A prefill of `prefill` tokens and then one token per pass.
+Split run_split(const Transformer& tf, int layers, size_t prefill) {
     std::vector<std::vector<float>> k(static_cast<size_t>(layers)), v(static_cast<size_t>(layers));
-    ForwardOutput last;
+    Split out;
     for (size_t start = 0; start < kTokens.size();) {
         const size_t count = start == 0 ? prefill : 1;
         std::vector<LayerContext> ctx;
         for (int l = 0; l < layers; ++l)
             ctx.push_back({int(start), {k[size_t(l)].data()}, {v[size_t(l)].data()}});
-        last = tf.forward(items(start, start + count), positions(start, start + count), ctx);
+        const ForwardOutput last =
+            tf.forward(items(start, start + count), positions(start, start + count), ctx);
         for (int l = 0; l < layers; ++l) {
-            k[size_t(l)].insert(k[size_t(l)].end(), last.k[size_t(l)].begin(),
-                                last.k[size_t(l)].end());
-            v[size_t(l)].insert(v[size_t(l)].end(), last.v[size_t(l)].begin(),
-                                last.v[size_t(l)].end());
+            const std::vector<float> new_k = last.k.host(l), new_v = last.v.host(l);
+            k[size_t(l)].insert(k[size_t(l)].end(), new_k.begin(), new_k.end());
+            v[size_t(l)].insert(v[size_t(l)].end(), new_v.begin(), new_v.end());
         }
+        out.logits = last.logits;
         start += count;
     }
-    last.k = k;
-    return last;
+    out.k = k;
+    return out;
 }
 
 }  // namespace
@@ -83,12 +89,12 @@ private slots:
                            std::vector<LayerContext>(size_t(layers)));
             if (threads == 1) {
                 reference_logits = whole.logits;
-                reference_k = whole.k;
+                reference_k = test::host_layers(whole.k);
             }
             QVERIFY2(whole.logits == reference_logits, "threads change the logits");
-            QVERIFY2(whole.k == reference_k, "threads change the K rows");
+            QVERIFY2(test::host_layers(whole.k) == reference_k, "threads change the K rows");
             for (const size_t prefill : {size_t(1), size_t(5)}) {
-                const ForwardOutput split = run_split(tf, layers, prefill);
+                const Split split = run_split(tf, layers, prefill);
                 QVERIFY2(split.logits == reference_logits,
                          qPrintable(QString("prefill %1, %2 threads").arg(prefill).arg(threads)));
                 QVERIFY(split.k == reference_k);

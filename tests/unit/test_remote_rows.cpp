@@ -247,6 +247,15 @@ private slots:
                      qPrintable(where + ": logits"));
             QCOMPARE(&remote->state().cache().device(), static_cast<KvRowDevice*>(&remote_rows()));
         }
+        // The drift map: the reference pass made where the rows are, compared on the host.
+        const DriftReport remote_drift = remote->measure_drift(),
+                          host_drift = host->measure_drift();
+        QCOMPARE(remote_drift.layers.size(), host_drift.layers.size());
+        for (size_t l = 0; l < host_drift.layers.size(); ++l) {
+            QVERIFY(!host_drift.layers[l].k.empty());
+            QVERIFY(remote_drift.layers[l].k == host_drift.layers[l].k);
+            QVERIFY(remote_drift.layers[l].v == host_drift.layers[l].v);
+        }
         // A clone makes its own backend and copies the rows onto its device.
         const std::unique_ptr<Session> remote_copy = remote->clone(), host_copy = host->clone();
         QCOMPARE(&remote_copy->state().cache().device(), static_cast<KvRowDevice*>(&remote_rows()));
@@ -265,6 +274,25 @@ private slots:
         remote->step_forced(42);
         host->step_forced(42);
         QVERIFY(remote->state().last_logits() == host->state().last_logits());
+    }
+
+    // A decode step brings down what it hands the host (the logits it samples from and the
+    // attention mass the views and H2O read) and nothing else: the forward's new K and V go
+    // into the cache where the backend made them, their finite check counts them there, and
+    // the state digest hashes the rows where they are.
+    void a_decode_step_brings_down_only_logits_and_mass() {
+        const std::shared_ptr<const Model> model = load_model("synthetic:tiny");
+        const std::unique_ptr<Session> s = test::tiny_session_on(model, "test:remote");
+        s->start("only what the host reads comes down");
+        for (int32_t token : {9, 10, 11}) {
+            const uint64_t before = remote_rows().downloaded();
+            s->step_forced(token);
+            size_t floats = s->state().last_logits().size();
+            for (const std::vector<float>& mass : s->state().last_attention_mass())
+                floats += mass.size();
+            QVERIFY(floats > 0);
+            QCOMPARE(remote_rows().downloaded() - before, uint64_t(floats * sizeof(float)));
+        }
     }
 };
 

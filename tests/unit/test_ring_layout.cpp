@@ -385,12 +385,13 @@ private slots:
             std::vector<LayerContext> none(size_t(ring.n_layers()));
             const ForwardOutput fresh =
                 tiny().engine.forward(items, map.rope_pos, none, ForwardOptions{false, false});
+            const std::vector<float> fresh_k = fresh.k.host(0);
             const int d = ring.cache().kv_dim();
             std::vector<float> k(static_cast<size_t>(d));
             for (int r = 0; r < map.rows(); ++r) {
                 ring.cache().read_k(0, r, k.data());
                 for (int i = 0; i < d; ++i)
-                    QVERIFY(std::fabs(k[size_t(i)] - fresh.k[0][size_t(r * d + i)]) <= 1e-5f);
+                    QVERIFY(std::fabs(k[size_t(i)] - fresh_k[size_t(r * d + i)]) <= 1e-5f);
             }
         }
     }

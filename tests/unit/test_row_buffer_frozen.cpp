@@ -74,8 +74,8 @@ private slots:
         const KvStorage storage{KvType(k_type), KvType(v_type), 2};
         RowBuffer live(2, kDim, kCapacity, storage);
         const std::vector<float> k = random_rows(600, 1), v = random_rows(600, 2);
-        live.write(0, 0, k.data(), v.data(), 600);
-        live.write(1, 0, v.data(), k.data(), 300);
+        live.write(0, 0, {k.data(), v.data()}, 600);
+        live.write(1, 0, {v.data(), k.data()}, 300);
         const std::vector<int> in_use{600, 300};  // blocks: 3 in layer 0, 2 in layer 1
 
         const RowBuffer first = live.frozen(in_use, nullptr);
@@ -89,7 +89,7 @@ private slots:
         // Nothing changed: everything shared. One row of layer 0's first block rewritten: that
         // block alone is copied again.
         QCOMPARE(new_blocks(live.frozen(in_use, &first), first), size_t(0));
-        live.write(0, 10, v.data(), k.data(), 1);
+        live.write(0, 10, {v.data(), k.data()}, 1);
         const RowBuffer second = live.frozen(in_use, &first);
         QCOMPARE(new_blocks(second, first), size_t(1));
         // A move within layer 1 renews the blocks it wrote (rows 250..259: blocks 0 and 1) and
@@ -107,7 +107,7 @@ private slots:
 
         // More rows in use than the earlier copy held: the grown last block is copied, the
         // blocks before it are shared.
-        live.write(1, 300, k.data(), v.data(), 20);
+        live.write(1, 300, {k.data(), v.data()}, 20);
         const RowBuffer fourth = live.frozen(std::vector<int>{600, 320}, &third);
         QCOMPARE(new_blocks(fourth, third), size_t(1));
         QVERIFY(same_rows(live, fourth.thawed(host_row_device()), 1, 320));
@@ -117,8 +117,8 @@ private slots:
     void another_buffers_blocks_are_not_shared() {
         RowBuffer a(1, kDim, kCapacity), b(1, kDim, kCapacity);
         const std::vector<float> x = random_rows(300, 3);
-        a.write(0, 0, x.data(), x.data(), 300);
-        b.write(0, 0, x.data(), x.data(), 300);
+        a.write(0, 0, {x.data(), x.data()}, 300);
+        b.write(0, 0, {x.data(), x.data()}, 300);
         const RowBuffer fa = a.frozen(std::vector<int>{300}, nullptr);
         QCOMPARE(new_blocks(b.frozen(std::vector<int>{300}, &fa), fa), size_t(2));
         // A copy of `a` holds a's rows at a's revisions: shared.

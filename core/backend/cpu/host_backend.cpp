@@ -9,6 +9,7 @@
 
 #include "core/backend/cpu/memory_bandwidth.h"
 #include "core/math/kv_quant.h"
+#include "core/math/nonfinite.h"
 #include "core/math/rmsnorm.h"
 #include "core/math/rope.h"
 #include "core/math/swiglu.h"
@@ -97,6 +98,13 @@ void HostBackend::add(float* x, const float* y, size_t count) {
         const size_t end = std::min(count, size_t(p + 1) * kElementPiece);
         for (size_t j = size_t(p) * kElementPiece; j < end; ++j) x[j] += y[j];
     });
+}
+
+size_t HostBackend::count_nonfinite(const float* x, size_t rows, size_t width, size_t stride) {
+    size_t n = 0;
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t i = 0; i < width; ++i) n += is_nonfinite(x[r * stride + i]) ? 1 : 0;
+    return n;
 }
 
 void HostBackend::rope(float* x, int rows, int heads, int head_dim, const float* cos,

@@ -38,6 +38,7 @@ public:
     void kv_round_trip(KvType type, float* rows, int n, int kv_dim, int groups) override;
     // host_attention.cpp
     void attention(const AttentionCall& call) override;
+    size_t count_nonfinite(const float* x, size_t rows, size_t width, size_t stride) override;
     // The host's: the CPU reads a cache's rows where they are.
     KvRowDevice& kv_rows() override { return host_row_device(); }
 
