@@ -179,4 +179,37 @@ void CudaKvRows::read_rows(const CachePlane& plane, std::span<const int> rows, f
     download(out, decoded_.get(), floats * sizeof(float));
 }
 
+void CudaKvRows::drift_rows(const CachePlanes& planes, std::span<const int> rows,
+                            const NewRows& ref, float* k_out, float* v_out) const {
+    if (rows.empty()) return;
+    for (const CachePlane& p : planes.kv) check_cache_plane(p, "compared");
+    for (const int r : rows) check_plane_range(planes.kv[0], r, 1, "compared");
+    const int n = int(rows.size());
+    const int kv_dim = planes.kv[0].kv_dim;
+    const size_t floats = size_t(n) * size_t(kv_dim);
+    read_index_.copy_from_host(rows.data(), rows.size_bytes(), stream_);
+    decoded_.reserve(2 * floats * sizeof(float));
+    float* const k_rows = decoded_.as<float>();
+    decode_kv_rows(planes, read_index_.as<int32_t>(), 0, n, k_rows, k_rows + floats, stream_);
+    // The reference where a forward left it; host rows go up first.
+    drift_.reserve((ref.at == RowsAt::Host ? 2 * floats : 0) * sizeof(float) +
+                   2 * size_t(n) * sizeof(float));
+    const float* k_ref = ref.k;
+    const float* v_ref = ref.v;
+    float* numbers = drift_.as<float>();
+    if (ref.at == RowsAt::Host) {
+        KVW_CUDA_CHECK(cudaMemcpyAsync(numbers, ref.k, floats * sizeof(float),
+                                       cudaMemcpyHostToDevice, stream_));
+        KVW_CUDA_CHECK(cudaMemcpyAsync(numbers + floats, ref.v, floats * sizeof(float),
+                                       cudaMemcpyHostToDevice, stream_));
+        k_ref = numbers;
+        v_ref = numbers + floats;
+        numbers += 2 * floats;
+    }
+    cuda::drift_rows(k_rows, k_rows + floats, k_ref, v_ref, n, kv_dim, numbers, numbers + n,
+                     stream_);
+    download(k_out, numbers, size_t(n) * sizeof(float));
+    download(v_out, numbers + n, size_t(n) * sizeof(float));
+}
+
 }  // namespace kvw::cuda

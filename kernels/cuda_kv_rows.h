@@ -34,6 +34,8 @@ public:
                     int head_dim, const RopeParams& rope, QuantStats* stats) override;
     void hash_rows(std::span<const RowHash> streams) const override;
     void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override;
+    void drift_rows(const CachePlanes& planes, std::span<const int> rows, const NewRows& ref,
+                    float* k_out, float* v_out) const override;
 
 private:
     // Planes of `like`'s shape with room for n rows, in scratch_ (a move goes through them).
@@ -49,7 +51,8 @@ private:
     DeviceBuffer divisors_;
     mutable DeviceBuffer hash_runs_;   // hash_rows: the streams' planes, run ends, states, rows
     mutable DeviceBuffer read_index_;  // read_rows: the physical rows read
-    mutable DeviceBuffer decoded_;     // read_rows: the rows decoded (the plane as K and as V)
+    mutable DeviceBuffer decoded_;     // read_rows, drift_rows: the rows decoded, K then V
+    mutable DeviceBuffer drift_;       // drift_rows: host reference rows, then the numbers
 };
 
 }  // namespace kvw::cuda

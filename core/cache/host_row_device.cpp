@@ -4,6 +4,7 @@
 
 #include "core/cache/kv_row_device.h"
 #include "core/math/kshift_row.h"
+#include "core/math/row_error.h"
 
 namespace kvw {
 
@@ -105,6 +106,20 @@ public:
                     s.state->update(p.row(size_t(r)), p.data_bytes());
                     s.state->update(p.scale(size_t(r)), p.scale_bytes());
                 }
+    }
+    void drift_rows(const CachePlanes& planes, std::span<const int> rows, const NewRows& ref,
+                    float* k_out, float* v_out) const override {
+        const float* refs[2] = {ref.k, ref.v};
+        float* outs[2] = {k_out, v_out};
+        std::vector<float> row(static_cast<size_t>(planes.kv[0].kv_dim));
+        for (size_t i = 0; i < rows.size(); ++i)
+            for (int h = 0; h < 2; ++h) {
+                const CachePlane& p = planes.kv[h];
+                const size_t r = size_t(rows[i]);
+                kv_decode_row(p.type, p.row(r), p.scale(r), p.kv_dim, p.groups, row.data());
+                outs[h][i] =
+                    relative_row_error(row.data(), refs[h] + i * size_t(p.kv_dim), p.kv_dim);
+            }
     }
     void read_rows(const CachePlane& p, std::span<const int> rows, float* out) const override {
         for (size_t i = 0; i < rows.size(); ++i) {

@@ -208,6 +208,12 @@ void KvLayout::read_rows(int layer, int row, int n, float* k, float* v) const {
     if (v) slab().read_rows(layer, true, at, v);
 }
 
+void KvLayout::drift_rows(int layer, int row, int n, const NewRows& ref, float* k_out,
+                          float* v_out) const {
+    check_rows(layer, row, n, rows(layer));
+    slab().drift_rows(layer, physical_rows_of(layer, row, n), ref, k_out, v_out);
+}
+
 void KvLayout::read_rows(int layer, std::span<const int> rows, float* k, float* v) const {
     std::vector<int> at;
     at.reserve(rows.size());

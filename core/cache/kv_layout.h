@@ -104,6 +104,10 @@ public:
     // Logical rows [row, row + n) decoded, [n][kv_dim] floats each to k and v (either may be
     // null): one read of the device for the lot, where a row at a time waits for it n times.
     void read_rows(int layer, int row, int n, float* k, float* v) const;
+    // The drift map's numbers of logical rows [row, row + n) against `ref` (their reference
+    // rows): K to k_out[i], V to v_out[i] (KvRowDevice::drift_rows), compared where they are.
+    void drift_rows(int layer, int row, int n, const NewRows& ref, float* k_out,
+                    float* v_out) const;
     // Logical rows `rows` (any order) decoded the same way, [rows.size()][kv_dim] floats each:
     // the rows a policy scores or a recorder keeps, one read for the lot.
     void read_rows(int layer, std::span<const int> rows, float* k, float* v) const;

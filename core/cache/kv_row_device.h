@@ -88,6 +88,11 @@ public:
     // Physical rows `rows` (host) of one plane decoded to [rows][kv_dim] host floats.
     virtual void read_rows(const CachePlane& plane, std::span<const int> rows,
                            float* out) const = 0;
+    // The drift map's numbers: relative_row_error (core/math/row_error.h) of physical row
+    // rows[i], decoded, against reference row i of `ref`, K to k_out[i] and V to v_out[i]
+    // (host). Compared where the rows are: only the numbers cross.
+    virtual void drift_rows(const CachePlanes& planes, std::span<const int> rows,
+                            const NewRows& ref, float* k_out, float* v_out) const = 0;
 };
 
 // The host's memory and row ops: the CPU backends' and every cache made without an engine.

@@ -98,6 +98,11 @@ public:
         std::span<const int> rows;
         Xxh64State* state = nullptr;
     };
+    // The drift of physical rows `rows` against `ref` (KvRowDevice::drift_rows).
+    void drift_rows(int layer, std::span<const int> rows, const NewRows& ref, float* k_out,
+                    float* v_out) const {
+        device_->drift_rows(planes(layer), rows, ref, k_out, v_out);
+    }
     // Each stream's rows hashed where they are, all in one call (KvRowDevice::hash_rows).
     void hash_rows(std::span<const RowsToHash> streams) const;
     // The K (v = false) or V scales of physical rows `rows`, [rows][groups] to `out` (host);

@@ -8,7 +8,8 @@ namespace kvw {
 // A cached row's drift from its reference (docs/ARCHITECTURE.md §6, numeric alignment):
 // max |cached - reference| / ||reference row|| in double, absolute when the reference row is
 // zero. A NaN difference does not raise the maximum (the comparison keeps the old one, as
-// std::max(max, NaN) does). The CPU's drift report and the device's drift kernel
+// std::max(max, NaN) does). The drift map's numbers, compared where the cache's rows are
+// (KvRowDevice::drift_rows): the host device and the CUDA drift body
 // (kernels/bodies/cache_drift.h) both call this.
 KVW_HD float relative_row_error(const float* cached, const float* ref, int n) {
     double max_diff = 0.0, norm = 0.0;

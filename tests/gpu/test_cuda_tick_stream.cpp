@@ -98,6 +98,14 @@ private slots:
                                                 .arg(e, 0, 'g', 3)
                                                 .arg(limit, 0, 'g', 3)));
         }
+        // The drift map compared on the device (KvRowDevice::drift_rows): every row held by
+        // both, within the storage types' tolerance of a fresh pass on the same device, the
+        // rows' number of values the CPU's.
+        const DriftReport device_drift = device->measure_drift(),
+                          host_drift = host->measure_drift();
+        QCOMPARE(device_drift.first_diverging_layer, -1);
+        for (size_t l = 0; l < host_drift.layers.size(); ++l)
+            QCOMPARE(device_drift.layers[l].k.size(), host_drift.layers[l].k.size());
     }
 };
 

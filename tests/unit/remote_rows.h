@@ -89,6 +89,12 @@ public:
     void read_rows(const CachePlane& plane, std::span<const int> rows, float* out) const override {
         host_row_device().read_rows(backed(plane), rows, out);
     }
+    void drift_rows(const CachePlanes& planes, std::span<const int> rows, const NewRows& ref,
+                    float* k_out, float* v_out) const override {
+        NewRows on_host = ref;
+        if (ref.at == RowsAt::Device) on_host = {at(ref.k), at(ref.v), RowsAt::Host};
+        host_row_device().drift_rows(backed(planes), rows, on_host, k_out, v_out);
+    }
 
     // The backing of a device address (null stays null); throws for an address it never gave.
     template <class T>
