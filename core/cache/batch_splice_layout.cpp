@@ -1,10 +1,48 @@
 #include "core/cache/batch_splice_layout.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace kvw {
 
 BatchSpliceLayout::BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage,
                                      KvRowDevice& device)
-    : KvLayout(n_layers, kv_dim, capacity, storage, device), layers_(size_t(n_layers)) {}
+    : KvLayout(n_layers, kv_dim, capacity, storage, device),
+      layers_(size_t(n_layers)),
+      staged_(size_t(n_layers)) {}
+
+BatchSpliceLayout::BatchSpliceLayout(const BatchSpliceLayout& other, KvRowDevice& device)
+    : KvLayout(other), layers_(other.layers_), staged_(other.staged_.size()) {
+    const size_t row_bytes = size_t(kv_dim()) * sizeof(float);
+    for (size_t l = 0; l < staged_.size(); ++l) {
+        const Staged& from = other.staged_[l];
+        Staged& to = staged_[l];
+        if (from.rows == 0) continue;
+        to.k = DeviceBytes(device, size_t(from.rows) * row_bytes);
+        to.v = DeviceBytes(device, size_t(from.rows) * row_bytes);
+        to.rows = to.capacity = from.rows;
+        transfer(device, to.k.as(), other.device(), from.k.as(), to.k.bytes());
+        transfer(device, to.v.as(), other.device(), from.v.as(), to.v.bytes());
+    }
+}
+
+uint64_t BatchSpliceLayout::bytes() const {
+    uint64_t staged = 0;
+    for (const Staged& s : staged_) staged += s.k.bytes() + s.v.bytes();
+    return slab().bytes() + staged;
+}
+
+void BatchSpliceLayout::reserve_staged(Staged& s, int rows) const {
+    if (rows <= s.capacity) return;
+    const int capacity = std::max({rows, 2 * s.capacity, 16});
+    const size_t row_bytes = size_t(kv_dim()) * sizeof(float);
+    for (DeviceBytes* plane : {&s.k, &s.v}) {
+        DeviceBytes grown(device(), size_t(capacity) * row_bytes);
+        device().copy(grown.as(), plane->as(), size_t(s.rows) * row_bytes);
+        *plane = std::move(grown);
+    }
+    s.capacity = capacity;
+}
 
 int BatchSpliceLayout::physical_rows(int layer) const {
     rows(layer);  // validates the layer
@@ -45,20 +83,18 @@ void BatchSpliceLayout::insert_rows(int layer, int row, const NewRows& rows, int
         return;
     }
     begin_edits(L);
-    const size_t d = size_t(kv_dim());
-    const int first = int(L.staged_k.size() / d);
-    // Staged on the host until the splice writes them: a forward's rows come down for it.
-    const size_t floats = size_t(n) * d;
-    L.staged_k.resize(L.staged_k.size() + floats);
-    L.staged_v.resize(L.staged_v.size() + floats);
-    const auto stage = [&](float* to, const float* from) {
+    Staged& s = staged_[size_t(layer)];
+    const int first = s.rows;
+    reserve_staged(s, first + n);
+    const size_t row_bytes = size_t(kv_dim()) * sizeof(float);
+    for (auto [to, from] : {std::pair{&s.k, rows.k}, std::pair{&s.v, rows.v}}) {
+        void* const dst = to->as<uint8_t>() + size_t(first) * row_bytes;
         if (rows.at == RowsAt::Device)
-            slab().device().download(to, from, floats * sizeof(float));
+            device().copy(dst, from, size_t(n) * row_bytes);
         else
-            std::copy(from, from + floats, to);
-    };
-    stage(L.staged_k.data() + size_t(first) * d, rows.k);
-    stage(L.staged_v.data() + size_t(first) * d, rows.v);
+            device().upload(dst, from, size_t(n) * row_bytes);
+    }
+    s.rows += n;
     const size_t at = split_at(L, row);
     L.pieces.insert(L.pieces.begin() + std::ptrdiff_t(at), Piece{true, first, n});
     L.rows += n;
@@ -91,9 +127,8 @@ void BatchSpliceLayout::reset_rows() {
         L.rows = L.slab_rows = 0;
         L.pending = false;
         L.pieces.clear();
-        L.staged_k.clear();
-        L.staged_v.clear();
     }
+    for (Staged& s : staged_) s.rows = 0;
 }
 
 // Each slab row moves at most once, straight to its final place: first the pieces that move
@@ -107,6 +142,8 @@ void BatchSpliceLayout::reset_rows() {
 void BatchSpliceLayout::apply_pending(int layer) const {
     Layer& L = layers_[size_t(layer)];
     if (!L.pending) return;
+    Staged& staged = staged_[size_t(layer)];
+    const NewRows staged_rows{staged.k.as<float>(), staged.v.as<float>(), RowsAt::Device};
     int at = 0;
     for (const Piece& p : L.pieces) {
         if (!p.staged && at < p.start) slab().move(layer, at, p.start, p.count);
@@ -115,17 +152,14 @@ void BatchSpliceLayout::apply_pending(int layer) const {
     for (auto p = L.pieces.rbegin(); p != L.pieces.rend(); ++p) {
         at -= p->count;
         if (p->staged)
-            slab().write(layer, at,
-                         NewRows{L.staged_k.data(), L.staged_v.data()}.from(p->start, kv_dim()),
-                         p->count);
+            slab().write(layer, at, staged_rows.from(p->start, kv_dim()), p->count);
         else if (at > p->start)
             slab().move(layer, at, p->start, p->count);
     }
     L.slab_rows = L.rows;
     L.pending = false;
     L.pieces.clear();
-    L.staged_k.clear();  // keeps its allocation for the next tick
-    L.staged_v.clear();
+    staged.rows = 0;  // keeps its allocation for the next tick
 }
 
 bool BatchSpliceLayout::prefix_untouched(const Layer& L, int rows) const {

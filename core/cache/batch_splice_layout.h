@@ -18,21 +18,24 @@ namespace kvw {
 // them: that policy gets one pass per primitive, like the contiguous layout.
 //
 // The pending edits are a piece table over the slab as it was at the last pass: the logical rows
-// are a list of runs, each either slab rows [start, start + count) or staged new rows.
+// are a list of runs, each either slab rows [start, start + count) or staged new rows. Staged
+// rows wait as floats in the memory of the slab's device, so a forward's rows go from where the
+// backend made them to the staging and on to the slab without crossing to the host.
 class BatchSpliceLayout : public KvLayout {
 public:
     BatchSpliceLayout(int n_layers, int kv_dim, int capacity, KvStorage storage = {},
                       KvRowDevice& device = host_row_device());
 
     CacheLayout layout() const override { return CacheLayout::BatchSplice; }
+    uint64_t bytes() const override;
     // The slab rows the pending edits refer to (rows() once they are applied).
     int physical_rows(int layer) const override;
     // Edits recorded and not yet applied to the layer's slab rows.
     bool pending(int layer) const { return layers_.at(size_t(layer)).pending; }
 
 protected:
-    std::unique_ptr<KvLayout> copy_layout(KvRowDevice&) const override {
-        return std::unique_ptr<KvLayout>(new BatchSpliceLayout(*this));
+    std::unique_ptr<KvLayout> copy_layout(KvRowDevice& device) const override {
+        return std::unique_ptr<KvLayout>(new BatchSpliceLayout(*this, device));
     }
     int logical_rows(int layer) const override { return layers_[size_t(layer)].rows; }
     void insert_rows(int layer, int row, const NewRows& rows, int n) override;
@@ -43,7 +46,8 @@ protected:
     LayerContext layer_view(int layer, int rows) const override;
 
 private:
-    BatchSpliceLayout(const BatchSpliceLayout&) = default;
+    // The bookkeeping copied, the staged rows onto `device`.
+    BatchSpliceLayout(const BatchSpliceLayout& other, KvRowDevice& device);
     struct Piece {
         bool staged = false;  // rows of the staging buffer, not of the slab
         int start = 0;
@@ -54,7 +58,11 @@ private:
         int slab_rows = 0;     // valid slab rows [0, slab_rows); the pieces refer to them
         bool pending = false;  // false: logical row r is slab row r and `pieces` is unused
         std::vector<Piece> pieces;
-        std::vector<float> staged_k, staged_v;  // [staged rows][kv_dim]
+    };
+    // A layer's staged rows: [capacity][kv_dim] floats of K and of V, `rows` of them in use.
+    struct Staged {
+        DeviceBytes k, v;
+        int rows = 0, capacity = 0;
     };
 
     // Index of the piece that starts at logical row `row` (pieces.size() for the end), splitting
@@ -66,7 +74,11 @@ private:
     // The one pass: every pending edit of the layer applied to the slab.
     void apply_pending(int layer) const;
 
+    // Room for `rows` staged rows in the layer, those staged kept.
+    void reserve_staged(Staged& s, int rows) const;
+
     mutable std::vector<Layer> layers_;
+    mutable std::vector<Staged> staged_;  // [layer], on the slab's device
 };
 
 }  // namespace kvw

@@ -132,6 +132,15 @@ public:
 
 }  // namespace
 
+void transfer(KvRowDevice& to, void* dst, const KvRowDevice& from, const void* src, size_t bytes) {
+    if (bytes == 0) return;
+    if (&to == &from) return to.copy(dst, src, bytes);
+    if (&from == &host_row_device()) return to.upload(dst, src, bytes);
+    std::vector<uint8_t> staged(bytes);
+    from.download(staged.data(), src, bytes);
+    to.upload(dst, staged.data(), bytes);
+}
+
 KvRowDevice& host_row_device() {
     static HostRowDevice device;
     return device;

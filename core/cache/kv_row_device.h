@@ -98,6 +98,10 @@ public:
 // The host's memory and row ops: the CPU backends' and every cache made without an engine.
 KvRowDevice& host_row_device();
 
+// `bytes` from `src` in `from`'s memory to `dst` in `to`'s: within one device a copy, else
+// through the host.
+void transfer(KvRowDevice& to, void* dst, const KvRowDevice& from, const void* src, size_t bytes);
+
 // One allocation of a KvRowDevice, released when it dies; move-only.
 class DeviceBytes {
 public:

@@ -30,21 +30,6 @@ struct RowBuffer::FrozenBlock {
     uint64_t bytes() const { return k_and_v.size(); }
 };
 
-namespace {
-
-// `bytes` from `src` in `from`'s memory to `dst` in `to`'s: within one device a copy, else
-// through the host.
-void transfer(KvRowDevice& to, void* dst, const KvRowDevice& from, const void* src, size_t bytes) {
-    if (bytes == 0) return;
-    if (&to == &from) return to.copy(dst, src, bytes);
-    if (&from == &host_row_device()) return to.upload(dst, src, bytes);
-    std::vector<uint8_t> staged(bytes);
-    from.download(staged.data(), src, bytes);
-    to.upload(dst, staged.data(), bytes);
-}
-
-}  // namespace
-
 RowBuffer::Plane::Plane(KvRowDevice& device, KvType t, int n_layers, int kv_dim_, int groups_,
                         int capacity_)
     : type(t), kv_dim(kv_dim_), groups(groups_), capacity(capacity_), stats(size_t(n_layers)) {
