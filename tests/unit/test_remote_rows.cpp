@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cache/cache_error.h"
 #include "core/cache/kv_layout.h"
 #include "core/cache/ring_layout.h"
 #include "core/model/model_loader.h"
@@ -186,6 +187,65 @@ private slots:
             QVERIFY(thawed->rows(0) >= 0 && differs(*thawed, *dormant->clone()).isEmpty());
         }
         QCOMPARE(remote_rows().allocations(), allocations);  // every allocation given back
+    }
+
+    // FT-022 on a device the host cannot read, every layout: the position starts at 0 and
+    // advances by the rows written; a prefill and the same rows appended one at a time (also
+    // as rows in the device's own memory, as a forward leaves them) store the same bytes; a
+    // write past the capacity is CapacityExceeded naming the position and the capacity and
+    // changes nothing; reset empties the cache.
+    void ft022_on_remote_rows_data() { test::add_layout_rows(); }
+    void ft022_on_remote_rows() {
+        QFETCH(int, layout);
+        QFETCH(int, ring_mode);
+        RingOptions ring;
+        if (ring_mode >= 0) ring = {RingMode(ring_mode), 2, 2, ring_mode == int(RingMode::Pointer)};
+        const KvStorage storage{KvType::Int8, KvType::F16, kGroups};
+        const auto make = [&] {
+            return make_kv_layout(CacheLayout(layout), kLayers, kDim, 8, storage, ring,
+                                  remote_rows());
+        };
+        std::mt19937 rng(11);
+        const std::vector<float> k = random_rows(rng, 5), v = random_rows(rng, 5);
+        const auto prefill = make(), decode = make(), resident = make();
+        QCOMPARE(prefill->rows(0), 0);
+        prefill->append(0, k.data(), v.data(), 5);
+        QCOMPARE(prefill->rows(0), 5);
+        QCOMPARE(prefill->rows(1), 0);
+        // The rows uploaded to the device's memory, handed over where they are.
+        DeviceBytes on_device(remote_rows(), 2 * k.size() * sizeof(float));
+        remote_rows().upload(on_device.as(), k.data(), k.size() * sizeof(float));
+        remote_rows().upload(on_device.as<float>() + k.size(), v.data(), v.size() * sizeof(float));
+        const NewRows device_rows{on_device.as<float>(), on_device.as<float>() + k.size(),
+                                  RowsAt::Device};
+        for (int i = 0; i < 5; ++i) {
+            decode->append(0, NewRows{k.data(), v.data()}.from(i, kDim), 1);
+            resident->append(0, device_rows.from(i, kDim), 1);
+            QCOMPARE(decode->rows(0), i + 1);
+        }
+        QCOMPARE(differs(*prefill, *decode), QString());
+        QCOMPARE(differs(*prefill, *resident), QString());
+        std::vector<uint8_t> before;
+        prefill->append_stored_rows(0, 0, 5, before);
+        try {
+            prefill->append(0, device_rows, 4);
+            QFAIL("no CapacityExceeded");
+        } catch (const CapacityExceeded& e) {
+            QCOMPARE(e.layer(), 0);
+            QCOMPARE(e.position(), 5);
+            QCOMPARE(e.requested(), 4);
+            QCOMPARE(e.capacity(), 8);
+            QVERIFY(QString(e.what()).contains("position 5"));
+        }
+        std::vector<uint8_t> after;
+        prefill->append_stored_rows(0, 0, prefill->rows(0), after);
+        QVERIFY(after == before);
+        prefill->reset();
+        QCOMPARE(prefill->rows(0), 0);
+        prefill->append(0, device_rows, 2);  // written from position 0 again
+        std::vector<uint8_t> again;
+        prefill->append_stored_rows(0, 0, 2, again);
+        QVERIFY(std::equal(again.begin(), again.end(), before.begin()));
     }
 
     void a_session_on_remote_rows_equals_the_cpu() {
