@@ -21,7 +21,6 @@ public:
           all_(backend, size_t(layers) * stride_) {}
 
     int layers() const { return layers_; }
-    size_t per_layer() const { return per_layer_; }  // floats: n_items · kv_dim
     float* of(int layer) const { return all_.data() + size_t(layer) * stride_; }  // backend
     // A layer's floats downloaded.
     std::vector<float> host(int layer) const {
