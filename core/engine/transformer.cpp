@@ -110,18 +110,14 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
     BackendArray<float> x(be, N * D), xn(be, N * D), q(be, N * q_dim), att(be, N * q_dim),
         proj(be, N * D), gate(be, N * n_ff), up(be, N * n_ff), k_att, v_att;
     // Every layer's new K and V stay in the backend (ForwardOutput::k, v: the cache takes them
-    // from there). The attention mass of every layer is one array, downloaded once when every
-    // layer is done: a download waits for the device, and one per layer made the device wait
-    // for the host to queue each next layer.
+    // from there). Each layer's attention mass stays there until every layer is done and then
+    // comes down straight into the result: a download waits for the device, and one per layer
+    // in the loop made the device wait for the host to queue each next layer.
     ForwardOutput result;
     result.k = LayerRows(be, cfg.n_layers, N * size_t(kv_dim));
     result.v = LayerRows(be, cfg.n_layers, N * size_t(kv_dim));
-    std::vector<size_t> mass_at{0};  // [layer + 1]: where each layer's mass begins
-    for (int l = 0; l < cfg.n_layers; ++l)
-        mass_at.push_back(mass_at.back() +
-                          (options.attention_mass ? size_t(context[l].rows + n) : 0));
-    BackendArray<float> mass_all;
-    if (options.attention_mass) mass_all = BackendArray<float>(be, mass_at.back());
+    std::vector<BackendArray<float>> mass_layers;
+    mass_layers.reserve(size_t(cfg.n_layers));
     be.embed(weights.token_embd, items, x.data());
 
     for (int l = 0; l < cfg.n_layers; ++l) {
@@ -178,7 +174,8 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         call.k_new = k_seen;
         call.v_new = v_seen;
         call.out = att.data();
-        if (options.attention_mass) call.mass = mass_all.data() + mass_at[size_t(l)];
+        if (options.attention_mass)
+            call.mass = mass_layers.emplace_back(be, size_t(stored.rows + n)).data();
         be.attention(call);
 
         be.matmul(lw.wo, att.data(), n, proj.data());
@@ -191,12 +188,12 @@ ForwardOutput Transformer::forward(std::span<const Item> items, std::span<const 
         be.add(x.data(), proj.data(), N * D);
     }
     if (options.attention_mass) {
-        std::vector<float> mass(mass_all.size());
-        be.download(mass.data(), mass_all.data(), mass.size() * sizeof(float));
         result.attention_mass.resize(size_t(cfg.n_layers));
         for (int l = 0; l < cfg.n_layers; ++l) {
-            const auto first = mass.begin() + std::ptrdiff_t(mass_at[size_t(l)]);
-            result.attention_mass[size_t(l)].assign(first, first + (context[l].rows + n));
+            const BackendArray<float>& mass = mass_layers[size_t(l)];
+            result.attention_mass[size_t(l)].resize(mass.size());
+            be.download(result.attention_mass[size_t(l)].data(), mass.data(),
+                        mass.size() * sizeof(float));
         }
     }
 
