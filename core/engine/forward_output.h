@@ -30,7 +30,9 @@ public:
     }
     // The NaN and infinite values among every layer's floats, counted where they are.
     size_t nonfinite() const {
-        return layers_ == 0 ? 0 : backend_->count_nonfinite(of(0), size_t(layers_), per_layer_, stride_);
+        return layers_ == 0
+                   ? 0
+                   : backend_->count_nonfinite(of(0), size_t(layers_), per_layer_, stride_);
     }
 
 private:
