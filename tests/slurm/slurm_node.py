@@ -26,6 +26,15 @@ class SlurmStartError(RuntimeError):
     pass
 
 
+def _alive(pid: int) -> bool:
+    # A killed process its parent has not reaped yet is a zombie: dead for the test.
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
 def free_port() -> int:
     # The kernel's choice, released again: two test runs on one machine do not collide.
     with socket.socket() as s:
@@ -60,8 +69,11 @@ class SlurmNode:
             conf = conf.replace(f"@{name}@", value)
         (self.state / "slurm.conf").write_text(conf)
         prolog = self.state / "task_prolog.sh"
+        # A held task's prolog leaves its pid behind, so the test can see Slurm's kill land.
         prolog.write_text("#!/bin/sh\n"
-                          f'while [ -e "{self.state}/hold-$SLURM_ARRAY_TASK_ID" ]; do sleep 0.2; done\n')
+                          f'hold="{self.state}/hold-$SLURM_ARRAY_TASK_ID"\n'
+                          'if [ -e "$hold" ]; then echo $$ > "$hold.pid"; fi\n'
+                          'while [ -e "$hold" ]; do sleep 0.2; done\n')
         prolog.chmod(0o755)
 
     def hold(self, task: int):
@@ -70,6 +82,22 @@ class SlurmNode:
 
     def release(self, task: int):
         (self.state / f"hold-{task}").unlink(missing_ok=True)
+
+    def wait_until_held_task_killed(self, task: int, timeout: float = 60.0):
+        """Waits until slurmd has killed the prolog holding `task`.
+
+        scancel returns once slurmctld accepts the cancel; slurmd kills the task later. A test
+        that released the hold at once let a fast task finish first on a loaded machine (the
+        shard was done, not cancelled), so it waits for the kill to land, then releases."""
+        pid_file = self.state / f"hold-{task}.pid"
+        deadline = time.monotonic() + timeout
+        while True:
+            if pid_file.exists() and not _alive(int(pid_file.read_text())):
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the held task {task} was not killed within {timeout} s\n"
+                                     f"{self.logs()}")
+            time.sleep(0.1)
 
     def _start(self, argv, log_name):
         log = open(self.state / log_name, "w")

@@ -168,6 +168,7 @@ def on_slurm(args, reference, state):
             job = run.stdout.split("array job ")[1].split()[0]
             wait_until_running(folder, node, CANCELLED_SHARD)
             subprocess.run(["scancel", f"{job}_{CANCELLED_SHARD}"], env=node.env, check=True)
+            node.wait_until_held_task_killed(CANCELLED_SHARD)
         finally:
             node.release(CANCELLED_SHARD)
         deadline = time.monotonic() + 120
