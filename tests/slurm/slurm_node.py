@@ -83,20 +83,27 @@ class SlurmNode:
     def release(self, task: int):
         (self.state / f"hold-{task}").unlink(missing_ok=True)
 
-    def wait_until_held_task_killed(self, task: int, timeout: float = 60.0):
-        """Waits until slurmd has killed the prolog holding `task`.
+    def holding_pid(self, task: int):
+        """The pid of the prolog holding array task `task`, once it holds it (else None).
 
-        scancel returns once slurmctld accepts the cancel; slurmd kills the task later. A test
-        that released the hold at once let a fast task finish first on a loaded machine (the
-        shard was done, not cancelled), so it waits for the kill to land, then releases."""
+        Slurm shows a task RUNNING from its allocation, before its prolog has started: a cancel
+        meant to land while the task runs waits for this first."""
         pid_file = self.state / f"hold-{task}.pid"
+        # (empty for the moment between the shell's creating the file and writing it)
+        pid = pid_file.read_text().strip() if pid_file.exists() else ""
+        return int(pid) if pid and _alive(int(pid)) else None
+
+    def wait_until_killed(self, pid: int, timeout: float = 60.0):
+        """Waits until slurmd has killed the holding prolog `pid` (holding_pid).
+
+        scancel returns once slurmctld has taken the cancel; slurmd kills the task later. A test
+        that lifted the hold at once let a fast task run to its end first on a loaded machine
+        (the shard was done, not cancelled), so it waits for the kill to land, then releases."""
         deadline = time.monotonic() + timeout
-        while True:
-            if pid_file.exists() and not _alive(int(pid_file.read_text())):
-                return
+        while _alive(pid):
             if time.monotonic() > deadline:
-                raise AssertionError(f"the held task {task} was not killed within {timeout} s\n"
-                                     f"{self.logs()}")
+                raise AssertionError(f"the holding prolog {pid} was not killed within {timeout} s"
+                                     f"\n{self.logs()}")
             time.sleep(0.1)
 
     def _start(self, argv, log_name):

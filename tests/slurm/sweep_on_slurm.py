@@ -70,12 +70,15 @@ def wait_for_merge(folder, node, timeout=240):
         time.sleep(0.5)
 
 
-def wait_until_running(folder, node, shard, timeout=120):
+def wait_until_held(folder, node, shard, timeout=120):
+    """Waits until --status shows the shard running and its task's prolog holds it: the pid."""
     deadline = time.monotonic() + timeout
     while True:
         status = kvw("--status", str(folder), env=node.env).stdout
         if f"shard {shard} (cells {4 * shard}-{4 * shard + 3}): queued (RUNNING)" in status:
-            return
+            pid = node.holding_pid(shard)
+            if pid is not None:
+                return pid
         assert time.monotonic() < deadline, f"shard {shard} never ran:\n{status}\n{node.logs()}"
         time.sleep(0.3)
 
@@ -166,9 +169,9 @@ def on_slurm(args, reference, state):
         try:
             run = kvw("--plan", str(folder), *args, "--slurm", env=node.env)
             job = run.stdout.split("array job ")[1].split()[0]
-            wait_until_running(folder, node, CANCELLED_SHARD)
+            prolog = wait_until_held(folder, node, CANCELLED_SHARD)
             subprocess.run(["scancel", f"{job}_{CANCELLED_SHARD}"], env=node.env, check=True)
-            node.wait_until_held_task_killed(CANCELLED_SHARD)
+            node.wait_until_killed(prolog)
         finally:
             node.release(CANCELLED_SHARD)
         deadline = time.monotonic() + 120
