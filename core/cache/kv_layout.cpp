@@ -178,14 +178,9 @@ void KvLayout::append_stored(int layer, const KvLayout& src) {
     // Copied in runs consecutive on both sides: a call of the device each, not one a row.
     const std::vector<int> to = physical_rows_of(layer, first, n);
     const std::vector<int> from = src.physical_rows_of(layer, 0, n);
-    for (int r = 0; r < n;) {
-        int run = 1;
-        while (r + run < n && to[size_t(r + run)] == to[size_t(r)] + run &&
-               from[size_t(r + run)] == from[size_t(r)] + run)
-            ++run;
-        slab().copy_rows(layer, to[size_t(r)], src.slab(), from[size_t(r)], run);
-        r += run;
-    }
+    for_each_joint_run(to, from, [&](size_t at, int run) {
+        slab().copy_rows(layer, to[at], src.slab(), from[at], run);
+    });
     rows_rewritten(layer, first, n);
     row_revisions_[size_t(layer)].renew_rows(first, first + n);
     nonfinite_scales_[size_t(layer)] += src.nonfinite_scales(layer);
