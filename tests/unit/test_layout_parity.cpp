@@ -10,10 +10,10 @@
 #include <random>
 #include <vector>
 
-#include "core/cache/cache_error.h"
 #include "core/cache/indirection_layout.h"
 #include "core/state/tick.h"
 #include "state_fixture.h"
+#include "tests/unit/error_checks.h"
 
 using namespace kvw;
 using namespace kvw::test;
@@ -277,14 +277,9 @@ private slots:
         model.erase(model.begin() + 3);
         const int physical = cache->physical_rows(0);
         const std::vector<Row> three{make_row(rng, 4), make_row(rng, 4), make_row(rng, 4)};
-        try {
-            write_rows(*cache, 0, 2, three, false);
-            QFAIL("no CapacityExceeded");
-        } catch (const CapacityExceeded& e) {
-            QCOMPARE(e.position(), 4);
-            QCOMPARE(e.requested(), 3);
-            QCOMPARE(e.capacity(), 6);
-        }
+        QCOMPARE(test::capacity_exceeded_mismatch([&] { write_rows(*cache, 0, 2, three, false); },
+                                                  0, 4, 3, 6),
+                 QString());
         QCOMPARE(cache->rows(0), 4);
         QCOMPARE(cache->physical_rows(0), physical);
         QCOMPARE(read_rows(*cache, 0), model);

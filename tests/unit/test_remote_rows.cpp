@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "core/cache/cache_error.h"
 #include "core/cache/kv_layout.h"
 #include "core/cache/ring_layout.h"
 #include "core/model/model_loader.h"
 #include "core/session/session.h"
+#include "tests/unit/error_checks.h"
 #include "tests/unit/remote_rows.h"
 #include "tests/unit/twin_sessions.h"
 
@@ -227,16 +227,9 @@ private slots:
         QCOMPARE(differs(*prefill, *resident), QString());
         std::vector<uint8_t> before;
         prefill->append_stored_rows(0, 0, 5, before);
-        try {
-            prefill->append(0, device_rows, 4);
-            QFAIL("no CapacityExceeded");
-        } catch (const CapacityExceeded& e) {
-            QCOMPARE(e.layer(), 0);
-            QCOMPARE(e.position(), 5);
-            QCOMPARE(e.requested(), 4);
-            QCOMPARE(e.capacity(), 8);
-            QVERIFY(QString(e.what()).contains("position 5"));
-        }
+        QCOMPARE(test::capacity_exceeded_mismatch([&] { prefill->append(0, device_rows, 4); }, 0, 5,
+                                                  4, 8),
+                 QString());
         std::vector<uint8_t> after;
         prefill->append_stored_rows(0, 0, prefill->rows(0), after);
         QVERIFY(after == before);

@@ -8,6 +8,7 @@
 #include "core/cache/cache_error.h"
 #include "core/cache/kv_store.h"
 #include "state_fixture.h"
+#include "tests/unit/error_checks.h"
 
 using namespace kvw;
 using namespace kvw::test;
@@ -51,16 +52,9 @@ private slots:
         std::vector<float> k(10, 1.0f), v(10, 1.0f);
         store.append(0, k.data(), v.data(), 3);
         const std::vector<float> before(store.view(0).k.f32(), store.view(0).k.f32() + 6);
-        try {
-            store.append(0, k.data(), v.data(), 2);
-            QFAIL("no CapacityExceeded");
-        } catch (const CapacityExceeded& e) {
-            QCOMPARE(e.layer(), 0);
-            QCOMPARE(e.position(), 3);
-            QCOMPARE(e.requested(), 2);
-            QCOMPARE(e.capacity(), 4);
-            QVERIFY(QString(e.what()).contains("position 3"));
-        }
+        QCOMPARE(test::capacity_exceeded_mismatch([&] { store.append(0, k.data(), v.data(), 2); },
+                                                  0, 3, 2, 4),
+                 QString());
         QCOMPARE(store.rows(0), 3);
         QCOMPARE(std::vector<float>(store.view(0).k.f32(), store.view(0).k.f32() + 6), before);
     }
