@@ -2,6 +2,7 @@
 // text) refuses what is not a regular file at once — a FIFO used to block the open forever,
 // /dev/zero to be read without end — and a file over its bound, naming the file and the limit
 // (core/io/regular_file.h).
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <chrono>
@@ -30,11 +31,10 @@ using namespace kvw;
 
 namespace {
 
+// A directory of the run's own, removed when the program ends.
 std::filesystem::path scratch() {
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("kvw_regular_file_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir;
+    static const QTemporaryDir dir;
+    return dir.path().toStdString();
 }
 
 // Runs `read` on another thread: it must end (throw) within five seconds. A reader still

@@ -70,8 +70,16 @@ class TestMainWindow : public QObject {
         QCOMPARE(c.lastFrame()->tick, int64_t(3));
     }
 
+    // The windows' saved geometry and Qt's own settings (QtProject.conf, written when a file
+    // dialog goes), for this run only: a directory that lives as long as the test object, so
+    // that a late write does not bring back a directory a test function removed.
+    QTemporaryDir settings_;
+
 private slots:
-    void initTestCase() { test::use_workbench_look(); }
+    void initTestCase() {
+        test::use_workbench_look();
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_.path());
+    }
 
     void failed_load_keeps_the_tick_and_the_edits() {
         SessionController c;
@@ -392,8 +400,6 @@ private slots:
     // --size 1024x700 is what the window gets: nothing in it needs more; and a geometry saved on
     // a larger screen is brought back onto this one.
     void small_and_restored_windows_fit() {
-        QTemporaryDir settings_dir;
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
         SessionController c;
         {
             MainWindow w(c, {false, QSize(1024, 700)});
@@ -524,8 +530,6 @@ private slots:
     // that fits on the screen with its Close button (a message box with the whole reference was
     // taller than the screen, its OK button below it).
     void script_language_help_fits_the_screen() {
-        QTemporaryDir settings_dir;
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir.path());
         SessionController c;
         MainWindow w(c, {false, QSize(1024, 700)});
         w.show();
