@@ -170,6 +170,9 @@ std::vector<Case> fast_cases() {
     cases.push_back(float_case(DType::F16, 13, 16384, 6));
     cases.push_back(float_case(DType::BF16, 13, 16384, 7));
     cases.push_back(q8_0_case(6, 16384, 8));
+    // rows enough for a decode's row blocks to be claimed in several turns (row_blocks.h)
+    cases.push_back(q8_0_case(1000, 96, 9));
+    cases.push_back(float_case(DType::F16, 555, 352, 10));
     return cases;
 }
 
@@ -303,7 +306,7 @@ private slots:
             }
             ++checked;
         }
-        QCOMPARE(checked, 11);
+        QCOMPARE(checked, 13);
     }
 
     // The rounding is what separates the sets: against x unrounded the same products are

@@ -71,7 +71,7 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
     const void* input = nullptr;
     switch (cpu::fast_input(w.dtype, w.cols)) {
         case cpu::FastInput::Reference:
-            cpu::for_row_blocks(pool_, w.rows, [&](int64_t begin, int64_t end) {
+            cpu::for_row_blocks(pool_, w.rows, n, [&](int64_t begin, int64_t end) {
                 reference_(w, x, n, y, begin, end);
             });
             return;
@@ -93,7 +93,7 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
                                                                             padded, copy_row);
             break;
     }
-    cpu::for_row_blocks(pool_, w.rows,
+    cpu::for_row_blocks(pool_, w.rows, n,
                         [&](int64_t begin, int64_t end) { fast_(w, input, n, y, begin, end); });
 }
 

@@ -87,4 +87,14 @@ void ThreadPool::parallel_for(int64_t n, const RangeFn& fn) {
     if (error_) std::rethrow_exception(error_);
 }
 
+void ThreadPool::parallel_claims(int64_t n, int64_t grain, const RangeFn& fn) {
+    if (n <= 0) return;
+    grain = std::max<int64_t>(1, grain);
+    std::atomic<int64_t> next{0};
+    parallel_for(std::min<int64_t>(size(), (n + grain - 1) / grain), [&](int64_t, int64_t) {
+        for (int64_t b; (b = next.fetch_add(grain, std::memory_order_relaxed)) < n;)
+            fn(b, std::min(n, b + grain));
+    });
+}
+
 }  // namespace kvw

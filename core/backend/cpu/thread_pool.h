@@ -11,8 +11,9 @@ namespace kvw {
 
 // A small persistent pool. parallel_for splits [0, n) statically into one contiguous chunk per
 // thread (chunk i = [n·i/T, n·(i+1)/T)), so which thread computes which index never depends on
-// timing. The calling thread runs chunk 0 and the call returns when every chunk is done.
-// Calls from inside a chunk (nested) run serially on the calling thread.
+// timing; parallel_claims hands out ranges to whichever thread is free, for work whose results
+// do not depend on that. The calling thread takes part and the call returns when every index is
+// done. Calls from inside a chunk (nested) run serially on the calling thread.
 class ThreadPool {
 public:
     using RangeFn = std::function<void(int64_t begin, int64_t end)>;
@@ -27,6 +28,14 @@ public:
 
     // Rethrows the first exception a chunk threw, after every chunk has finished.
     void parallel_for(int64_t n, const RangeFn& fn);
+
+    // fn(begin, end) over [0, n) in ranges of `grain` indices (the last shorter), each taken
+    // from a shared counter by whichever thread is free, so a thread slowed down (another
+    // process on its core, a slower memory channel) leaves its share to the others instead of
+    // making them wait. Which thread runs a range depends on timing: only for work whose results
+    // depend on neither. Exceptions as parallel_for (a thread that threw takes no more ranges;
+    // the others finish them).
+    void parallel_claims(int64_t n, int64_t grain, const RangeFn& fn);
 
 private:
     void worker_loop(int index);
