@@ -101,7 +101,7 @@ private slots:
 
     void nested_claims_run_inline() {
         ThreadPool pool(3);
-        std::vector<int> inner_threads(4, 0);
+        std::vector<int> inner_ok(4, 0);
         pool.parallel_for(4, [&](int64_t begin, int64_t end) {
             for (int64_t outer = begin; outer < end; ++outer) {
                 Coverage c(50);
@@ -111,11 +111,10 @@ private slots:
                     elsewhere = elsewhere || std::this_thread::get_id() != here;
                     c.take(b, e);
                 });
-                inner_threads[size_t(outer)] =
-                    coverage_problem(c, 50, 4).empty() && !elsewhere ? 1 : -1;
+                inner_ok[size_t(outer)] = coverage_problem(c, 50, 4).empty() && !elsewhere ? 1 : -1;
             }
         });
-        QCOMPARE(inner_threads, std::vector<int>(4, 1));
+        QCOMPARE(inner_ok, std::vector<int>(4, 1));
     }
 
     void an_exception_is_rethrown_after_the_other_ranges() {

@@ -15,7 +15,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -70,16 +69,10 @@ class TestMainWindow : public QObject {
         QCOMPARE(c.lastFrame()->tick, int64_t(3));
     }
 
-    // The windows' saved geometry and Qt's own settings (QtProject.conf, written when a file
-    // dialog goes), for this run only: a directory that lives as long as the test object, so
-    // that a late write does not bring back a directory a test function removed.
-    QTemporaryDir settings_;
+    test::ScratchSettings settings_;
 
 private slots:
-    void initTestCase() {
-        test::use_workbench_look();
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_.path());
-    }
+    void initTestCase() { test::use_workbench_look(); }
 
     void failed_load_keeps_the_tick_and_the_edits() {
         SessionController c;

@@ -6,7 +6,6 @@
 #include <QAbstractButton>
 #include <QLabel>
 #include <QMessageBox>
-#include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -39,7 +38,7 @@ test::ModalAnswers::Answer answer_question(QStringList sessions,
 class TestQuit : public QObject {
     Q_OBJECT
 
-    QTemporaryDir settings_;  // the window's saved geometry: not the user's
+    test::ScratchSettings settings_;
 
     // A window as a person has it (no script), synthetic:tiny started and two ticks run, then
     // forked at tick 1 and the fork stepped once: two sessions not saved.
@@ -63,10 +62,7 @@ class TestQuit : public QObject {
     }
 
 private slots:
-    void initTestCase() {
-        test::use_workbench_look();
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_.path());
-    }
+    void initTestCase() { test::use_workbench_look(); }
 
     // Cancel keeps both windows and both sessions; Discard then closes both: the fork window
     // does not outlive the first (it kept the program running).

@@ -12,6 +12,8 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPointer>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -22,6 +24,19 @@
 #include "widgets/frame_view.h"
 
 namespace kvw::test {
+
+// The windows' saved geometry and Qt's own settings (QtProject.conf, written when a file dialog
+// goes) in a directory of the test object's: not the user's, and alive as long as the object,
+// so that a write coming after a test function still lands in it and goes with it.
+class ScratchSettings {
+public:
+    ScratchSettings() {
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
+    }
+
+private:
+    QTemporaryDir dir_;
+};
 
 // Waits (up to a minute) until the controller has no command left, then a little longer for
 // the last queued Frame and log lines to arrive. False when it never became idle.
