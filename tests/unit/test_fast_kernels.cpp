@@ -2,11 +2,11 @@
 // CPU runs against a float64 product of the weights (block types dequantised by the `gguf`
 // package, tests/data/make_quant_matmul.py; F16 / BF16 made and decoded here) with x rounded as
 // the set rounds it for the type: int8 blocks as llama.cpp rounds them, bf16 for BF16, none for
-// F16 (the roundings written out below, not the code under test's); F16 / BF16 bit for bit in
-// the order fast_kernels.h promises, written plainly; the paths give the same bits; the results
-// are bitwise equal across thread counts and batch sizes; what the set leaves to the reference
-// kernels is the reference's; and the embedded model's perplexity on a held-out text moves by
-// less than 0.5 %.
+// F16 (the roundings written out below, not the code under test's); F16 / BF16 and Q8_0 / Q4_0
+// bit for bit in the order fast_kernels.h promises, written plainly; the paths give the same
+// bits; the results are bitwise equal across thread counts and batch sizes; what the set leaves
+// to the reference kernels is the reference's; and the embedded model's perplexity on a
+// held-out text moves by less than 0.5 %.
 #include <QtTest>
 
 #if defined(__x86_64__)
@@ -199,6 +199,54 @@ float promised_order_sum(DType type, const float* w, const float* x, int64_t col
     return ((e[0] + e[4]) + (e[2] + e[6])) + ((e[1] + e[5]) + (e[3] + e[7]));
 }
 
+// An IEEE half's value, decoded plainly: sign, five exponent bits, ten mantissa bits.
+float half_value(const uint8_t* p) {
+    const uint32_t bits = uint32_t(p[0]) | uint32_t(p[1]) << 8;
+    const int exponent = int(bits >> 10 & 0x1fu);
+    const double mantissa = double(bits & 0x3ffu);
+    const double magnitude = exponent == 0 ? std::ldexp(mantissa / 1024.0, -14)
+                                           : std::ldexp(1.0 + mantissa / 1024.0, exponent - 15);
+    return float(bits >> 15 ? -magnitude : magnitude);
+}
+
+// The order fast_kernels.h promises for Q8_0 / Q4_0, written plainly for one output: x rounded
+// to int8 blocks of 32 (d = max|x| / 127, q = x · (1 / d) to the nearest, ties to even), the
+// weight's integer quants (Q8_0: the int8 bytes; Q4_0: low nibbles then high ones, minus 8),
+// per block the exact integer sum I, then acc = fma(d_w · d_x, float(I), acc) block after block.
+// `per_lane`: the set's order before session 49 instead (eight float lanes of four elements
+// each stepped per block, added as ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7))), to show that the
+// order shows in the bits.
+float promised_block_sum(const Case& c, int64_t row, const float* x, bool per_lane = false) {
+    const bool q8 = c.w.dtype == DType::Q8_0;
+    const int64_t block_bytes = q8 ? 34 : 18;
+    float acc = 0.0f, lane[8] = {};
+    for (int64_t b = 0; b < c.w.cols / 32; ++b) {
+        const uint8_t* block = c.w.row_ptr(row) + b * block_bytes;
+        const float* xb = x + b * 32;
+        float amax = 0.0f;
+        for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(xb[i]));
+        const float dx = amax / 127.0f, inverse = dx > 0.0f ? 1.0f / dx : 0.0f;
+        int32_t sum[8] = {};
+        for (int i = 0; i < 32; ++i) {
+            const int xq = int(std::nearbyint(xb[i] * inverse));
+            const int wq = q8 ? int(int8_t(block[2 + i]))
+                              : int(i < 16 ? block[2 + i] & 0x0f : block[2 + i - 16] >> 4) - 8;
+            sum[i / 4] += wq * xq;
+        }
+        const float scale = half_value(block) * dx;
+        if (per_lane) {
+            for (int l = 0; l < 8; ++l) lane[l] = std::fma(scale, float(sum[l]), lane[l]);
+        } else {
+            int32_t total = 0;
+            for (int l = 0; l < 8; ++l) total += sum[l];
+            acc = std::fma(scale, float(total), acc);
+        }
+    }
+    if (!per_lane) return acc;
+    return ((lane[0] + lane[4]) + (lane[2] + lane[6])) +
+           ((lane[1] + lane[5]) + (lane[3] + lane[7]));
+}
+
 // The instructions this CPU lacks for the path, named; null when it runs it. A QSKIP must be
 // in the test function itself (in a helper it only returns from the helper), hence
 // SKIP_UNLESS_CPU_RUNS.
@@ -367,6 +415,49 @@ private slots:
                 other_order > 0,
                 qPrintable(QString("%1: another order gives the same bits").arg(c.name.c_str())));
         }
+    }
+
+    void block_types_sum_in_the_promised_order_data() { path_matches_float64_reference_data(); }
+
+    // Q8_0 / Q4_0 on each path, one token (the tiles) and twelve (the vnni path's vectors of
+    // sixteen tokens): every output the bits of promised_block_sum; the per-lane order gives
+    // other bits for some outputs on these data.
+    void block_types_sum_in_the_promised_order() {
+        QFETCH(QString, path);
+        SKIP_UNLESS_CPU_RUNS(path);
+        FastCpuBackend backend(2, path.toStdString());
+        int checked = 0;
+        for (const Case& c : fast_cases()) {
+            if (c.w.dtype != DType::Q8_0 && c.w.dtype != DType::Q4_0) continue;
+            int other_order = 0;
+            for (const int n : {1, 12}) {
+                const std::vector<float> x = inputs(n, c.w.cols, uint32_t(60 + n));
+                const std::vector<float> y = product(backend, c, x, n);
+                for (int t = 0; t < n; ++t)
+                    for (int64_t r = 0; r < c.w.rows; ++r) {
+                        const float* xt = x.data() + t * c.w.cols;
+                        const float want = promised_block_sum(c, r, xt);
+                        const float got = y[size_t(t * c.w.rows + r)];
+                        if (std::memcmp(&want, &got, 4) != 0)
+                            QFAIL(qPrintable(
+                                QString("%1, %2 tokens, token %3 row %4: %5, promised %6")
+                                    .arg(c.name.c_str())
+                                    .arg(n)
+                                    .arg(t)
+                                    .arg(r)
+                                    .arg(double(got), 0, 'g', 9)
+                                    .arg(double(want), 0, 'g', 9)));
+                        const float lanes = promised_block_sum(c, r, xt, true);
+                        other_order += std::memcmp(&lanes, &got, 4) != 0;
+                    }
+            }
+            QVERIFY2(
+                other_order > 0,
+                qPrintable(
+                    QString("%1: the per-lane order gives the same bits").arg(c.name.c_str())));
+            ++checked;
+        }
+        QVERIFY(checked >= 3);  // the generated Q8_0 / Q4_0 cases and the two made here
     }
 
     // The paths give the same bits: the integer lanes are exact and the float steps round

@@ -12,18 +12,18 @@
 // quants, scaled per block.
 //
 // Their order, the same on every path of the set (so they give the same bits) and for every
-// tile, thread and batch: a row is cut into chunks of 32 elements and lane l (of eight) of a
-// chunk holds elements 4l .. 4l + 3. Per weight block and lane, an exact int32 I_l sums those
-// elements' products (Q4_0: (q - 8) · x; Q6_K: scale · (q - 32) · x over its sub-blocks of 16;
-// Q4_K: scale · q · x over its sub-blocks of 32). A float lane accumulates block after block:
-// acc_l = fma(d_w · d_x, float(I_l), acc_l), for Q4_K then acc_l = fma(-(dmin · min_l),
-// float(S_l) · d_x, acc_l) with S_l = Σ x of sub-block l (dmin · min_l is exact: an f16 times
-// six bits; float(S_l) · d_x depends on the token alone, so the batches make it once for every
-// row); the lanes are added as the reference adds them
-// ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h). The vnni path computes batches of
-// kVnniBatchTokens or more in another layout, sixteen tokens in the lanes of a 512-bit vector
-// (fast_vnni_batch.cpp), with exactly these integers and float steps, so it gives the same
-// bits as the tiles of fast_tiles.inc.
+// tile, thread and batch: per weight block, an exact int32 I sums the block's products (Q8_0:
+// w · x; Q4_0: (q - 8) · x; Q6_K: scale · (q - 32) · x over its sub-blocks of 16; Q4_K:
+// scale · q · x over its sub-blocks of 32; |I| < 2^31 for every type), and one float
+// accumulator per output takes the blocks in order: acc = fma(d_w · d_x, float(I), acc), for
+// Q4_K then acc = fnmadd(dmin · d_x, float(M), acc) with M = Σ_j min_j · S_j, S_j = Σ x of
+// sub-block j (exact too). The paths make I as they like (integer adds in any order give the
+// same sum): the tiles (fast_tiles.inc) in eight int32 lanes of four elements per row and
+// token, folded across eight rows into one vector so that a float step serves eight outputs;
+// the vnni path's batches of kVnniBatchTokens or more (fast_vnni_batch.cpp) with sixteen
+// tokens in the lanes of a 512-bit vector, where a float step serves sixteen. (Until session
+// 49 the set kept eight float lanes per output, one float step per lane and block: eight times
+// the float work in the batches, where it cost a third of Q4_0's prefill.)
 //
 // F16 and BF16 (w.cols a multiple of 32; other shapes take the reference kernels). Sixteen
 // float lanes per output, fed a chunk of 32 elements at a time, chunk after chunk, each product
@@ -40,8 +40,9 @@
 //     zero whatever MXCSR says, so the BF16 kernels run with MXCSR's DAZ and FTZ set (the final
 //     sums too) and restore it after.
 // Then the sixteen lanes fold to eight as l + (l + 8) and those are added in the reference's
-// order above. The paths compute F16 and BF16 with FMAs (512-bit on the vnni path, two 256-bit
-// vectors on avx-vnni / avx2), the same roundings in the same order, so they give the same bits
+// order ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)) (matmul_kernels.h). The paths compute F16 and
+// BF16 with FMAs (512-bit on the vnni path, two 256-bit vectors on avx-vnni / avx2), the same
+// roundings in the same order, so they give the same bits
 // for any tile, thread and batch; the vnni-bf16 path computes BF16 with vdpbf16ps, which rounds
 // the same way (test_fast_kernels checks the instruction against the kernels). It is taken on
 // AMD's Zen 4 only: on the Intel AVX-512 BF16 machine these kernels were built on (12 and 24

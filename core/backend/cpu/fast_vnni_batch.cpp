@@ -2,20 +2,19 @@
 // in the lanes of a 512-bit vector. The weights stay as they are stored; x, already rounded to
 // int8 blocks, is laid out once per call so that one vector holds the same four elements of
 // sixteen tokens (lane l of a chunk, elements 4l .. 4l + 3), next to the sixteen tokens' scales
-// and the per-lane corrections each type needs. A weight's four bytes are broadcast to the
-// sixteen tokens, so one vpdpbusd gives the exact int32 I_l of sixteen (row, token) pairs, one
-// multiply gives sixteen d_w · d_x, and lane l's float accumulator of sixteen outputs is one
-// vector: the float steps are fast_kernels.h's, one FMA per lane and block for sixteen
-// outputs instead of one, and the eight lanes of each output add vertically in the promised
-// order. So this gives the bits of the one-token and small-batch kernels (fast_tiles.inc).
+// and the corrections each type needs. A weight's four bytes are broadcast to the sixteen
+// tokens, so one vpdpbusd adds four products to the int32 I of sixteen (row, token) pairs (a
+// block's lanes all into the same vector), one multiply gives sixteen d_w · d_x and one FMA the
+// block's float step for sixteen outputs: fast_kernels.h's steps, so this gives the bits of
+// the one-token and small-batch kernels (fast_tiles.inc).
 //
 // vpdpbusd multiplies unsigned by signed bytes. For Q8_0 and Q4_0 x is the signed side
 // (|q| <= 127) and the weight is made unsigned: Q8_0 as w + 128, Q4_0 as its stored q (w + 8);
-// the difference, -c · Σ (four x) with c = 128 or 8, is exact, computed once per token and lane
+// the difference, -c · Σ x with c = 128 or 8, is exact, computed once per token and block
 // here, and starts the int32 sum. Q4_K and Q6_K turn it round: x is laid out as x + 128
 // (unsigned) and the weight as it is signed (Q4_K's q, Q6_K's q - 32), so the difference,
-// -128 · Σ_c scale · Σ (four w), depends on the weights alone and is one int32 per lane and
-// block, worked out when the row is unpacked: the sum starts from it and the chunks load
+// -128 · Σ_c scale · Σ (four w), depends on the weights alone and is one int32 per block,
+// worked out when the row is unpacked: the sum starts from it and the chunks load
 // nothing but x (with a per-token correction loaded per chunk, Q6_K ran at 139 GFLOP/s, 161
 // without it).
 //
@@ -26,8 +25,9 @@
 // high one, shifted up 16 bits, starts the vpdpbusd of the low one; Q6_K's may be, so the two
 // are blended word by word. Three VNNI instructions for two chunks, not four, the packing on the
 // other pipes: one thread, 128 tokens, Zen 4, Q6_K 150–157 → 195–213 GFLOP/s, Q4_K 153–169 →
-// 178–194 (its mins then took two float steps per lane and block; one since, ~205). All of it
-// is exact integer arithmetic: the same I_l.
+// 178–194 (its mins then took two float steps per lane and block; one since, ~205). Q4_K's
+// M = Σ_j min_j · S_j takes four more vpdpwssd: the tokens' S_j packed in pairs as the scales
+// are. All of it is exact integer arithmetic: the same I and M.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -53,24 +53,23 @@ constexpr int kTokens = 16;  // tokens in a vector
 constexpr int kLanes = 8;    // int32 lanes of a 32-element chunk (fast_kernels.h)
 
 // A block's x for sixteen tokens, K::C chunks of 32 elements: q[c][l] the four int8 of lane l
-// of chunk c for each token; d the tokens' scales; where the type needs them, corr.v[c][l] the
-// int32 each of their sums starts from and (Q4_K) scaled_sums.v[j], float(Σ x of sub-block j) ·
-// d (fast_kernels.h), made here once for every row.
+// of chunk c for each token; d the tokens' scales; where the type needs them, corr.v the int32
+// each token's sum starts from and (Q4_K) sum_pairs.v[p], the sums S_2p and S_2p+1 of x over
+// sub-blocks 2p and 2p + 1 in the low and the high int16, made here once for every row.
 struct None {};
-template <int C>
 struct Corrections {
-    int32_t v[C][kLanes][kTokens];
+    int32_t v[kTokens];
 };
-struct ScaledSums {
-    float v[8][kTokens];
+struct SumPairs {
+    int32_t v[4][kTokens];
 };
 
 template <class K>
 struct XBlock {
     alignas(64) int8_t q[K::C][kLanes][4 * kTokens];
     float d[kTokens];
-    [[no_unique_address]] std::conditional_t<(K::kCorrShift >= 0), Corrections<K::C>, None> corr;
-    [[no_unique_address]] std::conditional_t<K::kMins, ScaledSums, None> scaled_sums;
+    [[no_unique_address]] std::conditional_t<(K::kCorrShift >= 0), Corrections, None> corr;
+    [[no_unique_address]] std::conditional_t<K::kMins, SumPairs, None> sum_pairs;
 };
 
 // The maskz forms keep GCC 12 from warning about the _mm512_undefined inside the plain
@@ -105,10 +104,13 @@ KVW_SIMD inline __m256i add_scaled_fours(__m256i corr, __m256i first, __m256i se
     return _mm256_dpwssd_epi32(corr, pair, scales);
 }
 
-// The lanes' correction for x laid out + 128: -128 · Σ_c scale · Σ (four w)
-KVW_SIMD inline void store_correction(int32_t* out, __m256i scaled_sum) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                        _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(scaled_sum, 7)));
+// The block's correction for x laid out + 128: -128 · Σ_c scale · Σ (four w), over the lanes
+KVW_SIMD inline int32_t correction(__m256i scaled_sum) {
+    __m128i s =
+        _mm_add_epi32(_mm256_castsi256_si128(scaled_sum), _mm256_extracti128_si256(scaled_sum, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return -128 * _mm_cvtsi128_si32(s);
 }
 
 // Without a per-token correction (below) x is laid out + 128 and the weights' correction starts
@@ -120,9 +122,9 @@ constexpr bool x_biased = K::kCorrShift < 0;
 // (kCorrShift: c = 2^k, or none: x_biased), its block's bytes, and W, a block unpacked once per
 // row tile and chunk of tokens (then read by every vector of tokens): the weight bytes in
 // element order (so lane l of chunk c is q[32c + 4l ..]), the scales as floats and, for Q4_K /
-// Q6_K, the corrections per lane, the sub-blocks' scales packed in pairs (pair_scale[p][h]:
+// Q6_K, the block's correction, the sub-blocks' scales packed in pairs (pair_scale[p][h]:
 // chunks 2p and 2p + 1 for lanes 4h .. 4h + 3), whether a pair of fours packs by adding
-// (kFoursNonNegative) and Q4_K's dmin · min per sub-block as float.
+// (kFoursNonNegative) and Q4_K's dmin and its mins packed in pairs as the scales are.
 struct Q8_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
@@ -161,10 +163,10 @@ struct Q4_KBatch {
     static constexpr bool kFoursNonNegative = true;
     struct W {
         uint8_t q[256];
-        float d;
-        float dmin_min[8];  // dmin · min j (exact)
-        int32_t corr[kLanes];
+        float d, dmin;
+        int32_t corr;
         int32_t pair_scale[4][2];
+        int32_t min_pair[4];  // min 2p in the low int16, min 2p + 1 in the high one
     };
     // Chunk c is sub-block c; sub-blocks 2p and 2p + 1 are the low and the high nibbles of 32
     // bytes.
@@ -174,10 +176,10 @@ struct Q4_KBatch {
         q4_k_scales_mins(b + 4, words);
         const __m128i scales_mins =
             _mm_set_epi32(int(words[3]), int(words[2]), int(words[1]), int(words[0]));
-        // the eight mins (bytes 8 .. 15) as floats times dmin, in one vector
-        _mm256_storeu_ps(w.dmin_min, _mm256_mul_ps(_mm256_set1_ps(half_at(b + 2)),
-                                                   _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                                       _mm_srli_si128(scales_mins, 8)))));
+        w.dmin = half_at(b + 2);
+        // the eight mins (bytes 8 .. 15) widened to int16 are the four pairs
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(w.min_pair),
+                         _mm_cvtepu8_epi16(_mm_srli_si128(scales_mins, 8)));
         // the eight scales widened to int16 are the four pairs (2p low, 2p + 1 high), each
         // stored for both halves of the lanes
         const __m128i pairs = _mm_cvtepu8_epi16(scales_mins);
@@ -194,7 +196,7 @@ struct Q4_KBatch {
             store32(w.q + 64 * p + 32, high);
             corr = add_scaled_fours(corr, low, high, _mm256_set1_epi32(w.pair_scale[p][0]));
         }
-        store_correction(w.corr, corr);
+        w.corr = correction(corr);
     }
 };
 
@@ -206,7 +208,7 @@ struct Q6_KBatch {
     struct W {
         int8_t q[256];  // w = q - 32
         float d;
-        int32_t corr[kLanes];  // lane l: -128 · Σ_c scale of (c, l) · Σ four w of chunk c
+        int32_t corr;  // -128 · Σ_c Σ_l scale of (c, l) · Σ four w of lane l of chunk c
         int32_t pair_scale[4][2];
     };
     // Chunks 2p and 2p + 1 (unsigned q) as signed w into q, their lanes' scale · Σ four w
@@ -252,7 +254,7 @@ struct Q6_KBatch {
                        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                                        _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45)));
         }
-        store_correction(w.corr, corr);
+        w.corr = correction(corr);
     }
 };
 
@@ -271,6 +273,7 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
         XBlock<K>& o = out[b];
         _mm512_store_ps(o.d, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), valid, index,
                                                       base + offsetof(Act, d), 1));
+        __m512i block_sum = zero, even_sum = zero;
         for (int c = 0; c < K::C; ++c) {
             __m512i chunk_sum = zero;
             for (int l = 0; l < kLanes; ++l) {
@@ -278,16 +281,20 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
                     zero, valid, index, base + offsetof(Act, q) + 32 * c + 4 * l, 1);
                 _mm512_store_si512(o.q[c][l],
                                    x_biased<K> ? _mm512_xor_si512(q, _mm512_set1_epi8(-128)) : q);
-                const __m512i four = _mm512_dpbusd_epi32(zero, ones, q);  // Σ of four x
-                if constexpr (K::kCorrShift >= 0)
-                    _mm512_store_si512(o.corr.v[c][l],
-                                       _mm512_sub_epi32(zero, sll(four, K::kCorrShift)));
-                chunk_sum = _mm512_add_epi32(chunk_sum, four);
+                chunk_sum = _mm512_dpbusd_epi32(chunk_sum, ones, q);  // + Σ of four x
             }
-            if constexpr (K::kMins)
-                _mm512_store_ps(o.scaled_sums.v[c],
-                                _mm512_mul_ps(to_float(chunk_sum), _mm512_load_ps(o.d)));
+            block_sum = _mm512_add_epi32(block_sum, chunk_sum);
+            // |S_j| <= 32 · 128: its low int16 is S_j
+            if constexpr (K::kMins) {
+                if (c % 2 == 0)
+                    even_sum = _mm512_and_si512(chunk_sum, _mm512_set1_epi32(0xffff));
+                else
+                    _mm512_store_si512(o.sum_pairs.v[c / 2],
+                                       _mm512_or_si512(even_sum, sll(chunk_sum, 16)));
+            }
         }
+        if constexpr (K::kCorrShift >= 0)
+            _mm512_store_si512(o.corr.v, _mm512_sub_epi32(zero, sll(block_sum, K::kCorrShift)));
     }
 }
 
@@ -299,88 +306,90 @@ KVW_STEP __m512i weight_four(const W& w, int c, int l) {
     return _mm512_set1_epi32(four_bytes);
 }
 
-// Lane l's int32 I_l of block b of R rows for sixteen tokens x: Q8_0 / Q4_0 one vpdpbusd from
-// the correction; Q4_K / Q6_K, from the rows' corrections, the chunks' fours in pairs, packed
-// and scaled by one vpdpwssd (above). The rows' chains run side by side, each chunk's x (and
-// correction) loaded once for them: Q6_K 120–133 → 131–144 GFLOP/s (one thread, 128 tokens,
-// Zen 4) against a row's lane at a time, the others unchanged.
+// The int32 I of block b of R rows for sixteen tokens x, lane after lane of the block into
+// the same vector: Q8_0 / Q4_0 one vpdpbusd a lane from the tokens' correction; Q4_K / Q6_K,
+// from the rows' corrections, the chunks' fours in pairs, packed and scaled by one vpdpwssd
+// (above). The rows' chains run side by side, each chunk's x loaded once for them: Q6_K
+// 120–133 → 131–144 GFLOP/s (one thread, 128 tokens, Zen 4) against a row's lane at a time,
+// the others unchanged.
 template <class K, int R>
-KVW_STEP void lane_sums(const typename K::W* const* rows, int64_t b, const XBlock<K>& x, int l,
-                        __m512i (&sum)[R]) {
+KVW_STEP void block_sums(const typename K::W* const* rows, int64_t b, const XBlock<K>& x,
+                         __m512i (&sum)[R]) {
     if constexpr (K::C == 1) {
-        const __m512i xq = _mm512_load_si512(x.q[0][l]);
-        const __m512i start = _mm512_load_si512(x.corr.v[0][l]);
+        const __m512i start = _mm512_load_si512(x.corr.v);
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r)
-            sum[r] = _mm512_dpbusd_epi32(start, weight_four(rows[r][b], 0, l), xq);
+        for (int r = 0; r < R; ++r) sum[r] = start;
+#pragma GCC unroll 8
+        for (int l = 0; l < kLanes; ++l) {
+            const __m512i xq = _mm512_load_si512(x.q[0][l]);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r)
+                sum[r] = _mm512_dpbusd_epi32(sum[r], weight_four(rows[r][b], 0, l), xq);
+        }
     } else {
         const __m512i zero = _mm512_setzero_si512();
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) sum[r] = _mm512_set1_epi32(rows[r][b].corr[l]);
+        for (int r = 0; r < R; ++r) sum[r] = _mm512_set1_epi32(rows[r][b].corr);
+        for (int l = 0; l < kLanes; ++l) {
 #pragma GCC unroll 4
-        for (int p = 0; p < K::C / 2; ++p) {
-            const __m512i x_low = _mm512_load_si512(x.q[2 * p][l]);
-            const __m512i x_high = _mm512_load_si512(x.q[2 * p + 1][l]);
+            for (int p = 0; p < K::C / 2; ++p) {
+                const __m512i x_low = _mm512_load_si512(x.q[2 * p][l]);
+                const __m512i x_high = _mm512_load_si512(x.q[2 * p + 1][l]);
 #pragma GCC unroll 8
-            for (int r = 0; r < R; ++r) {
-                const typename K::W& w = rows[r][b];
-                // x is the unsigned operand
-                const __m512i high_up =
-                    sll(_mm512_dpbusd_epi32(zero, x_high, weight_four(w, 2 * p + 1, l)), 16);
-                const __m512i w_low = weight_four(w, 2 * p, l);
-                const __m512i pair =
-                    K::kFoursNonNegative
-                        ? _mm512_dpbusd_epi32(high_up, x_low, w_low)
-                        : _mm512_mask_blend_epi16(__mmask32(0xaaaaaaaau),
-                                                  _mm512_dpbusd_epi32(zero, x_low, w_low), high_up);
-                sum[r] = _mm512_dpwssd_epi32(sum[r], pair,
-                                             _mm512_set1_epi32(w.pair_scale[p][l >= 4 ? 1 : 0]));
+                for (int r = 0; r < R; ++r) {
+                    const typename K::W& w = rows[r][b];
+                    // x is the unsigned operand
+                    const __m512i high_up =
+                        sll(_mm512_dpbusd_epi32(zero, x_high, weight_four(w, 2 * p + 1, l)), 16);
+                    const __m512i w_low = weight_four(w, 2 * p, l);
+                    const __m512i pair =
+                        K::kFoursNonNegative
+                            ? _mm512_dpbusd_epi32(high_up, x_low, w_low)
+                            : _mm512_mask_blend_epi16(__mmask32(0xaaaaaaaau),
+                                                      _mm512_dpbusd_epi32(zero, x_low, w_low),
+                                                      high_up);
+                    sum[r] = _mm512_dpwssd_epi32(
+                        sum[r], pair, _mm512_set1_epi32(w.pair_scale[p][l >= 4 ? 1 : 0]));
+                }
             }
         }
     }
 }
 
-// R unpacked weight rows (blocks of them) × the sixteen tokens of xs (tokens t0 ..): acc[r][l]
-// the lanes of row r for the sixteen tokens, the promised steps per block; then added in the
-// promised order into y[t · y_stride + row] for the `valid` tokens.
+// R unpacked weight rows (blocks of them) × the sixteen tokens of xs (tokens t0 ..): acc[r] row
+// r's outputs for the sixteen tokens, the promised float steps per block; then stored into
+// y[t · y_stride + row] for the `valid` tokens.
 template <class K, int R>
 KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, const XBlock<K>* xs,
                    int64_t blocks, int64_t t0, int valid, float* y, int64_t y_stride) {
-    __m512 acc[R][kLanes];
+    __m512 acc[R];
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-        for (int l = 0; l < kLanes; ++l) acc[r][l] = _mm512_setzero_ps();
+    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
     for (int64_t b = 0; b < blocks; ++b) {
         const XBlock<K>& x = xs[b];
         const __m512 dx = _mm512_load_ps(x.d);
-        __m512 scale[R];
+        __m512i sum[R];
+        block_sums<K, R>(rows, b, x, sum);
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) scale[r] = _mm512_mul_ps(_mm512_set1_ps(rows[r][b].d), dx);
-#pragma GCC unroll 8
-        for (int l = 0; l < kLanes; ++l) {
-            __m512i sum[R];
-            lane_sums<K, R>(rows, b, x, l, sum);
-#pragma GCC unroll 8
-            for (int r = 0; r < R; ++r) {
-                acc[r][l] = _mm512_fmadd_ps(scale[r], to_float(sum[r]), acc[r][l]);
-                // Q4_K's mins (lane l is sub-block l), here while the lane is in a register:
-                // the accumulators do not all fit in registers, and a pass of their own loaded
-                // and stored each again.
-                if constexpr (K::kMins)
-                    acc[r][l] = _mm512_fnmadd_ps(_mm512_set1_ps(rows[r][b].dmin_min[l]),
-                                                 _mm512_load_ps(x.scaled_sums.v[l]), acc[r][l]);
+        for (int r = 0; r < R; ++r) {
+            const typename K::W& w = rows[r][b];
+            acc[r] =
+                _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.d), dx), to_float(sum[r]), acc[r]);
+            if constexpr (K::kMins) {
+                __m512i m = _mm512_setzero_si512();
+#pragma GCC unroll 4
+                for (int p = 0; p < 4; ++p)
+                    m = _mm512_dpwssd_epi32(m, _mm512_load_si512(x.sum_pairs.v[p]),
+                                            _mm512_set1_epi32(w.min_pair[p]));
+                acc[r] = _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.dmin), dx), to_float(m),
+                                          acc[r]);
             }
         }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-        const __m512* a = acc[r];
-        const __m512 sum =
-            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[4]), _mm512_add_ps(a[2], a[6])),
-                          _mm512_add_ps(_mm512_add_ps(a[1], a[5]), _mm512_add_ps(a[3], a[7])));
         alignas(64) float out[kTokens];
-        _mm512_store_ps(out, sum);
+        _mm512_store_ps(out, acc[r]);
         for (int t = 0; t < std::min(kTokens, valid); ++t)
             y[(t0 + t) * y_stride + row_of[r]] = out[t];
     }
