@@ -75,7 +75,9 @@ void fast_rows_vnni_bf16(const WeightTensor& w, const void* x, int n, float* y, 
 // The vnni path's batches of the block types from kVnniBatchTokens tokens on: sixteen tokens in
 // a 512-bit vector (fast_vnni_batch.cpp), the same bits as the tiles of fast_tiles.inc. False
 // (nothing computed) for the other types. From 10 tokens: at 8 the old tiles were as fast
-// (Q4_K) or faster (Q6_K, 1.2×); at 10 these were faster for every type (Q4_0 1.5×).
+// (Q4_K) or faster (Q6_K, 1.2×); at 10 these were faster for every type (Q4_0 1.5×). With
+// session 49's eight-row tiles, single samples: at 8 tokens these beat the tiles for Q8_0 / Q4_0
+// (119 against 169–181 µs, 512 × 2048), not for Q4_K / Q6_K; not changed.
 inline constexpr int kVnniBatchTokens = 10;
 bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                      int64_t row_end);
