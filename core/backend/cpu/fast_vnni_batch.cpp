@@ -283,7 +283,7 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
                                    x_biased<K> ? _mm512_xor_si512(q, _mm512_set1_epi8(-128)) : q);
                 chunk_sum = _mm512_dpbusd_epi32(chunk_sum, ones, q);  // + Σ of four x
             }
-            block_sum = _mm512_add_epi32(block_sum, chunk_sum);
+            if constexpr (K::kCorrShift >= 0) block_sum = _mm512_add_epi32(block_sum, chunk_sum);
             // |S_j| <= 32 · 128: its low int16 is S_j
             if constexpr (K::kMins) {
                 if (c % 2 == 0)
