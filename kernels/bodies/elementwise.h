@@ -64,7 +64,7 @@ struct CountNonfinite {
     size_t rows = 0, width = 0, stride = 0, piece = 0;
     uint32_t* counts = nullptr;  // [pieces()]
 
-    size_t pieces() const { return (rows * width + piece - 1) / piece; }
+    KVW_HD size_t pieces() const { return (rows * width + piece - 1) / piece; }
     Launch shape() const { return cover(pieces()); }
 
     KVW_HD void operator()(const At& at) const {
