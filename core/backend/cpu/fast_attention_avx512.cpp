@@ -50,6 +50,15 @@ struct Lanes {
             _mm512_mask_storeu_ps(p, first(n), v);
     }
     KVW_SIMD static V keep_first(V v, int n) { return _mm512_maskz_mov_ps(first(n), v); }
+    // The largest lane (vmaxps's choice between +0 and −0 aside).
+    KVW_SIMD static float max_of(V v) {
+        const __m256 lo = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xf, pd(v), 0));
+        const __m256 hi = _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xf, pd(v), 1));
+        const __m256 h = _mm256_max_ps(lo, hi);
+        __m128 m = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+        m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+        return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+    }
     template <KvType T>
     KVW_SIMD static V load_row(const void* row, int at, int n) {
         const __mmask16 m = first(n);
