@@ -74,11 +74,11 @@ void fast_rows_vnni_bf16(const WeightTensor& w, const void* x, int n, float* y, 
                          int64_t row_end);
 // The vnni path's batches of the block types from kVnniBatchTokens tokens on: sixteen tokens in
 // a 512-bit vector (fast_vnni_batch.cpp), the same bits as the tiles of fast_tiles.inc. False
-// (nothing computed) for the other types. From 10 tokens: at 8 the old tiles were as fast
-// (Q4_K) or faster (Q6_K, 1.2×); at 10 these were faster for every type (Q4_0 1.5×). With
-// session 49's eight-row tiles, single samples: at 8 tokens these beat the tiles for Q8_0 / Q4_0
-// (119 against 169–181 µs, 512 × 2048), not for Q4_K / Q6_K; not changed.
-inline constexpr int kVnniBatchTokens = 10;
+// (nothing computed) for the other types. From 8 tokens: with session 50's sub-block sums, one
+// thread, 512 × 2048, best of four, µs tiles / batch: 8 tokens Q8_0 192 / 119, Q4_0 144 / 136,
+// Q4_K 143–212 / 145, Q6_K 146 / 131; 7 tokens mixed (Q6_K 127 / 130); 6 tokens the tiles
+// faster for every type (Q8_0 127 / 137). (Session 49 had kept 10.)
+inline constexpr int kVnniBatchTokens = 8;
 bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                      int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder

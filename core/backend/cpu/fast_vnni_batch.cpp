@@ -18,16 +18,14 @@
 // nothing but x (with a per-token correction loaded per chunk, Q6_K ran at 139 GFLOP/s, 161
 // without it).
 //
-// Q4_K and Q6_K scale each chunk's four-product sums by their sub-block's scale, two chunks at a
-// time: the fours of chunks 2p and 2p + 1 (each |four| < 2^15: Q4_K's lie in [0, 4 · 255 · 15],
-// Q6_K's in ±4 · 255 · 32) go into the low and the high int16 of one int32, and one vpdpwssd
-// multiplies them by the two scales packed the same way. Q4_K's fours are never negative, so the
-// high one, shifted up 16 bits, starts the vpdpbusd of the low one; Q6_K's may be, so the two
-// are blended word by word. Three VNNI instructions for two chunks, not four, the packing on the
-// other pipes: one thread, 128 tokens, Zen 4, Q6_K 150–157 → 195–213 GFLOP/s, Q4_K 153–169 →
-// 178–194 (its mins then took two float steps per lane and block; one since, ~205). Q4_K's
-// M = Σ_j min_j · S_j takes four more vpdpwssd: the tokens' S_j packed in pairs as the scales
-// are. All of it is exact integer arithmetic: the same I and M.
+// Q4_K and Q6_K scale each sub-block's sum by its scale: the vpdpbusd of a sub-block's lanes
+// (Q4_K's eight, in two chains of four; Q6_K's four) add into one int32 per token (|sum| <
+// 2^17), which one vpmulld by the scale adds into I. (Before, each chunk's four-product sums
+// were scaled on their own, two chunks' packed into the int16 halves of one vpdpwssd: one
+// thread, 128 tokens, 512 × 2,048, Zen 4, thread CPU time, best of three: Q4_K 1,084 → 818 µs,
+// Q6_K 1,001 → 933 µs; 16 tokens 165 → 133 and 181 → 134.) Q4_K's M = Σ_j min_j · S_j takes
+// four vpdpwssd: the tokens' S_j and the mins packed in pairs. All of it is exact integer
+// arithmetic: the same I and M.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -122,9 +120,8 @@ constexpr bool x_biased = K::kCorrShift < 0;
 // (kCorrShift: c = 2^k, or none: x_biased), its block's bytes, and W, a block unpacked once per
 // row tile and chunk of tokens (then read by every vector of tokens): the weight bytes in
 // element order (so lane l of chunk c is q[32c + 4l ..]), the scales as floats and, for Q4_K /
-// Q6_K, the block's correction, the sub-blocks' scales packed in pairs (pair_scale[p][h]:
-// chunks 2p and 2p + 1 for lanes 4h .. 4h + 3), whether a pair of fours packs by adding
-// (kFoursNonNegative) and Q4_K's dmin and its mins packed in pairs as the scales are.
+// Q6_K, the block's correction, the sub-blocks' scales as int32 (a sub-block is kSubBlockLanes
+// lanes of a chunk) and Q4_K's dmin and its mins packed in pairs.
 struct Q8_0Batch {
     using Act = ActBlock32;
     static constexpr int C = 1, kBytes = kQ8_0BlockBytes, kCorrShift = 7;
@@ -160,12 +157,12 @@ struct Q4_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ4_KBlockBytes, kCorrShift = -1;
     static constexpr bool kMins = true;
-    static constexpr bool kFoursNonNegative = true;
+    static constexpr int kSubBlockLanes = 8;
     struct W {
         uint8_t q[256];
         float d, dmin;
         int32_t corr;
-        int32_t pair_scale[4][2];
+        int32_t scale[8];
         int32_t min_pair[4];  // min 2p in the low int16, min 2p + 1 in the high one
     };
     // Chunk c is sub-block c; sub-blocks 2p and 2p + 1 are the low and the high nibbles of 32
@@ -180,12 +177,11 @@ struct Q4_KBatch {
         // the eight mins (bytes 8 .. 15) widened to int16 are the four pairs
         _mm_storeu_si128(reinterpret_cast<__m128i*>(w.min_pair),
                          _mm_cvtepu8_epi16(_mm_srli_si128(scales_mins, 8)));
-        // the eight scales widened to int16 are the four pairs (2p low, 2p + 1 high), each
-        // stored for both halves of the lanes
-        const __m128i pairs = _mm_cvtepu8_epi16(scales_mins);
-        _mm256_storeu_si256(
-            reinterpret_cast<__m256i*>(w.pair_scale),
-            _mm256_set_m128i(_mm_unpackhi_epi32(pairs, pairs), _mm_unpacklo_epi32(pairs, pairs)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.scale), _mm256_cvtepu8_epi32(scales_mins));
+        // the correction's scales: those of sub-blocks 2p and 2p + 1 in the low and the high
+        // int16 (add_scaled_fours)
+        alignas(16) int32_t pair_scale[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(pair_scale), _mm_cvtepu8_epi16(scales_mins));
         const __m256i low4 = _mm256_set1_epi8(0x0f);
         __m256i corr = _mm256_setzero_si256();
         for (int p = 0; p < 4; ++p) {
@@ -194,7 +190,7 @@ struct Q4_KBatch {
             const __m256i high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
             store32(w.q + 64 * p, low);
             store32(w.q + 64 * p + 32, high);
-            corr = add_scaled_fours(corr, low, high, _mm256_set1_epi32(w.pair_scale[p][0]));
+            corr = add_scaled_fours(corr, low, high, _mm256_set1_epi32(pair_scale[p]));
         }
         w.corr = correction(corr);
     }
@@ -204,12 +200,12 @@ struct Q6_KBatch {
     using Act = ActBlock256;
     static constexpr int C = 8, kBytes = kQ6_KBlockBytes, kCorrShift = -1;
     static constexpr bool kMins = false;
-    static constexpr bool kFoursNonNegative = false;
+    static constexpr int kSubBlockLanes = 4;
     struct W {
         int8_t q[256];  // w = q - 32
         float d;
         int32_t corr;  // -128 · Σ_c Σ_l scale of (c, l) · Σ four w of lane l of chunk c
-        int32_t pair_scale[4][2];
+        int32_t scale[16];
     };
     // Chunks 2p and 2p + 1 (unsigned q) as signed w into q, their lanes' scale · Σ four w
     // added to corr (`pairs` as unpack makes them).
@@ -220,7 +216,7 @@ struct Q6_KBatch {
                       second = _mm256_sub_epi8(second_q, m32);
         store32(reinterpret_cast<uint8_t*>(q), first);
         store32(reinterpret_cast<uint8_t*>(q + 32), second);
-        // lanes 0..3 take pair_scale[p][0], 4..7 pair_scale[p][1]
+        // lanes 0..3 take the int32 2p of `pairs`, 4..7 its 2p + 1
         const __m256i scales = _mm256_permutevar8x32_epi32(
             pairs, _mm256_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1, 2 * p + 1, 2 * p + 1,
                                      2 * p + 1));
@@ -228,15 +224,18 @@ struct Q6_KBatch {
     }
     // dequant.h's layout: in each half h, chunk 4h + k takes its low bits from nibble k / 2 of
     // ql[64h + 32(k % 2) ..] and its high bits from bit pair k of qh[32h ..]. Lane half h of
-    // chunk c lies in sub-block 2c + h, so pair_scale[p][h] packs scales 4p + h and 4p + 2 + h:
-    // the sixteen scales widened to int16 and their words reordered 0 2 1 3 in each four.
+    // chunk c lies in sub-block 2c + h, so the correction's `pairs` packs scales 4p + h and
+    // 4p + 2 + h into its int32 2p + h: the sixteen scales widened to int16 and their words
+    // reordered 0 2 1 3 in each four.
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b + 208);
         const __m256i pairs = _mm256_shuffle_epi8(
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 192))),
             _mm256_broadcastsi128_si256(
                 _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15)));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w.pair_scale), pairs);
+        _mm512_storeu_si512(
+            w.scale,
+            _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 192))));
         const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
         __m256i corr = _mm256_setzero_si256();
         for (int h = 0; h < 2; ++h) {
@@ -298,6 +297,11 @@ KVW_SIMD void lay_out(const typename K::Act* x, int64_t blocks, int64_t t0, int 
     }
 }
 
+// sum + a sub-block's sums · its scale (exact: |sub_block| < 2^17, |scale| <= 128)
+KVW_STEP __m512i add_scaled(__m512i sum, __m512i sub_block, int32_t scale) {
+    return _mm512_add_epi32(sum, _mm512_mullo_epi32(sub_block, _mm512_set1_epi32(scale)));
+}
+
 // The weight's four bytes of lane l of chunk c, broadcast to the sixteen tokens
 template <class W>
 KVW_STEP __m512i weight_four(const W& w, int c, int l) {
@@ -308,8 +312,8 @@ KVW_STEP __m512i weight_four(const W& w, int c, int l) {
 
 // The int32 I of block b of R rows for sixteen tokens x, lane after lane of the block into
 // the same vector: Q8_0 / Q4_0 one vpdpbusd a lane from the tokens' correction; Q4_K / Q6_K,
-// from the rows' corrections, the chunks' fours in pairs, packed and scaled by one vpdpwssd
-// (above). The rows' chains run side by side, each chunk's x loaded once for them: Q6_K
+// from the rows' corrections, each sub-block's lanes summed apart and scaled (above). The rows'
+// chains run side by side, each chunk's x loaded once for them: Q6_K
 // 120–133 → 131–144 GFLOP/s (one thread, 128 tokens, Zen 4) against a row's lane at a time,
 // the others unchanged.
 template <class K, int R>
@@ -327,29 +331,33 @@ KVW_STEP void block_sums(const typename K::W* const* rows, int64_t b, const XBlo
                 sum[r] = _mm512_dpbusd_epi32(sum[r], weight_four(rows[r][b], 0, l), xq);
         }
     } else {
+        // two chains of four lanes per row: a chunk's halves, Q6_K's two sub-blocks or Q4_K's one
         const __m512i zero = _mm512_setzero_si512();
 #pragma GCC unroll 8
         for (int r = 0; r < R; ++r) sum[r] = _mm512_set1_epi32(rows[r][b].corr);
-        for (int l = 0; l < kLanes; ++l) {
-#pragma GCC unroll 4
-            for (int p = 0; p < K::C / 2; ++p) {
-                const __m512i x_low = _mm512_load_si512(x.q[2 * p][l]);
-                const __m512i x_high = _mm512_load_si512(x.q[2 * p + 1][l]);
+        for (int c = 0; c < K::C; ++c) {
+            __m512i half[2][R];
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 8
-                for (int r = 0; r < R; ++r) {
-                    const typename K::W& w = rows[r][b];
-                    // x is the unsigned operand
-                    const __m512i high_up =
-                        sll(_mm512_dpbusd_epi32(zero, x_high, weight_four(w, 2 * p + 1, l)), 16);
-                    const __m512i w_low = weight_four(w, 2 * p, l);
-                    const __m512i pair =
-                        K::kFoursNonNegative
-                            ? _mm512_dpbusd_epi32(high_up, x_low, w_low)
-                            : _mm512_mask_blend_epi16(__mmask32(0xaaaaaaaau),
-                                                      _mm512_dpbusd_epi32(zero, x_low, w_low),
-                                                      high_up);
-                    sum[r] = _mm512_dpwssd_epi32(
-                        sum[r], pair, _mm512_set1_epi32(w.pair_scale[p][l >= 4 ? 1 : 0]));
+                for (int r = 0; r < R; ++r) half[h][r] = zero;
+#pragma GCC unroll 4
+                for (int l = 4 * h; l < 4 * h + 4; ++l) {
+                    const __m512i xq = _mm512_load_si512(x.q[c][l]);  // x is the unsigned operand
+#pragma GCC unroll 8
+                    for (int r = 0; r < R; ++r)
+                        half[h][r] =
+                            _mm512_dpbusd_epi32(half[h][r], xq, weight_four(rows[r][b], c, l));
+                }
+            }
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                const int32_t* scale = rows[r][b].scale;
+                if constexpr (K::kSubBlockLanes == 8) {
+                    sum[r] = add_scaled(sum[r], _mm512_add_epi32(half[0][r], half[1][r]), scale[c]);
+                } else {
+                    sum[r] = add_scaled(sum[r], half[0][r], scale[2 * c]);
+                    sum[r] = add_scaled(sum[r], half[1][r], scale[2 * c + 1]);
                 }
             }
         }
