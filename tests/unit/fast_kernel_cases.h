@@ -46,12 +46,7 @@ inline Case float_case(DType type, int64_t rows, int64_t cols, uint32_t seed, bo
         }
         std::memcpy(c.stored->data() + 2 * i, &bits, 2);
     }
-    c.w.name = c.name;
-    c.w.dtype = type;
-    c.w.rows = rows;
-    c.w.cols = cols;
-    c.w.data = c.stored->data();
-    c.w.owner = c.stored;
+    c.w = WeightTensor{c.name, type, rows, cols, c.stored->data(), c.stored};
     return c;
 }
 
@@ -77,12 +72,7 @@ inline Case q8_0_case(int64_t rows, int64_t cols, uint32_t seed) {
             c.reference[size_t(b * 32 + i)] = float(scale * q);
         }
     }
-    c.w.name = c.name;
-    c.w.dtype = DType::Q8_0;
-    c.w.rows = rows;
-    c.w.cols = cols;
-    c.w.data = c.stored->data();
-    c.w.owner = c.stored;
+    c.w = WeightTensor{c.name, DType::Q8_0, rows, cols, c.stored->data(), c.stored};
     return c;
 }
 

@@ -229,13 +229,12 @@ struct Q6_KBatch {
     // reordered 0 2 1 3 in each four.
     KVW_STEP static void unpack(const uint8_t* b, W& w) {
         w.d = half_at(b + 208);
-        const __m256i pairs = _mm256_shuffle_epi8(
-            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 192))),
-            _mm256_broadcastsi128_si256(
-                _mm_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15)));
-        _mm512_storeu_si512(
-            w.scale,
-            _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 192))));
+        const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 192));
+        _mm512_storeu_si512(w.scale, _mm512_cvtepi8_epi32(scales));
+        const __m256i pairs =
+            _mm256_shuffle_epi8(_mm256_cvtepi8_epi16(scales),
+                                _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                                    0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15)));
         const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
         __m256i corr = _mm256_setzero_si256();
         for (int h = 0; h < 2; ++h) {
