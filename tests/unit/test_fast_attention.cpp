@@ -87,6 +87,10 @@ std::vector<AttentionShape> shapes() {
         {190, 70, 8, 1, 36, 0, T::BF16, T::F16, false, false},      // a prefill, no mass
         {150, 40, 8, 2, 64, 0, T::F32, T::F16, true, true},         // a prefill with mass
         {40, 2, 4, 2, 256, 0, T::F16, T::F32, false, true},         // hd 256
+        // the AVX-512 decode's pairs of K/V heads: an odd count, hd 128, hd not a multiple of 16
+        {300, 1, 24, 3, 64, 0, T::F16, T::F16, true, true},    // three K/V heads
+        {129, 2, 8, 2, 128, 0, T::F16, T::BF16, false, true},  // two queries of four heads
+        {70, 1, 16, 2, 80, 0, T::BF16, T::F16, false, true},   // hd 80
     };
     all.insert(all.end(), more.begin(), more.end());
     return all;

@@ -77,10 +77,17 @@ struct FastAttentionChunk {
     }
 };
 
-// FastAttentionChunk::k_scratch's floats: the chunk's K rows as floats, then the values of the
-// (at most eight) queries' heads of one K/V head that a decode scores in eight lanes.
+// Floats of a chunk row of two K/V heads' values interleaved (the AVX-512 decode's scores,
+// fast_attention_lanes.inc), whole vectors of sixteen.
+constexpr int fast_attention_pair_stride(int hd) { return (2 * hd + 15) / 16 * 16; }
+
+// FastAttentionChunk::k_scratch's floats: the chunk's K rows as floats (all K/V heads, or two
+// interleaved), then the values of the (at most sixteen) query heads scored in the lanes of one
+// vector.
 constexpr size_t fast_attention_scratch_floats(int kv_dim, int hd) {
-    return size_t(kv_dim) * kFastAttentionChunkRows + size_t(hd) * 8;
+    const int row =
+        kv_dim > fast_attention_pair_stride(hd) ? kv_dim : fast_attention_pair_stride(hd);
+    return size_t(row) * kFastAttentionChunkRows + size_t(hd) * 16;
 }
 
 // K/V storage types a kernel reads directly.

@@ -88,6 +88,20 @@ struct Lanes {
         return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, set1(bound), _CMP_NLT_UQ), v);
     }
 
+    // Lanes 0 … 7 of a and b alternated into lo (a0 b0 a1 b1 …), lanes 8 … 15 into hi.
+    KVW_SIMD static void interleave(V a, V b, V& lo, V& hi) {
+        const __m512i first =
+            _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+        lo = _mm512_permutex2var_ps(a, first, b);
+        hi = _mm512_permutex2var_ps(a, _mm512_add_epi32(first, _mm512_set1_epi32(8)), b);
+    }
+    // The two floats at p in every pair of lanes (one load: vbroadcastsd).
+    KVW_SIMD static V broadcast_pair(const float* p) {
+        double two;
+        std::memcpy(&two, p, sizeof two);
+        return _mm512_castpd_ps(_mm512_set1_pd(two));
+    }
+
     // Sixteen rows of sixteen floats become sixteen columns, in place (r[c] holds column c):
     // pairs of rows interleaved, then pairs of pairs, then 128-bit quarters gathered twice.
     KVW_SIMD __attribute__((always_inline)) static void transpose(V (&r)[16]) {
