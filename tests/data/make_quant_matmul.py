@@ -27,6 +27,11 @@ CASES = [  # name, type, rows, cols
     ("q4_0_13x160", QT.Q4_0, 13, 160),
     ("q4_k_11x512", QT.Q4_K, 11, 512),
     ("q6_k_17x512", QT.Q6_K, 17, 512),
+    # Rows for the amx path's tiles of sixteen (fast_vnni_batch.cpp) on 1 to 3 threads, then
+    # fewer: 53 rows.
+    ("q4_0_53x160", QT.Q4_0, 53, 160),
+    ("q4_k_53x512", QT.Q4_K, 53, 512),
+    ("q6_k_53x768", QT.Q6_K, 53, 768),
     # Rows over several segments of the device mat-vec (256 columns), the last one short.
     ("q8_0_5x608", QT.Q8_0, 5, 608),
     ("q4_0_3x800", QT.Q4_0, 3, 800),

@@ -94,6 +94,8 @@ std::vector<double> fast_inputs(const Case& c, const std::vector<float>& x) {
 const char* missing_instructions(const QString& path) {
     for (const cpu::FastKernel& k : cpu::fast_kernels())
         if (QString::fromUtf8(k.name.data(), qsizetype(k.name.size())) == path && !k.cpu_has()) {
+            if (path == "amx") return "this CPU (or its OS) lacks AMX-INT8 tiles";
+            if (path == "vnni-bf16") return "this CPU is not a Zen 4 with AVX-512 BF16";
             if (path == "vnni") return "this CPU lacks AVX-512 F / BW / VL / VNNI";
             if (path == "avx-vnni") return "this CPU lacks AVX-VNNI";
             return "this CPU lacks AVX2 / FMA / F16C";
@@ -195,7 +197,7 @@ private slots:
             }
             ++checked;
         }
-        QCOMPARE(checked, 13);
+        QCOMPARE(checked, 16);
     }
 
     // The rounding is what separates the sets: against x unrounded the same products are
@@ -303,7 +305,7 @@ private slots:
 
     // The paths give the same bits: the integer lanes are exact and the float steps round
     // alike, BF16 also where products and partial sums are subnormal (flushed under MXCSR's
-    // DAZ / FTZ on every path).
+    // DAZ / FTZ on every path); for 5 tokens (the tiles) and 17 (the vnni and amx batches).
     void paths_give_the_same_bits() {
         std::vector<std::string> present;
         for (const cpu::FastKernel& k : cpu::fast_kernels())
@@ -312,16 +314,19 @@ private slots:
         std::vector<Case> cases = fast_cases();
         cases.push_back(float_case(DType::BF16, 19, 128, 5, true));
         for (const Case& c : cases) {
-            const std::vector<float> x = inputs(5, c.w.cols, 11);
-            FastCpuBackend first(2, present[0]);
-            const std::vector<float> expected = product(first, c, x, 5);
-            for (size_t p = 1; p < present.size(); ++p) {
-                FastCpuBackend other(2, present[p]);
-                QVERIFY2(same_bits(product(other, c, x, 5), expected),
-                         qPrintable(QString("%1: %2 differs from %3")
-                                        .arg(c.name.c_str())
-                                        .arg(present[p].c_str())
-                                        .arg(present[0].c_str())));
+            for (const int n : {5, 17}) {
+                const std::vector<float> x = inputs(n, c.w.cols, 11);
+                FastCpuBackend first(2, present[0]);
+                const std::vector<float> expected = product(first, c, x, n);
+                for (size_t p = 1; p < present.size(); ++p) {
+                    FastCpuBackend other(2, present[p]);
+                    QVERIFY2(same_bits(product(other, c, x, n), expected),
+                             qPrintable(QString("%1, %2 tokens: %3 differs from %4")
+                                            .arg(c.name.c_str())
+                                            .arg(n)
+                                            .arg(present[p].c_str())
+                                            .arg(present[0].c_str())));
+                }
             }
         }
     }

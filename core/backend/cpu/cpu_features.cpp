@@ -3,6 +3,10 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace kvw::cpu {
 
@@ -51,7 +55,31 @@ bool cpu_has_avx_vnni() {
     return cpu_has_avx2() && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) &&
            (eax & (1u << 4)) != 0;
 }
+
+bool cpu_has_amx_int8() {
+    static const bool granted = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        constexpr unsigned kTile = 1u << 24, kInt8 = 1u << 25;  // CPUID 7.0 EDX
+        if (!cpu_has_avx512_vnni() || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) ||
+            (edx & (kTile | kInt8)) != (kTile | kInt8))
+            return false;
+        // XCR0 bits 17 and 18: the OS saves the tile configuration and data
+        unsigned xcr0_low = 0, xcr0_high = 0;
+        asm volatile("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+        if ((xcr0_low & (3u << 17)) != (3u << 17)) return false;
+#if defined(__linux__)
+        // Linux hands the tile data to a process that asks (ARCH_REQ_XCOMP_PERM for
+        // XFEATURE_XTILEDATA); the grant holds for every thread of the process.
+        constexpr long kReqXcompPerm = 0x1023, kXtileData = 18;
+        return syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
 #else
+        return false;
+#endif
+    }();
+    return granted;
+}
+#else
+bool cpu_has_amx_int8() { return false; }
 bool cpu_has_avx2() { return false; }
 bool cpu_has_avx512() { return false; }
 bool cpu_has_avx512_vnni() { return false; }

@@ -22,13 +22,13 @@ namespace kvw {
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
 // reference's by the rounding of x (about 2^-8 of each element for int8 and bf16) and, for
 // F16 / BF16, by the order of the sums. It is deterministic all the same: the same bits for any
-// thread count and any batch split, and the same bits on each of its paths (AVX-512 VNNI,
+// thread count and any batch split, and the same bits on each of its paths (AMX, AVX-512 VNNI,
 // AVX-VNNI, AVX2; the attention on AVX-512 or AVX2), so on every machine with AVX2.
 class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";
 
-    // `path` names one of cpu::fast_kernels() ("vnni-bf16", "vnni", "avx-vnni", "avx2";
+    // `path` names one of cpu::fast_kernels() ("amx", "vnni-bf16", "vnni", "avx-vnni", "avx2";
     // std::invalid_argument when unknown or when this CPU lacks it), which picks the attention
     // kernel too; empty picks the fastest this CPU runs.
     explicit FastCpuBackend(int threads = 0, std::string_view path = {});

@@ -81,6 +81,15 @@ void fast_rows_vnni_bf16(const WeightTensor& w, const void* x, int n, float* y, 
 inline constexpr int kVnniBatchTokens = 8;
 bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                      int64_t row_end);
+// The vnni path with its batches of the block types on AMX tiles (fast_vnni_batch.cpp), on CPUs
+// with AMX-INT8 whose OS grants the tiles (cpu_has_amx_int8): tile products sum a block (Q8_0 /
+// Q4_0) or a block's bytes of scale · w (Q4_K / Q6_K) for sixteen rows × sixteen tokens, exact
+// integers, so the vnni path's bits.
+void fast_rows_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                   int64_t row_end);
+// Those batches (from kVnniBatchTokens tokens on); false (nothing computed) for the other types.
+bool fast_batch_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                    int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
 // Lake and later client cores, Zen 5 desktop): vpdpbusd / vpdpwssd as the vnni path uses them.
 void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
@@ -88,7 +97,7 @@ void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, i
 #endif
 
 struct FastKernel {
-    std::string_view name;  // "vnni-bf16", "vnni", "avx-vnni", "avx2"
+    std::string_view name;  // "amx", "vnni-bf16", "vnni", "avx-vnni", "avx2"
     bool (*cpu_has)();
     FastRowsFn fn;
     // The attention kernel of the same vector width (fast_attention.h); all give the same bits.

@@ -40,6 +40,10 @@
 #include "core/math/dequant.h"
 
 #define KVW_SIMD __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
+// the amx path's tile products (below)
+#define KVW_AMX                                                                              \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c,amx-tile,amx-" \
+                          "int8")))
 // the steps inside a tile's loops, which GCC -O2 would otherwise call
 #define KVW_STEP KVW_SIMD inline __attribute__((always_inline))
 
@@ -363,6 +367,36 @@ KVW_STEP void block_sums(const typename K::W* const* rows, int64_t b, const XBlo
     }
 }
 
+// A row's outputs for sixteen tokens after block b, whose int32 I is `sum`: the promised float
+// steps, acc = fma(d_w · d_x, float(I), acc), for Q4_K then acc = fnmadd(dmin · d_x, float(M),
+// acc).
+template <class K, class W>
+KVW_STEP void block_step(__m512& acc, const W& w, const XBlock<K>& x, __m512 dx, __m512i sum) {
+    acc = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.d), dx), to_float(sum), acc);
+    if constexpr (K::kMins) {
+        __m512i m = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; ++p)
+            m = _mm512_dpwssd_epi32(m, _mm512_load_si512(x.sum_pairs.v[p]),
+                                    _mm512_set1_epi32(w.min_pair[p]));
+        acc = _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.dmin), dx), to_float(m), acc);
+    }
+}
+
+// acc[r], row row_of[r]'s outputs for tokens t0 …, into y[t · y_stride + row] for the `valid`
+// tokens.
+template <int R>
+KVW_STEP void store_outputs(const __m512 (&acc)[R], const int64_t* row_of, int64_t t0, int valid,
+                            float* y, int64_t y_stride) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+        alignas(64) float out[kTokens];
+        _mm512_store_ps(out, acc[r]);
+        for (int t = 0; t < std::min(kTokens, valid); ++t)
+            y[(t0 + t) * y_stride + row_of[r]] = out[t];
+    }
+}
+
 // R unpacked weight rows (blocks of them) × the sixteen tokens of xs (tokens t0 ..): acc[r] row
 // r's outputs for the sixteen tokens, the promised float steps per block; then stored into
 // y[t · y_stride + row] for the `valid` tokens.
@@ -378,28 +412,161 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
         __m512i sum[R];
         block_sums<K, R>(rows, b, x, sum);
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) {
-            const typename K::W& w = rows[r][b];
-            acc[r] =
-                _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.d), dx), to_float(sum[r]), acc[r]);
-            if constexpr (K::kMins) {
-                __m512i m = _mm512_setzero_si512();
-#pragma GCC unroll 4
-                for (int p = 0; p < 4; ++p)
-                    m = _mm512_dpwssd_epi32(m, _mm512_load_si512(x.sum_pairs.v[p]),
-                                            _mm512_set1_epi32(w.min_pair[p]));
-                acc[r] = _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_set1_ps(w.dmin), dx), to_float(m),
-                                          acc[r]);
-            }
+        for (int r = 0; r < R; ++r) block_step(acc[r], rows[r][b], x, dx, sum[r]);
+    }
+    store_outputs<R>(acc, row_of, t0, valid, y, y_stride);
+}
+
+// The amx path (fast_kernels.h): Intel's AMX tiles give the same I for sixteen unpacked rows ×
+// sixteen tokens, from the rows' bytes (tile A, sixteen rows a row of blocks apart) and the
+// tokens' x as lay_out makes it, whose lanes of four elements by sixteen tokens are the rows of
+// tile B. Q8_0 / Q4_0: one tdpbusd a block (unsigned weights, signed x), its sums then stepped
+// as the vnni batches step them. Q4_K / Q6_K: the tiles cannot scale a sub-block, so the rows
+// are unpacked with each element times its sub-block's scale, w' = scale · w (|w'| <= 4,096),
+// split into bytes w' = 256 · hi + lo: I = corr + 256 · Σ hi · x + Σ lo · x over the block, two
+// sums of four tdpbuud / tdpbsud (K = 64) each (x + 128 unsigned), exact. Every type's sums
+// are then stored and read by the vector steps a block behind the tiles: a vector load of what
+// a tile store has just written waits for the store.
+constexpr int kAmxRows = 16;
+
+// A Q4_K / Q6_K block for the tiles: w' = scale · w's low bytes and high bytes in element
+// order, and the scales, correction and mins as the vnni batches' W has them.
+struct AmxBlock256 {
+    uint8_t lo[256];
+    int8_t hi[256];
+    float d, dmin;
+    int32_t corr;
+    int32_t min_pair[4];
+};
+
+template <class K>
+using AmxW = std::conditional_t<K::C == 1, typename K::W, AmxBlock256>;
+
+template <class K>
+KVW_STEP void amx_unpack(const uint8_t* b, AmxW<K>& out) {
+    if constexpr (K::C == 1) {
+        K::unpack(b, out);
+    } else {
+        typename K::W w;
+        K::unpack(b, w);
+        out.d = w.d;
+        out.corr = w.corr;
+        if constexpr (K::kMins) {
+            out.dmin = w.dmin;
+            std::memcpy(out.min_pair, w.min_pair, sizeof out.min_pair);
+        }
+        constexpr bool kSigned = std::is_signed_v<std::remove_extent_t<decltype(w.q)>>;
+        constexpr __mmask32 kAll32 = 0xffffffffu;
+        for (int c = 0; c < K::C; ++c) {
+            const __m256i bytes = load32(reinterpret_cast<const uint8_t*>(w.q) + 32 * c);
+            const __m512i q = kSigned ? _mm512_maskz_cvtepi8_epi16(kAll32, bytes)
+                                      : _mm512_maskz_cvtepu8_epi16(kAll32, bytes);
+            // Q4_K: one scale a chunk; Q6_K: one a half
+            const __m512i scales =
+                K::kSubBlockLanes == 8
+                    ? _mm512_set1_epi16(int16_t(w.scale[c]))
+                    : _mm512_mask_blend_epi16(0xffff0000u,
+                                              _mm512_set1_epi16(int16_t(w.scale[2 * c])),
+                                              _mm512_set1_epi16(int16_t(w.scale[2 * c + 1])));
+            const __m512i v = _mm512_mullo_epi16(q, scales);
+            store32(out.lo + 32 * c, _mm512_maskz_cvtepi16_epi8(kAll32, v));
+            store32(reinterpret_cast<uint8_t*>(out.hi) + 32 * c,
+                    _mm512_maskz_cvtepi16_epi8(kAll32, _mm512_maskz_srai_epi16(kAll32, v, 8)));
         }
     }
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-        alignas(64) float out[kTokens];
-        _mm512_store_ps(out, acc[r]);
-        for (int t = 0; t < std::min(kTokens, valid); ++t)
-            y[(t0 + t) * y_stride + row_of[r]] = out[t];
+}
+
+// Sums of a block per row and token: one (Q8_0 / Q4_0) or two, lo's and hi's (Q4_K / Q6_K)
+template <class K>
+constexpr int kAmxSums = K::C == 1 ? 1 : 2;
+
+struct alignas(64) TileConfig {
+    uint8_t palette = 1, start_row = 0;
+    uint8_t reserved[14] = {};
+    uint16_t colsb[16] = {};
+    uint8_t rows[16] = {};
+};
+
+// Q8_0 / Q4_0: tile 0 the sums (16 rows × 16 int32), 1 the weights (16 rows × 32 bytes), 2 x (8
+// rows of 16 tokens' four bytes). Q4_K / Q6_K: tiles 0 and 1 the sums of lo and hi, 2 and 3 lo
+// and hi (16 rows × 64 bytes), 4 x (16 rows of 16 tokens' four bytes).
+template <class K>
+KVW_AMX void amx_configure() {
+    TileConfig c;
+    constexpr int kTiles = K::C == 1 ? 3 : 5;
+    for (int t = 0; t < kTiles; ++t) {
+        c.rows[t] = kAmxRows;
+        c.colsb[t] = 4 * kTokens;
     }
+    if constexpr (K::C == 1) {
+        c.colsb[1] = 32;
+        c.rows[2] = 8;
+    }
+    // (GCC 12's _tile_loadconfig tells the compiler it reads 8 bytes, so the stores of the
+    // fields after them were dropped and the tiles faulted: the whole struct as the operand)
+    asm volatile("ldtilecfg %0" : : "m"(c));
+}
+
+KVW_AMX void amx_release() { _tile_release(); }
+
+// Block b's sums for the kAmxRows rows × sixteen tokens into `into` (row r's sixteen int32 of
+// sum s at into[s][r]).
+template <class K>
+KVW_AMX inline __attribute__((always_inline)) void amx_sums(const AmxW<K>* rows, int64_t b,
+                                                            size_t row_bytes, const XBlock<K>& x,
+                                                            int32_t (*into)[kAmxRows][kTokens]) {
+    constexpr size_t kStride = 4 * kTokens;  // bytes of a row of x's tile and of the sums'
+    const auto* x_bytes = reinterpret_cast<const uint8_t*>(x.q);
+    if constexpr (K::C == 1) {
+        _tile_zero(0);
+        _tile_loadd(1, rows[b].q, row_bytes);
+        _tile_loadd(2, x_bytes, kStride);
+        _tile_dpbusd(0, 1, 2);
+        _tile_stored(0, into[0], kStride);
+    } else {
+        _tile_zero(0);
+        _tile_zero(1);
+        for (int k = 0; k < 256; k += 64) {
+            _tile_loadd(2, rows[b].lo + k, row_bytes);
+            _tile_loadd(3, rows[b].hi + k, row_bytes);
+            _tile_loadd(4, x_bytes + k / 4 * kStride, kStride);
+            _tile_dpbuud(0, 2, 4);
+            _tile_dpbsud(1, 3, 4);
+        }
+        _tile_stored(0, into[0], kStride);
+        _tile_stored(1, into[1], kStride);
+    }
+}
+
+// kAmxRows unpacked rows, `blocks` blocks each and a row's blocks apart, × the sixteen tokens of
+// xs (tokens t0 ..), as `tile` computes them; the tiles a block ahead of the vector steps.
+template <class K>
+KVW_AMX void amx_tile(const AmxW<K>* rows, int64_t blocks, const int64_t* row_of,
+                      const XBlock<K>* xs, int64_t t0, int valid, float* y, int64_t y_stride) {
+    const size_t row_bytes = size_t(blocks) * sizeof(AmxW<K>);
+    alignas(64) int32_t sums[2][kAmxSums<K>][kAmxRows][kTokens];
+    __m512 acc[kAmxRows];
+#pragma GCC unroll 16
+    for (int r = 0; r < kAmxRows; ++r) acc[r] = _mm512_setzero_ps();
+    amx_sums<K>(rows, 0, row_bytes, xs[0], sums[0]);
+    for (int64_t b = 0; b < blocks; ++b) {
+        if (b + 1 < blocks) amx_sums<K>(rows, b + 1, row_bytes, xs[b + 1], sums[(b + 1) % 2]);
+        const XBlock<K>& x = xs[b];
+        int32_t(*const block)[kAmxRows][kTokens] = sums[b % 2];
+        const __m512 dx = _mm512_load_ps(x.d);
+        for (int r = 0; r < kAmxRows; ++r) {
+            const AmxW<K>& w = rows[r * blocks + b];
+            __m512i sum;
+            if constexpr (K::C == 1)
+                sum = _mm512_add_epi32(_mm512_load_si512(x.corr.v), _mm512_load_si512(block[0][r]));
+            else
+                sum = _mm512_add_epi32(
+                    _mm512_add_epi32(_mm512_set1_epi32(w.corr), _mm512_load_si512(block[0][r])),
+                    sll(_mm512_load_si512(block[1][r]), 8));
+            block_step(acc[r], w, x, dx, sum);
+        }
+    }
+    store_outputs<kAmxRows>(acc, row_of, t0, valid, y, y_stride);
 }
 
 // A row's blocks unpacked (here, where the steps inline; not in the lambda below, which lacks
@@ -407,6 +574,10 @@ KVW_SIMD void tile(const typename K::W* const* rows, const int64_t* row_of, cons
 template <class K>
 KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, typename K::W* out) {
     for (int64_t b = 0; b < blocks; ++b) K::unpack(row + b * K::kBytes, out[b]);
+}
+template <class K>
+KVW_SIMD void amx_unpack_row(const uint8_t* row, int64_t blocks, AmxW<K>* out) {
+    for (int64_t b = 0; b < blocks; ++b) amx_unpack<K>(row + b * K::kBytes, out[b]);
 }
 
 // x laid out per call, a chunk of tokens whose layout fits kChunkBytes (in L2 while every row
@@ -417,9 +588,12 @@ KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, typename K::W* out)
 // once per chunk beat unpacking per vector by 1.1-1.3×.
 constexpr int64_t kChunkBytes = 768 << 10;  // 256 KiB and 1.5 MiB were slower on 5632 columns
 
-template <class K, int R>
+// With kAmx (R = kAmxRows) the row tiles are amx_tile's, the rows left over tiles of four and
+// one.
+template <class K, int R, bool kAmx = false>
 KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int64_t row_begin,
                     int64_t row_end) {
+    static_assert(!kAmx || R == kAmxRows);
     const auto* x = static_cast<const typename K::Act*>(xv);
     const int64_t blocks = w.cols / (32 * K::C);
     const int64_t groups = (n + kTokens - 1) / kTokens;
@@ -427,32 +601,65 @@ KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int6
         std::max<int64_t>(1, kChunkBytes / (blocks * int64_t(sizeof(XBlock<K>))));
     thread_local std::vector<XBlock<K>> laid;
     thread_local std::vector<typename K::W> unpacked;
+    thread_local std::vector<AmxW<K>> amx_unpacked;
     laid.resize(size_t(std::min(groups, per_chunk) * blocks));
-    unpacked.resize(size_t(R * blocks));
+    unpacked.resize(size_t(std::min(R, 4) * blocks));
+    if constexpr (kAmx) amx_unpacked.resize(size_t(kAmxRows * blocks));
     for (int64_t g0 = 0; g0 < groups; g0 += per_chunk) {
         const int64_t g1 = std::min(groups, g0 + per_chunk);
         for (int64_t g = g0; g < g1; ++g)
             lay_out<K>(x, blocks, g * kTokens, n, laid.data() + (g - g0) * blocks);
         const auto rows_from = [&]<int RR>(int64_t r0) {
-            const typename K::W* rows[RR];
             int64_t row_of[RR];
-            for (int i = 0; i < RR; ++i) {
-                row_of[i] = r0 + i;
-                typename K::W* out = unpacked.data() + i * blocks;
-                unpack_row<K>(w.row_ptr(r0 + i), blocks, out);
-                rows[i] = out;
+            for (int i = 0; i < RR; ++i) row_of[i] = r0 + i;
+            if constexpr (kAmx && RR == kAmxRows) {
+                for (int i = 0; i < RR; ++i)
+                    amx_unpack_row<K>(w.row_ptr(r0 + i), blocks, amx_unpacked.data() + i * blocks);
+                for (int64_t g = g0; g < g1; ++g)
+                    amx_tile<K>(amx_unpacked.data(), blocks, row_of,
+                                laid.data() + (g - g0) * blocks, g * kTokens, int(n - g * kTokens),
+                                y, w.rows);
+            } else {
+                const typename K::W* rows[RR];
+                for (int i = 0; i < RR; ++i) {
+                    typename K::W* out = unpacked.data() + i * blocks;
+                    unpack_row<K>(w.row_ptr(r0 + i), blocks, out);
+                    rows[i] = out;
+                }
+                for (int64_t g = g0; g < g1; ++g)
+                    tile<K, RR>(rows, row_of, laid.data() + (g - g0) * blocks, blocks, g * kTokens,
+                                int(n - g * kTokens), y, w.rows);
             }
-            for (int64_t g = g0; g < g1; ++g)
-                tile<K, RR>(rows, row_of, laid.data() + (g - g0) * blocks, blocks, g * kTokens,
-                            int(n - g * kTokens), y, w.rows);
         };
         int64_t r = row_begin;
         for (; r + R <= row_end; r += R) rows_from.template operator()<R>(r);
+        if constexpr (R > 4)
+            for (; r + 4 <= row_end; r += 4) rows_from.template operator()<4>(r);
         for (; r < row_end; ++r) rows_from.template operator()<1>(r);
     }
 }
 
+// The amx path's batches: the tile configured for K on this thread while they run.
+template <class K>
+KVW_SIMD void amx_batch(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                        int64_t row_end) {
+    amx_configure<K>();
+    batch<K, kAmxRows, true>(w, x, n, y, row_begin, row_end);
+    amx_release();
+}
+
 }  // namespace
+
+bool fast_batch_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                    int64_t row_end) {
+    switch (w.dtype) {
+        case DType::Q8_0: amx_batch<Q8_0Batch>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_0: amx_batch<Q4_0Batch>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q4_K: amx_batch<Q4_KBatch>(w, x, n, y, row_begin, row_end); return true;
+        case DType::Q6_K: amx_batch<Q6_KBatch>(w, x, n, y, row_begin, row_end); return true;
+        default: return false;
+    }
+}
 
 bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                      int64_t row_end) {
