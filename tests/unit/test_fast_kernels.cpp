@@ -513,6 +513,13 @@ private slots:
         QVERIFY(std::find(names.begin(), names.end(), "cpu:fast") != names.end());
         QCOMPARE(std::string(create_backend("cpu:fast", 1)->name()), std::string("cpu:fast"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, FastCpuBackend(1, "sse9"));
+        // its device names the path it runs, so a benchmark says which kernels it measured
+        for (const cpu::FastKernel& k : cpu::fast_kernels())
+            if (k.cpu_has()) {
+                const std::string device = FastCpuBackend(1, k.name).device().name;
+                QVERIFY2(device.find(std::string(k.name) + " kernels") != std::string::npos,
+                         device.c_str());
+            }
     }
 
     // The price of the rounding in quality: on the embedded model, its matrices stored in each

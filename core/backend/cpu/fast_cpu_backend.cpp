@@ -54,6 +54,12 @@ FastCpuBackend::FastCpuBackend(int threads, std::string_view path) : HostBackend
 #endif
 }
 
+BackendDevice FastCpuBackend::device() const {
+    BackendDevice d = HostBackend::device();
+    d.name += ", " + std::string(path_name_) + " kernels";
+    return d;
+}
+
 bool FastCpuBackend::available(std::string& why) {
     for (const cpu::FastKernel& k : cpu::fast_kernels())
         if (k.cpu_has()) return true;

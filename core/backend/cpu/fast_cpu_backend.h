@@ -34,6 +34,9 @@ public:
     explicit FastCpuBackend(int threads = 0, std::string_view path = {});
 
     std::string_view name() const override { return kName; }
+    // the host's, naming the path ("host CPU, 2 threads, amx kernels"): which kernels a
+    // benchmark ran (`kvw bench decode`, `kvw info`)
+    BackendDevice device() const override;
     void matmul(const WeightTensor& w, const float* x, int n, float* y) override;
     // fast_cpu_attention.cpp
     void attention(const AttentionCall& call) override;
