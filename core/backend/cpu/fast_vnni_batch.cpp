@@ -41,9 +41,8 @@
 
 #define KVW_SIMD __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c")))
 // the amx path's tile products (below)
-#define KVW_AMX                                                                              \
-    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c,amx-tile,amx-" \
-                          "int8")))
+#define KVW_AMX_ISA "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma,f16c,amx-tile,amx-int8"
+#define KVW_AMX __attribute__((target(KVW_AMX_ISA)))
 // the steps inside a tile's loops, which GCC -O2 would otherwise call
 #define KVW_STEP KVW_SIMD inline __attribute__((always_inline))
 
@@ -442,37 +441,34 @@ struct AmxBlock256 {
 template <class K>
 using AmxW = std::conditional_t<K::C == 1, typename K::W, AmxBlock256>;
 
+// A Q4_K / Q6_K block unpacked as the vnni batches unpack it, then its w' split (Q8_0 / Q4_0
+// take their W as it is: unpack_row).
 template <class K>
-KVW_STEP void amx_unpack(const uint8_t* b, AmxW<K>& out) {
-    if constexpr (K::C == 1) {
-        K::unpack(b, out);
-    } else {
-        typename K::W w;
-        K::unpack(b, w);
-        out.d = w.d;
-        out.corr = w.corr;
-        if constexpr (K::kMins) {
-            out.dmin = w.dmin;
-            std::memcpy(out.min_pair, w.min_pair, sizeof out.min_pair);
-        }
-        constexpr bool kSigned = std::is_signed_v<std::remove_extent_t<decltype(w.q)>>;
-        constexpr __mmask32 kAll32 = 0xffffffffu;
-        for (int c = 0; c < K::C; ++c) {
-            const __m256i bytes = load32(reinterpret_cast<const uint8_t*>(w.q) + 32 * c);
-            const __m512i q = kSigned ? _mm512_maskz_cvtepi8_epi16(kAll32, bytes)
-                                      : _mm512_maskz_cvtepu8_epi16(kAll32, bytes);
-            // Q4_K: one scale a chunk; Q6_K: one a half
-            const __m512i scales =
-                K::kSubBlockLanes == 8
-                    ? _mm512_set1_epi16(int16_t(w.scale[c]))
-                    : _mm512_mask_blend_epi16(0xffff0000u,
-                                              _mm512_set1_epi16(int16_t(w.scale[2 * c])),
-                                              _mm512_set1_epi16(int16_t(w.scale[2 * c + 1])));
-            const __m512i v = _mm512_mullo_epi16(q, scales);
-            store32(out.lo + 32 * c, _mm512_maskz_cvtepi16_epi8(kAll32, v));
-            store32(reinterpret_cast<uint8_t*>(out.hi) + 32 * c,
-                    _mm512_maskz_cvtepi16_epi8(kAll32, _mm512_maskz_srai_epi16(kAll32, v, 8)));
-        }
+KVW_STEP void amx_unpack(const uint8_t* b, AmxBlock256& out) {
+    typename K::W w;
+    K::unpack(b, w);
+    out.d = w.d;
+    out.corr = w.corr;
+    if constexpr (K::kMins) {
+        out.dmin = w.dmin;
+        std::memcpy(out.min_pair, w.min_pair, sizeof out.min_pair);
+    }
+    constexpr bool kSigned = std::is_signed_v<std::remove_extent_t<decltype(w.q)>>;
+    constexpr __mmask32 kAll32 = 0xffffffffu;
+    for (int c = 0; c < K::C; ++c) {
+        const __m256i bytes = load32(reinterpret_cast<const uint8_t*>(w.q) + 32 * c);
+        const __m512i q = kSigned ? _mm512_maskz_cvtepi8_epi16(kAll32, bytes)
+                                  : _mm512_maskz_cvtepu8_epi16(kAll32, bytes);
+        // Q4_K: one scale a chunk; Q6_K: one a half
+        const __m512i scales =
+            K::kSubBlockLanes == 8
+                ? _mm512_set1_epi16(int16_t(w.scale[c]))
+                : _mm512_mask_blend_epi16(0xffff0000u, _mm512_set1_epi16(int16_t(w.scale[2 * c])),
+                                          _mm512_set1_epi16(int16_t(w.scale[2 * c + 1])));
+        const __m512i v = _mm512_mullo_epi16(q, scales);
+        store32(out.lo + 32 * c, _mm512_maskz_cvtepi16_epi8(kAll32, v));
+        store32(reinterpret_cast<uint8_t*>(out.hi) + 32 * c,
+                _mm512_maskz_cvtepi16_epi8(kAll32, _mm512_maskz_srai_epi16(kAll32, v, 8)));
     }
 }
 
@@ -570,14 +566,15 @@ KVW_AMX void amx_tile(const AmxW<K>* rows, int64_t blocks, const int64_t* row_of
 }
 
 // A row's blocks unpacked (here, where the steps inline; not in the lambda below, which lacks
-// the target)
-template <class K>
-KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, typename K::W* out) {
-    for (int64_t b = 0; b < blocks; ++b) K::unpack(row + b * K::kBytes, out[b]);
-}
-template <class K>
-KVW_SIMD void amx_unpack_row(const uint8_t* row, int64_t blocks, AmxW<K>* out) {
-    for (int64_t b = 0; b < blocks; ++b) amx_unpack<K>(row + b * K::kBytes, out[b]);
+// the target), as K::W or, for the amx tiles of Q4_K / Q6_K, as AmxBlock256
+template <class K, class W>
+KVW_SIMD void unpack_row(const uint8_t* row, int64_t blocks, W* out) {
+    for (int64_t b = 0; b < blocks; ++b) {
+        if constexpr (std::is_same_v<W, typename K::W>)
+            K::unpack(row + b * K::kBytes, out[b]);
+        else
+            amx_unpack<K>(row + b * K::kBytes, out[b]);
+    }
 }
 
 // x laid out per call, a chunk of tokens whose layout fits kChunkBytes (in L2 while every row
@@ -614,7 +611,7 @@ KVW_SIMD void batch(const WeightTensor& w, const void* xv, int n, float* y, int6
             for (int i = 0; i < RR; ++i) row_of[i] = r0 + i;
             if constexpr (kAmx && RR == kAmxRows) {
                 for (int i = 0; i < RR; ++i)
-                    amx_unpack_row<K>(w.row_ptr(r0 + i), blocks, amx_unpacked.data() + i * blocks);
+                    unpack_row<K>(w.row_ptr(r0 + i), blocks, amx_unpacked.data() + i * blocks);
                 for (int64_t g = g0; g < g1; ++g)
                     amx_tile<K>(amx_unpacked.data(), blocks, row_of,
                                 laid.data() + (g - g0) * blocks, g * kTokens, int(n - g * kTokens),
