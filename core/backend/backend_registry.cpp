@@ -111,7 +111,10 @@ std::string resolve_backend(std::string_view name) {
 }
 
 std::string numeric_set(std::string_view name) {
-    if (name == FastCpuBackend::kName) return std::string(name);
+    if (name == FastCpuBackend::kName) {
+        std::string why;
+        return FastCpuBackend::available(why) ? FastCpuBackend::numeric_set() : std::string(name);
+    }
     if (name == "cpu" || name.starts_with(kCpuPrefix)) return "cpu";
     return std::string(name);
 }

@@ -42,10 +42,12 @@ std::optional<std::string> usable_accelerator(std::string& reasons);
 // with a log line saying which and why. Any other name comes back as it is.
 std::string resolve_backend(std::string_view name);
 
-// The numeric set a backend belongs to: backends of one set compute the same numbers for the
-// same model, so state hashes recorded on one hold on another. "cpu" for the reference family
-// (`cpu` and its pinned kernels, which sum in their own lane orders all the same), `cpu:fast`,
-// and any other backend on its own ("cuda").
+// The numeric set a backend belongs to on this machine: backends of one set compute the same
+// numbers for the same model, so state hashes recorded on one hold on another. "cpu" for the
+// reference family (`cpu` and its pinned kernels, which sum in their own lane orders all the
+// same), `cpu:fast` ("cpu:fast+tdpbf16ps" where its fastest path sums BF16 weights on AMX tiles:
+// FastCpuBackend::numeric_set), and any other backend on its own ("cuda"). A trace's header
+// records it as its recording machine saw it ("numerics").
 std::string numeric_set(std::string_view name);
 
 // A name of backend_names() or "auto" (resolve_backend). `cpu_threads` sizes a CPU backend's

@@ -163,16 +163,24 @@ void choose_backend(const Trace& trace, const std::optional<std::string>& told,
                                     "): replay it on another (--backend NAME)");
     if (told) options.backend = resolve_backend(*told);
     report.backend = options.backend;
-    if (recorded == options.backend) return;
-    if (numeric_set(recorded) != numeric_set(options.backend)) {
+    // The numbers the recording machine computed (a header from before "numerics": as this
+    // machine computes the recorded backend's)
+    const JsonFields header(trace.events().front());
+    const std::string recorded_numerics =
+        header.has("numerics") ? header.get<std::string>("numerics") : numeric_set(recorded);
+    const std::string numerics = numeric_set(options.backend);
+    if (recorded_numerics != numerics) {
         report.other_numerics = true;
+        report.recorded_numerics = recorded_numerics;
+        report.numerics = numerics;
         report.state_hashes_compared = false;
         spdlog::warn(
-            "{}: recorded on {}, replayed on {}, which computes other numbers: its state hashes "
+            "{}: recorded on {} ({} numbers), replayed on {} ({} numbers here): its state hashes "
             "are not compared, its tokens and other outcomes are",
-            trace.source(), recorded, options.backend);
+            trace.source(), recorded, recorded_numerics, options.backend, numerics);
         return;
     }
+    if (recorded == options.backend) return;
     spdlog::warn(
         "{}: recorded on {}, replayed on {}, of the same numeric set: its state hashes are "
         "compared, and differ where the two kernels sum in other lane orders",
@@ -217,8 +225,9 @@ std::unique_ptr<Session> session_replayed(const Trace& trace, const ReplayTarget
 std::string hashes_not_compared(const ReplayReport& report) {
     if (report.state_hashes_compared) return "";
     if (report.other_numerics)
-        return "not its state hashes: recorded on " + report.recorded_backend + ", replayed on " +
-               report.backend + ", which computes other numbers";
+        return "not its state hashes: recorded on " + report.recorded_backend + " (" +
+               report.recorded_numerics + " numbers), replayed on " + report.backend + " (" +
+               report.numerics + " numbers here), which computes other numbers";
     return "not its FNV-1a state hashes, from before XXH64";
 }
 

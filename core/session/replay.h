@@ -38,9 +38,13 @@ struct ReplayReport {
     std::string recorded_backend;
     std::string backend;
     // True when the replay started on a backend of another numeric set than the recorded one
-    // (numeric_set(), ARCHITECTURE §18.1): its state hashes were not compared
-    // (state_hashes_compared is false), its tokens and other outcomes were.
+    // (numeric_set(), ARCHITECTURE §18.1; the header's "numerics", as the recording machine
+    // computed them, against this machine's): its state hashes were not compared
+    // (state_hashes_compared is false), its tokens and other outcomes were. Then the two sets,
+    // which name the difference also where the backends' names are one ("cpu:fast+tdpbf16ps"
+    // recorded on an AMX machine, "cpu:fast" here).
     bool other_numerics = false;
+    std::string recorded_numerics, numerics;
     std::vector<ReplayMismatch> mismatches;
     bool ok() const { return mismatches.empty(); }
 };

@@ -27,6 +27,9 @@ nlohmann::json trace_header(const SessionOptions& o) {
                         {"state_hash", state_hash_name(o.state_hash)},
                         {"model", o.model},
                         {"backend", o.backend},
+                        // the backend's numbers as this machine computes them (numeric_set): a
+                        // replay elsewhere compares state hashes only where it computes the same
+                        {"numerics", numeric_set(o.backend)},
                         {"capacity", o.capacity},
                         {"rope_policy", rope_policy_name(o.rope_policy)},
                         {"layout", cache_layout_name(o.layout)},

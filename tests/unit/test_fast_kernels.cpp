@@ -4,7 +4,8 @@
 // with x rounded as the set rounds it for the type: int8 blocks as llama.cpp rounds them, bf16 for
 // BF16, none for F16 (the roundings written out below, not the code under test's); F16 / BF16 and
 // Q8_0 / Q4_0 bit for bit in the order fast_kernels.h promises, written plainly
-// (fast_kernel_cases.h); the paths give the same bits; the results are bitwise equal across thread
+// (fast_kernel_cases.h), BF16 on AMX tiles in tdpbf16ps's own order; the paths give the same bits
+// (BF16 among the paths that sum it in lanes); the results are bitwise equal across thread
 // counts and batch sizes; what the set leaves to the reference kernels is the reference's; and the
 // embedded model's perplexity on a held-out text moves by less than 0.5 %.
 #include <QtTest>
@@ -94,7 +95,7 @@ std::vector<double> fast_inputs(const Case& c, const std::vector<float>& x) {
 const char* missing_instructions(const QString& path) {
     for (const cpu::FastKernel& k : cpu::fast_kernels())
         if (QString::fromUtf8(k.name.data(), qsizetype(k.name.size())) == path && !k.cpu_has()) {
-            if (path == "amx") return "this CPU (or its OS) lacks AMX-INT8 tiles";
+            if (path == "amx") return "this CPU (or its OS) lacks AMX-INT8 / AMX-BF16 tiles";
             if (path == "vnni-bf16") return "this CPU is not a Zen 4 with AVX-512 BF16";
             if (path == "vnni") return "this CPU lacks AVX-512 F / BW / VL / VNNI";
             if (path == "avx-vnni") return "this CPU lacks AVX-VNNI";
@@ -135,7 +136,44 @@ double held_out_perplexity(const std::shared_ptr<const Model>& model, Backend& b
     return perplexity(tokens, bos, {128, 128}, scorer).perplexity();
 }
 
+// How `path` sums BF16 weights (cpu::FastKernel::bf16).
+cpu::Bf16Sums bf16_sums_of(std::string_view path) {
+    for (const cpu::FastKernel& k : cpu::fast_kernels())
+        if (k.name == path) return k.bf16;
+    return cpu::Bf16Sums::Lanes;
+}
+
 #if defined(__x86_64__)
+struct alignas(64) AmxConfig {
+    uint8_t palette = 1, start_row = 0;
+    uint8_t reserved[14] = {};
+    uint16_t colsb[16] = {};
+    uint8_t rows[16] = {};
+};
+
+// One output as AMX-BF16 computes it by the instruction's definition: a tile of one sum (1 × 1)
+// from zero, tdpbf16ps chunk after chunk with a tile A of the row's one chunk of 32 bf16 and a
+// tile B of x's (sixteen rows of one pair); no tile of sixteen rows or tokens as the kernel
+// uses. cpu::cpu_has_amx() must have been true (it asks the OS for the tiles).
+__attribute__((target("amx-tile,amx-bf16"))) float tdpbf16ps_sum(const uint16_t* w,
+                                                                 const uint16_t* x, int64_t cols) {
+    AmxConfig config;
+    config.rows[0] = 1, config.colsb[0] = 4;   // the sum
+    config.rows[1] = 1, config.colsb[1] = 64;  // the row's chunk
+    config.rows[2] = 16, config.colsb[2] = 4;  // x's chunk, a pair a row
+    asm volatile("ldtilecfg %0" : : "m"(config));
+    _tile_zero(0);
+    for (int64_t c = 0; c < cols; c += 32) {
+        _tile_loadd(1, w + c, 64);
+        _tile_loadd(2, x + c, 4);
+        _tile_dpbf16ps(0, 1, 2);
+    }
+    float sum = 0.0f;
+    _tile_stored(0, &sum, 4);
+    _tile_release();
+    return sum;
+}
+
 // One output as a vdpbf16ps kernel would compute it under fast_kernels.h's contract: sixteen
 // lanes of vdpbf16ps over a row of `cols` (a multiple of 32) bf16 weights and x, one
 // instruction per chunk of 32 from zero, then folded and added as promised, those sums too with
@@ -158,7 +196,25 @@ __attribute__((target("avx512f,avx512bf16"))) float vdpbf16ps_sum(const uint16_t
 }
 #else
 float vdpbf16ps_sum(const uint16_t*, const uint16_t*, int64_t) { return 0.0f; }
+float tdpbf16ps_sum(const uint16_t*, const uint16_t*, int64_t) { return 0.0f; }
 #endif
+
+// Row r of a BF16 case's weights as stored.
+const uint16_t* stored_bf16_row(const Case& c, int64_t r) {
+    return reinterpret_cast<const uint16_t*>(c.stored->data()) + r * c.w.cols;
+}
+
+// Token t's x of `c` rounded to bf16 (bf16_rounded), as bf16 bits.
+std::vector<uint16_t> bf16_bits(const Case& c, const std::vector<double>& rounded, int t) {
+    std::vector<uint16_t> out(size_t(c.w.cols));
+    for (int64_t k = 0; k < c.w.cols; ++k) {
+        const float f = float(rounded[size_t(t * c.w.cols + k)]);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        out[size_t(k)] = uint16_t(bits >> 16);
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -217,10 +273,13 @@ private slots:
     // F16 / BF16 on each path: every output the bits of promised_order_sum over the weights'
     // values and x as rounded (so the paths agree with each other); the order matters on these
     // data: BF16 summed with the even element of each pair first, or F16 in the reference's
-    // eight lanes (`cpu`), gives other bits for some outputs.
+    // eight lanes (`cpu`), gives other bits for some outputs. BF16 on AMX tiles (the amx path,
+    // cpu::Bf16Sums::Tiles): the bits of tdpbf16ps_sum, and the promised lane order gives other
+    // bits for some outputs.
     void float_types_sum_in_the_promised_order() {
         QFETCH(QString, path);
         SKIP_UNLESS_CPU_RUNS(path);
+        const bool on_tiles = bf16_sums_of(path.toStdString()) == cpu::Bf16Sums::Tiles;
         FastCpuBackend backend(2, path.toStdString());
         CpuBackend reference(2);
         for (const Case& c : fast_cases()) {
@@ -235,7 +294,11 @@ private slots:
                 for (int64_t r = 0; r < c.w.rows; ++r) {
                     const float* wr = c.reference.data() + r * c.w.cols;
                     const float* xt = x_rounded.data() + t * c.w.cols;
-                    const float want = promised_order_sum(c.w.dtype, wr, xt, c.w.cols);
+                    const bool tiles = on_tiles && c.w.dtype == DType::BF16;
+                    const float want =
+                        tiles ? tdpbf16ps_sum(stored_bf16_row(c, r),
+                                              bf16_bits(c, rounded, t).data(), c.w.cols)
+                              : promised_order_sum(c.w.dtype, wr, xt, c.w.cols);
                     const float got = y[size_t(t * c.w.rows + r)];
                     if (std::memcmp(&want, &got, 4) != 0)
                         QFAIL(qPrintable(QString("%1 token %2 row %3: %4, promised %5")
@@ -245,8 +308,8 @@ private slots:
                                              .arg(double(got), 0, 'g', 9)
                                              .arg(double(want), 0, 'g', 9)));
                     if (c.w.dtype == DType::BF16) {
-                        const float even = promised_order_sum(c.w.dtype, wr, xt, c.w.cols, true);
-                        other_order += std::memcmp(&even, &got, 4) != 0;
+                        const float other = promised_order_sum(c.w.dtype, wr, xt, c.w.cols, !tiles);
+                        other_order += std::memcmp(&other, &got, 4) != 0;
                     }
                 }
             if (c.w.dtype == DType::F16) {
@@ -306,26 +369,34 @@ private slots:
     // The paths give the same bits: the integer lanes are exact and the float steps round
     // alike, BF16 also where products and partial sums are subnormal (flushed under MXCSR's
     // DAZ / FTZ on every path); for 5 tokens (the tiles) and 17 (the vnni and amx batches).
+    // BF16 is compared among the paths that sum it in lanes (the amx path's tiles have their
+    // own order: float_types_sum_in_the_promised_order).
     void paths_give_the_same_bits() {
-        std::vector<std::string> present;
+        std::vector<std::string> present, bf16_in_lanes;
         for (const cpu::FastKernel& k : cpu::fast_kernels())
-            if (k.cpu_has()) present.emplace_back(k.name);
+            if (k.cpu_has()) {
+                present.emplace_back(k.name);
+                if (k.bf16 == cpu::Bf16Sums::Lanes) bf16_in_lanes.emplace_back(k.name);
+            }
         if (present.size() < 2) QSKIP("this CPU runs one path of the fast set only");
         std::vector<Case> cases = fast_cases();
         cases.push_back(float_case(DType::BF16, 19, 128, 5, true));
         for (const Case& c : cases) {
+            const std::vector<std::string>& paths =
+                c.w.dtype == DType::BF16 ? bf16_in_lanes : present;
+            if (paths.size() < 2) continue;
             for (const int n : {5, 17}) {
                 const std::vector<float> x = inputs(n, c.w.cols, 11);
-                FastCpuBackend first(2, present[0]);
+                FastCpuBackend first(2, paths[0]);
                 const std::vector<float> expected = product(first, c, x, n);
-                for (size_t p = 1; p < present.size(); ++p) {
-                    FastCpuBackend other(2, present[p]);
+                for (size_t p = 1; p < paths.size(); ++p) {
+                    FastCpuBackend other(2, paths[p]);
                     QVERIFY2(same_bits(product(other, c, x, n), expected),
                              qPrintable(QString("%1, %2 tokens: %3 differs from %4")
                                             .arg(c.name.c_str())
                                             .arg(n)
-                                            .arg(present[p].c_str())
-                                            .arg(present[0].c_str())));
+                                            .arg(paths[p].c_str())
+                                            .arg(paths[0].c_str())));
                 }
             }
         }
@@ -338,7 +409,10 @@ private slots:
     // its FMAs on this CPU, fast_kernels.h), so this is what keeps one possible.
     void bf16_kernels_give_vdpbf16ps_bits() {
         if (!cpu::cpu_has_avx512_bf16()) QSKIP("this CPU lacks AVX-512 BF16 (vdpbf16ps)");
-        FastCpuBackend backend(2);
+        std::string_view path;  // the fastest path here that sums BF16 in lanes
+        for (const cpu::FastKernel& k : cpu::fast_kernels())
+            if (path.empty() && k.cpu_has() && k.bf16 == cpu::Bf16Sums::Lanes) path = k.name;
+        FastCpuBackend backend(2, path);
         for (const Case& c :
              {float_case(DType::BF16, 37, 352, 4), float_case(DType::BF16, 19, 128, 5, true)}) {
             const int n = 3;
@@ -347,16 +421,8 @@ private slots:
             const std::vector<float> y = product(backend, c, x, n);
             for (int t = 0; t < n; ++t)
                 for (int64_t r = 0; r < c.w.rows; ++r) {
-                    std::vector<uint16_t> xt(size_t(c.w.cols));
-                    for (int64_t k = 0; k < c.w.cols; ++k) {
-                        const float f = float(rounded[size_t(t * c.w.cols + k)]);
-                        uint32_t bits;
-                        std::memcpy(&bits, &f, 4);
-                        xt[size_t(k)] = uint16_t(bits >> 16);
-                    }
-                    const auto* wr =
-                        reinterpret_cast<const uint16_t*>(c.stored->data()) + r * c.w.cols;
-                    const float want = vdpbf16ps_sum(wr, xt.data(), c.w.cols);
+                    const float want = vdpbf16ps_sum(stored_bf16_row(c, r),
+                                                     bf16_bits(c, rounded, t).data(), c.w.cols);
                     const float got = y[size_t(t * c.w.rows + r)];
                     QVERIFY2(std::memcmp(&want, &got, 4) == 0,
                              qPrintable(QString("%1 token %2 row %3: %4, vdpbf16ps %5")

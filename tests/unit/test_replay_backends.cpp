@@ -181,6 +181,36 @@ private slots:
         QVERIFY(has_field(replay_trace(as_trace(altered)), "state_hash", tick + 1));
     }
 
+    // The header records the numbers as the recording machine computed them: a trace of
+    // `cpu:fast` from a machine whose fast set sums otherwise (BF16 on AMX tiles, or not) replays
+    // here with its tokens compared and its hashes not, the message naming both sets; a header
+    // from before "numerics" is taken as this machine's.
+    void a_fast_trace_from_a_machine_of_other_numerics_compares_tokens() {
+        if (!cpu_runs_fast_set()) QSKIP(kNoFastSet);
+        const QuantisedModel q;
+        std::vector<nlohmann::json> fast = run_on(q, "cpu:fast");
+        const std::string here = numeric_set("cpu:fast");
+        QCOMPARE(fast.front().at("numerics").get<std::string>(), here);
+        const std::string elsewhere = here == "cpu:fast" ? "cpu:fast+tdpbf16ps" : "cpu:fast";
+        fast.front()["numerics"] = elsewhere;
+        const ReplayReport report = replay_trace(as_trace(fast));
+        QVERIFY2(report.ok(), qPrintable(first_mismatch(report)));
+        QVERIFY(report.other_numerics);
+        QVERIFY(!report.state_hashes_compared);
+        QCOMPARE(report.backend, std::string("cpu:fast"));
+        QVERIFY(report.checked > report.events);
+        const std::string why = hashes_not_compared(report);
+        QVERIFY2(why.find(elsewhere + " numbers") != std::string::npos &&
+                     why.find(here + " numbers here") != std::string::npos,
+                 why.c_str());
+
+        fast.front().erase("numerics");
+        const ReplayReport old = replay_trace(as_trace(fast));
+        QVERIFY2(old.ok(), qPrintable(first_mismatch(old)));
+        QVERIFY(!old.other_numerics);
+        QVERIFY(old.state_hashes_compared);
+    }
+
     // On `cpu` the recorded hashes cannot hold (checked: the reference's own run hashes
     // otherwise); the replay compares tokens: it passes with the tokens forced, and with them
     // sampled exactly when the reference samples the tokens cpu:fast did.
@@ -285,7 +315,8 @@ private slots:
         s.start("the quick brown fox");
         s.step_forced(5);
         std::vector<nlohmann::json> events = s.trace().events();
-        events[0]["backend"] = "tpu";
+        events[0]["backend"] = "tpu";  // as a tpu machine would record it
+        events[0]["numerics"] = "tpu";
         try {
             replay_trace(as_trace(events));
             QFAIL("a trace recorded on an unknown backend replayed");

@@ -56,12 +56,13 @@ bool cpu_has_avx_vnni() {
            (eax & (1u << 4)) != 0;
 }
 
-bool cpu_has_amx_int8() {
+bool cpu_has_amx() {
     static const bool granted = [] {
         unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        constexpr unsigned kTile = 1u << 24, kInt8 = 1u << 25;  // CPUID 7.0 EDX
+        constexpr unsigned kBf16 = 1u << 22, kTile = 1u << 24, kInt8 = 1u << 25;  // CPUID 7.0 EDX
+        constexpr unsigned kAll = kBf16 | kTile | kInt8;
         if (!cpu_has_avx512_vnni() || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) ||
-            (edx & (kTile | kInt8)) != (kTile | kInt8))
+            (edx & kAll) != kAll)
             return false;
         // XCR0 bits 17 and 18: the OS saves the tile configuration and data
         unsigned xcr0_low = 0, xcr0_high = 0;
@@ -79,7 +80,7 @@ bool cpu_has_amx_int8() {
     return granted;
 }
 #else
-bool cpu_has_amx_int8() { return false; }
+bool cpu_has_amx() { return false; }
 bool cpu_has_avx2() { return false; }
 bool cpu_has_avx512() { return false; }
 bool cpu_has_avx512_vnni() { return false; }

@@ -11,8 +11,8 @@ bool cpu_has_avx512_bf16();  // cpu_has_avx512_vnni() + AVX-512 BF16
 // one vdpbf16ps (32 products) beats two FMAs (fast_kernels.h)
 bool cpu_prefers_vdpbf16ps();
 bool cpu_has_avx_vnni();  // cpu_has_avx2() + AVX-VNNI (the VEX form: Alder Lake, Zen 5)
-// cpu_has_avx512_vnni() + AMX-TILE and AMX-INT8 (Sapphire Rapids and later), with the tile state
-// enabled by the OS and granted to this process (Linux asks for it once, arch_prctl)
-bool cpu_has_amx_int8();
+// cpu_has_avx512_vnni() + AMX-TILE, AMX-INT8 and AMX-BF16 (Sapphire Rapids and later), with the
+// tile state enabled by the OS and granted to this process (Linux asks for it once, arch_prctl)
+bool cpu_has_amx();
 
 }  // namespace kvw::cpu

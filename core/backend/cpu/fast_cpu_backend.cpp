@@ -67,6 +67,11 @@ bool FastCpuBackend::available(std::string& why) {
     return false;
 }
 
+std::string FastCpuBackend::numeric_set() {
+    const cpu::FastKernel& k = cpu::choose_kernel(cpu::fast_kernels(), {}, kName);
+    return std::string(kName) + (k.bf16 == cpu::Bf16Sums::Tiles ? "+tdpbf16ps" : "");
+}
+
 void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {
     if (n <= 0 || w.rows == 0) return;
     // Per calling thread: the engine may call one backend from more than one thread.

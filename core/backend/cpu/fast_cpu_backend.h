@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "core/backend/cpu/fast_attention.h"
@@ -12,18 +13,20 @@ namespace kvw {
 // Q8_0 / Q4_0 weights x is rounded to int8 per 32 (Q8_0-style), for Q4_K / Q6_K per 256 with
 // sums per 16 (Q8_K-style), both with a float32 scale (core/math/act_quant.h), and multiplied
 // in integers; for BF16 weights x is rounded to bf16 (round to nearest even) and multiplied in
-// vdpbf16ps's order with FMAs; F16 weights multiply x as it is (float32) in sixteen lanes
-// (core/backend/cpu/fast_kernels.h). F32 weights, and F16 / BF16 ones whose rows are not whole
-// chunks of 32, go through the reference kernels as they are. Each token is rounded once per
-// product and reused for every row. Attention reads each chunk of 64 K/V rows once for every
-// head of up to 16 queries, in its own order (core/backend/cpu/fast_attention.h), except in a
-// layer with a sliding window, where it is the reference's.
+// vdpbf16ps's order with FMAs, or on AMX tiles in tdpbf16ps's; F16 weights multiply x as it is
+// (float32) in sixteen lanes (core/backend/cpu/fast_kernels.h). F32 weights, and F16 / BF16 ones
+// whose rows are not whole chunks of 32, go through the reference kernels as they are. Each token
+// is rounded once per product and reused for every row. Attention reads each chunk of 64 K/V rows
+// once for every head of up to 16 queries, in its own order (core/backend/cpu/fast_attention.h),
+// except in a layer with a sliding window, where it is the reference's.
 //
 // Not the numeric reference (that is `cpu`, cpu_backend.h): its results differ from the
 // reference's by the rounding of x (about 2^-8 of each element for int8 and bf16) and, for
 // F16 / BF16, by the order of the sums. It is deterministic all the same: the same bits for any
 // thread count and any batch split, and the same bits on each of its paths (AMX, AVX-512 VNNI,
-// AVX-VNNI, AVX2; the attention on AVX-512 or AVX2), so on every machine with AVX2.
+// AVX-VNNI, AVX2; the attention on AVX-512 or AVX2), so on every machine with AVX2 — except
+// BF16 weights on the amx path, summed by AMX tiles in an order no other path reproduces
+// (cpu::Bf16Sums): numeric_set() tells the two apart.
 class FastCpuBackend final : public HostBackend {
 public:
     static constexpr std::string_view kName = "cpu:fast";
@@ -45,6 +48,10 @@ public:
 
     // Whether this CPU runs any path of the set; otherwise `why` says what it lacks.
     static bool available(std::string& why);
+    // The numbers `cpu:fast` computes on this machine (its fastest path), for replays
+    // (backend_registry.h, numeric_set): "cpu:fast", or "cpu:fast+tdpbf16ps" where BF16 is
+    // summed on AMX tiles. Requires available().
+    static std::string numeric_set();
 
 private:
     void (*fast_)(const WeightTensor&, const void*, int, float*, int64_t, int64_t);

@@ -82,19 +82,28 @@ inline constexpr int kVnniBatchTokens = 8;
 bool fast_batch_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                      int64_t row_end);
 // The vnni path with its batches of the block types on AMX tiles (fast_vnni_batch.cpp), on CPUs
-// with AMX-INT8 whose OS grants the tiles (cpu_has_amx_int8): tile products sum a block (Q8_0 /
-// Q4_0) or a block's bytes of scale · w (Q4_K / Q6_K) for sixteen rows × sixteen tokens, exact
-// integers, so the vnni path's bits.
+// with AMX-INT8 and AMX-BF16 whose OS grants the tiles (cpu_has_amx): tile products sum a block
+// (Q8_0 / Q4_0) or a block's bytes of scale · w (Q4_K / Q6_K) for sixteen rows × sixteen tokens,
+// exact integers, so the vnni path's bits; and BF16 on tdpbf16ps for every batch size
+// (fast_bf16_amx), the one exception to "the same bits on every path" (below).
 void fast_rows_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                    int64_t row_end);
 // Those batches (from kVnniBatchTokens tokens on); false (nothing computed) for the other types.
 bool fast_batch_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                     int64_t row_end);
+// BF16 weights (rows whole chunks of 32) on AMX-BF16 tiles, any n (fast_amx_bf16.cpp).
+void fast_bf16_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
+                   int64_t row_end);
 // AVX-VNNI, the VEX form of the same instructions, for CPUs with AVX2 and no AVX-512 (Alder
 // Lake and later client cores, Zen 5 desktop): vpdpbusd / vpdpwssd as the vnni path uses them.
 void fast_rows_avx_vnni(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                         int64_t row_end);
 #endif
+
+// How a path sums BF16 weights: in sixteen lanes in vdpbf16ps's order (above; the same bits on
+// every such path), or by tdpbf16ps on AMX tiles, in the instruction's own order (the amx path,
+// fast_amx_bf16.cpp). Every other type gives the same bits on every path.
+enum class Bf16Sums { Lanes, Tiles };
 
 struct FastKernel {
     std::string_view name;  // "amx", "vnni-bf16", "vnni", "avx-vnni", "avx2"
@@ -102,6 +111,7 @@ struct FastKernel {
     FastRowsFn fn;
     // The attention kernel of the same vector width (fast_attention.h); all give the same bits.
     std::string_view attention;
+    Bf16Sums bf16 = Bf16Sums::Lanes;
 };
 
 // Every path built into this program, fastest first (empty off x86-64).

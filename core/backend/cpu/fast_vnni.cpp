@@ -39,6 +39,7 @@ void fast_rows_vnni(const WeightTensor& w, const void* x, int n, float* y, int64
 
 void fast_rows_amx(const WeightTensor& w, const void* x, int n, float* y, int64_t row_begin,
                    int64_t row_end) {
+    if (w.dtype == DType::BF16) return fast_bf16_amx(w, x, n, y, row_begin, row_end);
     if (n >= kVnniBatchTokens && fast_batch_amx(w, x, n, y, row_begin, row_end)) return;
     fast_rows_any(w, x, n, y, row_begin, row_end);
 }
