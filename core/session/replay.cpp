@@ -165,19 +165,18 @@ void choose_backend(const Trace& trace, const std::optional<std::string>& told,
     report.backend = options.backend;
     // The numbers the recording machine computed (a header from before "numerics": as this
     // machine computes the recorded backend's)
-    const JsonFields header(trace.events().front());
-    const std::string recorded_numerics =
-        header.has("numerics") ? header.get<std::string>("numerics") : numeric_set(recorded);
+    const std::string recorded_set =
+        recorded_numerics(trace.events().front(), trace.source()).value_or(numeric_set(recorded));
     const std::string numerics = numeric_set(options.backend);
-    if (recorded_numerics != numerics) {
+    if (recorded_set != numerics) {
         report.other_numerics = true;
-        report.recorded_numerics = recorded_numerics;
+        report.recorded_numerics = recorded_set;
         report.numerics = numerics;
         report.state_hashes_compared = false;
         spdlog::warn(
             "{}: recorded on {} ({} numbers), replayed on {} ({} numbers here): its state hashes "
             "are not compared, its tokens and other outcomes are",
-            trace.source(), recorded, recorded_numerics, options.backend, numerics);
+            trace.source(), recorded, recorded_set, options.backend, numerics);
         return;
     }
     if (recorded == options.backend) return;

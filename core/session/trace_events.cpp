@@ -91,6 +91,17 @@ bool header_has_current_state_hashes(const nlohmann::json& header) {
     return header_state_hash(header).has_value();
 }
 
+std::optional<std::string> recorded_numerics(const nlohmann::json& header,
+                                             const std::string& file) {
+    try {
+        const JsonFields h(header);
+        if (!h.has("numerics")) return std::nullopt;
+        return h.get<std::string>("numerics");
+    } catch (const JsonError& e) {
+        throw TraceError(std::string("header: ") + e.what(), 1, file);
+    }
+}
+
 SessionOptions options_from_header(const nlohmann::json& header, const std::string& file) {
     SessionOptions o;
     try {

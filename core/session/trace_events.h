@@ -1,4 +1,7 @@
 #pragma once
+#include <optional>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "core/json/json_fields.h"
@@ -29,6 +32,10 @@ bool header_has_current_state_hashes(const nlohmann::json& header);
 // resolved to wrote, when "auto" meant the first usable accelerator, else `cpu`: that, as it was
 // replayed then (ARCHITECTURE §18.1).
 std::string recorded_backend(const std::string& name);
+// The header's "numerics": the numeric set its recording machine computed (numeric_set,
+// ARCHITECTURE §18.1); nullopt for a header from before the key. Throws TraceError (line 1 of
+// `file`) naming the key when it is not a string.
+std::optional<std::string> recorded_numerics(const nlohmann::json& header, const std::string& file);
 nlohmann::json tick_result_json(const TickResult& result);
 nlohmann::json policy_options_json(const PolicyOptions& options);
 // Throws JsonError naming the key.

@@ -217,6 +217,9 @@ private slots:
         QTest::newRow("decay string") << "/brightness/decay"
                                       << "\"x\""
                                       << "brightness.decay";
+        QTest::newRow("numerics number") << "/numerics"
+                                         << "5"
+                                         << "numerics";
         QTest::newRow("brightness array") << "/brightness"
                                           << "[]"
                                           << "brightness";
