@@ -57,7 +57,7 @@ set(recorded ${CMAKE_MATCH_1})
 if(recorded STREQUAL "cpu:fast")
   execute_process(COMMAND ${KVW} replay ${WORK}/altered.ndjson --backend cpu
                   OUTPUT_VARIABLE other_out ERROR_VARIABLE other_err RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0 OR NOT other_out MATCHES "not its state hashes: recorded on cpu:fast, replayed on cpu"
+  if(NOT rc EQUAL 0 OR NOT other_out MATCHES "not its state hashes: recorded on cpu:fast \\(cpu:fast[+a-z0-9]* numbers\\), replayed on cpu \\(cpu numbers here\\)"
      OR NOT other_out MATCHES "0 mismatches: identical" OR NOT other_err MATCHES "cpu:fast")
     message(FATAL_ERROR "replay --backend cpu of a cpu:fast trace (${rc}):\n${other_out}\n${other_err}")
   endif()
