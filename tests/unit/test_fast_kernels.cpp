@@ -24,6 +24,7 @@
 
 #include "core/backend/backend_registry.h"
 #include "core/backend/cpu/act_round.h"
+#include "core/backend/cpu/amx_tile_config.h"
 #include "core/backend/cpu/cpu_backend.h"
 #include "core/backend/cpu/cpu_features.h"
 #include "core/backend/cpu/fast_cpu_backend.h"
@@ -144,24 +145,17 @@ cpu::Bf16Sums bf16_sums_of(std::string_view path) {
 }
 
 #if defined(__x86_64__)
-struct alignas(64) AmxConfig {
-    uint8_t palette = 1, start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t colsb[16] = {};
-    uint8_t rows[16] = {};
-};
-
 // One output as AMX-BF16 computes it by the instruction's definition: a tile of one sum (1 × 1)
 // from zero, tdpbf16ps chunk after chunk with a tile A of the row's one chunk of 32 bf16 and a
 // tile B of x's (sixteen rows of one pair); no tile of sixteen rows or tokens as the kernel
 // uses. cpu::cpu_has_amx() must have been true (it asks the OS for the tiles).
 __attribute__((target("amx-tile,amx-bf16"))) float tdpbf16ps_sum(const uint16_t* w,
                                                                  const uint16_t* x, int64_t cols) {
-    AmxConfig config;
+    cpu::AmxTileConfig config;
     config.rows[0] = 1, config.colsb[0] = 4;   // the sum
     config.rows[1] = 1, config.colsb[1] = 64;  // the row's chunk
     config.rows[2] = 16, config.colsb[2] = 4;  // x's chunk, a pair a row
-    asm volatile("ldtilecfg %0" : : "m"(config));
+    cpu::load_amx_tile_config(config);
     _tile_zero(0);
     for (int64_t c = 0; c < cols; c += 32) {
         _tile_loadd(1, w + c, 64);

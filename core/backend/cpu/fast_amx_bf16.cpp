@@ -20,6 +20,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/backend/cpu/amx_tile_config.h"
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"
 
@@ -88,24 +89,15 @@ void lay_out(const ActChunkBf16* x, int64_t token_stride, int64_t chunks, int64_
     }
 }
 
-struct alignas(64) TileConfig {
-    uint8_t palette = 1, start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t colsb[16] = {};
-    uint8_t rows[16] = {};
-};
-
 // Tiles 0–3 the sums (row tile i, token group j: 2i + j), 4–5 weights, 6–7 x: sixteen rows each,
 // of 64 bytes (A) or `tokens` columns (B and C: 16, or 1 for a single token).
 KVW_AMX_BF16 void configure(int tokens) {
-    TileConfig c;
+    AmxTileConfig c;
     for (int t = 0; t < 8; ++t) {
         c.rows[t] = kTileRows;
         c.colsb[t] = uint16_t(t == 4 || t == 5 ? kTileRowBytes : 4 * tokens);
     }
-    // the whole struct as the operand: GCC 12's _tile_loadconfig claims to read 8 bytes, and the
-    // stores of the rest were dropped (fast_vnni_batch.cpp)
-    asm volatile("ldtilecfg %0" : : "m"(c));
+    load_amx_tile_config(c);
 }
 
 // RT row tiles (ws[i]) × TG token groups (xs[j]), every chunk, into out[RT · TG] (row tile i,

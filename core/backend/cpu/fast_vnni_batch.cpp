@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/backend/cpu/amx_tile_config.h"
 #include "core/backend/cpu/fast_kernels.h"
 #include "core/math/act_quant.h"
 #include "core/math/dequant.h"
@@ -476,19 +477,12 @@ KVW_STEP void amx_unpack(const uint8_t* b, AmxBlock256& out) {
 template <class K>
 constexpr int kAmxSums = K::C == 1 ? 1 : 2;
 
-struct alignas(64) TileConfig {
-    uint8_t palette = 1, start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t colsb[16] = {};
-    uint8_t rows[16] = {};
-};
-
 // Q8_0 / Q4_0: tile 0 the sums (16 rows × 16 int32), 1 the weights (16 rows × 32 bytes), 2 x (8
 // rows of 16 tokens' four bytes). Q4_K / Q6_K: tiles 0 and 1 the sums of lo and hi, 2 and 3 lo
 // and hi (16 rows × 64 bytes), 4 x (16 rows of 16 tokens' four bytes).
 template <class K>
 KVW_AMX void amx_configure() {
-    TileConfig c;
+    AmxTileConfig c;
     constexpr int kTiles = K::C == 1 ? 3 : 5;
     for (int t = 0; t < kTiles; ++t) {
         c.rows[t] = kAmxRows;
@@ -498,9 +492,7 @@ KVW_AMX void amx_configure() {
         c.colsb[1] = 32;
         c.rows[2] = 8;
     }
-    // (GCC 12's _tile_loadconfig tells the compiler it reads 8 bytes, so the stores of the
-    // fields after them were dropped and the tiles faulted: the whole struct as the operand)
-    asm volatile("ldtilecfg %0" : : "m"(c));
+    load_amx_tile_config(c);
 }
 
 KVW_AMX void amx_release() { _tile_release(); }
