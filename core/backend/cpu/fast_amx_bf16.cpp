@@ -1,6 +1,6 @@
 // BF16 weights on the amx path (fast_kernels.h): Intel's AMX-BF16 tile products, `tdpbf16ps`,
 // for every batch size, one token included. Tile A holds sixteen weight rows' chunk of 32 bf16
-// as stored (a row of blocks apart); tile B the same chunk of sixteen tokens' x, rounded to
+// as stored (a row apart); tile B the same chunk of sixteen tokens' x, rounded to
 // bf16 as on every path and laid out here so that its row p holds each token's pair p; tile C
 // sixteen rows × sixteen tokens of float sums, which the chunks of a row accumulate in order
 // from zero and which are stored once, at the end. One instruction does 16 × 16 × 32 products
@@ -11,8 +11,8 @@
 // §5.4), so these are not the other paths' bits: the amx path is its own numeric order for
 // BF16. It is the same for every tile, thread and batch (each output is its own row of A and
 // column of B through the same chunks; the products of the other rows and tokens of a tile do
-// not touch it), which is why one token is computed on the tiles too, a sixteenth of tile B
-// used: the decode step and a prefill give the same bits.
+// not touch it), which is why one token is computed on the tiles too, in tiles of one column:
+// the decode step and a prefill give the same bits.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
