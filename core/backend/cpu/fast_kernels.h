@@ -48,7 +48,10 @@
 // AMD's Zen 4 only: on the Intel AVX-512 BF16 machine these kernels were built on (12 and 24
 // independent chains, thread CPU time) a zmm vdpbf16ps took 0.79 ns (32 products) and a zmm FMA
 // 0.19 ns (16), so FMAs were the faster way to the same bits there; Zen 4 runs a zmm FMA as two
-// halves, and vdpbf16ps took its BF16 prefill from 80–86 to 90–103 tok/s.
+// halves, and vdpbf16ps took its BF16 prefill from 80–86 to 90–103 tok/s. The exception: the
+// amx path sums BF16 on AMX tiles (tdpbf16ps), in the instruction's own order, which no other
+// path reproduces — the same bits for any tile, thread and batch on that path only (Bf16Sums
+// below, fast_amx_bf16.cpp).
 #include <cstdint>
 #include <span>
 #include <string_view>
