@@ -7,3 +7,12 @@
 #else
 #define KVW_HD inline
 #endif
+
+namespace kvw {
+
+// Values a loop that one device thread runs alone (a row's sum in index order) reads before it
+// uses them: loads issued together wait for memory once, not once a value, and the arithmetic
+// keeps its order, so its bits.
+inline constexpr int kHdLoadBatch = 16;
+
+}  // namespace kvw

@@ -155,7 +155,14 @@ struct AttentionScores {
         const int hd = v.a.head_dim, g = v.kv_head(t.h);
         const float* q = v.a.q + (size_t(t.i) * v.a.n_heads + size_t(t.h)) * size_t(hd);
         float acc = 0.0f;
-        for (int d = 0; d < hd; ++d) acc += q[d] * v.element(false, j, g, d);
+        for (int d0 = 0; d0 < hd; d0 += kHdLoadBatch) {
+            float qd[kHdLoadBatch], kd[kHdLoadBatch];
+            for (int k = 0; k < kHdLoadBatch && d0 + k < hd; ++k) {
+                qd[k] = q[d0 + k];
+                kd[k] = v.element(false, j, g, d0 + k);
+            }
+            for (int k = 0; k < kHdLoadBatch && d0 + k < hd; ++k) acc += qd[k] * kd[k];
+        }
         v.weights(t.i, t.h)[j] = acc * v.a.scale;
     }
 };
@@ -174,9 +181,14 @@ struct AttentionChunkMax {
         const int c = int(q.x);
         if (c >= v.chunks_of(q.i)) return;
         const float* p = v.weights(q.i, q.h);
+        const int end = v.chunk_end(q.i, c);
         float m = -3.40282347e38f;  // the lowest float
-        for (int j = v.chunk_first(c); j < v.chunk_end(q.i, c); ++j)
-            if (v.sees(q.i, j) && p[j] > m) m = p[j];
+        for (int j0 = v.chunk_first(c); j0 < end; j0 += kHdLoadBatch) {
+            float s[kHdLoadBatch];
+            for (int k = 0; k < kHdLoadBatch; ++k) s[k] = j0 + k < end ? p[j0 + k] : 0.0f;
+            for (int k = 0; k < kHdLoadBatch; ++k)
+                if (j0 + k < end && v.sees(q.i, j0 + k) && s[k] > m) m = s[k];
+        }
         v.chunk_max(q.i, q.h)[c] = m;
     }
 };
@@ -212,11 +224,16 @@ struct AttentionChunkExp {
         if (c >= v.chunks_of(q.i)) return;
         float* p = v.weights(q.i, q.h);
         const float m = *v.row_max(q.i, q.h);
+        const int end = v.chunk_end(q.i, c);
         float sum = 0.0f;
-        for (int j = v.chunk_first(c); j < v.chunk_end(q.i, c); ++j) {
-            if (!v.sees(q.i, j)) continue;
-            p[j] = exp_nonpositive(p[j] - m);
-            sum += p[j];
+        for (int j0 = v.chunk_first(c); j0 < end; j0 += kHdLoadBatch) {
+            float s[kHdLoadBatch];
+            for (int k = 0; k < kHdLoadBatch; ++k) s[k] = j0 + k < end ? p[j0 + k] : 0.0f;
+            for (int k = 0; k < kHdLoadBatch; ++k) {
+                if (j0 + k >= end || !v.sees(q.i, j0 + k)) continue;
+                p[j0 + k] = exp_nonpositive(s[k] - m);
+                sum += p[j0 + k];
+            }
         }
         v.chunk_sum(q.i, q.h)[c] = sum;
     }
@@ -270,9 +287,17 @@ struct AttentionValueChunks {
         if (c >= v.chunks_of(q.i)) return;
         const int g = v.kv_head(q.h);
         const float* p = v.weights(q.i, q.h);
+        const int end = v.chunk_end(q.i, c);
         float acc = 0.0f;
-        for (int j = v.chunk_first(c); j < v.chunk_end(q.i, c); ++j)
-            if (v.sees(q.i, j)) acc += p[j] * v.element(true, j, g, d);
+        for (int j0 = v.chunk_first(c); j0 < end; j0 += kHdLoadBatch) {
+            float pj[kHdLoadBatch], vj[kHdLoadBatch];
+            for (int k = 0; k < kHdLoadBatch && j0 + k < end; ++k) {
+                pj[k] = p[j0 + k];
+                vj[k] = v.element(true, j0 + k, g, d);
+            }
+            for (int k = 0; k < kHdLoadBatch && j0 + k < end; ++k)
+                if (v.sees(q.i, j0 + k)) acc += pj[k] * vj[k];
+        }
         v.partial(q.i, q.h, c)[d] = acc;
     }
 };

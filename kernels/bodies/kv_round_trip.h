@@ -1,9 +1,10 @@
 #pragma once
 // K/V rows as a cache storing them gives them back (what the engine attends to for the items it
 // computes, docs/ARCHITECTURE.md §13): each group (KV head) encoded to the storage type with
-// kv_encode_row and decoded back with kv_decode_row, in place. One thread per (row, group):
-// groups are encoded independently (int8 / FP8 keep a scale per group), so a group encoded as a
-// row of its own gives the bits of the whole row.
+// kv_encode_row and decoded back with kv_decode_row, in place. One thread per (row, group) for
+// int8 / FP8, per value for the other types: groups are encoded independently (int8 / FP8 keep a
+// scale per group) and the other types' values each by itself, so a group or a value encoded as
+// a row of its own gives the bits of the whole row.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -23,10 +24,23 @@ struct KvRoundTripRows {
     float* rows = nullptr;  // [n][kv_dim]
     int n = 0, kv_dim = 0, groups = 1;
 
-    Launch shape() const { return cover(size_t(n) * size_t(groups), 64); }
+    // Types without scales encode each value alone, so one thread takes one value (a thread
+    // per group walked its values one after the other, a decode step's slowest kernels).
+    Launch shape() const {
+        return kv_type_scaled(type) ? cover(size_t(n) * size_t(groups), 64)
+                                    : cover(size_t(n) * size_t(kv_dim));
+    }
 
     KVW_HD void operator()(const At& at) const {
         const size_t t = at.x();
+        if (!kv_type_scaled(type)) {
+            if (t >= size_t(n) * size_t(kv_dim)) return;
+            uint32_t code = 0;
+            QuantStats ignored;
+            kv_encode_row(type, rows + t, 1, 1, &code, nullptr, ignored);
+            kv_decode_row(type, &code, nullptr, 1, 1, rows + t);
+            return;
+        }
         if (t >= size_t(n) * size_t(groups)) return;
         const int g = kv_dim / groups;
         float* x = rows + t * size_t(g);  // group t % groups of row t / groups
