@@ -10,9 +10,19 @@
 
 namespace kvw {
 
-// Values a loop that one device thread runs alone (a row's sum in index order) reads before it
-// uses them: loads issued together wait for memory once, not once a value, and the arithmetic
-// keeps its order, so its bits.
-inline constexpr int kHdLoadBatch = 16;
+// use(i, load(i)) for i = first … end − 1 in order, the values loaded sixteen at a time before
+// they are used: a loop that one device thread runs alone (a row's sum in index order) then
+// waits for memory once a batch, not once a value, and its arithmetic keeps its order, so its
+// bits.
+template <class Load, class Use>
+KVW_HD void for_each_loaded(int first, int end, Load load, Use use) {
+    constexpr int kBatch = 16;
+    for (int i0 = first; i0 < end; i0 += kBatch) {
+        const int n = end - i0 < kBatch ? end - i0 : kBatch;
+        decltype(load(i0)) v[kBatch];
+        for (int k = 0; k < n; ++k) v[k] = load(i0 + k);
+        for (int k = 0; k < n; ++k) use(i0 + k, v[k]);
+    }
+}
 
 }  // namespace kvw

@@ -5,17 +5,12 @@
 
 namespace kvw {
 
-// 1 / sqrt(mean of x² + eps), the squares summed in index order (read kHdLoadBatch at a time:
-// on a device one thread sums a row).
+// 1 / sqrt(mean of x² + eps), the squares summed in index order (on a device one thread sums
+// a row: for_each_loaded).
 KVW_HD float rmsnorm_inverse(const float* x, int n, float eps) {
     float sum_sq = 0.0f;
-    int i = 0;
-    for (; i + kHdLoadBatch <= n; i += kHdLoadBatch) {
-        float v[kHdLoadBatch];
-        for (int k = 0; k < kHdLoadBatch; ++k) v[k] = x[i + k];
-        for (int k = 0; k < kHdLoadBatch; ++k) sum_sq += v[k] * v[k];
-    }
-    for (; i < n; ++i) sum_sq += x[i] * x[i];
+    for_each_loaded(
+        0, n, [x](int i) { return x[i]; }, [&sum_sq](int, float v) { sum_sq += v * v; });
     return 1.0f / sqrtf(sum_sq / float(n) + eps);
 }
 

@@ -132,6 +132,11 @@ struct AttentionView {
     }
 };
 
+// Two values a sum multiplies, loaded together (for_each_loaded).
+struct Factors {
+    float a, b;
+};
+
 // A thread per (query, head, x) with x in [0, count): where t stands.
 struct QueryHeadAt {
     int i, h;
@@ -155,14 +160,12 @@ struct AttentionScores {
         const int hd = v.a.head_dim, g = v.kv_head(t.h);
         const float* q = v.a.q + (size_t(t.i) * v.a.n_heads + size_t(t.h)) * size_t(hd);
         float acc = 0.0f;
-        for (int d0 = 0; d0 < hd; d0 += kHdLoadBatch) {
-            float qd[kHdLoadBatch], kd[kHdLoadBatch];
-            for (int k = 0; k < kHdLoadBatch && d0 + k < hd; ++k) {
-                qd[k] = q[d0 + k];
-                kd[k] = v.element(false, j, g, d0 + k);
-            }
-            for (int k = 0; k < kHdLoadBatch && d0 + k < hd; ++k) acc += qd[k] * kd[k];
-        }
+        for_each_loaded(
+            0, hd,
+            [&](int d) {
+                return Factors{q[d], v.element(false, j, g, d)};
+            },
+            [&acc](int, Factors f) { acc += f.a * f.b; });
         v.weights(t.i, t.h)[j] = acc * v.a.scale;
     }
 };
@@ -183,12 +186,11 @@ struct AttentionChunkMax {
         const float* p = v.weights(q.i, q.h);
         const int end = v.chunk_end(q.i, c);
         float m = -3.40282347e38f;  // the lowest float
-        for (int j0 = v.chunk_first(c); j0 < end; j0 += kHdLoadBatch) {
-            float s[kHdLoadBatch];
-            for (int k = 0; k < kHdLoadBatch; ++k) s[k] = j0 + k < end ? p[j0 + k] : 0.0f;
-            for (int k = 0; k < kHdLoadBatch; ++k)
-                if (j0 + k < end && v.sees(q.i, j0 + k) && s[k] > m) m = s[k];
-        }
+        for_each_loaded(
+            v.chunk_first(c), end, [p](int j) { return p[j]; },
+            [&](int j, float s) {
+                if (v.sees(q.i, j) && s > m) m = s;
+            });
         v.chunk_max(q.i, q.h)[c] = m;
     }
 };
@@ -226,15 +228,13 @@ struct AttentionChunkExp {
         const float m = *v.row_max(q.i, q.h);
         const int end = v.chunk_end(q.i, c);
         float sum = 0.0f;
-        for (int j0 = v.chunk_first(c); j0 < end; j0 += kHdLoadBatch) {
-            float s[kHdLoadBatch];
-            for (int k = 0; k < kHdLoadBatch; ++k) s[k] = j0 + k < end ? p[j0 + k] : 0.0f;
-            for (int k = 0; k < kHdLoadBatch; ++k) {
-                if (j0 + k >= end || !v.sees(q.i, j0 + k)) continue;
-                p[j0 + k] = exp_nonpositive(s[k] - m);
-                sum += p[j0 + k];
-            }
-        }
+        for_each_loaded(
+            v.chunk_first(c), end, [p](int j) { return p[j]; },
+            [&](int j, float s) {
+                if (!v.sees(q.i, j)) return;
+                p[j] = exp_nonpositive(s - m);
+                sum += p[j];
+            });
         v.chunk_sum(q.i, q.h)[c] = sum;
     }
 };
@@ -289,15 +289,14 @@ struct AttentionValueChunks {
         const float* p = v.weights(q.i, q.h);
         const int end = v.chunk_end(q.i, c);
         float acc = 0.0f;
-        for (int j0 = v.chunk_first(c); j0 < end; j0 += kHdLoadBatch) {
-            float pj[kHdLoadBatch], vj[kHdLoadBatch];
-            for (int k = 0; k < kHdLoadBatch && j0 + k < end; ++k) {
-                pj[k] = p[j0 + k];
-                vj[k] = v.element(true, j0 + k, g, d);
-            }
-            for (int k = 0; k < kHdLoadBatch && j0 + k < end; ++k)
-                if (v.sees(q.i, j0 + k)) acc += pj[k] * vj[k];
-        }
+        for_each_loaded(
+            v.chunk_first(c), end,
+            [&](int j) {
+                return Factors{p[j], v.element(true, j, g, d)};
+            },
+            [&](int j, Factors f) {
+                if (v.sees(q.i, j)) acc += f.a * f.b;
+            });
         v.partial(q.i, q.h, c)[d] = acc;
     }
 };
