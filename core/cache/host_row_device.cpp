@@ -1,8 +1,11 @@
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #include "core/cache/kv_row_device.h"
+#include "core/io/huge_page_region.h"
 #include "core/math/kshift_row.h"
 #include "core/math/row_error.h"
 
@@ -37,20 +40,34 @@ void copy_plane(const CachePlane& dst, int to, const CachePlane& src, int from, 
         std::memcpy(dst.saturated + to, src.saturated + from, size_t(n) * sizeof(uint32_t));
 }
 
-// The host: memory from the heap (zeroed, 64-byte aligned for the vector kernels), rows
-// encoded and decoded by core/math/kv_quant.h one after the other.
+// The host: zeroed memory, 64-byte aligned for the vector kernels, rows encoded and decoded by
+// core/math/kv_quant.h one after the other. A layer's plane that can hold a huge page is a
+// huge-page region: a decode streams every row of it each token, and from 4 KiB pages a
+// 4,096-row decode's attention spent a tenth more (docs/ARCHITECTURE.md §5.4).
 class HostRowDevice final : public KvRowDevice {
 public:
     std::string_view name() const override { return "host"; }
 
     void* allocate(size_t bytes) override {
         if (bytes == 0) return nullptr;
+        if (bytes >= kHugePageBytes) {
+            HugePageRegion region(bytes);
+            void* p = region.data();
+            const std::lock_guard lock(regions_mutex_);
+            regions_.emplace(p, std::move(region));
+            return p;
+        }
         void* p = ::operator new (bytes, std::align_val_t{64});
         std::memset(p, 0, bytes);
         return p;
     }
     void release(void* p) noexcept override {
-        if (p) ::operator delete (p, std::align_val_t{64});
+        if (!p) return;
+        {
+            const std::lock_guard lock(regions_mutex_);
+            if (regions_.erase(p) > 0) return;
+        }
+        ::operator delete (p, std::align_val_t{64});
     }
     void upload(void* dst, const void* src, size_t bytes) override { copy(dst, src, bytes); }
     void download(void* dst, const void* src, size_t bytes) const override {
@@ -128,6 +145,10 @@ public:
                           out + i * size_t(p.kv_dim));
         }
     }
+
+private:
+    std::mutex regions_mutex_;
+    std::unordered_map<void*, HugePageRegion> regions_;  // the huge-page allocations, by start
 };
 
 }  // namespace

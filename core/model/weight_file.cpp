@@ -11,11 +11,11 @@
 #include <vector>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
+#include "core/io/huge_page_region.h"
 #include "core/model/available_memory.h"
 #include "core/model/mapped_file.h"
 #include "core/model/model_error.h"
@@ -23,25 +23,18 @@
 namespace kvw {
 namespace {
 
-// Anonymous memory holding a file's bytes, unmapped when the last weight lets go of it.
+// A file's bytes in a huge-page region, released when the last weight lets go of it.
 class HugePageBytes final : public ByteSource {
 public:
-    HugePageBytes(std::string path, void* region, size_t region_bytes, size_t size)
-        : path_(std::move(path)), region_(region), region_bytes_(region_bytes), size_(size) {}
-    ~HugePageBytes() override { munmap(region_, region_bytes_); }
-    HugePageBytes(const HugePageBytes&) = delete;
-    HugePageBytes& operator=(const HugePageBytes&) = delete;
+    HugePageBytes(std::string path, HugePageRegion region)
+        : path_(std::move(path)), region_(std::move(region)) {}
 
-    std::span<const uint8_t> bytes() const override {
-        return {static_cast<const uint8_t*>(region_), size_};
-    }
+    std::span<const uint8_t> bytes() const override { return {region_.data(), region_.size()}; }
     const std::string& name() const override { return path_; }
 
 private:
     std::string path_;
-    void* region_;
-    size_t region_bytes_;
-    size_t size_;
+    HugePageRegion region_;
 };
 
 }  // namespace
@@ -53,26 +46,16 @@ std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) 
         throw ModelError(ModelErrorKind::CannotOpen, path, why);
     };
     const size_t size = size_t(file.size());
-    // A region of whole 2 MiB pages at a 2 MiB boundary: mmap gives 4 KiB alignment, so ask for
-    // one huge page more and give back the unaligned head and the tail.
-    constexpr size_t kHuge = size_t(2) << 20;
-    const size_t region_bytes = (std::max<size_t>(size, 1) + kHuge - 1) / kHuge * kHuge;
-    void* reserved = mmap(nullptr, region_bytes + kHuge, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (reserved == MAP_FAILED)
-        fail("cannot allocate " + std::to_string(region_bytes >> 20) +
-             " MiB: " + std::strerror(errno));
-    const uintptr_t start = reinterpret_cast<uintptr_t>(reserved);
-    const uintptr_t aligned = (start + kHuge - 1) / kHuge * kHuge;
-    if (aligned > start) munmap(reserved, aligned - start);
-    if (start + kHuge > aligned)
-        munmap(reinterpret_cast<void*>(aligned + region_bytes), start + kHuge - aligned);
-    void* region = reinterpret_cast<void*>(aligned);
-    madvise(region, region_bytes, MADV_HUGEPAGE);  // advice only: plain pages where refused
+    HugePageRegion region;
+    try {
+        region = HugePageRegion(size);
+    } catch (const std::system_error& e) {
+        fail(e.what());
+    }
     posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     // A reader per core (up to 8), each on its share of whole huge pages: most of the time goes
     // into the first touch of the fresh pages, which proceeds in parallel.
-    auto* out = static_cast<uint8_t*>(region);
+    uint8_t* out = region.data();
     std::string error;
     std::mutex error_mutex;
     const auto read_range = [&](size_t begin, size_t end) {
@@ -90,7 +73,8 @@ std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) 
         }
     };
     const size_t readers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-    const size_t share = (region_bytes / kHuge + readers - 1) / readers * kHuge;
+    const size_t huge_pages = (size + kHugePageBytes - 1) / kHugePageBytes;
+    const size_t share = std::max<size_t>((huge_pages + readers - 1) / readers, 1) * kHugePageBytes;
     std::vector<std::thread> threads;
     for (size_t begin = share; begin < size; begin += share) {
         try {
@@ -101,11 +85,8 @@ std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) 
     }
     read_range(0, std::min(size, share));
     for (std::thread& t : threads) t.join();
-    if (!error.empty()) {
-        munmap(region, region_bytes);
-        fail(error);
-    }
-    return std::make_shared<HugePageBytes>(path, region, region_bytes, size);
+    if (!error.empty()) fail(error);
+    return std::make_shared<HugePageBytes>(path, std::move(region));
 }
 
 bool read_weights_into_memory(uint64_t file_bytes, uint64_t available_bytes) {

@@ -4,18 +4,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <new>
 
 #include "core/backend/cpu/thread_pool.h"
+#include "core/io/huge_page_region.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
-#endif
-#if defined(__linux__)
-#include <sys/mman.h>
 #endif
 
 namespace kvw {
@@ -65,21 +60,14 @@ uint64_t read_streams(const uint8_t* p, size_t bytes, int streams) {
 double measure_read_bandwidth_gbs(size_t bytes, int threads) {
     bytes &= ~(size_t(kAlign) - 1);
     if (bytes == 0) return 0.0;
-    // In transparent huge pages where the system has them, as the weights are
-    // (core/model/weight_file.h): with 4 KiB pages this VM's ceiling read 25-29 GB/s, with huge
-    // pages 36, and decode from huge pages streamed faster than the 4 KiB "ceiling".
-    constexpr size_t kHuge = size_t(2) << 20;
-    const size_t allocated = (bytes + kHuge - 1) / kHuge * kHuge;
-    std::unique_ptr<uint8_t, decltype(&std::free)> buffer(
-        static_cast<uint8_t*>(std::aligned_alloc(kHuge, allocated)), &std::free);
-    if (!buffer) throw std::bad_alloc();
-#if defined(__linux__)
-    madvise(buffer.get(), allocated, MADV_HUGEPAGE);  // advice only
-#endif
+    // In huge pages, as the weights and the K/V rows are: with 4 KiB pages this VM's ceiling
+    // read 25-29 GB/s, with huge pages 36, and decode from huge pages streamed faster than the
+    // 4 KiB "ceiling".
+    const HugePageRegion buffer(bytes);
 
     ThreadPool pool(threads);
     const int64_t lines = int64_t(bytes / kAlign);
-    uint8_t* base = buffer.get();
+    uint8_t* base = buffer.data();
     // Each thread writes the part it will read, so its pages are mapped (and on NUMA machines
     // local) before timing starts.
     pool.parallel_for(lines, [&](int64_t begin, int64_t end) {
