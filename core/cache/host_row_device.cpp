@@ -43,7 +43,7 @@ void copy_plane(const CachePlane& dst, int to, const CachePlane& src, int from, 
 // The host: zeroed memory, 64-byte aligned for the vector kernels, rows encoded and decoded by
 // core/math/kv_quant.h one after the other. A layer's plane that can hold a huge page is a
 // huge-page region: a decode streams every row of it each token, and from 4 KiB pages a
-// 4,096-row decode's attention spent a tenth more (docs/ARCHITECTURE.md §5.4).
+// 4,096-row decode took about a tenth longer (docs/ARCHITECTURE.md §5.4).
 class HostRowDevice final : public KvRowDevice {
 public:
     std::string_view name() const override { return "host"; }

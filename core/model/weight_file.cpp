@@ -74,7 +74,7 @@ std::shared_ptr<const ByteSource> read_into_huge_pages(const std::string& path) 
     };
     const size_t readers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
     const size_t huge_pages = (size + kHugePageBytes - 1) / kHugePageBytes;
-    const size_t share = std::max<size_t>((huge_pages + readers - 1) / readers, 1) * kHugePageBytes;
+    const size_t share = (huge_pages + readers - 1) / readers * kHugePageBytes;
     std::vector<std::thread> threads;
     for (size_t begin = share; begin < size; begin += share) {
         try {
