@@ -63,8 +63,8 @@ struct FastAttentionChunk {
     size_t e_query_stride = 0, e_head_stride = 0;
     // The K/V rows the calling thread reads next (the next chunk's; next_rows 0: none), of
     // types k_type / v_type below next_stored_rows and float32 past them: asked for into the
-    // second-level cache while this chunk's K rows are read, so that memory works while this
-    // chunk is computed. They change no result.
+    // second-level cache a few lines at a time while this chunk's values are computed, so that
+    // memory works while the core does. They change no result.
     const void* const* next_k_rows = nullptr;
     const void* const* next_v_rows = nullptr;
     int next_rows = 0, next_stored_rows = 0;
