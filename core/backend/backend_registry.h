@@ -45,8 +45,9 @@ std::string resolve_backend(std::string_view name);
 // The numeric set a backend belongs to on this machine: backends of one set compute the same
 // numbers for the same model, so state hashes recorded on one hold on another. "cpu" for the
 // reference family (`cpu` and its pinned kernels, which sum in their own lane orders all the
-// same), `cpu:fast` ("cpu:fast+tdpbf16ps" where its fastest path sums BF16 weights on AMX tiles:
-// FastCpuBackend::numeric_set), and any other backend on its own ("cuda"). A trace's header
+// same), `cpu:fast` (with "+tdpbf16ps" where its fastest path sums BF16 weights on AMX tiles and
+// "+fp16-scores" where its attention sums scores in halves: FastCpuBackend::numeric_set), and
+// any other backend on its own ("cuda"). A trace's header
 // records it as its recording machine saw it ("numerics").
 std::string numeric_set(std::string_view name);
 

@@ -41,8 +41,8 @@ struct ReplayReport {
     // (numeric_set(), ARCHITECTURE §18.1; the header's "numerics", as the recording machine
     // computed them, against this machine's): its state hashes were not compared
     // (state_hashes_compared is false), its tokens and other outcomes were. Then the two sets,
-    // which name the difference also where the backends' names are one ("cpu:fast+tdpbf16ps"
-    // recorded on an AMX machine, "cpu:fast" here).
+    // which name the difference also where the backends' names are one
+    // ("cpu:fast+tdpbf16ps+fp16-scores" recorded on an AMX machine, "cpu:fast" here).
     bool other_numerics = false;
     std::string recorded_numerics, numerics;
     std::vector<ReplayMismatch> mismatches;

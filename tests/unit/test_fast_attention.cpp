@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +107,13 @@ std::vector<std::string_view> paths() {
     return all;
 }
 
+// How path's attention kernel sums the scores.
+cpu::AttentionScores scores_of(std::string_view path) {
+    for (const cpu::FastKernel& k : cpu::fast_kernels())
+        if (k.name == path) return cpu::fast_attention_kernel(k.attention).scores;
+    throw std::invalid_argument("no cpu:fast path " + std::string(path));
+}
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -130,16 +138,27 @@ private slots:
             QTest::newRow(std::string(path).c_str()) << QString::fromUtf8(path);
     }
 
+    // A kernel with half-precision scores against float64 attention over the same rounded q and
+    // k, within f32 tolerance plus what the scores' bound allows: scores off by at most Δ move
+    // each weight by a factor within e^±2Δ, so an output by (e^2Δ − 1) of Σ_j p_j |v_j|.
     void outputs_and_mass_match_float64_attention() {
         QFETCH(QString, path);
+        const bool halves = scores_of(path.toStdString()) == cpu::AttentionScores::Half;
         uint32_t seed = 1;
         for (const AttentionShape& s : shapes()) {
             const AttentionInputs in = test::make_attention_inputs(s, seed++);
             FastCpuBackend backend(2, path.toStdString());
             const Result got = attend(backend, in);
-            const test::AttentionReference want = test::reference_attention(in);
+            const test::AttentionReference want = test::reference_attention(
+                in, halves ? test::ScoreInputs::Halves : test::ScoreInputs::Exact);
             const std::vector<float> v = test::all_rows(in, true);
             const int hd = s.head_dim, group = s.n_heads / s.n_kv_heads;
+            const auto slack = [&](size_t i_h) {
+                return 1e-4 + (halves ? std::expm1(2.0 * want.score_bound[i_h]) : 0.0);
+            };
+            double widest = 0.0;  // the mass sums every query and head
+            for (size_t i_h = 0; i_h < want.score_bound.size(); ++i_h)
+                widest = std::max(widest, slack(i_h));
             for (int i = 0; i < s.n; ++i)
                 for (int h = 0; h < s.n_heads; ++h)
                     for (int d = 0; d < hd; ++d) {
@@ -149,7 +168,8 @@ private slots:
                             magnitude += std::abs(
                                 p[j] * double(v[j * in.kv_dim() + size_t(h / group * hd + d)]));
                         const size_t at = size_t(i) * in.q_dim() + size_t(h) * hd + d;
-                        if (!(std::abs(got.out[at] - want.out[at]) <= 1e-4 * magnitude + 1e-6))
+                        const double bound = slack(size_t(i * s.n_heads + h)) * magnitude + 1e-6;
+                        if (!(std::abs(got.out[at] - want.out[at]) <= bound))
                             QFAIL(qPrintable(tag(s) + QString(": out[%1][%2][%3] = %4, float64 %5")
                                                           .arg(i)
                                                           .arg(h)
@@ -159,7 +179,7 @@ private slots:
                     }
             if (!s.mass) continue;
             for (size_t j = 0; j < want.mass.size(); ++j)
-                if (!(std::abs(got.mass[j] - want.mass[j]) <= 1e-4 * want.mass[j] + 1e-6))
+                if (!(std::abs(got.mass[j] - want.mass[j]) <= widest * want.mass[j] + 1e-6))
                     QFAIL(qPrintable(tag(s) + QString(": mass[%1] = %2, float64 %3")
                                                   .arg(j)
                                                   .arg(got.mass[j], 0, 'g', 9)
@@ -167,22 +187,52 @@ private slots:
         }
     }
 
-    // Every path this CPU runs (the AVX-512 and the AVX2 attention kernels: sixteen lanes, or
-    // eight with the contract's sixteen in two vectors) gives the first path's bits.
+    // Every path this CPU runs whose attention sums the scores alike (the AVX-512 and the AVX2
+    // kernels: sixteen lanes, or eight with the contract's sixteen in two vectors) gives the
+    // bits of the first such path.
     void every_path_gives_the_same_bits() {
         const std::vector<std::string_view> all = paths();
-        if (all.size() < 2) QSKIP("this CPU runs one cpu:fast path");
+        int compared = 0;
         uint32_t seed = 300;
         for (const AttentionShape& s : shapes()) {
             const AttentionInputs in = test::make_attention_inputs(s, seed++);
-            FastCpuBackend first(3, all[0]);
-            const Result want = attend(first, in);
             for (size_t k = 1; k < all.size(); ++k) {
+                size_t first_alike = 0;
+                while (scores_of(all[first_alike]) != scores_of(all[k])) ++first_alike;
+                if (first_alike == k) continue;
+                ++compared;
+                FastCpuBackend first(3, all[first_alike]);
+                const Result want = attend(first, in);
                 FastCpuBackend other(3, all[k]);
                 const Result got = attend(other, in);
                 const QString what = tag(s) + ": " + QString::fromUtf8(all[k]);
                 QVERIFY2(same_bits(got.out, want.out), qPrintable(what));
                 QVERIFY2(same_bits(got.mass, want.mass), qPrintable(what));
+            }
+        }
+        if (compared == 0) QSKIP("this CPU runs no two cpu:fast paths whose scores are alike");
+    }
+
+    // Half-precision scores beyond their limit (or not finite) are redone in float32: with
+    // queries that put every score far past it, a path with half scores gives the bits of the
+    // same kernels with float32 scores; with ordinary queries it does not (so the half scores
+    // ran).
+    void half_scores_past_their_limit_are_float32_scores() {
+        std::string_view half, single;
+        for (const std::string_view path : paths())
+            (scores_of(path) == cpu::AttentionScores::Half ? half : single) = path;
+        if (half.empty() || single.empty())
+            QSKIP("this CPU runs no paths with both kinds of scores");
+        for (const float q_scale : {1.0f, 4000.0f}) {
+            // a decode (four K/V heads side by side) and a prefill (K transposed)
+            for (const int n : {1, 20}) {
+                const AttentionShape s{200,         n,           32,    4,    64,     0,
+                                       KvType::F16, KvType::F16, false, true, q_scale};
+                const AttentionInputs in = test::make_attention_inputs(s, 31);
+                FastCpuBackend a(2, half), b(2, single);
+                const Result got = attend(a, in), want = attend(b, in);
+                const bool same = same_bits(got.out, want.out) && same_bits(got.mass, want.mass);
+                QVERIFY2(same == (q_scale > 1.0f), qPrintable(tag(s)));
             }
         }
     }

@@ -182,7 +182,8 @@ private slots:
     }
 
     // The header records the numbers as the recording machine computed them: a trace of
-    // `cpu:fast` from a machine whose fast set sums otherwise (BF16 on AMX tiles, or not) replays
+    // `cpu:fast` from a machine whose fast set sums otherwise (BF16 on AMX tiles and scores in
+    // halves, or not) replays
     // here with its tokens compared and its hashes not, the message naming both sets; a header
     // from before "numerics" is taken as this machine's.
     void a_fast_trace_from_a_machine_of_other_numerics_compares_tokens() {

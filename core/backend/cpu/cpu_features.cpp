@@ -43,6 +43,14 @@ bool cpu_has_avx512_bf16() {
     return cpu_has_avx512_vnni() && __builtin_cpu_supports("avx512bf16");
 }
 
+bool cpu_has_avx512_fp16() {
+    // CPUID leaf 7, sub-leaf 0, EDX bit 23 (GCC 12's __builtin_cpu_supports knows "avx512fp16",
+    // clang before 16 does not); its EVEX instructions need only the state the avx512 check asks.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return cpu_has_avx512() && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) &&
+           (edx & (1u << 23)) != 0;
+}
+
 bool cpu_prefers_vdpbf16ps() {
     __builtin_cpu_init();
     return cpu_has_avx512_bf16() && __builtin_cpu_is("amd") && __builtin_cpu_is("amdfam19h");
@@ -61,8 +69,8 @@ bool cpu_has_amx() {
         unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
         constexpr unsigned kBf16 = 1u << 22, kTile = 1u << 24, kInt8 = 1u << 25;  // CPUID 7.0 EDX
         constexpr unsigned kAll = kBf16 | kTile | kInt8;
-        if (!cpu_has_avx512_vnni() || !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) ||
-            (edx & kAll) != kAll)
+        if (!cpu_has_avx512_vnni() || !cpu_has_avx512_fp16() ||
+            !__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || (edx & kAll) != kAll)
             return false;
         // XCR0 bits 17 and 18: the OS saves the tile configuration and data
         unsigned xcr0_low = 0, xcr0_high = 0;
@@ -85,6 +93,7 @@ bool cpu_has_avx2() { return false; }
 bool cpu_has_avx512() { return false; }
 bool cpu_has_avx512_vnni() { return false; }
 bool cpu_has_avx512_bf16() { return false; }
+bool cpu_has_avx512_fp16() { return false; }
 bool cpu_prefers_vdpbf16ps() { return false; }
 bool cpu_has_avx_vnni() { return false; }
 #endif

@@ -13,17 +13,22 @@ void fast_attention_merge_avx512(int n_chunks, const float* m, const float* s, s
                                  const float* o, size_t o_stride, int hd, float* out,
                                  float* weights);
 void fast_attention_add_weighted_avx512(float* mass, const float* e, float w, int n);
+void fast_attention_chunk_avx512fp16(const FastAttentionChunk& chunk);
 void fast_attention_chunk_avx2(const FastAttentionChunk& chunk);
 void fast_attention_merge_avx2(int n_chunks, const float* m, const float* s, size_t stride,
                                const float* o, size_t o_stride, int hd, float* out, float* weights);
 void fast_attention_add_weighted_avx2(float* mass, const float* e, float w, int n);
 
 namespace {
+// The avx512fp16 kernel differs from the avx512 one only in its scores: the merge and the
+// attention mass are the same functions.
 constexpr FastAttentionKernel kKernels[] = {
-    {"avx512", cpu_has_avx512, fast_attention_chunk_avx512, fast_attention_merge_avx512,
-     fast_attention_add_weighted_avx512},
-    {"avx2", cpu_has_avx2, fast_attention_chunk_avx2, fast_attention_merge_avx2,
-     fast_attention_add_weighted_avx2},
+    {"avx512fp16", cpu_has_avx512_fp16, AttentionScores::Half, fast_attention_chunk_avx512fp16,
+     fast_attention_merge_avx512, fast_attention_add_weighted_avx512},
+    {"avx512", cpu_has_avx512, AttentionScores::Float, fast_attention_chunk_avx512,
+     fast_attention_merge_avx512, fast_attention_add_weighted_avx512},
+    {"avx2", cpu_has_avx2, AttentionScores::Float, fast_attention_chunk_avx2,
+     fast_attention_merge_avx2, fast_attention_add_weighted_avx2},
 };
 }  // namespace
 

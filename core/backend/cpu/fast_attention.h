@@ -22,6 +22,12 @@
 //
 // K and V rows are read as stored, f32, f16 or bf16 (each widened to float exactly), so an
 // f16 or bf16 cache is not decoded first.
+//
+// One kernel sums the scores otherwise: avx512fp16 (the amx path's, AttentionScores::Half) sums
+// each score in half precision from q and k rounded to halves, and redoes a query's chunk in the
+// order above where a half score is out of bounds (fast_attention_half_scores.inc says exactly
+// how); everything after the scores is as above. Its bits are its own, and as independent of the
+// batch, the thread and the other queries.
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -83,11 +89,13 @@ constexpr int fast_attention_pair_stride(int hd) { return (2 * hd + 15) / 16 * 1
 
 // FastAttentionChunk::k_scratch's floats: the chunk's K rows as floats (all K/V heads, or two
 // interleaved), then the values of the (at most sixteen) query heads scored in the lanes of one
-// vector.
+// vector; then, for the avx512fp16 kernel's half-precision scores, the queries' values and the
+// chunk's K rows as halves (fast_attention_half_scores.inc).
 constexpr size_t fast_attention_scratch_floats(int kv_dim, int hd) {
     const int row =
         kv_dim > fast_attention_pair_stride(hd) ? kv_dim : fast_attention_pair_stride(hd);
-    return size_t(row) * kFastAttentionChunkRows + size_t(hd) * 16;
+    return size_t(row) * kFastAttentionChunkRows + size_t(hd) * 16 +
+           (size_t(hd) * 16 + 16 + size_t(kv_dim) * kFastAttentionChunkRows / 2);
 }
 
 // K/V storage types a kernel reads directly.
@@ -116,15 +124,21 @@ using FastAttentionMergeFn = void (*)(int n_chunks, const float* m, const float*
 // scalar, a twentieth of a decode's attention at 4,096 rows).
 using FastAttentionAddWeightedFn = void (*)(float* mass, const float* e, float w, int n);
 
+// How a kernel sums the scores q · k_j: in float32 as the contract above says, or (the
+// avx512fp16 kernel) in half precision (fast_attention_half_scores.inc). Kernels that sum them
+// the same way give the same bits.
+enum class AttentionScores { Float, Half };
+
 struct FastAttentionKernel {
-    std::string_view name;  // "avx512", "avx2"
+    std::string_view name;  // "avx512fp16", "avx512", "avx2"
     bool (*cpu_has)();
+    AttentionScores scores;
     FastAttentionFn chunk;
     FastAttentionMergeFn merge;
     FastAttentionAddWeightedFn add_weighted;
 };
 
-// Every kernel built into this program, widest first; they give the same bits.
+// Every kernel built into this program, widest first.
 std::span<const FastAttentionKernel> fast_attention_kernels();
 // The kernel of that name (FastKernel::attention, fast_kernels.h); std::invalid_argument when
 // unknown or when this CPU lacks it.

@@ -33,7 +33,7 @@ using V = Lanes::V;
 
 }  // namespace
 
-void fast_attention_chunk_avx2(const FastAttentionChunk& chunk) { attend_chunk(chunk); }
+void fast_attention_chunk_avx2(const FastAttentionChunk& chunk) { attend_chunk<f32_scores>(chunk); }
 void fast_attention_merge_avx2(int n_chunks, const float* m, const float* s, size_t stride,
                                const float* o, size_t o_stride, int hd, float* out,
                                float* weights) {

@@ -69,7 +69,11 @@ bool FastCpuBackend::available(std::string& why) {
 
 std::string FastCpuBackend::numeric_set() {
     const cpu::FastKernel& k = cpu::choose_kernel(cpu::fast_kernels(), {}, kName);
-    return std::string(kName) + (k.bf16 == cpu::Bf16Sums::Tiles ? "+tdpbf16ps" : "");
+    std::string set(kName);
+    if (k.bf16 == cpu::Bf16Sums::Tiles) set += "+tdpbf16ps";
+    if (cpu::fast_attention_kernel(k.attention).scores == cpu::AttentionScores::Half)
+        set += "+fp16-scores";
+    return set;
 }
 
 void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {

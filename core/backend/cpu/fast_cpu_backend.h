@@ -49,8 +49,9 @@ public:
     // Whether this CPU runs any path of the set; otherwise `why` says what it lacks.
     static bool available(std::string& why);
     // The numbers `cpu:fast` computes on this machine (its fastest path), for replays
-    // (backend_registry.h, numeric_set): "cpu:fast", or "cpu:fast+tdpbf16ps" where BF16 is
-    // summed on AMX tiles. Requires available().
+    // (backend_registry.h, numeric_set): "cpu:fast", with "+tdpbf16ps" where BF16 is summed on
+    // AMX tiles and "+fp16-scores" where the attention sums its scores in halves (the amx path:
+    // "cpu:fast+tdpbf16ps+fp16-scores"). Requires available().
     static std::string numeric_set();
 
 private:

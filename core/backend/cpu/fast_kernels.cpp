@@ -8,7 +8,7 @@ namespace {
 
 #if defined(__x86_64__)
 constexpr FastKernel kKernels[] = {
-    {"amx", cpu_has_amx, fast_rows_amx, "avx512", Bf16Sums::Tiles},
+    {"amx", cpu_has_amx, fast_rows_amx, "avx512fp16", Bf16Sums::Tiles},
     {"vnni-bf16", cpu_prefers_vdpbf16ps, fast_rows_vnni_bf16, "avx512"},
     {"vnni", cpu_has_avx512_vnni, fast_rows_vnni, "avx512"},
     {"avx-vnni", cpu_has_avx_vnni, fast_rows_avx_vnni, "avx2"},

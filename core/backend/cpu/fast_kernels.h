@@ -112,7 +112,8 @@ struct FastKernel {
     std::string_view name;  // "amx", "vnni-bf16", "vnni", "avx-vnni", "avx2"
     bool (*cpu_has)();
     FastRowsFn fn;
-    // The attention kernel of the same vector width (fast_attention.h); all give the same bits.
+    // The attention kernel of the same vector width (fast_attention.h): those whose scores are
+    // summed alike give the same bits.
     std::string_view attention;
     Bf16Sums bf16 = Bf16Sums::Lanes;
 };
