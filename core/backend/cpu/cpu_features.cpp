@@ -44,8 +44,9 @@ bool cpu_has_avx512_bf16() {
 }
 
 bool cpu_has_avx512_fp16() {
-    // CPUID leaf 7, sub-leaf 0, EDX bit 23 (GCC 12's __builtin_cpu_supports knows "avx512fp16",
-    // clang before 16 does not); its EVEX instructions need only the state the avx512 check asks.
+    // CPUID leaf 7, sub-leaf 0, EDX bit 23, asked directly as cpu_has_avx_vnni does (not every
+    // compiler's __builtin_cpu_supports knows the name); its EVEX instructions need only the
+    // state the avx512 check asks.
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     return cpu_has_avx512() && __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) &&
            (edx & (1u << 23)) != 0;
