@@ -17,7 +17,7 @@ CpuBackend::CpuBackend(int threads, std::string_view kernel) : HostBackend(threa
 
 void CpuBackend::matmul(const WeightTensor& w, const float* x, int n, float* y) {
     if (n <= 0 || w.rows == 0) return;
-    cpu::for_row_blocks(pool_, w.rows, n,
+    cpu::for_row_blocks(pool_, w.rows, n, cpu::kDecodeClaimBlocks,
                         [&](int64_t begin, int64_t end) { kernel_(w, x, n, y, begin, end); });
 }
 

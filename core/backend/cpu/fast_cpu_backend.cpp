@@ -86,9 +86,9 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
     const void* input = nullptr;
     switch (cpu::fast_input(w.dtype, w.cols)) {
         case cpu::FastInput::Reference:
-            cpu::for_row_blocks(pool_, w.rows, n, [&](int64_t begin, int64_t end) {
-                reference_(w, x, n, y, begin, end);
-            });
+            cpu::for_row_blocks(
+                pool_, w.rows, n, cpu::kDecodeClaimBlocks,
+                [&](int64_t begin, int64_t end) { reference_(w, x, n, y, begin, end); });
             return;
         case cpu::FastInput::Act32:
             input = round_tokens<ActBlock32, kAct32Elems>(pool_, x, n, w.cols, rounded32, round32_);
@@ -108,7 +108,7 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
                                                                             padded, copy_row);
             break;
     }
-    cpu::for_row_blocks(pool_, w.rows, n,
+    cpu::for_row_blocks(pool_, w.rows, n, cpu::fast_decode_claim_blocks(w.dtype),
                         [&](int64_t begin, int64_t end) { fast_(w, input, n, y, begin, end); });
 }
 
