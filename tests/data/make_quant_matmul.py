@@ -33,7 +33,7 @@ CASES = [  # name, type, rows, cols
     ("q4_k_53x512", QT.Q4_K, 53, 512),
     ("q6_k_53x768", QT.Q6_K, 53, 768),
     # Rows enough for a decode's row blocks to be claimed in several turns at each type's claim
-    # size (fast_decode_claim_blocks, core/backend/cpu/fast_kernels.h), the last claim short.
+    # size (core/backend/cpu/fast_cpu_backend.cpp), the last claim short.
     ("q4_0_450x64", QT.Q4_0, 450, 64),
     ("q4_k_450x256", QT.Q4_K, 450, 256),
     ("q6_k_330x256", QT.Q6_K, 330, 256),

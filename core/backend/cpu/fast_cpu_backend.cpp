@@ -17,6 +17,28 @@ namespace kvw {
 
 namespace {
 
+// Row blocks (row_blocks.h) a thread claims at a time in a one-token product of the set's
+// kernels (the reference kernels keep cpu::kDecodeClaimBlocks). A claim's tiles read eight row
+// streams claim ÷ 8 rows apart (fast_tiles.inc), and that spacing moved a whole decode by 5-8 %
+// on the machine the set was tuned on (Intel, AVX-512 + AMX, two threads; TinyLlama-shape
+// decode at 128 rows, claim sizes alternated in one sitting), sharply and differently for each
+// row size: the fastest were Q8_0 14 (16: 6 % slower; 12, 13, 15 and 20 slower too), Q6_K 18
+// (16, 17, 19: 3-6 % slower), Q4_0 and Q4_K 24-27 (16: 5-8 % slower); F16 and BF16 alike at
+// 14-18 (the amx path's BF16 tiles take 16 rows: claims of whole tiles; 7 blocks lost 15 %). No
+// hardware counters there to say why (docs/ARCHITECTURE.md §5.4).
+constexpr int64_t decode_claim_blocks(DType d) {
+    switch (d) {
+        case DType::Q8_0: return 14;
+        case DType::Q6_K: return 18;
+        case DType::Q4_0:
+        case DType::Q4_K: return 26;
+        case DType::F16:
+        case DType::BF16:
+        case DType::F32: return cpu::kDecodeClaimBlocks;
+    }
+    return cpu::kDecodeClaimBlocks;
+}
+
 // n tokens of `cols` floats rounded by `round_row` into `blocks` of kElems elements, tokens
 // cpu::fast_token_stride apart, a token per pool chunk.
 template <class Block, int kElems>
@@ -108,7 +130,7 @@ void FastCpuBackend::matmul(const WeightTensor& w, const float* x, int n, float*
                                                                             padded, copy_row);
             break;
     }
-    cpu::for_row_blocks(pool_, w.rows, n, cpu::fast_decode_claim_blocks(w.dtype),
+    cpu::for_row_blocks(pool_, w.rows, n, decode_claim_blocks(w.dtype),
                         [&](int64_t begin, int64_t end) { fast_(w, input, n, y, begin, end); });
 }
 

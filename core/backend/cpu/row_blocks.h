@@ -13,8 +13,8 @@ inline constexpr int64_t kRowBlock = 8;
 
 // Row blocks a thread takes at a time in a one-token product of the reference kernels: 128
 // rows, a few microseconds of reading the weights, so the threads draw a matrix's rows in many
-// turns. The fast set claims by weight type (fast_decode_claim_blocks, fast_kernels.h); its
-// sizes slowed these kernels, which do more work per byte (Q4_0 at 26 blocks: 5 %).
+// turns. The fast set claims by weight type (fast_cpu_backend.cpp); its sizes slowed these
+// kernels, which do more work per byte (Q4_0 at 26 blocks: 5 %).
 inline constexpr int64_t kDecodeClaimBlocks = 16;
 
 // fn(row_begin, row_end) for row ranges covering [0, rows) for a product of `tokens` tokens.
