@@ -1,7 +1,8 @@
 // ThreadPool (core/backend/cpu/thread_pool.h): parallel_claims hands out every index once, in
 // ranges of the grain, to whichever thread is free — a thread held up leaves the rest to the
 // others — runs inline when nested, and rethrows a range's exception after the others ran;
-// parallel_for keeps its static split.
+// parallel_walks runs every unit once, each walker's `next` being the unit it runs next, its
+// own share forward and others' from the back; parallel_for keeps its static split.
 #include <QtTest>
 
 #include <algorithm>
@@ -45,6 +46,53 @@ std::string coverage_problem(Coverage& c, int64_t n, int64_t grain) {
             return "range [" + std::to_string(b) + ", " + std::to_string(e) + ")";
     if (int64_t(c.ranges.size()) != (n + grain - 1) / grain)
         return std::to_string(c.ranges.size()) + " ranges";
+    return "";
+}
+
+// What parallel_walks did: each walker's calls (unit, next) in the order it made them.
+struct Walks {
+    std::mutex m;
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> calls;
+    std::vector<std::thread::id> thread_of;
+
+    explicit Walks(int walkers) : calls(size_t(walkers)), thread_of(size_t(walkers)) {}
+    void take(int walker, int64_t unit, int64_t next) {
+        std::lock_guard lock(m);
+        calls.at(size_t(walker)).emplace_back(unit, next);
+        thread_of[size_t(walker)] = std::this_thread::get_id();
+    }
+};
+
+// "" or what is wrong with the walks over [0, n) of a pool of `threads`: every unit once, each
+// call's next the walker's next call's unit (-1 after its last), each walker's units up to its
+// first taken from another share the front of its own share, in order.
+std::string walk_problem(const Walks& w, int64_t n, int threads) {
+    std::vector<int> hits(size_t(n), 0);
+    const int shares = int(std::min<int64_t>(n, threads));
+    for (size_t walker = 0; walker < w.calls.size(); ++walker) {
+        const auto& calls = w.calls[walker];
+        if (calls.empty()) continue;
+        if (int(walker) >= shares) return "walker " + std::to_string(walker) + " past the shares";
+        const int64_t front = n * int64_t(walker) / shares, back = n * int64_t(walker + 1) / shares;
+        bool own = true;
+        for (size_t i = 0; i < calls.size(); ++i) {
+            const auto [unit, next] = calls[i];
+            if (unit < 0 || unit >= n) return "unit " + std::to_string(unit);
+            ++hits[size_t(unit)];
+            const int64_t want_next = i + 1 < calls.size() ? calls[i + 1].first : -1;
+            if (next != want_next)
+                return "walker " + std::to_string(walker) + ": next " + std::to_string(next) +
+                       " then ran " + std::to_string(want_next);
+            own = own && unit >= front && unit < back;
+            if (own && unit != front + int64_t(i))
+                return "walker " + std::to_string(walker) + " took " + std::to_string(unit) +
+                       " of its share out of order";
+        }
+    }
+    for (int64_t u = 0; u < n; ++u)
+        if (hits[size_t(u)] != 1)
+            return "unit " + std::to_string(u) + " run " + std::to_string(hits[size_t(u)]) +
+                   " times";
     return "";
 }
 
@@ -141,6 +189,91 @@ private slots:
                                         .arg(i)
                                         .arg(c.hits[size_t(i)].load())));
             }
+        }
+    }
+
+    void walks_run_every_unit_once_in_order() {
+        for (const int threads : {1, 2, 3, 5})
+            for (const int64_t n : {0, 1, 2, 7, 64, 1000}) {
+                ThreadPool pool(threads);
+                Walks w(pool.size());
+                pool.parallel_walks(
+                    n, [&](int walker, int64_t unit, int64_t next) { w.take(walker, unit, next); });
+                const std::string problem = walk_problem(w, n, threads);
+                QVERIFY2(
+                    problem.empty(),
+                    qPrintable(
+                        QString("%1 threads, n %2: %3").arg(threads).arg(n).arg(problem.c_str())));
+            }
+    }
+
+    // The calling thread holds its first unit until the other thread has run every unit but
+    // that one and the one the caller took next (or ten seconds have passed): the other thread
+    // takes the caller's share from its back; a static split would have left it waiting.
+    void a_held_walker_leaves_its_share_to_the_others() {
+        ThreadPool pool(2);
+        constexpr int64_t kUnits = 40;
+        const std::thread::id caller = std::this_thread::get_id();
+        std::mutex m;
+        std::condition_variable cv;
+        int64_t run_elsewhere = 0, run_by_caller = 0;
+        bool held = false;
+        Walks w(pool.size());
+        pool.parallel_walks(kUnits, [&](int walker, int64_t unit, int64_t next) {
+            w.take(walker, unit, next);
+            std::unique_lock lock(m);
+            if (std::this_thread::get_id() != caller) {
+                ++run_elsewhere;
+                cv.notify_all();
+                return;
+            }
+            ++run_by_caller;
+            if (held) return;
+            held = true;
+            cv.wait_for(lock, std::chrono::seconds(10),
+                        [&] { return run_elsewhere == kUnits - 2; });
+        });
+        QVERIFY2(run_by_caller <= 2, qPrintable(QString::number(run_by_caller)));
+        QCOMPARE(run_by_caller + run_elsewhere, kUnits);
+        const std::string problem = walk_problem(w, kUnits, 2);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void nested_walks_run_inline() {
+        ThreadPool pool(3);
+        std::vector<int> inner_ok(4, 0);
+        pool.parallel_for(4, [&](int64_t begin, int64_t end) {
+            for (int64_t outer = begin; outer < end; ++outer) {
+                Walks w(pool.size());
+                pool.parallel_walks(50, [&](int walker, int64_t unit, int64_t next) {
+                    w.take(walker, unit, next);
+                });
+                const bool here =
+                    w.calls[0].size() == 50 && w.thread_of[0] == std::this_thread::get_id();
+                inner_ok[size_t(outer)] = walk_problem(w, 50, 3).empty() && here ? 1 : -1;
+            }
+        });
+        QCOMPARE(inner_ok, std::vector<int>(4, 1));
+    }
+
+    void a_walk_exception_is_rethrown() {
+        for (const int threads : {1, 2, 3}) {
+            ThreadPool pool(threads);
+            std::atomic<int> run{0};
+            bool thrown = false;
+            try {
+                pool.parallel_walks(100, [&](int, int64_t unit, int64_t) {
+                    if (unit == 30) throw std::runtime_error("unit 30");
+                    ++run;
+                });
+            } catch (const std::runtime_error& e) {
+                thrown = std::string(e.what()) == "unit 30";
+            }
+            QVERIFY2(thrown, qPrintable(QString("%1 threads").arg(threads)));
+            // The walker that threw had taken one unit more, which it does not run; the others
+            // run the rest.
+            QVERIFY2(run.load() <= 98, qPrintable(QString::number(run.load())));
+            if (threads > 1) QVERIFY2(run.load() >= 70, qPrintable(QString::number(run.load())));
         }
     }
 

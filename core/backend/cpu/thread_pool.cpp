@@ -1,6 +1,10 @@
 #include "core/backend/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace kvw {
 
@@ -23,6 +27,31 @@ void spin_then_wait(const std::atomic<T>& a, Pred done) {
     for (T v = a.load(std::memory_order_acquire); !done(v); v = a.load(std::memory_order_acquire))
         a.wait(v, std::memory_order_acquire);
 }
+
+// A share of parallel_walks' units, [front, back), in one word so that its walker (taking the
+// front) and the others (taking the back) agree on every unit.
+class WalkShare {
+public:
+    void set(int64_t front, int64_t back) {
+        word_.store(uint64_t(front) | uint64_t(back) << 32, std::memory_order_relaxed);
+    }
+    // The unit taken, or -1 when the share is done.
+    int64_t take_front() { return take(true); }
+    int64_t take_back() { return take(false); }
+
+private:
+    int64_t take(bool front_end) {
+        uint64_t w = word_.load(std::memory_order_acquire);
+        for (;;) {
+            const int64_t front = int64_t(w & 0xffffffffu), back = int64_t(w >> 32);
+            if (front >= back) return -1;
+            const uint64_t taken = front_end ? w + 1 : w - (uint64_t(1) << 32);
+            if (word_.compare_exchange_weak(w, taken, std::memory_order_acq_rel))
+                return front_end ? front : back - 1;
+        }
+    }
+    std::atomic<uint64_t> word_{0};
+};
 
 }  // namespace
 
@@ -94,6 +123,33 @@ void ThreadPool::parallel_claims(int64_t n, int64_t grain, const RangeFn& fn) {
     parallel_for(std::min<int64_t>(size(), (n + grain - 1) / grain), [&](int64_t, int64_t) {
         for (int64_t b; (b = next.fetch_add(grain, std::memory_order_relaxed)) < n;)
             fn(b, std::min(n, b + grain));
+    });
+}
+
+void ThreadPool::parallel_walks(int64_t n, const WalkFn& fn) {
+    if (n <= 0) return;
+    if (n > std::numeric_limits<int32_t>::max())
+        throw std::invalid_argument("ThreadPool::parallel_walks: " + std::to_string(n) +
+                                    " units, at most 2^31 - 1");
+    const int shares = int(std::min<int64_t>(n, size()));
+    const std::unique_ptr<WalkShare[]> share(new WalkShare[size_t(shares)]);
+    for (int i = 0; i < shares; ++i) share[i].set(n * i / shares, n * (i + 1) / shares);
+    // Run inline (nested, one thread) the call covers every share itself, in order.
+    parallel_for(shares, [&](int64_t first, int64_t last) {
+        int64_t own = first;
+        const auto take = [&]() -> int64_t {
+            for (; own < last; ++own)
+                if (const int64_t unit = share[own].take_front(); unit >= 0) return unit;
+            for (int k = 1; k < shares; ++k)
+                if (const int64_t unit = share[(first + k) % shares].take_back(); unit >= 0)
+                    return unit;
+            return -1;
+        };
+        for (int64_t unit = take(); unit >= 0;) {
+            const int64_t next = take();
+            fn(int(first), unit, next);
+            unit = next;
+        }
     });
 }
 

@@ -12,7 +12,8 @@ namespace kvw {
 // A small persistent pool. parallel_for splits [0, n) statically into one contiguous chunk per
 // thread (chunk i = [n·i/T, n·(i+1)/T)), so which thread computes which index never depends on
 // timing; parallel_claims hands out ranges to whichever thread is free, for work whose results
-// do not depend on that. The calling thread takes part and the call returns when every index is
+// do not depend on that (parallel_walks keeps each thread on consecutive indices as long as it
+// can). The calling thread takes part and the call returns when every index is
 // done. Calls from inside a chunk (nested) run serially on the calling thread.
 class ThreadPool {
 public:
@@ -36,6 +37,18 @@ public:
     // depend on neither. Exceptions as parallel_for (a thread that threw takes no more ranges;
     // the others finish them).
     void parallel_claims(int64_t n, int64_t grain, const RangeFn& fn);
+
+    // fn(walker, unit, next) for every unit of [0, n) (n < 2^31), once: each walker (one per
+    // thread, walker < size()) walks its share of parallel_for's split forward, then takes units
+    // one at a time from the back of the shares not yet done, so a thread slowed down leaves the
+    // end of its share to the others while each still reads mostly consecutive units. A walker
+    // takes its next unit before it runs the current one and passes it as `next` (-1: none), so
+    // the work can ask for what the next unit reads; no two walkers run at once under the same
+    // index, so state kept per walker needs no lock. Which walker runs a unit depends on timing:
+    // only for work whose results depend on neither. An exception ends its walker (the unit it
+    // had taken next is not run) and is rethrown as parallel_for's.
+    using WalkFn = std::function<void(int walker, int64_t unit, int64_t next)>;
+    void parallel_walks(int64_t n, const WalkFn& fn);
 
 private:
     void worker_loop(int index);
