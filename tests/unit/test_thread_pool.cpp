@@ -49,6 +49,36 @@ std::string coverage_problem(Coverage& c, int64_t n, int64_t grain) {
     return "";
 }
 
+// Holds the calling thread in its first piece of work until the other threads have done
+// `others_want` pieces (or ten seconds have passed), and counts who did how many.
+class HeldCaller {
+public:
+    explicit HeldCaller(int64_t others_want) : others_want_(others_want) {}
+
+    void piece() {
+        std::unique_lock lock(m_);
+        if (std::this_thread::get_id() != caller_) {
+            ++elsewhere_;
+            cv_.notify_all();
+            return;
+        }
+        ++by_caller_;
+        if (held_) return;
+        held_ = true;
+        cv_.wait_for(lock, std::chrono::seconds(10), [&] { return elsewhere_ == others_want_; });
+    }
+    int64_t by_caller() const { return by_caller_; }
+    int64_t elsewhere() const { return elsewhere_; }
+
+private:
+    const std::thread::id caller_ = std::this_thread::get_id();
+    const int64_t others_want_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    int64_t elsewhere_ = 0, by_caller_ = 0;
+    bool held_ = false;
+};
+
 // What parallel_walks did: each walker's calls (unit, next) in the order it made them.
 struct Walks {
     std::mutex m;
@@ -124,27 +154,11 @@ private slots:
     void a_held_thread_leaves_its_share_to_the_others() {
         ThreadPool pool(2);
         constexpr int64_t kRanges = 40;
-        const std::thread::id caller = std::this_thread::get_id();
-        std::mutex m;
-        std::condition_variable cv;
-        int64_t taken_elsewhere = 0, taken_by_caller = 0;
-        bool held = false;
-        pool.parallel_claims(kRanges, 1, [&](int64_t, int64_t) {
-            std::unique_lock lock(m);
-            if (std::this_thread::get_id() != caller) {
-                ++taken_elsewhere;
-                cv.notify_all();
-                return;
-            }
-            ++taken_by_caller;
-            if (held) return;
-            held = true;
-            cv.wait_for(lock, std::chrono::seconds(10),
-                        [&] { return taken_elsewhere == kRanges - 1; });
-        });
+        HeldCaller held(kRanges - 1);
+        pool.parallel_claims(kRanges, 1, [&](int64_t, int64_t) { held.piece(); });
         // (0 when the other thread took every range before the caller took one)
-        QVERIFY2(taken_by_caller <= 1, qPrintable(QString::number(taken_by_caller)));
-        QCOMPARE(taken_by_caller + taken_elsewhere, kRanges);
+        QVERIFY2(held.by_caller() <= 1, qPrintable(QString::number(held.by_caller())));
+        QCOMPARE(held.by_caller() + held.elsewhere(), kRanges);
     }
 
     void nested_claims_run_inline() {
@@ -213,28 +227,14 @@ private slots:
     void a_held_walker_leaves_its_share_to_the_others() {
         ThreadPool pool(2);
         constexpr int64_t kUnits = 40;
-        const std::thread::id caller = std::this_thread::get_id();
-        std::mutex m;
-        std::condition_variable cv;
-        int64_t run_elsewhere = 0, run_by_caller = 0;
-        bool held = false;
+        HeldCaller held(kUnits - 2);
         Walks w(pool.size());
         pool.parallel_walks(kUnits, [&](int walker, int64_t unit, int64_t next) {
             w.take(walker, unit, next);
-            std::unique_lock lock(m);
-            if (std::this_thread::get_id() != caller) {
-                ++run_elsewhere;
-                cv.notify_all();
-                return;
-            }
-            ++run_by_caller;
-            if (held) return;
-            held = true;
-            cv.wait_for(lock, std::chrono::seconds(10),
-                        [&] { return run_elsewhere == kUnits - 2; });
+            held.piece();
         });
-        QVERIFY2(run_by_caller <= 2, qPrintable(QString::number(run_by_caller)));
-        QCOMPARE(run_by_caller + run_elsewhere, kUnits);
+        QVERIFY2(held.by_caller() <= 2, qPrintable(QString::number(held.by_caller())));
+        QCOMPARE(held.by_caller() + held.elsewhere(), kUnits);
         const std::string problem = walk_problem(w, kUnits, 2);
         QVERIFY2(problem.empty(), problem.c_str());
     }
