@@ -36,6 +36,8 @@ struct RowAddresses {
     const AttentionCall& call;
     int kv_dim = 0;
 
+    int total() const { return ctx.rows + call.n(); }
+
     // Rows [j0, j1) into k[0 … j1 − j0), v[…]. The context is copied first: read through the
     // member, whose fields the stores might have changed for all the compiler knew, the loop
     // reloaded them on every row (4 % of a decode's attention at 4,096 rows).
@@ -59,23 +61,23 @@ struct RowAddresses {
 // (at 4,096 rows 8 µs a layer, mostly misses on the stores).
 class WalkRows {
 public:
-    RowPointers now(int c, const RowAddresses& at, int total) {
+    RowPointers now(int c, const RowAddresses& at) {
         if (chunk_[1 - now_] == c)
             now_ = 1 - now_;
         else if (chunk_[now_] != c)
-            fill(now_, c, at, total);
+            fill(now_, c, at);
         return rows(now_);
     }
-    RowPointers next(int c, const RowAddresses& at, int total) {
+    RowPointers next(int c, const RowAddresses& at) {
         if (c == chunk_[now_]) return rows(now_);
-        if (chunk_[1 - now_] != c) fill(1 - now_, c, at, total);
+        if (chunk_[1 - now_] != c) fill(1 - now_, c, at);
         return rows(1 - now_);
     }
 
 private:
-    void fill(int slot, int c, const RowAddresses& at, int total) {
+    void fill(int slot, int c, const RowAddresses& at) {
         const int r0 = c * kChunkRows;
-        at.fill(r0, std::min(total, r0 + kChunkRows), k_[slot], v_[slot]);
+        at.fill(r0, std::min(at.total(), r0 + kChunkRows), k_[slot], v_[slot]);
         chunk_[slot] = c;
     }
     RowPointers rows(int slot) const { return {k_[slot], v_[slot]}; }
@@ -306,10 +308,9 @@ void FastCpuBackend::attention(const AttentionCall& call) {
                 WalkRows& rows = s.walks[size_t(walker)];
                 const Unit& unit = units[size_t(u)];
                 const int next_c = next >= 0 ? units[size_t(next)].c : -1;
-                const RowPointers now = rows.now(unit.c, addresses, total);
+                const RowPointers now = rows.now(unit.c, addresses);
                 qb.chunk(unit.c, unit.b, unit.e, now, next_c,
-                         next_c >= 0 ? rows.next(next_c, addresses, total) : RowPointers{},
-                         scratch);
+                         next_c >= 0 ? rows.next(next_c, addresses) : RowPointers{}, scratch);
             });
             pool_.parallel_for(int64_t(qb.queries) * heads, [&](int64_t begin, int64_t end) {
                 for (int64_t t = begin; t < end; ++t) qb.merge(int(t / heads), int(t % heads));

@@ -13,8 +13,8 @@ namespace kvw {
 // thread (chunk i = [n·i/T, n·(i+1)/T)), so which thread computes which index never depends on
 // timing; parallel_claims hands out ranges to whichever thread is free, for work whose results
 // do not depend on that (parallel_walks keeps each thread on consecutive indices as long as it
-// can). The calling thread takes part and the call returns when every index is
-// done. Calls from inside a chunk (nested) run serially on the calling thread.
+// can). The calling thread takes part and the call returns when every index is done. Calls from
+// inside a chunk (nested) run serially on the calling thread.
 class ThreadPool {
 public:
     using RangeFn = std::function<void(int64_t begin, int64_t end)>;
