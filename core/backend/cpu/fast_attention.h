@@ -77,6 +77,11 @@ struct FastAttentionChunk {
     // Scratch of fast_attention_scratch_floats(kv_dim, hd) floats, 64-byte aligned: the chunk's
     // K rows, transposed or widened as they lie, and the queries' values of a K/V head.
     float* k_scratch = nullptr;
+    // Nonzero: calls with the same queries_id on one k_scratch have the same queries (q,
+    // n_queries, heads, hd, scale), so a decode's scores take the queries as the call before
+    // left them prepared in k_scratch (transposed, scaled, rounded) instead of preparing them
+    // again for every chunk (fast_attention_lanes.inc, PreparedQueries). 0: never.
+    uint64_t queries_id = 0;
 
     int rows_of(int i) const {
         return first_rows + i < kFastAttentionChunkRows ? first_rows + i : kFastAttentionChunkRows;
@@ -87,15 +92,24 @@ struct FastAttentionChunk {
 // fast_attention_lanes.inc), whole vectors of sixteen.
 constexpr int fast_attention_pair_stride(int hd) { return (2 * hd + 15) / 16 * 16; }
 
+// Floats of k_scratch from which a decode's prepared queries lie (fast_attention_scratch_floats),
+// 64-byte aligned.
+constexpr size_t fast_attention_queries_at(int kv_dim, int hd) {
+    const int row =
+        kv_dim > fast_attention_pair_stride(hd) ? kv_dim : fast_attention_pair_stride(hd);
+    const size_t at = size_t(row) * kFastAttentionChunkRows + size_t(hd) * 16 +
+                      (size_t(hd) * 16 + 16 + size_t(kv_dim) * kFastAttentionChunkRows / 2);
+    return (at + 15) / 16 * 16;
+}
+
 // FastAttentionChunk::k_scratch's floats: the chunk's K rows as floats (all K/V heads, or two
 // interleaved), then the values of the (at most sixteen) query heads scored in the lanes of one
 // vector; then, for the avx512fp16 kernel's half-precision scores, the queries' values and the
-// chunk's K rows as halves (fast_attention_half_scores.inc).
+// chunk's K rows as halves (fast_attention_half_scores.inc); then a decode's prepared queries
+// (at most eight streams a K/V head, sixteen floats a value of a pair of K/V heads, the K/V
+// heads rounded up to fours) after sixteen floats that say whose they are.
 constexpr size_t fast_attention_scratch_floats(int kv_dim, int hd) {
-    const int row =
-        kv_dim > fast_attention_pair_stride(hd) ? kv_dim : fast_attention_pair_stride(hd);
-    return size_t(row) * kFastAttentionChunkRows + size_t(hd) * 16 +
-           (size_t(hd) * 16 + 16 + size_t(kv_dim) * kFastAttentionChunkRows / 2);
+    return fast_attention_queries_at(kv_dim, hd) + 16 + size_t(kv_dim + 3 * hd) * 8;
 }
 
 // K/V storage types a kernel reads directly.

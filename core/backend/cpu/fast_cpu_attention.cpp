@@ -2,6 +2,7 @@
 // chunk read once for every head of a run of queries (core/backend/cpu/fast_attention.h), then
 // merged per query and head.
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -121,6 +122,9 @@ struct QueryBlock {
     const cpu::FastAttentionKernel& kernel;
     AttentionScratch& s;  // the rows' pointers, the results
     int i0 = 0, queries = 0;
+    // FastAttentionChunk::queries_id of the block's queries from b: first_queries_id + b (a
+    // chunk call's queries [b, e) are one run, whose end b decides).
+    uint64_t first_queries_id = 0;
 
     int heads() const { return call.n_heads; }
     int hd() const { return call.head_dim; }
@@ -187,6 +191,7 @@ struct QueryBlock {
             k.next_stored_rows = std::clamp(ctx.rows - n0, 0, kChunkRows);
         }
         k.k_scratch = scratch.k_scratch;
+        k.queries_id = first_queries_id + uint64_t(b);
         kernel.chunk(k);
     }
 
@@ -258,8 +263,11 @@ void FastCpuBackend::attention(const AttentionCall& call) {
     s.p.resize(with_mass ? size_t(block) * heads * total : 0);
     if (with_mass) std::fill(call.mass, call.mass + total, 0.0f);
 
+    // Every block's ids its own, over every call of every backend.
+    static std::atomic<uint64_t> next_queries_id{1};
     for (qb.i0 = 0; qb.i0 < n; qb.i0 += block) {
         qb.queries = std::min(block, n - qb.i0);
+        qb.first_queries_id = next_queries_id.fetch_add(uint64_t(qb.queries) + 1);
         const int runs = (qb.queries + kQueriesPerCall - 1) / kQueriesPerCall;
         if (runs >= 2 * pool_.size()) {
             // Enough queries for every thread: a unit is a run of queries, every chunk it
