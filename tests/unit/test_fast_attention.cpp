@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/backend/backend.h"
@@ -224,9 +225,11 @@ private slots:
         if (half.empty() || single.empty())
             QSKIP("this CPU runs no paths with both kinds of scores");
         for (const float q_scale : {1.0f, 4000.0f}) {
-            // a decode (four K/V heads side by side) and a prefill (K transposed)
-            for (const int n : {1, 20}) {
-                const AttentionShape s{200,         n,           32,    4,    64,     0,
+            // a decode (four K/V heads side by side: one query in all 32 lanes, or two queries
+            // of four heads a K/V head, one in each half of the lanes) and a prefill (K
+            // transposed)
+            for (const auto& [n, heads] : {std::pair{1, 32}, std::pair{2, 16}, std::pair{20, 32}}) {
+                const AttentionShape s{200,         n,           heads, 4,    64,     0,
                                        KvType::F16, KvType::F16, false, true, q_scale};
                 const AttentionInputs in = test::make_attention_inputs(s, 31);
                 FastCpuBackend a(2, half), b(2, single);
@@ -234,6 +237,32 @@ private slots:
                 const bool same = same_bits(got.out, want.out) && same_bits(got.mass, want.mass);
                 QVERIFY2(same == (q_scale > 1.0f), qPrintable(tag(s)));
             }
+        }
+    }
+
+    // Half scores are checked query by query as they are stored: in a decode of two queries on
+    // the quads (four streams a K/V head each, one query's in the low sixteen lanes, the other's
+    // in the high), only the query whose scores pass the limit is redone in float32 (the
+    // float32 path's bits); the other keeps its half scores (other bits).
+    void half_scores_are_checked_query_by_query() {
+        std::string_view half, single;
+        for (const std::string_view path : paths())
+            (scores_of(path) == cpu::AttentionScores::Half ? half : single) = path;
+        if (half.empty() || single.empty())
+            QSKIP("this CPU runs no paths with both kinds of scores");
+        const AttentionShape s{200, 2, 16, 4, 64, 0, KvType::F16, KvType::F16, false, true};
+        for (const int large : {0, 1}) {
+            AttentionInputs in = test::make_attention_inputs(s, 37);
+            const size_t q_dim = size_t(in.q_dim());
+            for (size_t d = 0; d < q_dim; ++d) in.q[size_t(large) * q_dim + d] *= 4000.0f;
+            FastCpuBackend a(2, half), b(2, single);
+            const Result got = attend(a, in), want = attend(b, in);
+            const auto out_of = [&](const Result& r, int i) {
+                return std::vector<float>(r.out.begin() + ptrdiff_t(size_t(i) * q_dim),
+                                          r.out.begin() + ptrdiff_t(size_t(i + 1) * q_dim));
+            };
+            QVERIFY2(same_bits(out_of(got, large), out_of(want, large)), "redone in float32");
+            QVERIFY2(!same_bits(out_of(got, 1 - large), out_of(want, 1 - large)), "kept half");
         }
     }
 
