@@ -115,6 +115,15 @@ cpu::AttentionScores scores_of(std::string_view path) {
     throw std::invalid_argument("no cpu:fast path " + std::string(path));
 }
 
+// A path this CPU runs whose scores are summed in half precision, and one whose are float32
+// (empty where it runs none).
+std::pair<std::string_view, std::string_view> half_and_float32_paths() {
+    std::string_view half, single;
+    for (const std::string_view path : paths())
+        (scores_of(path) == cpu::AttentionScores::Half ? half : single) = path;
+    return {half, single};
+}
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -219,9 +228,7 @@ private slots:
     // same kernels with float32 scores; with ordinary queries it does not (so the half scores
     // ran).
     void half_scores_past_their_limit_are_float32_scores() {
-        std::string_view half, single;
-        for (const std::string_view path : paths())
-            (scores_of(path) == cpu::AttentionScores::Half ? half : single) = path;
+        const auto [half, single] = half_and_float32_paths();
         if (half.empty() || single.empty())
             QSKIP("this CPU runs no paths with both kinds of scores");
         for (const float q_scale : {1.0f, 4000.0f}) {
@@ -245,9 +252,7 @@ private slots:
     // in the high), only the query whose scores pass the limit is redone in float32 (the
     // float32 path's bits); the other keeps its half scores (other bits).
     void half_scores_are_checked_query_by_query() {
-        std::string_view half, single;
-        for (const std::string_view path : paths())
-            (scores_of(path) == cpu::AttentionScores::Half ? half : single) = path;
+        const auto [half, single] = half_and_float32_paths();
         if (half.empty() || single.empty())
             QSKIP("this CPU runs no paths with both kinds of scores");
         const AttentionShape s{200, 2, 16, 4, 64, 0, KvType::F16, KvType::F16, false, true};
