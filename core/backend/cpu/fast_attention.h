@@ -92,12 +92,16 @@ struct FastAttentionChunk {
 // fast_attention_lanes.inc), whole vectors of sixteen.
 constexpr int fast_attention_pair_stride(int hd) { return (2 * hd + 15) / 16 * 16; }
 
+// Floats of a chunk row of K as floats in k_scratch: all K/V heads, or a pair interleaved.
+constexpr int fast_attention_row_floats(int kv_dim, int hd) {
+    return kv_dim > fast_attention_pair_stride(hd) ? kv_dim : fast_attention_pair_stride(hd);
+}
+
 // Floats of k_scratch from which a decode's prepared queries lie (fast_attention_scratch_floats),
 // 64-byte aligned.
 constexpr size_t fast_attention_queries_at(int kv_dim, int hd) {
-    const int row =
-        kv_dim > fast_attention_pair_stride(hd) ? kv_dim : fast_attention_pair_stride(hd);
-    const size_t at = size_t(row) * kFastAttentionChunkRows + size_t(hd) * 16 +
+    const size_t at = size_t(fast_attention_row_floats(kv_dim, hd)) * kFastAttentionChunkRows +
+                      size_t(hd) * 16 +
                       (size_t(hd) * 16 + 16 + size_t(kv_dim) * kFastAttentionChunkRows / 2);
     return (at + 15) / 16 * 16;
 }

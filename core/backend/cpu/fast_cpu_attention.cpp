@@ -122,8 +122,8 @@ struct QueryBlock {
     const cpu::FastAttentionKernel& kernel;
     AttentionScratch& s;  // the rows' pointers, the results
     int i0 = 0, queries = 0;
-    // FastAttentionChunk::queries_id of the block's queries from b: first_queries_id + b (a
-    // chunk call's queries [b, e) are one run, whose end b decides).
+    // FastAttentionChunk::queries_id of a chunk call's queries [b, e): first_queries_id + b
+    // (b decides e: the calls' runs of queries never overlap differently within a block).
     uint64_t first_queries_id = 0;
 
     int heads() const { return call.n_heads; }
