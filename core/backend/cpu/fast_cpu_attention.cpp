@@ -267,7 +267,7 @@ void FastCpuBackend::attention(const AttentionCall& call) {
     static std::atomic<uint64_t> next_queries_id{1};
     for (qb.i0 = 0; qb.i0 < n; qb.i0 += block) {
         qb.queries = std::min(block, n - qb.i0);
-        qb.first_queries_id = next_queries_id.fetch_add(uint64_t(qb.queries) + 1);
+        qb.first_queries_id = next_queries_id.fetch_add(uint64_t(qb.queries));
         const int runs = (qb.queries + kQueriesPerCall - 1) / kQueriesPerCall;
         if (runs >= 2 * pool_.size()) {
             // Enough queries for every thread: a unit is a run of queries, every chunk it
